@@ -1,0 +1,237 @@
+// The HBase data model as plain values: schemas, cells, results and the
+// operations a Store accepts. Everything here is independent of the backend
+// (embedded RocksDB engine, HBase through Thrift2, or the storage server).
+//
+// Ordering is HBase's: rows, families and qualifiers compare as unsigned
+// bytes; versions of one column are newest first. Timestamps are milliseconds
+// since the Unix epoch. Family TTLs are seconds, cell TTLs are milliseconds,
+// exactly as in HBase, because mixing the two is a classic bug and the names
+// below carry the unit.
+//
+// Thread-safety: these are values; share them as you would a std::string.
+#ifndef RTB_STORAGE_TYPES_H_
+#define RTB_STORAGE_TYPES_H_
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rtb::storage {
+
+inline constexpr int64_t kLatestTimestamp = std::numeric_limits<int64_t>::max();
+// A family TTL of zero means cells never expire (HBase's FOREVER).
+inline constexpr int64_t kForever = 0;
+
+enum class BloomType { kNone, kRow, kRowCol };
+enum class Compression { kNone, kSnappy, kLz4, kZstd };
+
+struct FamilyOptions {
+  std::string name;
+  // Versions kept per column; older ones vanish for readers and on compaction.
+  int max_versions = 1;
+  // Versions kept even after TTL expiry (HBase MIN_VERSIONS). Default 0.
+  int min_versions = 0;
+  // Seconds since the cell timestamp after which a cell expires. 0 = forever.
+  int64_t ttl_seconds = kForever;
+  // Cache blocks in the reserved high-priority pool (HBase IN_MEMORY).
+  bool in_memory = false;
+  BloomType bloom = BloomType::kRow;
+  Compression compression = Compression::kNone;
+  // Drop whole expired files, never rewrite (HBase FIFOCompactionPolicy).
+  // Requires a TTL and min_versions == 0.
+  bool fifo_compaction = false;
+  // Extra per-family settings passed verbatim to HBase (CONFIGURATION => {...}).
+  std::map<std::string, std::string> configuration;
+
+  bool operator==(const FamilyOptions&) const = default;
+};
+
+struct TableSchema {
+  std::string name;
+  std::vector<FamilyOptions> families;
+  // Region boundaries, used by HBase; the embedded engine records them only.
+  std::vector<std::string> split_keys;
+  // HBase REGION_REPLICATION; secondaries serve TIMELINE reads.
+  int region_replication = 1;
+
+  const FamilyOptions* Family(std::string_view family) const;
+  bool operator==(const TableSchema&) const = default;
+};
+
+struct Cell {
+  std::string family;
+  std::string qualifier;
+  int64_t timestamp = 0;
+  std::string value;
+
+  bool operator==(const Cell&) const = default;
+};
+
+// The cells of one row, ordered by family, qualifier, then newest first.
+struct RowResult {
+  std::string row;
+  std::vector<Cell> cells;
+  // True when a secondary replica answered a TIMELINE read.
+  bool stale = false;
+
+  bool empty() const { return cells.empty(); }
+  // Latest value of one column, or nullopt when absent.
+  std::optional<std::string_view> Value(std::string_view family,
+                                        std::string_view qualifier) const;
+  // Latest value read as an 8-byte big-endian counter; nullopt when absent
+  // or not 8 bytes wide.
+  std::optional<int64_t> Counter(std::string_view family,
+                                 std::string_view qualifier) const;
+};
+
+enum class Consistency { kStrong, kTimeline };
+
+// HBase's durability levels. kSyncWal survives a process kill; kFsyncWal also
+// survives a power loss; kAsyncWal may lose the last ~100 ms on a kill;
+// kSkipWal loses everything not yet flushed.
+enum class Durability { kUseDefault, kSkipWal, kAsyncWal, kSyncWal, kFsyncWal };
+
+// A family, or one column of it when qualifier is set.
+struct Column {
+  std::string family;
+  std::optional<std::string> qualifier;
+};
+
+// Half-open [min, max) on cell timestamps, as in HBase.
+struct TimeRange {
+  int64_t min = 0;
+  int64_t max = kLatestTimestamp;
+};
+
+struct Get {
+  std::string row;
+  // Empty means every family of the table.
+  std::vector<Column> columns;
+  TimeRange time_range;
+  int max_versions = 1;
+  Consistency consistency = Consistency::kStrong;
+};
+
+struct PutValue {
+  std::string family;
+  std::string qualifier;
+  std::string value;
+  // Unset: the server assigns the write time (what TTLs should count from).
+  std::optional<int64_t> timestamp;
+};
+
+struct Put {
+  std::string row;
+  std::vector<PutValue> values;
+  // Per-mutation cell TTL in milliseconds; can shorten the family TTL only.
+  std::optional<int64_t> ttl_ms;
+  Durability durability = Durability::kUseDefault;
+};
+
+// HBase delete marker kinds.
+enum class DeleteKind {
+  kColumnVersion,  // one version of a column: exact timestamp, else the latest
+  kColumnAll,      // every version of a column at or before the timestamp
+  kFamily,         // every column of a family at or before the timestamp
+  kFamilyVersion,  // every column of a family at exactly the timestamp
+};
+
+struct DeleteTarget {
+  std::string family;
+  std::optional<std::string> qualifier;  // required for the column kinds
+  DeleteKind kind = DeleteKind::kColumnAll;
+  std::optional<int64_t> timestamp;      // unset: now (or latest version)
+};
+
+struct Delete {
+  std::string row;
+  // Empty deletes the whole row: a family marker on every family.
+  std::vector<DeleteTarget> targets;
+  std::optional<int64_t> timestamp;  // for whole-row deletes
+  Durability durability = Durability::kUseDefault;
+};
+
+struct IncrementColumn {
+  std::string family;
+  std::string qualifier;
+  int64_t amount = 1;
+};
+
+struct Increment {
+  std::string row;
+  std::vector<IncrementColumn> columns;
+  std::optional<int64_t> ttl_ms;
+  Durability durability = Durability::kUseDefault;
+  // Identifies one logical increment so a retry of it is applied once.
+  // 0 means no nonce. Nonces are remembered for kNonceRetentionMs.
+  uint64_t nonce = 0;
+};
+
+inline constexpr int64_t kNonceRetentionMs = 30 * 60 * 1000;
+
+enum class CompareOp {
+  kLess,
+  kLessOrEqual,
+  kEqual,
+  kNotEqual,
+  kGreaterOrEqual,
+  kGreater,
+};
+
+// Atomic check-then-mutate on one row. The check compares the latest value of
+// (family, qualifier) with `value` as HBase does: `kLess` succeeds when the
+// stored value is less than `value`. An unset `value` succeeds when the column
+// is absent.
+struct CheckAndMutate {
+  std::string row;
+  std::string family;
+  std::string qualifier;
+  CompareOp op = CompareOp::kEqual;
+  std::optional<std::string> value;
+  std::vector<Put> puts;        // all for `row`
+  std::vector<Delete> deletes;  // all for `row`
+};
+
+struct RowRange {
+  std::string start;
+  bool start_inclusive = true;
+  std::string stop;  // empty: to the end of the table
+  bool stop_inclusive = false;
+};
+
+struct Scan {
+  std::string start_row;  // inclusive; empty: from the first row
+  std::string stop_row;   // exclusive; empty: to the last row
+  // Shorthand for [prefix, prefix+1). Overrides start_row/stop_row.
+  std::optional<std::string> prefix;
+  // When non-empty, only rows inside these ranges (HBase MultiRowRangeFilter).
+  std::vector<RowRange> ranges;
+  std::vector<Column> columns;
+  TimeRange time_range;
+  int max_versions = 1;
+  // Maximum rows returned. Every scan needs a limit or a bounded range.
+  int limit = 0;
+  // Rows fetched per round trip by remote backends.
+  int caching = 100;
+  bool reversed = false;
+  Consistency consistency = Consistency::kStrong;
+};
+
+// Rows returned by Store::Scan at most, whatever the limit.
+inline constexpr int kMaxScanRows = 100000;
+
+// The smallest key greater than every key starting with `prefix`, or "" when
+// none exists (all 0xff).
+std::string PrefixSuccessor(std::string_view prefix);
+
+// 8-byte big-endian encoding used by Increment counters.
+std::string EncodeCounter(int64_t value);
+std::optional<int64_t> DecodeCounter(std::string_view bytes);
+
+}  // namespace rtb::storage
+
+#endif  // RTB_STORAGE_TYPES_H_
