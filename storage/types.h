@@ -182,10 +182,11 @@ enum class CompareOp {
   kGreater,
 };
 
-// Atomic check-then-mutate on one row. The check compares the latest value of
-// (family, qualifier) with `value` as HBase does: `kLess` succeeds when the
-// stored value is less than `value`. An unset `value` succeeds when the column
-// is absent.
+// Atomic check-then-mutate on one row. The check reads as HBase's does,
+// "`value` op stored": `kLess` succeeds when `value` is less than the latest
+// stored value of (family, qualifier), compared as unsigned bytes. An unset
+// `value` succeeds only when the column is absent; any other op on an absent
+// column fails.
 struct CheckAndMutate {
   std::string row;
   std::string family;
