@@ -1,0 +1,48 @@
+// The embedded backend: an HBase-semantics engine on RocksDB inside the
+// process, durable across restarts. Each table family is one RocksDB column
+// family; cells are ordered exactly as HBase orders them (see
+// storage/internal/cell_key.h) and read with HBase's rules for versions,
+// delete markers and TTL (storage/internal/visibility.h).
+//
+// Thread-safety: the returned Store is safe for concurrent use. Increment,
+// CheckAndMutate and Put are atomic per row.
+#ifndef RTB_STORAGE_EMBEDDED_STORE_H_
+#define RTB_STORAGE_EMBEDDED_STORE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "storage/clock.h"
+#include "storage/store.h"
+
+namespace rtb::storage {
+
+struct EmbeddedStoreOptions {
+  // Directory of the database; created when missing. Required.
+  std::string path;
+  // Shared block cache for all families, bytes. Default 256 MiB.
+  int64_t block_cache_bytes = int64_t{256} << 20;
+  // Share of the block cache reserved for IN_MEMORY families (HBase's
+  // in-memory priority), so scans of other families cannot evict them.
+  // Default 0.25.
+  double in_memory_cache_fraction = 0.25;
+  // Memtable size per family, bytes. Default 32 MiB.
+  int64_t write_buffer_bytes = int64_t{32} << 20;
+  // How often ASYNC_WAL writes are pushed from the process to the OS, ms.
+  // Default 100: a process kill loses at most about this much of them.
+  int async_wal_flush_interval_ms = 100;
+  // Durability of mutations that say kUseDefault. Default SYNC_WAL, as HBase.
+  Durability default_durability = Durability::kSyncWal;
+  // Threads that serve AsyncGet/AsyncScan. Default 2.
+  int async_threads = 2;
+  // Time source for server timestamps, TTL and nonce expiry. Default system.
+  std::shared_ptr<Clock> clock;
+};
+
+absl::StatusOr<std::unique_ptr<Store>> OpenEmbeddedStore(const EmbeddedStoreOptions& options);
+
+}  // namespace rtb::storage
+
+#endif  // RTB_STORAGE_EMBEDDED_STORE_H_

@@ -1,0 +1,81 @@
+#include "storage/internal/visibility.h"
+
+#include <algorithm>
+
+namespace rtb::storage::internal {
+
+int64_t EffectiveTtlMs(const FamilyOptions& family, std::optional<int64_t> cell_ttl_ms) {
+  int64_t family_ttl_ms = family.ttl_seconds > 0 ? family.ttl_seconds * 1000 : 0;
+  if (!cell_ttl_ms || *cell_ttl_ms <= 0) return family_ttl_ms;
+  if (family_ttl_ms == 0) return *cell_ttl_ms;
+  return std::min(family_ttl_ms, *cell_ttl_ms);
+}
+
+bool IsExpired(int64_t timestamp, int64_t ttl_ms, int64_t now_ms) {
+  return ttl_ms > 0 && now_ms - timestamp > ttl_ms;
+}
+
+VisibleCellFilter::VisibleCellFilter(const FamilyOptions& family,
+                                     const std::vector<std::string>* qualifiers,
+                                     TimeRange time_range, int max_versions, int64_t now_ms)
+    : family_(family),
+      qualifiers_(qualifiers),
+      time_range_(time_range),
+      max_versions_(std::min(std::max(max_versions, 1), std::max(family.max_versions, 1))),
+      now_ms_(now_ms) {}
+
+void VisibleCellFilter::StartRow() {
+  family_deleted_through_ = -1;
+  family_version_deletes_.clear();
+  in_column_ = false;
+}
+
+void VisibleCellFilter::StartColumn(std::string_view qualifier) {
+  in_column_ = true;
+  column_.assign(qualifier);
+  column_deleted_through_ = -1;
+  version_deletes_.clear();
+  versions_seen_ = 0;
+}
+
+bool VisibleCellFilter::Wanted(std::string_view qualifier) const {
+  if (qualifiers_ == nullptr || qualifiers_->empty()) return true;
+  return std::binary_search(qualifiers_->begin(), qualifiers_->end(), qualifier);
+}
+
+void VisibleCellFilter::Add(const DecodedKey& key, const DecodedValue& value,
+                            std::vector<Cell>* out) {
+  if (!in_column_ || key.qualifier != column_) StartColumn(key.qualifier);
+  const int64_t ts = key.timestamp;
+  switch (key.type) {
+    case CellType::kDeleteFamily:
+      family_deleted_through_ = std::max(family_deleted_through_, ts);
+      return;
+    case CellType::kDeleteFamilyVersion:
+      family_version_deletes_.insert(ts);
+      return;
+    case CellType::kDeleteColumn:
+      column_deleted_through_ = std::max(column_deleted_through_, ts);
+      return;
+    case CellType::kDeleteVersion:
+      version_deletes_.insert(ts);
+      return;
+    case CellType::kPut:
+      break;
+  }
+  if (!Wanted(key.qualifier)) return;
+  if (ts <= family_deleted_through_ || ts <= column_deleted_through_ ||
+      family_version_deletes_.contains(ts) || version_deletes_.contains(ts)) {
+    return;
+  }
+  if (ts < time_range_.min || ts >= time_range_.max) return;
+  ++versions_seen_;
+  if (versions_seen_ > max_versions_) return;
+  if (IsExpired(ts, EffectiveTtlMs(family_, value.ttl_ms), now_ms_) &&
+      versions_seen_ > family_.min_versions) {
+    return;
+  }
+  out->push_back(Cell{family_.name, key.qualifier, ts, std::string(value.value)});
+}
+
+}  // namespace rtb::storage::internal

@@ -1,0 +1,153 @@
+#include "storage/schemas.h"
+
+#include <string>
+
+namespace rtb::storage {
+namespace {
+
+constexpr int64_t kDay = 24 * 3600;
+
+// `count` - 1 split keys dividing the first key byte into equal ranges, for
+// tables keyed by a uniform hash.
+std::vector<std::string> HashSplits(int count) {
+  std::vector<std::string> splits;
+  for (int i = 1; i < count; ++i) splits.push_back(std::string(1, static_cast<char>(i * 256 / count)));
+  return splits;
+}
+
+// Split keys on every value of a one-byte salt: 1 .. count-1.
+std::vector<std::string> SaltSplits(int count) {
+  std::vector<std::string> splits;
+  for (int i = 1; i < count; ++i) splits.push_back(std::string(1, static_cast<char>(i)));
+  return splits;
+}
+
+FamilyOptions Family(std::string name, int64_t ttl_seconds) {
+  FamilyOptions f;
+  f.name = std::move(name);
+  f.ttl_seconds = ttl_seconds;
+  return f;
+}
+
+}  // namespace
+
+std::vector<TableSchema> BidderTables(const TableOptions& options) {
+  std::vector<TableSchema> tables;
+
+  // profiles: row = first 16 bytes of HMAC-SHA256(secret, device id).
+  // seg: segment id -> score byte, written by batch loads. fc: campaignId|yyyymmdd
+  // -> 8-byte counter, incremented by impression beacons with a cell TTL.
+  {
+    TableSchema t;
+    t.name = std::string(kProfilesTable);
+    FamilyOptions seg = Family("seg", 30 * kDay);
+    seg.bloom = BloomType::kRow;
+    FamilyOptions fc = Family("fc", 2 * kDay);
+    fc.in_memory = true;
+    t.families = {seg, fc};
+    t.split_keys = HashSplits(16);
+    t.region_replication = 2;
+    tables.push_back(std::move(t));
+  }
+  // impressions: row = impression id; family i holds campaign, creative,
+  // device key, price and time for the attribution window.
+  {
+    TableSchema t;
+    t.name = std::string(kImpressionsTable);
+    t.families = {Family("i", options.attribution_window_seconds)};
+    t.split_keys = HashSplits(16);
+    tables.push_back(std::move(t));
+  }
+  // device_impressions: row = device key(16) + reverse ms(8) + impression id,
+  // so a privacy erasure finds a device's impressions with one prefix scan.
+  {
+    TableSchema t;
+    t.name = std::string(kDeviceImpressionsTable);
+    t.families = {Family("x", options.attribution_window_seconds)};
+    t.split_keys = HashSplits(16);
+    tables.push_back(std::move(t));
+  }
+  // budget: row = campaignId|NN (NN = worker id mod 16); family spend,
+  // qualifier = day in the campaign's time zone, value = micro-currency counter.
+  {
+    TableSchema t;
+    t.name = std::string(kBudgetTable);
+    t.families = {Family("spend", 400 * kDay)};
+    tables.push_back(std::move(t));
+  }
+  // events (timeline): salt(2) + user(16) + reverse ms(8) + event id(16).
+  {
+    TableSchema t;
+    t.name = std::string(kEventsTable);
+    t.families = {Family("d", 90 * kDay)};
+    t.split_keys = HashSplits(16);
+    tables.push_back(std::move(t));
+  }
+  // events_by_type (index): bucket(1) + type(4) + reverse ms(8) + user(16) + event id(16).
+  {
+    TableSchema t;
+    t.name = std::string(kEventsByTypeTable);
+    t.families = {Family("i", 30 * kDay)};
+    t.split_keys = SaltSplits(16);
+    tables.push_back(std::move(t));
+  }
+  // event_rollups: salt(2) + user(16) + day; a counter per event type.
+  {
+    TableSchema t;
+    t.name = std::string(kEventRollupsTable);
+    t.families = {Family("c", 730 * kDay)};
+    t.split_keys = HashSplits(16);
+    tables.push_back(std::move(t));
+  }
+  // erasures: row = device key; the erasure request and its steps. Kept so
+  // replayed beacons for an erased device are skipped at ingest.
+  {
+    TableSchema t;
+    t.name = std::string(kErasuresTable);
+    t.families = {Family("e", kForever)};
+    tables.push_back(std::move(t));
+  }
+  // metrics: salt(1) + metric id(4) + series id(8) + bucket start(4).
+  // d: raw points, qualifier = 2-byte offset, two days, FIFO-compacted.
+  // p: one packed block per closed bucket.
+  {
+    TableSchema t;
+    t.name = std::string(kMetricsTable);
+    FamilyOptions d = Family("d", 2 * kDay);
+    d.compression = Compression::kSnappy;
+    d.fifo_compaction = true;
+    d.configuration = {
+        {"hbase.hstore.defaultengine.compactionpolicy.class",
+         "org.apache.hadoop.hbase.regionserver.compactions.FIFOCompactionPolicy"},
+        {"hbase.hstore.blockingStoreFiles", "1000"},
+    };
+    FamilyOptions p = Family("p", kForever);
+    p.compression = Compression::kNone;
+    p.bloom = BloomType::kRow;
+    t.families = {d, p};
+    t.split_keys = SaltSplits(16);
+    tables.push_back(std::move(t));
+  }
+  // sessions: row = SHA-256(token); s holds one state cell and a ver cell.
+  {
+    TableSchema t;
+    t.name = std::string(kSessionsTable);
+    FamilyOptions s = Family("s", options.session_lifetime_seconds);
+    s.bloom = BloomType::kRow;
+    s.compression = Compression::kSnappy;
+    t.families = {s};
+    t.split_keys = HashSplits(16);
+    tables.push_back(std::move(t));
+  }
+  // user_sessions: salt(2) + user + reverse creation time; qualifier = session key.
+  {
+    TableSchema t;
+    t.name = std::string(kUserSessionsTable);
+    t.families = {Family("s", options.session_lifetime_seconds)};
+    t.split_keys = HashSplits(16);
+    tables.push_back(std::move(t));
+  }
+  return tables;
+}
+
+}  // namespace rtb::storage

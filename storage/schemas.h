@@ -1,0 +1,43 @@
+// Every table of rtb-bidder, defined once. The same definitions create the
+// tables in the embedded engine, in HBase (through the Thrift2 admin calls)
+// and in the storage server, and the tests check them; a TTL changes here
+// and nowhere else. Layouts and retention follow DESIGN.md and the seeds.
+#ifndef RTB_STORAGE_SCHEMAS_H_
+#define RTB_STORAGE_SCHEMAS_H_
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "storage/types.h"
+
+namespace rtb::storage {
+
+// Table names.
+inline constexpr std::string_view kProfilesTable = "profiles";
+inline constexpr std::string_view kImpressionsTable = "impressions";
+inline constexpr std::string_view kDeviceImpressionsTable = "device_impressions";
+inline constexpr std::string_view kBudgetTable = "budget";
+inline constexpr std::string_view kEventsTable = "events";
+inline constexpr std::string_view kEventsByTypeTable = "events_by_type";
+inline constexpr std::string_view kEventRollupsTable = "event_rollups";
+inline constexpr std::string_view kErasuresTable = "erasures";
+inline constexpr std::string_view kMetricsTable = "metrics";
+inline constexpr std::string_view kSessionsTable = "sessions";
+inline constexpr std::string_view kUserSessionsTable = "user_sessions";
+
+// Retention that operators configure; everything else is fixed by design.
+struct TableOptions {
+  // How long impressions (and the device -> impression index) stay joinable
+  // to clicks and conversions, seconds. Default 7 days.
+  int64_t attribution_window_seconds = 7 * 24 * 3600;
+  // Absolute session lifetime, seconds: the sessions family TTL acts as the
+  // garbage collector. Default 8 hours.
+  int64_t session_lifetime_seconds = 8 * 3600;
+};
+
+std::vector<TableSchema> BidderTables(const TableOptions& options = {});
+
+}  // namespace rtb::storage
+
+#endif  // RTB_STORAGE_SCHEMAS_H_
