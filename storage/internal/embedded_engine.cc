@@ -749,10 +749,25 @@ class EmbeddedStore final : public Store {
     rocksdb::CompactRangeOptions options;
     options.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
     for (const Family& f : (*table)->families) {
+      WaitForBackgroundCompactions(f.handle);
       rocksdb::Status s = db_->CompactRange(options, f.handle, nullptr, nullptr);
       if (!s.ok()) return FromRocks(s, absl::StrCat("compacting table '", std::string(table_name), "'"));
+      WaitForBackgroundCompactions(f.handle);
     }
     return absl::OkStatus();
+  }
+
+  // Flushes schedule compactions (FIFO drops expired files that way); a
+  // major compaction returns only once they have run, within a bound.
+  void WaitForBackgroundCompactions(rocksdb::ColumnFamilyHandle* handle) {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (std::chrono::steady_clock::now() < give_up) {
+      uint64_t pending = 0, running = 0;
+      db_->GetIntProperty(handle, "rocksdb.compaction-pending", &pending);
+      db_->GetIntProperty("rocksdb.num-running-compactions", &running);
+      if (pending == 0 && running == 0) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
   }
 
   absl::Status CheckHealth() override {

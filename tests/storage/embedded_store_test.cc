@@ -1,0 +1,313 @@
+// The Store API on the embedded engine: reads, writes, scans, errors, reopen
+// and the asynchronous reads.
+#include <filesystem>
+#include <thread>
+
+#include "boost/asio/io_context.hpp"
+#include "rocksdb/db.h"
+#include "storage/types.h"
+#include "tests/storage/test_store.h"
+
+namespace rtb::storage::testing {
+
+size_t EmbeddedStoreTest::RawKeyCount(const std::string& table, const std::string& family) {
+  std::vector<std::string> names;
+  EXPECT_TRUE(rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), path_, &names).ok());
+  std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
+  for (const std::string& n : names) descriptors.emplace_back(n, rocksdb::ColumnFamilyOptions());
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* db = nullptr;
+  rocksdb::Status s =
+      rocksdb::DB::OpenForReadOnly(rocksdb::DBOptions(), path_, descriptors, &handles, &db);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  if (!s.ok()) return 0;
+  size_t count = 0;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] != table + ":" + family) continue;
+    std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions(), handles[i]));
+    for (it->SeekToFirst(); it->Valid(); it->Next()) ++count;
+  }
+  for (auto* h : handles) db->DestroyColumnFamilyHandle(h);
+  delete db;
+  return count;
+}
+
+namespace {
+
+class StoreApiTest : public EmbeddedStoreTest {
+ protected:
+  void SetUp() override {
+    EmbeddedStoreTest::SetUp();
+    Create(Schema("t", {Fam("a", 3), Fam("b", 3)}));
+  }
+};
+
+TEST_F(StoreApiTest, AbsentRowIsEmptyNotAnError) {
+  RowResult r = MustGet("t", "nobody");
+  EXPECT_TRUE(r.empty());
+  EXPECT_EQ(r.row, "nobody");
+}
+
+TEST_F(StoreApiTest, GetReturnsFamiliesAndQualifiersInHBaseOrder) {
+  Put p;
+  p.row = "r1";
+  p.values = {{"b", "z", "1"}, {"a", "y", "2"}, {"a", "x", "3"}};
+  MustPut("t", p);
+  RowResult r = MustGet("t", "r1");
+  ASSERT_EQ(r.cells.size(), 3u);
+  EXPECT_EQ(r.cells[0].family + r.cells[0].qualifier, "ax");
+  EXPECT_EQ(r.cells[1].family + r.cells[1].qualifier, "ay");
+  EXPECT_EQ(r.cells[2].family + r.cells[2].qualifier, "bz");
+  EXPECT_EQ(r.Value("a", "y"), "2");
+  EXPECT_FALSE(r.Value("a", "nope").has_value());
+}
+
+TEST_F(StoreApiTest, ServerAssignsTimestampWhenNoneGiven) {
+  MustPut("t", PutOf("r", "a", "q", "v"));
+  RowResult r = MustGet("t", "r");
+  ASSERT_EQ(r.cells.size(), 1u);
+  EXPECT_EQ(r.cells[0].timestamp, kNow);
+}
+
+TEST_F(StoreApiTest, GetSelectsFamiliesAndColumns) {
+  Put p;
+  p.row = "r";
+  p.values = {{"a", "x", "1"}, {"a", "y", "2"}, {"b", "z", "3"}};
+  MustPut("t", p);
+  Get g;
+  g.row = "r";
+  g.columns = {Column{"a", std::string("y")}, Column{"b", std::nullopt}};
+  RowResult r = MustGet("t", g);
+  ASSERT_EQ(r.cells.size(), 2u);
+  EXPECT_EQ(r.cells[0].qualifier, "y");
+  EXPECT_EQ(r.cells[1].qualifier, "z");
+}
+
+TEST_F(StoreApiTest, RowsThatArePrefixesOfOthersStayApart) {
+  MustPut("t", PutOf("ab", "a", "q", "short"));
+  MustPut("t", PutOf("abc", "a", "q", "long"));
+  MustPut("t", PutOf(std::string("ab\0", 3), "a", "q", "zero"));
+  EXPECT_EQ(MustGet("t", "ab").Value("a", "q"), "short");
+  EXPECT_EQ(MustGet("t", "abc").Value("a", "q"), "long");
+  EXPECT_EQ(MustGet("t", std::string("ab\0", 3)).Value("a", "q"), "zero");
+  EXPECT_EQ(MustGet("t", "ab").cells.size(), 1u);
+}
+
+TEST_F(StoreApiTest, MultiGetAnswersEachRowInOrder) {
+  MustPut("t", PutOf("r1", "a", "q", "1"));
+  MustPut("t", PutOf("r3", "a", "q", "3"));
+  std::vector<Get> gets(3);
+  gets[0].row = "r1";
+  gets[1].row = "r2";
+  gets[2].row = "r3";
+  auto r = store_->MultiGet("t", gets);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->size(), 3u);
+  EXPECT_EQ((*r)[0].Value("a", "q"), "1");
+  EXPECT_TRUE((*r)[1].empty());
+  EXPECT_EQ((*r)[2].Value("a", "q"), "3");
+}
+
+TEST_F(StoreApiTest, UnknownTableIsInvalidArgumentNamingIt) {
+  auto r = store_->Get("nope", Get{"r"});
+  ASSERT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("'nope'"), absl::string_view::npos);
+}
+
+TEST_F(StoreApiTest, UnknownFamilyIsInvalidArgumentNamingIt) {
+  absl::Status s = store_->Put("t", PutOf("r", "zz", "q", "v"));
+  ASSERT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("'zz'"), absl::string_view::npos) << s;
+}
+
+TEST_F(StoreApiTest, NegativeLimitIsInvalidArgument) {
+  Scan s;
+  s.limit = -1;
+  EXPECT_EQ(store_->Scan("t", s).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(StoreApiTest, ScanWithoutLimitOrStopRowIsRejected) {
+  auto r = store_->Scan("t", Scan{});
+  ASSERT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("limit"), absl::string_view::npos);
+}
+
+TEST_F(StoreApiTest, EmptyRowKeyIsRejected) {
+  EXPECT_EQ(store_->Put("t", PutOf("", "a", "q", "v")).code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(StoreApiTest, CreateTableIsIdempotentButRefusesADifferentSchema) {
+  EXPECT_TRUE(store_->CreateTable(Schema("t", {Fam("a", 3), Fam("b", 3)})).ok());
+  EXPECT_EQ(store_->CreateTable(Schema("t", {Fam("a", 1)})).code(),
+            absl::StatusCode::kAlreadyExists);
+}
+
+TEST_F(StoreApiTest, InvalidSchemaIsRejectedWithTheFieldNamed) {
+  absl::Status s = store_->CreateTable(Schema("bad name", {Fam("a")}));
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  FamilyOptions fifo = Fam("d");
+  fifo.fifo_compaction = true;
+  s = store_->CreateTable(Schema("m", {fifo}));
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("FIFO"), absl::string_view::npos);
+}
+
+TEST_F(StoreApiTest, DataAndSchemasSurviveReopen) {
+  MustPut("t", PutOf("r", "a", "q", "kept"));
+  Reopen();
+  auto exists = store_->TableExists("t");
+  ASSERT_TRUE(exists.ok());
+  EXPECT_TRUE(*exists);
+  EXPECT_EQ(MustGet("t", "r").Value("a", "q"), "kept");
+}
+
+TEST_F(StoreApiTest, DeleteTableRemovesItAcrossReopen) {
+  MustPut("t", PutOf("r", "a", "q", "v"));
+  ASSERT_TRUE(store_->DeleteTable("t").ok());
+  Reopen();
+  EXPECT_FALSE(*store_->TableExists("t"));
+  Create(Schema("t", {Fam("a", 3), Fam("b", 3)}));
+  EXPECT_TRUE(MustGet("t", "r").empty());
+}
+
+class ScanTest : public StoreApiTest {
+ protected:
+  void SetUp() override {
+    StoreApiTest::SetUp();
+    for (const char* row : {"a1", "a2", "a3", "b1", "b2", "c1"}) {
+      MustPut("t", PutOf(row, "a", "q", row));
+    }
+    MustPut("t", PutOf("b1", "b", "only-b", "x"));
+  }
+  static std::string Rows(const std::vector<RowResult>& rows) {
+    std::string out;
+    for (const RowResult& r : rows) out += r.row + " ";
+    return out;
+  }
+};
+
+TEST_F(ScanTest, StartAndStopRowsAreInclusiveAndExclusive) {
+  Scan s;
+  s.start_row = "a2";
+  s.stop_row = "b2";
+  EXPECT_EQ(Rows(MustScan("t", s)), "a2 a3 b1 ");
+}
+
+TEST_F(ScanTest, PrefixScanStaysInsideThePrefix) {
+  Scan s;
+  s.prefix = "b";
+  EXPECT_EQ(Rows(MustScan("t", s)), "b1 b2 ");
+}
+
+TEST_F(ScanTest, LimitStopsAfterNRows) {
+  Scan s;
+  s.limit = 2;
+  EXPECT_EQ(Rows(MustScan("t", s)), "a1 a2 ");
+}
+
+TEST_F(ScanTest, ReversedScanStartsAtStartRowAndWalksDown) {
+  Scan s;
+  s.reversed = true;
+  s.start_row = "b1";
+  s.stop_row = "a1";
+  EXPECT_EQ(Rows(MustScan("t", s)), "b1 a3 a2 ");
+  Scan all;
+  all.reversed = true;
+  all.limit = 10;
+  EXPECT_EQ(Rows(MustScan("t", all)), "c1 b2 b1 a3 a2 a1 ");
+  Scan prefix;
+  prefix.reversed = true;
+  prefix.prefix = "a";
+  EXPECT_EQ(Rows(MustScan("t", prefix)), "a3 a2 a1 ");
+}
+
+TEST_F(ScanTest, MultipleRowRangesReturnOnlyRowsInside) {
+  Scan s;
+  s.ranges = {RowRange{"c", true, "d", false}, RowRange{"a2", true, "a3", true},
+              RowRange{"b1", false, "b9", false}};
+  EXPECT_EQ(Rows(MustScan("t", s)), "a2 a3 b2 c1 ");
+  s.reversed = true;
+  EXPECT_EQ(Rows(MustScan("t", s)), "c1 b2 a3 a2 ");
+}
+
+TEST_F(ScanTest, ColumnSelectionSkipsRowsWithoutThoseColumns) {
+  Scan s;
+  s.limit = 10;
+  s.columns = {Column{"b", std::nullopt}};
+  EXPECT_EQ(Rows(MustScan("t", s)), "b1 ");
+}
+
+TEST_F(ScanTest, TimeRangeSelectsCellsByTimestamp) {
+  MustPut("t", PutOf("d1", "a", "q", "old", kNow - 5000));
+  Scan s;
+  s.limit = 10;
+  s.time_range = TimeRange{kNow - 6000, kNow - 4000};
+  EXPECT_EQ(Rows(MustScan("t", s)), "d1 ");
+}
+
+TEST_F(ScanTest, ScannerStreamsInBatches) {
+  Scan s;
+  s.start_row = "a";
+  s.stop_row = "z";
+  auto scanner = store_->OpenScanner("t", s);
+  ASSERT_TRUE(scanner.ok());
+  std::string seen;
+  for (int i = 0; i < 10; ++i) {
+    auto batch = (*scanner)->Next(4);
+    ASSERT_TRUE(batch.ok());
+    if (batch->empty()) break;
+    EXPECT_LE(batch->size(), 4u);
+    seen += Rows(*batch);
+  }
+  EXPECT_EQ(seen, "a1 a2 a3 b1 b2 c1 ");
+}
+
+TEST_F(StoreApiTest, AsyncGetCompletesOnTheCallersExecutor) {
+  MustPut("t", PutOf("r", "a", "q", "v"));
+  boost::asio::io_context io;
+  std::optional<absl::StatusOr<RowResult>> answer;
+  std::thread::id callback_thread;
+  store_->AsyncGet("t", Get{"r"}, std::chrono::steady_clock::now() + std::chrono::seconds(5),
+                   io.get_executor(), [&](absl::StatusOr<RowResult> r) {
+                     callback_thread = std::this_thread::get_id();
+                     answer = std::move(r);
+                   });
+  io.run_for(std::chrono::seconds(5));
+  ASSERT_TRUE(answer.has_value());
+  ASSERT_TRUE(answer->ok());
+  EXPECT_EQ((*answer)->Value("a", "q"), "v");
+  EXPECT_EQ(callback_thread, std::this_thread::get_id());
+}
+
+TEST_F(StoreApiTest, AsyncGetPastItsDeadlineAnswersDeadlineExceededOnce) {
+  boost::asio::io_context io;
+  int calls = 0;
+  absl::Status status;
+  store_->AsyncGet("t", Get{"r"}, std::chrono::steady_clock::now() - std::chrono::milliseconds(1),
+                   io.get_executor(), [&](absl::StatusOr<RowResult> r) {
+                     ++calls;
+                     status = r.status();
+                   });
+  io.run_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(status.code(), absl::StatusCode::kDeadlineExceeded);
+}
+
+TEST_F(StoreApiTest, AsyncScanReturnsRows) {
+  MustPut("t", PutOf("r", "a", "q", "v"));
+  boost::asio::io_context io;
+  size_t rows = 0;
+  Scan s;
+  s.limit = 5;
+  store_->AsyncScan("t", s, std::chrono::steady_clock::now() + std::chrono::seconds(5),
+                    io.get_executor(), [&](absl::StatusOr<std::vector<RowResult>> r) {
+                      ASSERT_TRUE(r.ok());
+                      rows = r->size();
+                    });
+  io.run_for(std::chrono::seconds(5));
+  EXPECT_EQ(rows, 1u);
+}
+
+}  // namespace
+}  // namespace rtb::storage::testing

@@ -1,0 +1,84 @@
+#include "storage/schemas.h"
+
+#include "absl/container/flat_hash_set.h"
+#include "storage/internal/validation.h"
+#include "tests/storage/test_store.h"
+
+namespace rtb::storage::testing {
+namespace {
+
+const TableSchema& Find(const std::vector<TableSchema>& tables, std::string_view name) {
+  for (const TableSchema& t : tables) {
+    if (t.name == name) return t;
+  }
+  ADD_FAILURE() << "no table " << name;
+  static TableSchema none;
+  return none;
+}
+
+TEST(SchemasTest, EveryTableIsValidAndNamedOnce) {
+  absl::flat_hash_set<std::string> names;
+  for (const TableSchema& t : BidderTables()) {
+    EXPECT_TRUE(internal::ValidateSchema(t).ok()) << t.name;
+    EXPECT_TRUE(names.insert(t.name).second) << t.name;
+  }
+  for (std::string_view name : {kProfilesTable, kImpressionsTable, kBudgetTable, kEventsTable,
+                                kEventsByTypeTable, kEventRollupsTable, kMetricsTable,
+                                kSessionsTable, kUserSessionsTable}) {
+    EXPECT_TRUE(names.contains(std::string(name))) << name;
+  }
+}
+
+TEST(SchemasTest, ProfilesMatchTheAdTechDesign) {
+  const auto tables = BidderTables();
+  const TableSchema& t = Find(tables, kProfilesTable);
+  const FamilyOptions* seg = t.Family("seg");
+  const FamilyOptions* fc = t.Family("fc");
+  ASSERT_TRUE(seg && fc);
+  EXPECT_EQ(seg->ttl_seconds, 30 * 24 * 3600);
+  EXPECT_EQ(seg->max_versions, 1);
+  EXPECT_EQ(seg->bloom, BloomType::kRow);
+  EXPECT_EQ(fc->ttl_seconds, 2 * 24 * 3600);
+  EXPECT_TRUE(fc->in_memory);
+  EXPECT_EQ(t.region_replication, 2);
+  EXPECT_EQ(t.split_keys.size(), 15u);
+}
+
+TEST(SchemasTest, EventRetentionTiersAre90And30DaysAndTwoYears) {
+  auto tables = BidderTables();
+  EXPECT_EQ(Find(tables, kEventsTable).Family("d")->ttl_seconds, 90 * 24 * 3600);
+  EXPECT_EQ(Find(tables, kEventsByTypeTable).Family("i")->ttl_seconds, 30 * 24 * 3600);
+  EXPECT_EQ(Find(tables, kEventRollupsTable).Family("c")->ttl_seconds, 730 * 24 * 3600);
+}
+
+TEST(SchemasTest, RawMetricsAreFifoCompactedForTwoDays) {
+  const auto tables = BidderTables();
+  const TableSchema& t = Find(tables, kMetricsTable);
+  EXPECT_TRUE(t.Family("d")->fifo_compaction);
+  EXPECT_EQ(t.Family("d")->ttl_seconds, 2 * 24 * 3600);
+  EXPECT_EQ(t.Family("p")->compression, Compression::kNone);
+  EXPECT_EQ(t.split_keys.size(), 15u);
+}
+
+TEST(SchemasTest, ConfiguredRetentionReachesImpressionsAndSessions) {
+  TableOptions options;
+  options.attribution_window_seconds = 3 * 24 * 3600;
+  options.session_lifetime_seconds = 3600;
+  auto tables = BidderTables(options);
+  EXPECT_EQ(Find(tables, kImpressionsTable).Family("i")->ttl_seconds, 3 * 24 * 3600);
+  EXPECT_EQ(Find(tables, kSessionsTable).Family("s")->ttl_seconds, 3600);
+  EXPECT_EQ(Find(tables, kUserSessionsTable).Family("s")->ttl_seconds, 3600);
+}
+
+class SchemasStoreTest : public EmbeddedStoreTest {};
+
+TEST_F(SchemasStoreTest, AllTablesApplyToTheEmbeddedEngineAndSurviveReopen) {
+  auto tables = BidderTables();
+  ASSERT_TRUE(ApplySchemas(*store_, tables).ok());
+  Reopen();
+  ASSERT_TRUE(ApplySchemas(*store_, tables).ok()) << "reapplying the same schemas is a no-op";
+  for (const TableSchema& t : tables) EXPECT_TRUE(*store_->TableExists(t.name)) << t.name;
+}
+
+}  // namespace
+}  // namespace rtb::storage::testing
