@@ -1,0 +1,460 @@
+// The bid-path reader: simdjson On-Demand over a padded copy of the request,
+// driven by the tables in internal/schema.h.
+//
+// On-Demand parses a value only when it is asked for, so values we do not use
+// would otherwise go unchecked; they are walked and checked instead (see
+// SkipChecked), which keeps "malformed JSON is rejected" true for the whole
+// document, `ext` included. The trailing-content check closes the other gap:
+// On-Demand stops at the end of the root object.
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "bidder/openrtb/internal/error_trail.h"
+#include "bidder/openrtb/internal/schema.h"
+#include "bidder/openrtb/openrtb.h"
+#include "simdjson.h"
+
+namespace rtb::openrtb {
+namespace {
+
+namespace od = simdjson::ondemand;
+using internal::Bound;
+using internal::ErrorTrail;
+using internal::Field;
+using internal::Inline;
+using internal::IsOptional;
+using internal::IsVector;
+using internal::Marker;
+using internal::Schema;
+
+// What reading one JSON value gave.
+enum class Outcome { kValue, kNull, kError };
+
+std::string_view BoundViolation(Bound bound) {
+  return bound == Bound::kPositive ? "must be > 0" : "must be >= 0";
+}
+
+template <typename N>
+bool Violates(Bound bound, N n) {
+  switch (bound) {
+    case Bound::kNone:
+      return false;
+    case Bound::kNonNegative:
+      return n < 0;
+    case Bound::kPositive:
+      return n <= 0;
+  }
+  return false;
+}
+
+// "-123" and the like, with the whitespace a raw token may carry after it.
+bool IsIntegerLiteral(std::string_view token) {
+  size_t end = token.find_last_not_of(" \t\r\n");
+  if (end == std::string_view::npos) return false;
+  token = token.substr(0, end + 1);
+  if (!token.empty() && token.front() == '-') token.remove_prefix(1);
+  return !token.empty() && token.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
+class Reader {
+ public:
+  Reader(int max_depth, ErrorTrail* trail) : max_depth_(max_depth), trail_(trail) {}
+
+  bool ReadRequest(od::document& doc, BidRequest& request) {
+    od::object object;
+    if (auto error = doc.get_object().get(object)) {
+      if (error == simdjson::INCORRECT_TYPE) return trail_->Fail("expected a JSON object");
+      return Malformed(error);
+    }
+    ++depth_;
+    if (!ReadEntries(object, request, Schema<BidRequest>::kEntries)) return false;
+    --depth_;
+    // Everything after the root object must be whitespace: consuming the
+    // (already consumed) document leaves the iterator at the next token,
+    // which is the end of input only when nothing follows.
+    std::string_view root;
+    if (auto error = doc.raw_json().get(root)) return Malformed(error);
+    if (root.data() + root.size() != end_) {
+      return trail_->Fail("malformed JSON (content after the top-level object)");
+    }
+    return true;
+  }
+
+  void set_end(const char* end) { end_ = end; }
+  bool saw_openrtb_2_6() const { return saw_openrtb_2_6_; }
+
+ private:
+  // Depth of the value being read; objects and arrays count one level.
+  class Nesting {
+   public:
+    explicit Nesting(Reader* reader) : reader_(reader) { ++reader_->depth_; }
+    ~Nesting() { --reader_->depth_; }
+    bool too_deep() const { return reader_->depth_ > reader_->max_depth_; }
+
+   private:
+    Reader* reader_;
+  };
+
+  bool Malformed(simdjson::error_code error) {
+    return trail_->Fail(absl::StrCat("malformed JSON (", simdjson::error_message(error), ")"));
+  }
+
+  bool TooDeep() {
+    return trail_->Fail(absl::StrCat("nesting deeper than ", max_depth_, " levels"));
+  }
+
+  // After a failed get_*(): null, the wrong type, or broken JSON.
+  Outcome Mismatch(od::value& value, simdjson::error_code error, std::string_view expected) {
+    if (error == simdjson::INCORRECT_TYPE) {
+      bool is_null = false;
+      if (value.is_null().get(is_null) == simdjson::SUCCESS && is_null) return Outcome::kNull;
+      trail_->Fail(expected);
+      return Outcome::kError;
+    }
+    Malformed(error);
+    return Outcome::kError;
+  }
+
+  // Keys are read from the input directly unless they contain an escape;
+  // stage 1 has already checked that strings are closed and valid UTF-8.
+  bool ReadKey(od::field& field, std::string_view& key) {
+    const char* start = field.key().raw();
+    const char* p = start;
+    while (*p != '"' && *p != '\\') ++p;
+    if (*p == '"') {
+      key = std::string_view(start, static_cast<size_t>(p - start));
+      return true;
+    }
+    if (auto error = field.unescaped_key().get(key)) return Malformed(error);
+    return true;
+  }
+
+  template <typename R, typename Entries>
+  bool ReadEntries(od::object& object, R& record, const Entries& entries) {
+    for (auto field_result : object) {
+      od::field field;
+      if (auto error = std::move(field_result).get(field)) return Malformed(error);
+      std::string_view key;
+      if (!ReadKey(field, key)) return false;
+      od::value value = field.value();
+      bool matched = false;
+      bool ok = true;
+      // The first entry named `key` reads the value; the fold stops there.
+      std::apply(
+          [&](const auto&... entry) {
+            ((key == entry.name && (ok = ReadEntry(value, record, entry), matched = true)) || ...);
+          },
+          entries);
+      if (!matched) ok = SkipChecked(value);
+      if (!ok) return trail_->Within(key);
+    }
+    return true;
+  }
+
+  template <typename R, typename M>
+  bool ReadEntry(od::value& value, R& record, const Field<R, M>& field) {
+    if (field.options.openrtb_2_6) saw_openrtb_2_6_ = true;
+    M& member = record.*field.member;
+    if (field.options.fallback) {
+      M fallback{};
+      Outcome outcome = Read(value, fallback, field.options.bound);
+      if (outcome == Outcome::kValue && internal::IsUnset(member)) member = std::move(fallback);
+      return outcome != Outcome::kError;
+    }
+    return Read(value, member, field.options.bound) != Outcome::kError;
+  }
+
+  template <typename R, typename Entries>
+  bool ReadEntry(od::value& value, R& record, const Inline<Entries>& ext) {
+    od::object object;
+    if (auto error = value.get_object().get(object)) {
+      return Mismatch(value, error, "expected object") != Outcome::kError;
+    }
+    Nesting nesting(this);
+    if (nesting.too_deep()) return TooDeep();
+    return ReadEntries(object, record, ext.entries);
+  }
+
+  template <typename R>
+  bool ReadEntry(od::value& value, R&, const Marker&) {
+    saw_openrtb_2_6_ = true;
+    return SkipChecked(value);
+  }
+
+  template <typename T>
+  Outcome Read(od::value& value, T& out, Bound bound) {
+    if constexpr (IsOptional<T>::value) {
+      using V = typename T::value_type;
+      if constexpr (internal::Record<V>) {
+        od::object object;
+        if (auto error = value.get_object().get(object)) {
+          return Mismatch(value, error, "expected object");
+        }
+        return ReadRecord(object, out.emplace());
+      } else {
+        V v{};
+        Outcome outcome = Read(value, v, bound);
+        if (outcome == Outcome::kValue) out = std::move(v);
+        return outcome;
+      }
+    } else if constexpr (IsVector<T>::value) {
+      return ReadArray(value, out);
+    } else if constexpr (internal::Record<T>) {
+      od::object object;
+      if (auto error = value.get_object().get(object)) {
+        return Mismatch(value, error, "expected object");
+      }
+      return ReadRecord(object, out);
+    } else {
+      return ReadScalar(value, out, bound);
+    }
+  }
+
+  template <typename R>
+  Outcome ReadRecord(od::object& object, R& record) {
+    Nesting nesting(this);
+    if (nesting.too_deep()) {
+      TooDeep();
+      return Outcome::kError;
+    }
+    return ReadEntries(object, record, Schema<R>::kEntries) ? Outcome::kValue : Outcome::kError;
+  }
+
+  template <typename E>
+  Outcome ReadArray(od::value& value, std::vector<E>& out) {
+    od::array array;
+    if (auto error = value.get_array().get(array)) return Mismatch(value, error, "expected array");
+    Nesting nesting(this);
+    if (nesting.too_deep()) {
+      TooDeep();
+      return Outcome::kError;
+    }
+    out.clear();
+    size_t index = 0;
+    for (auto element_result : array) {
+      od::value element;
+      if (auto error = std::move(element_result).get(element)) {
+        Malformed(error);
+        return Outcome::kError;
+      }
+      Outcome outcome = Read(element, out.emplace_back(), Bound::kNone);
+      if (outcome != Outcome::kValue) {
+        // Inside a list, null is not "absent": the element has the wrong type.
+        if (outcome == Outcome::kNull) trail_->Fail(internal::ExpectedType<E>());
+        trail_->AtIndex(index);
+        return Outcome::kError;
+      }
+      ++index;
+    }
+    return Outcome::kValue;
+  }
+
+  Outcome ReadScalar(od::value& value, std::string& out, Bound) {
+    std::string_view s;
+    if (auto error = value.get_string().get(s)) return Mismatch(value, error, "expected string");
+    out.assign(s);
+    return Outcome::kValue;
+  }
+
+  Outcome ReadScalar(od::value& value, int32_t& out, Bound bound) {
+    int64_t n = 0;
+    if (auto error = value.get_int64().get(n)) return IntegerMismatch(value, error, "expected integer");
+    if (n < std::numeric_limits<int32_t>::min() || n > std::numeric_limits<int32_t>::max()) {
+      trail_->Fail("integer out of range");
+      return Outcome::kError;
+    }
+    if (Violates(bound, n)) {
+      trail_->Fail(BoundViolation(bound));
+      return Outcome::kError;
+    }
+    out = static_cast<int32_t>(n);
+    return Outcome::kValue;
+  }
+
+  // 0/1 flags.
+  Outcome ReadScalar(od::value& value, bool& out, Bound) {
+    int64_t n = 0;
+    if (auto error = value.get_int64().get(n)) return IntegerMismatch(value, error, "expected 0 or 1");
+    if (n != 0 && n != 1) {
+      trail_->Fail("expected 0 or 1");
+      return Outcome::kError;
+    }
+    out = n == 1;
+    return Outcome::kValue;
+  }
+
+  Outcome ReadScalar(od::value& value, double& out, Bound bound) {
+    double d = 0;
+    if (auto error = value.get_double().get(d)) {
+      if (error == simdjson::NUMBER_ERROR) {
+        trail_->Fail("malformed or out-of-range number");
+        return Outcome::kError;
+      }
+      return Mismatch(value, error, "expected number");
+    }
+    if (Violates(bound, d)) {
+      trail_->Fail(BoundViolation(bound));
+      return Outcome::kError;
+    }
+    out = d;
+    return Outcome::kValue;
+  }
+
+  // get_int64() refuses fractions, exponents and integers beyond 64 bits
+  // alike; tell the last apart for a useful message.
+  Outcome IntegerMismatch(od::value& value, simdjson::error_code error, std::string_view expected) {
+    if (error == simdjson::INCORRECT_TYPE && IsIntegerLiteral(value.raw_json_token())) {
+      trail_->Fail("integer out of range");
+      return Outcome::kError;
+    }
+    if (error == simdjson::NUMBER_ERROR || error == simdjson::NUMBER_OUT_OF_RANGE) {
+      trail_->Fail("malformed or out-of-range number");
+      return Outcome::kError;
+    }
+    return Mismatch(value, error, expected);
+  }
+
+  // Reads a value nobody uses, only to check that it is well-formed JSON.
+  bool SkipChecked(od::value& value) {
+    od::json_type type;
+    if (auto error = value.type().get(type)) return Malformed(error);
+    switch (type) {
+      case od::json_type::object: {
+        od::object object;
+        if (auto error = value.get_object().get(object)) return Malformed(error);
+        Nesting nesting(this);
+        if (nesting.too_deep()) return TooDeep();
+        for (auto field_result : object) {
+          od::field field;
+          if (auto error = std::move(field_result).get(field)) return Malformed(error);
+          std::string_view key;
+          if (!ReadKey(field, key)) return false;
+          od::value member = field.value();
+          if (!SkipChecked(member)) return trail_->Within(key);
+        }
+        return true;
+      }
+      case od::json_type::array: {
+        od::array array;
+        if (auto error = value.get_array().get(array)) return Malformed(error);
+        Nesting nesting(this);
+        if (nesting.too_deep()) return TooDeep();
+        size_t index = 0;
+        for (auto element_result : array) {
+          od::value element;
+          if (auto error = std::move(element_result).get(element)) return Malformed(error);
+          if (!SkipChecked(element)) return trail_->AtIndex(index);
+          ++index;
+        }
+        return true;
+      }
+      case od::json_type::string: {
+        std::string_view s;
+        if (auto error = value.get_string().get(s)) return Malformed(error);
+        return true;
+      }
+      case od::json_type::number: {
+        double d;
+        if (auto error = value.get_double().get(d)) return Malformed(error);
+        return true;
+      }
+      case od::json_type::boolean: {
+        bool b;
+        if (auto error = value.get_bool().get(b)) return Malformed(error);
+        return true;
+      }
+      case od::json_type::null: {
+        bool is_null = false;
+        if (auto error = value.is_null().get(is_null)) return Malformed(error);
+        if (!is_null) return trail_->Fail("malformed JSON (invalid literal)");
+        return true;
+      }
+    }
+    return trail_->Fail("malformed JSON (unexpected value)");
+  }
+
+  const int max_depth_;
+  ErrorTrail* const trail_;
+  const char* end_ = nullptr;
+  int depth_ = 0;
+  bool saw_openrtb_2_6_ = false;
+};
+
+}  // namespace
+
+class BidRequestParser::Impl {
+ public:
+  explicit Impl(Options options) : options_(options) {}
+
+  absl::Status Parse(std::string_view json, BidRequest* request) {
+    if (json.size() > options_.max_request_bytes) {
+      return absl::InvalidArgumentError(absl::StrCat("request of ", json.size(),
+                                                     " bytes exceeds the limit of ",
+                                                     options_.max_request_bytes));
+    }
+    const char* padded = CopyIntoPaddedBuffer(json);
+    od::document doc;
+    if (auto error = parser_.iterate(padded, json.size(), capacity_).get(doc)) {
+      if (error == simdjson::EMPTY) return absl::InvalidArgumentError("empty request");
+      return absl::InvalidArgumentError(
+          absl::StrCat("malformed JSON (", simdjson::error_message(error), ")"));
+    }
+    *request = BidRequest();
+    ErrorTrail trail;
+    Reader reader(options_.max_depth, &trail);
+    reader.set_end(padded + json.size());
+    if (!reader.ReadRequest(doc, *request)) return trail.ToStatus();
+    request->has_openrtb_2_6_fields = reader.saw_openrtb_2_6();
+    return ValidateBidRequest(*request);
+  }
+
+ private:
+  // simdjson reads up to SIMDJSON_PADDING bytes past the end of the input.
+  // The buffer only grows, so a parser that has seen its largest request
+  // stops allocating here.
+  const char* CopyIntoPaddedBuffer(std::string_view json) {
+    const size_t needed = json.size() + simdjson::SIMDJSON_PADDING;
+    if (needed > capacity_) {
+      capacity_ = std::max(needed, capacity_ * 2);
+      buffer_ = std::make_unique<char[]>(capacity_);
+    }
+    if (!json.empty()) std::memcpy(buffer_.get(), json.data(), json.size());
+    std::memset(buffer_.get() + json.size(), 0, simdjson::SIMDJSON_PADDING);
+    return buffer_.get();
+  }
+
+  Options options_;
+  od::parser parser_;
+  std::unique_ptr<char[]> buffer_;
+  size_t capacity_ = 0;
+};
+
+BidRequestParser::BidRequestParser() : BidRequestParser(Options()) {}
+BidRequestParser::BidRequestParser(Options options) : impl_(std::make_unique<Impl>(options)) {}
+BidRequestParser::~BidRequestParser() = default;
+BidRequestParser::BidRequestParser(BidRequestParser&&) noexcept = default;
+BidRequestParser& BidRequestParser::operator=(BidRequestParser&&) noexcept = default;
+
+absl::Status BidRequestParser::Parse(std::string_view json, BidRequest* request) {
+  return impl_->Parse(json, request);
+}
+
+absl::StatusOr<BidRequest> BidRequestParser::Parse(std::string_view json) {
+  BidRequest request;
+  if (absl::Status status = impl_->Parse(json, &request); !status.ok()) return status;
+  return request;
+}
+
+absl::StatusOr<BidRequest> ParseBidRequest(std::string_view json) {
+  thread_local BidRequestParser parser;
+  return parser.Parse(json);
+}
+
+}  // namespace rtb::openrtb

@@ -1,0 +1,432 @@
+// OpenRTB 2.5 / 2.6 for the bid path: the bid request model the auction reads,
+// a non-throwing parser for it, and the bid response writer.
+//
+// Only what the bidder decides on is kept; every other field (and any `ext`
+// we do not consult) is skipped, though still checked to be well-formed JSON.
+// A field we keep must have its OpenRTB type: a wrong type is an
+// InvalidArgument naming the path ("imp[0].banner.w: expected integer").
+// JSON `null` for a field we keep means the field is absent.
+//
+// Conventions of the model:
+//   - strings and lists: empty means absent;
+//   - numbers and 0/1 flags: std::optional, unless OpenRTB defines a default,
+//     in which case the member starts at that default (bidfloor 0,
+//     bidfloorcur "USD", at 2, test/instl/allimps/private_auction false);
+//   - OpenRTB 2.5 locations under `ext` (regs.ext.gdpr, regs.ext.us_privacy,
+//     user.ext.consent, user.ext.eids, source.ext.schain) fill the 2.6 member
+//     when the 2.6 location is absent; the 2.6 location wins when both are sent.
+//
+// Error messages name paths and types, never the values of the request, so
+// they can be logged and returned to the exchange without leaking device ids.
+//
+// Thread-safety: the model types are plain values. A BidRequestParser is not
+// thread-safe: keep one per thread or per connection and reuse it, which keeps
+// its padded input buffer and parse buffers warm. ParseBidRequest() uses one
+// parser per thread.
+#ifndef RTB_BIDDER_OPENRTB_OPENRTB_H_
+#define RTB_BIDDER_OPENRTB_OPENRTB_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace rtb::openrtb {
+
+// ---------------------------------------------------------------------------
+// Bid request.
+
+struct Format {
+  std::optional<int32_t> w;
+  std::optional<int32_t> h;
+
+  bool operator==(const Format&) const = default;
+};
+
+struct Banner {
+  std::optional<int32_t> w;
+  std::optional<int32_t> h;
+  // Allowed sizes; when present, w/h (if any) are the preferred one.
+  std::vector<Format> format;
+
+  bool operator==(const Banner&) const = default;
+};
+
+struct Video {
+  std::vector<std::string> mimes;
+  std::optional<int32_t> w;
+  std::optional<int32_t> h;
+  std::optional<int32_t> minduration;  // seconds
+  std::optional<int32_t> maxduration;  // seconds
+  std::vector<int32_t> protocols;
+  std::optional<int32_t> placement;  // OpenRTB 2.5 list 5.9, deprecated in 2.6
+  std::optional<int32_t> plcmt;      // OpenRTB 2.6 list "Plcmt Subtypes - Video"
+
+  bool operator==(const Video&) const = default;
+};
+
+struct Audio {
+  std::vector<std::string> mimes;
+  std::optional<int32_t> minduration;  // seconds
+  std::optional<int32_t> maxduration;  // seconds
+
+  bool operator==(const Audio&) const = default;
+};
+
+struct Native {
+  std::string request;  // the Native Ad request, itself JSON encoded as a string
+  std::string ver;
+
+  bool operator==(const Native&) const = default;
+};
+
+struct Deal {
+  std::string id;
+  double bidfloor = 0;  // CPM, in bidfloorcur
+  std::string bidfloorcur = "USD";
+  std::optional<int32_t> at;  // absent: the request's auction type applies
+  std::vector<std::string> wseat;
+
+  bool operator==(const Deal&) const = default;
+};
+
+struct Pmp {
+  bool private_auction = false;  // true: only the deals below may bid
+  std::vector<Deal> deals;
+
+  bool operator==(const Pmp&) const = default;
+};
+
+struct Imp {
+  std::string id;
+  std::optional<Banner> banner;
+  std::optional<Video> video;
+  std::optional<Audio> audio;
+  std::optional<Native> native;
+  std::optional<Pmp> pmp;
+  std::string tagid;
+  double bidfloor = 0;  // CPM, in bidfloorcur
+  std::string bidfloorcur = "USD";
+  std::optional<bool> secure;  // true: creative assets must be https
+  bool instl = false;          // interstitial or full screen
+
+  bool operator==(const Imp&) const = default;
+};
+
+struct Publisher {
+  std::string id;
+  std::string name;
+  std::vector<std::string> cat;
+  std::string domain;
+
+  bool operator==(const Publisher&) const = default;
+};
+
+struct Site {
+  std::string id;
+  std::string name;
+  std::string domain;
+  std::string page;
+  std::vector<std::string> cat;
+  std::vector<std::string> sectioncat;
+  std::vector<std::string> pagecat;
+  std::optional<Publisher> publisher;
+
+  bool operator==(const Site&) const = default;
+};
+
+struct App {
+  std::string id;
+  std::string name;
+  std::string bundle;
+  std::string domain;
+  std::string storeurl;
+  std::vector<std::string> cat;
+  std::vector<std::string> sectioncat;
+  std::vector<std::string> pagecat;
+  std::optional<Publisher> publisher;
+
+  bool operator==(const App&) const = default;
+};
+
+// Digital out-of-home inventory (OpenRTB 2.6).
+struct Dooh {
+  std::string id;
+  std::string name;
+  std::vector<std::string> venuetype;
+  std::optional<int32_t> venuetypetax;
+  std::string domain;
+  std::optional<Publisher> publisher;
+
+  bool operator==(const Dooh&) const = default;
+};
+
+struct Geo {
+  std::optional<double> lat;
+  std::optional<double> lon;
+  std::optional<int32_t> type;  // 1 GPS, 2 IP address, 3 user provided
+  std::string country;          // ISO-3166-1 alpha-3
+  std::string region;
+  std::string city;
+
+  bool operator==(const Geo&) const = default;
+};
+
+// Device identifiers (ifa, did*, dpid*) are personal data: hash them before
+// they reach storage or logs (see the device key in DESIGN.md).
+struct Device {
+  std::string ua;
+  std::string ip;
+  std::string ipv6;
+  std::string ifa;
+  std::string didsha1;
+  std::string didmd5;
+  std::string dpidsha1;
+  std::string dpidmd5;
+  std::optional<Geo> geo;
+  std::optional<int32_t> devicetype;  // OpenRTB list 5.21
+  std::string make;
+  std::string model;
+  std::string os;
+  std::string osv;
+  std::optional<bool> lmt;  // limit ad tracking
+  std::optional<bool> dnt;  // do not track
+  std::optional<bool> js;
+  std::string language;
+  std::optional<int32_t> connectiontype;
+
+  bool operator==(const Device&) const = default;
+};
+
+struct Segment {
+  std::string id;
+
+  bool operator==(const Segment&) const = default;
+};
+
+struct Data {
+  std::string id;
+  std::string name;
+  std::vector<Segment> segment;
+
+  bool operator==(const Data&) const = default;
+};
+
+struct Uid {
+  std::string id;
+  std::optional<int32_t> atype;
+
+  bool operator==(const Uid&) const = default;
+};
+
+// Extended identifier from one source (OpenRTB 2.6 `user.eids`).
+struct Eid {
+  std::string source;
+  std::vector<Uid> uids;
+
+  bool operator==(const Eid&) const = default;
+};
+
+struct User {
+  std::string id;
+  std::string buyeruid;
+  std::optional<int32_t> yob;
+  std::string gender;
+  std::string consent;  // TCF consent string; 2.5: user.ext.consent
+  std::vector<Data> data;
+  std::vector<Eid> eids;  // 2.5: user.ext.eids
+
+  bool operator==(const User&) const = default;
+};
+
+struct Regs {
+  std::optional<bool> coppa;
+  std::optional<bool> gdpr;  // 2.5: regs.ext.gdpr
+  std::string us_privacy;    // 2.5: regs.ext.us_privacy
+  std::string gpp;
+  std::vector<int32_t> gpp_sid;
+
+  bool operator==(const Regs&) const = default;
+};
+
+struct SupplyChainNode {
+  std::string asi;
+  std::string sid;
+  std::optional<bool> hp;
+  std::string rid;
+
+  bool operator==(const SupplyChainNode&) const = default;
+};
+
+struct SupplyChain {
+  std::optional<bool> complete;
+  std::string ver;
+  std::vector<SupplyChainNode> nodes;
+
+  bool operator==(const SupplyChain&) const = default;
+};
+
+struct Source {
+  std::optional<bool> fd;  // true: the exchange is not the final decision maker
+  std::string tid;
+  std::optional<SupplyChain> schain;  // 2.5: source.ext.schain
+
+  bool operator==(const Source&) const = default;
+};
+
+struct BidRequest {
+  std::string id;
+  std::vector<Imp> imp;  // at least one, ids unique
+  std::optional<Site> site;
+  std::optional<App> app;
+  std::optional<Dooh> dooh;
+  std::optional<Device> device;
+  std::optional<User> user;
+  std::optional<Regs> regs;
+  std::optional<Source> source;
+  int32_t at = 2;                 // 1 first price, 2 second price plus, > 500 exchange specific
+  std::optional<int32_t> tmax;    // milliseconds, > 0
+  bool test = false;              // true: no billing
+  bool allimps = false;
+  std::vector<std::string> cur;   // allowed bid currencies, ISO-4217
+  std::vector<std::string> bcat;  // blocked categories
+  std::vector<std::string> badv;  // blocked advertiser domains
+  std::vector<std::string> bapp;  // blocked app bundles
+  std::vector<std::string> wseat;
+
+  // Set when the request carries a field that only OpenRTB 2.6 defines
+  // (dooh, regs.gdpr, source.schain, user.eids, video.plcmt, cattax, ...).
+  bool has_openrtb_2_6_fields = false;
+
+  bool operator==(const BidRequest&) const = default;
+};
+
+// ---------------------------------------------------------------------------
+// Parsing.
+
+class BidRequestParser {
+ public:
+  struct Options {
+    // Larger requests are rejected before parsing. Default 1 MiB.
+    size_t max_request_bytes = size_t{1} << 20;
+    // Deeper nesting of objects and arrays (in any field, `ext` included) is
+    // rejected. OpenRTB itself needs fewer than 10 levels. Default 64.
+    int max_depth = 64;
+  };
+
+  BidRequestParser();
+  explicit BidRequestParser(Options options);
+  ~BidRequestParser();
+  BidRequestParser(BidRequestParser&&) noexcept;
+  BidRequestParser& operator=(BidRequestParser&&) noexcept;
+
+  // Parses and validates one bid request. Errors are InvalidArgument with a
+  // reason: malformed JSON, a wrong type, a missing or empty `id`, no `imp`, an
+  // `imp` without `id`, duplicate impression ids, a negative floor, ... The
+  // returned request owns all of its strings; `json` need not outlive the call.
+  absl::StatusOr<BidRequest> Parse(std::string_view json);
+
+  // As above, into `*request` (replaced whole; left unspecified on error).
+  absl::Status Parse(std::string_view json, BidRequest* request);
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Parses with a BidRequestParser (default options) kept per thread.
+absl::StatusOr<BidRequest> ParseBidRequest(std::string_view json);
+
+// The semantic checks Parse() applies after reading the JSON: required ids,
+// at least one impression, unique impression ids, required deal ids.
+absl::Status ValidateBidRequest(const BidRequest& request);
+
+// ---------------------------------------------------------------------------
+// Version to answer with, for the `x-openrtb-version` response header.
+
+enum class OpenRtbVersion { k2_5, k2_6 };
+
+// "2.5" or "2.6".
+std::string_view ToString(OpenRtbVersion version);
+
+// `request_header` is the request's x-openrtb-version header (empty when the
+// exchange sent none). A 2.x header decides: 2.6 and later minor versions get
+// 2.6, earlier ones 2.5. Without a usable header, a request with 2.6-only
+// fields gets 2.6, anything else 2.5.
+OpenRtbVersion ResponseOpenRtbVersion(std::string_view request_header,
+                                      const BidRequest& request);
+
+// ---------------------------------------------------------------------------
+// Bid response.
+
+// OpenRTB 2.5 list 5.24, "No-Bid Reason Codes".
+enum class NoBidReason : int32_t {
+  kUnknownError = 0,
+  kTechnicalError = 1,
+  kInvalidRequest = 2,
+  kKnownWebSpider = 3,
+  kSuspectedNonHumanTraffic = 4,
+  kCloudDataCenterOrProxyIp = 5,
+  kUnsupportedDevice = 6,
+  kBlockedPublisherOrSite = 7,
+  kUnmatchedUser = 8,
+};
+
+struct Bid {
+  std::string id;
+  std::string impid;
+  double price = 0;  // CPM, in BidResponse::cur
+  std::string adm;   // markup; or leave empty and serve through nurl
+  std::string nurl;  // win notice; macros such as ${AUCTION_PRICE} left as is
+  std::string burl;  // billing notice
+  std::string lurl;  // loss notice
+  std::vector<std::string> adomain;
+  std::string crid;
+  std::string cid;
+  std::vector<std::string> cat;
+  std::optional<int32_t> w;
+  std::optional<int32_t> h;
+  std::string dealid;            // set when bidding on a deal
+  std::optional<int32_t> mtype;  // OpenRTB 2.6 markup type: 1 banner, 2 video, 3 audio, 4 native
+
+  bool operator==(const Bid&) const = default;
+};
+
+struct SeatBid {
+  std::string seat;
+  std::vector<Bid> bid;
+
+  bool operator==(const SeatBid&) const = default;
+};
+
+struct BidResponse {
+  std::string id;  // the bid request's id
+  std::string bidid;
+  std::string cur;  // empty: the exchange's default (USD)
+  std::vector<SeatBid> seatbid;
+  std::optional<NoBidReason> nbr;
+
+  bool operator==(const BidResponse&) const = default;
+};
+
+// Writes `response` as compact JSON into `*out`, replacing its contents and
+// reusing its capacity. Strings are escaped; invalid UTF-8 (which cannot come
+// from a parsed request, only from elsewhere) becomes U+FFFD so the output is
+// always valid JSON. Prices are written in plain decimal notation with the
+// shortest digits that read back as the same double. Empty strings and lists
+// and absent numbers are omitted.
+//
+// InvalidArgument (and `*out` cleared) when the response could not be a valid
+// OpenRTB response: empty `id`; a bid without `id` or `impid`, without both
+// `adm` and `nurl`, or with a negative or non-finite price.
+absl::Status SerializeBidResponse(const BidResponse& response, std::string* out);
+
+}  // namespace rtb::openrtb
+
+#endif  // RTB_BIDDER_OPENRTB_OPENRTB_H_

@@ -1,0 +1,591 @@
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "bidder/openrtb/internal/nlohmann_reader.h"
+#include "bidder/openrtb/openrtb.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/bidder/openrtb/sample_requests.h"
+
+namespace rtb::openrtb {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// A valid request with `members` added to the top-level object.
+std::string WithTop(std::string_view members) {
+  return std::string(R"({"id":"r1","imp":[{"id":"1"}],)") + std::string(members) + "}";
+}
+
+// A valid request with `members` added to its only impression.
+std::string WithImp(std::string_view members) {
+  return std::string(R"({"id":"r1","imp":[{"id":"1",)") + std::string(members) + "}]}";
+}
+
+// Both readers reject `json`; the bid-path reader with exactly `message`.
+void ExpectRejected(std::string_view json, std::string_view message) {
+  SCOPED_TRACE(std::string(json));
+  absl::StatusOr<BidRequest> parsed = ParseBidRequest(json);
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(std::string(parsed.status().message()), message);
+  absl::StatusOr<BidRequest> baseline = internal::ParseBidRequestWithNlohmann(json);
+  ASSERT_FALSE(baseline.ok());
+  EXPECT_EQ(baseline.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// Malformed JSON: rejected by both readers, with a reason.
+void ExpectMalformed(std::string_view json) {
+  SCOPED_TRACE(std::string(json));
+  absl::StatusOr<BidRequest> parsed = ParseBidRequest(json);
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_FALSE(parsed.status().message().empty());
+  EXPECT_FALSE(internal::ParseBidRequestWithNlohmann(json).ok());
+}
+
+BidRequest ParseOrDie(std::string_view json) {
+  absl::StatusOr<BidRequest> parsed = ParseBidRequest(json);
+  EXPECT_TRUE(parsed.ok()) << parsed.status();
+  return parsed.ok() ? *std::move(parsed) : BidRequest();
+}
+
+TEST(BidRequestParserTest, EverySharedSampleParsesAndMatchesTheBaseline) {
+  auto files = testing::LoadSampleFiles();
+  ASSERT_GE(files.size(), 3u) << "no samples under " << RTB_OPENRTB_SAMPLES_DIR;
+  for (const auto& file : files) {
+    SCOPED_TRACE(file.name);
+    absl::StatusOr<BidRequest> parsed = ParseBidRequest(file.json);
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    EXPECT_FALSE(parsed->id.empty());
+    EXPECT_FALSE(parsed->imp.empty());
+    absl::StatusOr<BidRequest> baseline = internal::ParseBidRequestWithNlohmann(file.json);
+    ASSERT_TRUE(baseline.ok()) << baseline.status();
+    EXPECT_EQ(*parsed, *baseline);
+  }
+}
+
+TEST(BidRequestParserTest, SimpleBannerSampleKeyFields) {
+  std::string json = testing::ReadSampleFile("iab-2.x/simple-banner.json");
+  ASSERT_FALSE(json.empty());
+  BidRequest request = ParseOrDie(json);
+  EXPECT_EQ(request.id, "80ce30c53c16e6ede735f123ef6e32361bfc7b22");
+  EXPECT_EQ(request.at, 1);
+  EXPECT_THAT(request.cur, ElementsAre("USD"));
+  ASSERT_EQ(request.imp.size(), 1u);
+  const Imp& imp = request.imp[0];
+  EXPECT_EQ(imp.id, "1");
+  EXPECT_DOUBLE_EQ(imp.bidfloor, 0.03);
+  EXPECT_EQ(imp.bidfloorcur, "USD");
+  ASSERT_TRUE(imp.banner.has_value());
+  EXPECT_EQ(imp.banner->w, 300);
+  EXPECT_EQ(imp.banner->h, 250);
+  EXPECT_TRUE(imp.banner->format.empty());
+  ASSERT_TRUE(request.site.has_value());
+  EXPECT_EQ(request.site->id, "102855");
+  EXPECT_EQ(request.site->domain, "www.foobar.com");
+  EXPECT_EQ(request.site->page, "http://www.foobar.com/1234.html");
+  EXPECT_THAT(request.site->cat, ElementsAre("IAB3-1"));
+  ASSERT_TRUE(request.site->publisher.has_value());
+  EXPECT_EQ(request.site->publisher->id, "8953");
+  EXPECT_THAT(request.site->publisher->cat, ElementsAre("IAB3-1"));
+  ASSERT_TRUE(request.user.has_value());
+  EXPECT_EQ(request.user->id, "55816b39711f9b5acf3b90e313ed29e51665623f");
+  EXPECT_FALSE(request.app.has_value());
+  EXPECT_FALSE(request.device.has_value());
+  EXPECT_FALSE(request.tmax.has_value());
+  EXPECT_FALSE(request.test);
+  EXPECT_FALSE(request.has_openrtb_2_6_fields);
+}
+
+TEST(BidRequestParserTest, MobileAppSampleKeyFields) {
+  std::string json = testing::ReadSampleFile("iab-2.x/mobile-app.json");
+  ASSERT_FALSE(json.empty());
+  BidRequest request = ParseOrDie(json);
+  EXPECT_EQ(request.id, "IxexyLDIIk");
+  EXPECT_EQ(request.at, 2);
+  EXPECT_THAT(request.bcat, ElementsAre("IAB25", "IAB7-39", "IAB8-18", "IAB8-5", "IAB9-9"));
+  EXPECT_THAT(request.badv, ElementsAre("apple.com", "go-text.me", "heywire.com"));
+  ASSERT_EQ(request.imp.size(), 1u);
+  EXPECT_DOUBLE_EQ(request.imp[0].bidfloor, 0.5);
+  EXPECT_FALSE(request.imp[0].instl);
+  EXPECT_EQ(request.imp[0].tagid, "agltb3B1Yi1pbmNyDQsSBFNpdGUY7fD0FAw");
+  ASSERT_TRUE(request.imp[0].banner.has_value());
+  EXPECT_EQ(request.imp[0].banner->w, 728);
+  EXPECT_EQ(request.imp[0].banner->h, 90);
+  ASSERT_TRUE(request.app.has_value());
+  EXPECT_EQ(request.app->bundle, "12345");
+  EXPECT_EQ(request.app->storeurl, "https://itunes.apple.com/id628677149");
+  EXPECT_THAT(request.app->cat, ElementsAre("IAB15", "IAB15-10"));
+  ASSERT_TRUE(request.app->publisher.has_value());
+  EXPECT_EQ(request.app->publisher->domain, "www.yahoo.com");
+  ASSERT_TRUE(request.device.has_value());
+  const Device& device = *request.device;
+  EXPECT_EQ(device.ifa, "AA000DFE74168477C70D291f574D344790E0BB11");
+  EXPECT_THAT(device.ua, HasSubstr("iPhone OS 6_1"));
+  EXPECT_EQ(device.dnt, false);
+  EXPECT_EQ(device.js, true);
+  EXPECT_FALSE(device.lmt.has_value());
+  EXPECT_EQ(device.devicetype, 1);
+  EXPECT_EQ(device.connectiontype, 3);
+  EXPECT_EQ(device.make, "Apple");
+  EXPECT_EQ(device.os, "iOS");
+  EXPECT_EQ(device.osv, "6.1");
+  EXPECT_EQ(device.language, "en");
+  EXPECT_FALSE(request.site.has_value());
+}
+
+TEST(BidRequestParserTest, PmpDirectDealSampleKeyFields) {
+  std::string json = testing::ReadSampleFile("iab-2.x/pmp-direct-deal.json");
+  ASSERT_FALSE(json.empty());
+  BidRequest request = ParseOrDie(json);
+  ASSERT_EQ(request.imp.size(), 1u);
+  ASSERT_TRUE(request.imp[0].pmp.has_value());
+  const Pmp& pmp = *request.imp[0].pmp;
+  EXPECT_TRUE(pmp.private_auction);
+  ASSERT_EQ(pmp.deals.size(), 2u);
+  EXPECT_EQ(pmp.deals[0].id, "AB-Agency1-0001");
+  EXPECT_DOUBLE_EQ(pmp.deals[0].bidfloor, 2.5);
+  EXPECT_EQ(pmp.deals[0].bidfloorcur, "USD");
+  EXPECT_EQ(pmp.deals[0].at, 1);
+  EXPECT_THAT(pmp.deals[0].wseat, ElementsAre("Agency1"));
+  EXPECT_EQ(pmp.deals[1].id, "XY-Agency2-0001");
+  EXPECT_DOUBLE_EQ(pmp.deals[1].bidfloor, 2.0);
+  EXPECT_EQ(pmp.deals[1].at, 2);
+  ASSERT_TRUE(request.device.has_value());
+  EXPECT_THAT(request.device->ua, HasSubstr("Macintosh"));
+}
+
+TEST(BidRequestParserTest, FullOpenRtb26RequestFillsEveryMember) {
+  BidRequest r = ParseOrDie(testing::kFullRequest26);
+  EXPECT_EQ(r.id, "req-26-full");
+  EXPECT_EQ(r.at, 1);
+  EXPECT_EQ(r.tmax, 120);
+  EXPECT_TRUE(r.test);
+  EXPECT_FALSE(r.allimps);
+  EXPECT_THAT(r.cur, ElementsAre("USD", "EUR"));
+  EXPECT_THAT(r.bcat, ElementsAre("IAB25", "IAB26"));
+  EXPECT_THAT(r.badv, ElementsAre("blocked.example"));
+  EXPECT_THAT(r.bapp, ElementsAre("com.blocked.app"));
+  EXPECT_THAT(r.wseat, ElementsAre("seat-1"));
+  EXPECT_TRUE(r.has_openrtb_2_6_fields);
+
+  ASSERT_EQ(r.imp.size(), 4u);
+  const Imp& banner_imp = r.imp[0];
+  EXPECT_EQ(banner_imp.tagid, "tag-1");
+  EXPECT_DOUBLE_EQ(banner_imp.bidfloor, 1.25);
+  EXPECT_EQ(banner_imp.bidfloorcur, "EUR");
+  EXPECT_EQ(banner_imp.secure, true);
+  EXPECT_TRUE(banner_imp.instl);
+  ASSERT_TRUE(banner_imp.banner.has_value());
+  EXPECT_EQ(banner_imp.banner->w, 320);
+  ASSERT_EQ(banner_imp.banner->format.size(), 2u);
+  EXPECT_EQ(banner_imp.banner->format[1].w, 300);
+  EXPECT_EQ(banner_imp.banner->format[1].h, 250);
+  ASSERT_TRUE(banner_imp.pmp.has_value());
+  ASSERT_EQ(banner_imp.pmp->deals.size(), 1u);
+  EXPECT_EQ(banner_imp.pmp->deals[0].bidfloorcur, "EUR");
+  EXPECT_EQ(banner_imp.pmp->deals[0].at, 3);
+  EXPECT_THAT(banner_imp.pmp->deals[0].wseat, ElementsAre("seat-1", "seat-2"));
+
+  ASSERT_TRUE(r.imp[1].video.has_value());
+  const Video& video = *r.imp[1].video;
+  EXPECT_THAT(video.mimes, ElementsAre("video/mp4", "video/webm"));
+  EXPECT_EQ(video.w, 640);
+  EXPECT_EQ(video.h, 480);
+  EXPECT_EQ(video.minduration, 5);
+  EXPECT_EQ(video.maxduration, 30);
+  EXPECT_THAT(video.protocols, ElementsAre(2, 3, 7));
+  EXPECT_EQ(video.placement, 1);
+  EXPECT_EQ(video.plcmt, 2);
+  EXPECT_FALSE(r.imp[1].banner.has_value());
+
+  ASSERT_TRUE(r.imp[2].audio.has_value());
+  EXPECT_THAT(r.imp[2].audio->mimes, ElementsAre("audio/mp4"));
+  EXPECT_EQ(r.imp[2].audio->minduration, 10);
+  EXPECT_EQ(r.imp[2].audio->maxduration, 60);
+
+  ASSERT_TRUE(r.imp[3].native.has_value());
+  EXPECT_EQ(r.imp[3].native->request, R"({"ver":"1.2","assets":[{"id":1}]})");
+  EXPECT_EQ(r.imp[3].native->ver, "1.2");
+
+  ASSERT_TRUE(r.site.has_value());
+  EXPECT_EQ(r.site->name, "Example News");
+  EXPECT_EQ(r.site->page, "https://news.example/a?b=1");
+  EXPECT_THAT(r.site->sectioncat, ElementsAre("IAB12-1"));
+  EXPECT_THAT(r.site->pagecat, ElementsAre("IAB12-2"));
+  EXPECT_EQ(r.site->publisher->name, "Example");
+
+  ASSERT_TRUE(r.device.has_value());
+  const Device& d = *r.device;
+  EXPECT_EQ(d.ip, "192.0.2.1");
+  EXPECT_EQ(d.ipv6, "2001:db8::1");
+  EXPECT_EQ(d.ifa, "6d92078a-8246-4ba4-ae5b-76104861e7dc");
+  EXPECT_EQ(d.didsha1, "didsha1-value");
+  EXPECT_EQ(d.didmd5, "didmd5-value");
+  EXPECT_EQ(d.dpidsha1, "dpidsha1-value");
+  EXPECT_EQ(d.dpidmd5, "dpidmd5-value");
+  ASSERT_TRUE(d.geo.has_value());
+  EXPECT_DOUBLE_EQ(*d.geo->lat, 52.52);
+  EXPECT_DOUBLE_EQ(*d.geo->lon, -13.405);
+  EXPECT_EQ(d.geo->type, 2);
+  EXPECT_EQ(d.geo->country, "DEU");
+  EXPECT_EQ(d.geo->region, "BE");
+  EXPECT_EQ(d.geo->city, "Berlin");
+  EXPECT_EQ(d.devicetype, 4);
+  EXPECT_EQ(d.model, "Pixel 7");
+  EXPECT_EQ(d.lmt, false);
+  EXPECT_EQ(d.dnt, true);
+  EXPECT_EQ(d.connectiontype, 2);
+
+  ASSERT_TRUE(r.user.has_value());
+  const User& u = *r.user;
+  EXPECT_EQ(u.buyeruid, "buyer-1");
+  EXPECT_EQ(u.yob, 1985);
+  EXPECT_EQ(u.gender, "F");
+  EXPECT_EQ(u.consent, "CONSENT-26");
+  ASSERT_EQ(u.data.size(), 1u);
+  EXPECT_EQ(u.data[0].name, "provider");
+  ASSERT_EQ(u.data[0].segment.size(), 2u);
+  EXPECT_EQ(u.data[0].segment[1].id, "seg-2");
+  ASSERT_EQ(u.eids.size(), 1u);
+  EXPECT_EQ(u.eids[0].source, "id5-sync.com");
+  ASSERT_EQ(u.eids[0].uids.size(), 1u);
+  EXPECT_EQ(u.eids[0].uids[0].id, "ID5-abc");
+  EXPECT_EQ(u.eids[0].uids[0].atype, 1);
+
+  ASSERT_TRUE(r.regs.has_value());
+  EXPECT_EQ(r.regs->coppa, false);
+  EXPECT_EQ(r.regs->gdpr, true);
+  EXPECT_EQ(r.regs->us_privacy, "1YNN");
+  EXPECT_THAT(r.regs->gpp, HasSubstr("DBABMA"));
+  EXPECT_THAT(r.regs->gpp_sid, ElementsAre(2, 6));
+
+  ASSERT_TRUE(r.source.has_value());
+  EXPECT_EQ(r.source->fd, true);
+  EXPECT_EQ(r.source->tid, "tid-1");
+  ASSERT_TRUE(r.source->schain.has_value());
+  EXPECT_EQ(r.source->schain->complete, true);
+  EXPECT_EQ(r.source->schain->ver, "1.0");
+  ASSERT_EQ(r.source->schain->nodes.size(), 1u);
+  EXPECT_EQ(r.source->schain->nodes[0].asi, "exchange.example");
+  EXPECT_EQ(r.source->schain->nodes[0].sid, "1234");
+  EXPECT_EQ(r.source->schain->nodes[0].hp, true);
+  EXPECT_EQ(r.source->schain->nodes[0].rid, "req-26-full");
+
+  absl::StatusOr<BidRequest> baseline = internal::ParseBidRequestWithNlohmann(testing::kFullRequest26);
+  ASSERT_TRUE(baseline.ok()) << baseline.status();
+  EXPECT_EQ(r, *baseline);
+}
+
+TEST(BidRequestParserTest, DoohIsReadAndMarksTheRequestAs26) {
+  BidRequest r = ParseOrDie(
+      WithTop(R"("dooh":{"id":"screen-9","name":"Station","venuetype":["transit"],)"
+              R"("venuetypetax":1,"domain":"screens.example","publisher":{"id":"p9"}})"));
+  ASSERT_TRUE(r.dooh.has_value());
+  EXPECT_EQ(r.dooh->id, "screen-9");
+  EXPECT_EQ(r.dooh->name, "Station");
+  EXPECT_THAT(r.dooh->venuetype, ElementsAre("transit"));
+  EXPECT_EQ(r.dooh->venuetypetax, 1);
+  EXPECT_EQ(r.dooh->domain, "screens.example");
+  EXPECT_EQ(r.dooh->publisher->id, "p9");
+  EXPECT_TRUE(r.has_openrtb_2_6_fields);
+}
+
+TEST(BidRequestParserTest, OpenRtb25ExtLocationsFillTheModel) {
+  BidRequest r = ParseOrDie(WithTop(
+      R"("regs":{"coppa":1,"ext":{"gdpr":1,"us_privacy":"1YYN"}},)"
+      R"("user":{"id":"u","ext":{"consent":"CONSENT-25","eids":[{"source":"s","uids":[{"id":"x"}]}]}},)"
+      R"("source":{"tid":"t","ext":{"schain":{"complete":0,"ver":"1.0","nodes":[{"asi":"a","sid":"b","hp":1}]}}})"));
+  EXPECT_EQ(r.regs->coppa, true);
+  EXPECT_EQ(r.regs->gdpr, true);
+  EXPECT_EQ(r.regs->us_privacy, "1YYN");
+  EXPECT_EQ(r.user->consent, "CONSENT-25");
+  ASSERT_EQ(r.user->eids.size(), 1u);
+  EXPECT_EQ(r.user->eids[0].uids[0].id, "x");
+  ASSERT_TRUE(r.source->schain.has_value());
+  EXPECT_EQ(r.source->schain->complete, false);
+  EXPECT_EQ(r.source->schain->nodes[0].asi, "a");
+  EXPECT_FALSE(r.has_openrtb_2_6_fields);
+}
+
+TEST(BidRequestParserTest, OpenRtb26LocationWinsOverExtInEitherOrder) {
+  BidRequest ext_last = ParseOrDie(WithTop(R"("regs":{"gdpr":0,"ext":{"gdpr":1,"us_privacy":"1YYN"}})"));
+  EXPECT_EQ(ext_last.regs->gdpr, false);
+  EXPECT_EQ(ext_last.regs->us_privacy, "1YYN");
+  BidRequest ext_first = ParseOrDie(WithTop(R"("regs":{"ext":{"gdpr":1},"gdpr":0})"));
+  EXPECT_EQ(ext_first.regs->gdpr, false);
+  BidRequest consent = ParseOrDie(WithTop(R"("user":{"ext":{"consent":"old"},"consent":"new"})"));
+  EXPECT_EQ(consent.user->consent, "new");
+}
+
+TEST(BidRequestParserTest, TwoSixOnlyFieldsMarkTheRequest) {
+  EXPECT_FALSE(ParseOrDie(WithImp(R"("banner":{"w":1,"h":1})")).has_openrtb_2_6_fields);
+  EXPECT_TRUE(ParseOrDie(WithImp(R"("rwdd":1)")).has_openrtb_2_6_fields);
+  EXPECT_TRUE(ParseOrDie(WithImp(R"("video":{"plcmt":1})")).has_openrtb_2_6_fields);
+  EXPECT_TRUE(ParseOrDie(WithTop(R"("regs":{"gpp":"x"})")).has_openrtb_2_6_fields);
+  EXPECT_TRUE(ParseOrDie(WithTop(R"("device":{"sua":{}})")).has_openrtb_2_6_fields);
+  EXPECT_TRUE(ParseOrDie(WithTop(R"("cattax":1)")).has_openrtb_2_6_fields);
+}
+
+TEST(BidRequestParserTest, NullMeansAbsent) {
+  BidRequest r = ParseOrDie(
+      R"({"id":"r","imp":[{"id":"1","bidfloor":null,"bidfloorcur":null,"banner":null,"secure":null}],)"
+      R"("site":null,"tmax":null,"bcat":null,"device":{"geo":{"lat":null},"ua":null}})");
+  EXPECT_DOUBLE_EQ(r.imp[0].bidfloor, 0);
+  EXPECT_EQ(r.imp[0].bidfloorcur, "USD");
+  EXPECT_FALSE(r.imp[0].banner.has_value());
+  EXPECT_FALSE(r.imp[0].secure.has_value());
+  EXPECT_FALSE(r.site.has_value());
+  EXPECT_FALSE(r.tmax.has_value());
+  EXPECT_TRUE(r.bcat.empty());
+  ASSERT_TRUE(r.device.has_value());
+  EXPECT_FALSE(r.device->geo->lat.has_value());
+  EXPECT_TRUE(r.device->ua.empty());
+}
+
+TEST(BidRequestParserTest, UnknownFieldsAndExtAreIgnored) {
+  BidRequest r = ParseOrDie(
+      R"({"id":"r","future":{"a":[1,2,{"b":null}],"c":true},"imp":[{"id":"1","ext":{"w":"not a number"},)"
+      R"("banner":{"w":300,"h":250,"battr":[1,2],"ext":{"deep":[[[["x"]]]]}}}],"ext":{"prebid":{}}})");
+  EXPECT_EQ(r.imp[0].banner->w, 300);
+  EXPECT_FALSE(r.has_openrtb_2_6_fields);
+}
+
+TEST(BidRequestParserTest, EscapesInStringsAndKeysAreDecoded) {
+  BidRequest r = ParseOrDie(
+      R"({"i\u0064":"a\"b\\c\/d\u00e9\ud83d\ude00","imp":[{"id":"1"}],"site":{"page":"http:\/\/x.example\/?q=\"1\""}})");
+  EXPECT_EQ(r.id, "a\"b\\c/d\xC3\xA9\xF0\x9F\x98\x80");
+  EXPECT_EQ(r.site->page, "http://x.example/?q=\"1\"");
+}
+
+TEST(BidRequestParserTest, EscapedNulIsKeptInsideAString) {
+  BidRequest r = ParseOrDie(R"({"id":"a\u0000b","imp":[{"id":"1"}]})");
+  EXPECT_EQ(r.id, std::string("a\0b", 3));
+}
+
+TEST(BidRequestParserTest, MissingRequiredFieldsNameTheField) {
+  ExpectRejected(R"({"imp":[{"id":"1"}]})", "id: required, a non-empty string");
+  ExpectRejected(R"({"id":"","imp":[{"id":"1"}]})", "id: required, a non-empty string");
+  ExpectRejected(R"({"id":"r"})", "imp: at least one impression required");
+  ExpectRejected(R"({"id":"r","imp":[]})", "imp: at least one impression required");
+  ExpectRejected(R"({"id":"r","imp":[{"banner":{}}]})", "imp[0].id: required, a non-empty string");
+  ExpectRejected(R"({"id":"r","imp":[{"id":"1"},{"id":""}]})", "imp[1].id: required, a non-empty string");
+  ExpectRejected(WithImp(R"("pmp":{"deals":[{"bidfloor":1}]})"),
+                 "imp[0].pmp.deals[0].id: required, a non-empty string");
+}
+
+TEST(BidRequestParserTest, DuplicateImpressionIdsAreRejected) {
+  ExpectRejected(R"({"id":"r","imp":[{"id":"1"},{"id":"2"},{"id":"1"}]})",
+                 "imp[2].id: duplicate of imp[0].id");
+  std::string many = R"({"id":"r","imp":[)";
+  for (int i = 0; i < 40; ++i) many += R"({"id":")" + std::to_string(i) + R"("},)";
+  many += R"({"id":"17"}]})";
+  ExpectRejected(many, "imp[40].id: duplicate of imp[17].id");
+}
+
+TEST(BidRequestParserTest, WrongTypesNameThePath) {
+  ExpectRejected(R"({"id":7,"imp":[{"id":"1"}]})", "id: expected string");
+  ExpectRejected(R"({"id":"r","imp":{"id":"1"}})", "imp: expected array");
+  ExpectRejected(R"({"id":"r","imp":["1"]})", "imp[0]: expected object");
+  ExpectRejected(R"({"id":"r","imp":[null]})", "imp[0]: expected object");
+  ExpectRejected(WithImp(R"("banner":{"w":"300"})"), "imp[0].banner.w: expected integer");
+  ExpectRejected(WithImp(R"("banner":{"w":300.5})"), "imp[0].banner.w: expected integer");
+  ExpectRejected(WithImp(R"("banner":{"format":[{"w":1,"h":1},{"w":1,"h":true}]})"),
+                 "imp[0].banner.format[1].h: expected integer");
+  ExpectRejected(WithImp(R"("bidfloor":"0.5")"), "imp[0].bidfloor: expected number");
+  ExpectRejected(WithImp(R"("bidfloor":-0.01)"), "imp[0].bidfloor: must be >= 0");
+  ExpectRejected(WithImp(R"("secure":true)"), "imp[0].secure: expected 0 or 1");
+  ExpectRejected(WithImp(R"("instl":2)"), "imp[0].instl: expected 0 or 1");
+  ExpectRejected(WithImp(R"("video":{"mimes":["video/mp4",4]})"), "imp[0].video.mimes[1]: expected string");
+  ExpectRejected(WithImp(R"("video":{"protocols":[2,null]})"), "imp[0].video.protocols[1]: expected integer");
+  ExpectRejected(WithImp(R"("native":{"request":{"ver":"1.2"}})"), "imp[0].native.request: expected string");
+  ExpectRejected(WithTop(R"("bcat":"IAB1")"), "bcat: expected array");
+  ExpectRejected(WithTop(R"("tmax":0)"), "tmax: must be > 0");
+  ExpectRejected(WithTop(R"("tmax":1e3)"), "tmax: expected integer");
+  ExpectRejected(WithTop(R"("device":{"geo":{"lat":"52.5"}})"), "device.geo.lat: expected number");
+  ExpectRejected(WithTop(R"("device":{"ifa":123})"), "device.ifa: expected string");
+  ExpectRejected(WithTop(R"("device":{"lmt":2})"), "device.lmt: expected 0 or 1");
+  ExpectRejected(WithTop(R"("site":[])"), "site: expected object");
+  ExpectRejected(WithTop(R"("regs":{"ext":{"gdpr":"1"}})"), "regs.ext.gdpr: expected 0 or 1");
+  ExpectRejected(WithTop(R"("regs":{"ext":[]})"), "regs.ext: expected object");
+  ExpectRejected(WithTop(R"("user":{"data":[{"segment":[{"id":5}]}]})"),
+                 "user.data[0].segment[0].id: expected string");
+  ExpectRejected(WithTop(R"("source":{"schain":{"nodes":[{"hp":"1"}]}})"),
+                 "source.schain.nodes[0].hp: expected 0 or 1");
+}
+
+TEST(BidRequestParserTest, HugeNumbersAreRejected) {
+  ExpectRejected(WithImp(R"("banner":{"w":99999999999999999999})"), "imp[0].banner.w: integer out of range");
+  ExpectRejected(WithImp(R"("banner":{"w":3000000000})"), "imp[0].banner.w: integer out of range");
+  ExpectRejected(WithImp(R"("banner":{"w":-3000000000})"), "imp[0].banner.w: integer out of range");
+  ExpectRejected(WithImp(R"("bidfloor":1e400)"), "imp[0].bidfloor: malformed or out-of-range number");
+  ExpectMalformed(WithImp(R"("ext":{"n":1e400})"));
+  // Within range of a double, a long integer in an unused field is fine.
+  EXPECT_TRUE(ParseBidRequest(WithImp(R"("ext":{"n":123456789012345678901234567890})")).ok());
+}
+
+TEST(BidRequestParserTest, ErrorMessagesCarryNoRequestValues) {
+  absl::StatusOr<BidRequest> parsed =
+      ParseBidRequest(WithTop(R"("device":{"ifa":"SECRET-IFA-1234","geo":{"lon":"x"}})"));
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(std::string(parsed.status().message()), "device.geo.lon: expected number");
+  EXPECT_THAT(std::string(parsed.status().message()), Not(HasSubstr("SECRET")));
+}
+
+TEST(BidRequestParserTest, MalformedDocumentsAreRejected) {
+  ExpectRejected("", "empty request");
+  ExpectRejected(" \n\t ", "empty request");
+  ExpectRejected("[]", "expected a JSON object");
+  ExpectRejected(R"("id")", "expected a JSON object");
+  ExpectRejected("null", "expected a JSON object");
+  ExpectRejected("42", "expected a JSON object");
+  ExpectMalformed("{");
+  ExpectMalformed("}");
+  ExpectMalformed(R"({"id":"r","imp":[{"id":"1"}]}})");
+  ExpectMalformed(R"({"id":"r","imp":[{"id":"1"}]} {"id":"s"})");
+  ExpectMalformed(R"({"id":"r","imp":[{"id":"1"}]} x)");
+  ExpectMalformed(R"({"id":"r","imp":[{"id":"1"}],})");
+  ExpectMalformed(R"({"id":"r" "imp":[{"id":"1"}]})");
+  ExpectMalformed(R"({"id":"r","imp":[{"id":"1"}],"ext":{"a" 1}})");
+  ExpectMalformed(R"({"id":"r","imp":[{"id":"1"}],"ext":{"a":tru}})");
+  ExpectMalformed(R"({"id":"r","imp":[{"id":"1"}],"ext":{"a":nul}})");
+  ExpectMalformed(R"({"id":"r","imp":[{"id":"1"}],"ext":[1 2]})");
+  ExpectMalformed(R"({"id":"r","imp":[{"id":"1"}],"ext":[01]})");
+  ExpectMalformed(R"({"id":"r","imp":[{"id":"1"}],"ext":"\q"})");
+  ExpectMalformed(R"({"id":"r","imp":[{"id":"1"}],"ext":"\ud800"})");
+  ExpectMalformed(R"({"id":"r","imp":[{"id":"1"}],"x\q":1})");
+  ExpectMalformed(R"({"id":"r","imp":[{"id":"1",}]})");
+  ExpectMalformed(R"({'id':'r'})");
+}
+
+TEST(BidRequestParserTest, EveryTruncationOfASampleIsRejected) {
+  std::string json = testing::ReadSampleFile("iab-2.x/pmp-direct-deal.json");
+  ASSERT_FALSE(json.empty());
+  size_t end = json.find_last_not_of(" \n\r\t") + 1;
+  BidRequestParser parser;
+  for (size_t length = 0; length < end; ++length) {
+    absl::StatusOr<BidRequest> parsed = parser.Parse(std::string_view(json).substr(0, length));
+    ASSERT_FALSE(parsed.ok()) << "prefix of " << length << " bytes accepted";
+    EXPECT_EQ(parsed.status().code(), absl::StatusCode::kInvalidArgument);
+  }
+  EXPECT_TRUE(parser.Parse(std::string_view(json).substr(0, end)).ok());
+}
+
+TEST(BidRequestParserTest, DeepNestingIsRejectedWithoutCrashing) {
+  auto nested = [](int levels) {
+    return WithTop(R"("ext":)" + std::string(levels, '[') + std::string(levels, ']'));
+  };
+  // The root object is level 1, so `ext` may hold 63 levels of arrays.
+  EXPECT_TRUE(ParseBidRequest(nested(63)).ok());
+  std::string path = "ext";
+  for (int i = 0; i < 63; ++i) path += "[0]";
+  ExpectRejected(nested(64), path + ": nesting deeper than 64 levels");
+  ExpectMalformed(nested(100000));
+  // Unbalanced and deep: nothing closes.
+  ExpectMalformed(WithTop(R"("ext":)" + std::string(100000, '{')));
+  BidRequestParser shallow(BidRequestParser::Options{.max_depth = 4});
+  EXPECT_TRUE(shallow.Parse(R"({"id":"r","imp":[{"id":"1","banner":{"w":1}}]})").ok());
+  EXPECT_FALSE(shallow.Parse(R"({"id":"r","imp":[{"id":"1","banner":{"format":[{"w":1}]}}]})").ok());
+}
+
+TEST(BidRequestParserTest, InvalidUtf8IsRejected) {
+  ExpectMalformed(WithTop("\"site\":{\"page\":\"\xFF\"}"));                 // stray byte, read field
+  ExpectMalformed(WithTop("\"ext\":\"caf\xC3\""));                          // truncated sequence, unused
+  ExpectMalformed(WithTop("\"ext\":\"\xC0\xAF\""));                         // overlong '/'
+  ExpectMalformed(WithTop("\"ext\":\"\xED\xA0\x80\""));                     // encoded surrogate
+  ExpectMalformed(WithTop("\"ext\":\"\xF4\x90\x80\x80\""));                 // above U+10FFFF
+  ExpectMalformed(WithTop("\"k\xFE\":1"));                                  // in a key
+  EXPECT_TRUE(ParseBidRequest(WithTop("\"ext\":\"caf\xC3\xA9 \xF0\x9F\x98\x80\"")).ok());
+}
+
+TEST(BidRequestParserTest, NulBytesAreRejected) {
+  using namespace std::string_literals;
+  ExpectMalformed("{\"id\":\"r\0\",\"imp\":[{\"id\":\"1\"}]}"s);  // raw NUL inside a string
+  ExpectMalformed("{\"id\":\"r\",\0\"imp\":[{\"id\":\"1\"}]}"s);  // between tokens
+  ExpectMalformed("{\"id\":\"r\",\"imp\":[{\"id\":\"1\"}]}\0"s);  // after the document
+  ExpectMalformed("\0{\"id\":\"r\",\"imp\":[{\"id\":\"1\"}]}"s);  // before it
+}
+
+TEST(BidRequestParserTest, ParsesOnlyTheGivenBytes) {
+  // The view ends where the request does; the bytes after it must not be read.
+  const std::string_view valid = R"({"id":"r","imp":[{"id":"1"}]})";
+  const std::string buffer = std::string(valid) + R"(,"tmax":"x"} garbage)";
+  const std::string_view request = std::string_view(buffer).substr(0, valid.size());
+  EXPECT_TRUE(ParseBidRequest(request).ok());
+}
+
+TEST(BidRequestParserTest, ReusedParserKeepsNothingFromThePreviousRequest) {
+  BidRequestParser parser;
+  ASSERT_TRUE(parser.Parse(testing::kFullRequest26).ok());
+  absl::StatusOr<BidRequest> small = parser.Parse(R"({"id":"s","imp":[{"id":"9"}]})");
+  ASSERT_TRUE(small.ok()) << small.status();
+  BidRequest expected;
+  expected.id = "s";
+  expected.imp.emplace_back().id = "9";
+  EXPECT_EQ(*small, expected);
+
+  BidRequest into = ParseOrDie(testing::kFullRequest26);
+  ASSERT_TRUE(parser.Parse(R"({"id":"s","imp":[{"id":"9"}]})", &into).ok());
+  EXPECT_EQ(into, expected);
+  // A failed parse between two good ones leaves the parser usable.
+  EXPECT_FALSE(parser.Parse(R"({"id":"s","imp":[{"id":"9"}],"x":[}]})").ok());
+  EXPECT_TRUE(parser.Parse(testing::kFullRequest26).ok());
+}
+
+TEST(BidRequestParserTest, OversizedRequestIsRejectedBeforeParsing) {
+  BidRequestParser parser(BidRequestParser::Options{.max_request_bytes = 64});
+  EXPECT_TRUE(parser.Parse(R"({"id":"r","imp":[{"id":"1"}]})").ok());
+  absl::StatusOr<BidRequest> parsed = parser.Parse(testing::kFullRequest26);
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(parsed.status().message()), HasSubstr("exceeds the limit of 64"));
+}
+
+TEST(BidRequestParserTest, ValidateBidRequestChecksABuiltModel) {
+  BidRequest request;
+  EXPECT_EQ(std::string(ValidateBidRequest(request).message()), "id: required, a non-empty string");
+  request.id = "r";
+  request.imp.emplace_back().id = "a";
+  EXPECT_TRUE(ValidateBidRequest(request).ok());
+  request.imp.emplace_back().id = "a";
+  EXPECT_EQ(std::string(ValidateBidRequest(request).message()), "imp[1].id: duplicate of imp[0].id");
+}
+
+TEST(OpenRtbVersionTest, HeaderDecidesWhenItNamesA2xVersion) {
+  BidRequest plain;
+  BidRequest with_26;
+  with_26.has_openrtb_2_6_fields = true;
+  EXPECT_EQ(ResponseOpenRtbVersion("2.6", plain), OpenRtbVersion::k2_6);
+  EXPECT_EQ(ResponseOpenRtbVersion("2.6-202303", plain), OpenRtbVersion::k2_6);
+  EXPECT_EQ(ResponseOpenRtbVersion(" 2.6 ", plain), OpenRtbVersion::k2_6);
+  EXPECT_EQ(ResponseOpenRtbVersion("2.10", plain), OpenRtbVersion::k2_6);
+  EXPECT_EQ(ResponseOpenRtbVersion("2.5", with_26), OpenRtbVersion::k2_5);
+  EXPECT_EQ(ResponseOpenRtbVersion("2.3", with_26), OpenRtbVersion::k2_5);
+}
+
+TEST(OpenRtbVersionTest, WithoutAUsableHeaderTheFieldsDecide) {
+  BidRequest plain;
+  BidRequest with_26;
+  with_26.has_openrtb_2_6_fields = true;
+  EXPECT_EQ(ResponseOpenRtbVersion("", plain), OpenRtbVersion::k2_5);
+  EXPECT_EQ(ResponseOpenRtbVersion("", with_26), OpenRtbVersion::k2_6);
+  EXPECT_EQ(ResponseOpenRtbVersion("3.0", with_26), OpenRtbVersion::k2_6);
+  EXPECT_EQ(ResponseOpenRtbVersion("latest", plain), OpenRtbVersion::k2_5);
+  EXPECT_EQ(ResponseOpenRtbVersion("2.", with_26), OpenRtbVersion::k2_6);
+  EXPECT_EQ(ToString(OpenRtbVersion::k2_5), "2.5");
+  EXPECT_EQ(ToString(OpenRtbVersion::k2_6), "2.6");
+}
+
+TEST(OpenRtbVersionTest, ParsedSamplesPickTheirVersion) {
+  BidRequest banner = ParseOrDie(testing::ReadSampleFile("iab-2.x/simple-banner.json"));
+  EXPECT_EQ(ResponseOpenRtbVersion("", banner), OpenRtbVersion::k2_5);
+  BidRequest full = ParseOrDie(testing::kFullRequest26);
+  EXPECT_EQ(ResponseOpenRtbVersion("", full), OpenRtbVersion::k2_6);
+}
+
+}  // namespace
+}  // namespace rtb::openrtb

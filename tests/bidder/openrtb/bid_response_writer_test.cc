@@ -1,0 +1,224 @@
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "absl/status/status.h"
+#include "bidder/openrtb/openrtb.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace rtb::openrtb {
+namespace {
+
+using Json = nlohmann::json;
+
+BidResponse OneBid() {
+  BidResponse response;
+  response.id = "req-1";
+  response.bidid = "resp-1";
+  response.cur = "USD";
+  SeatBid& seat = response.seatbid.emplace_back();
+  seat.seat = "seat-7";
+  Bid& bid = seat.bid.emplace_back();
+  bid.id = "bid-1";
+  bid.impid = "imp-1";
+  bid.price = 1.5;
+  bid.adm = "<div>ad</div>";
+  bid.nurl = "https://win.example/n?p=${AUCTION_PRICE}&a=${AUCTION_ID}";
+  bid.burl = "https://bill.example/b?p=${AUCTION_PRICE}";
+  bid.lurl = "https://loss.example/l?r=${AUCTION_LOSS}";
+  bid.adomain = {"brand.example"};
+  bid.crid = "cr-1";
+  bid.cid = "camp-1";
+  bid.cat = {"IAB1", "IAB1-1"};
+  bid.w = 300;
+  bid.h = 250;
+  bid.dealid = "deal-1";
+  bid.mtype = 1;
+  return response;
+}
+
+std::string Serialize(const BidResponse& response) {
+  std::string out;
+  absl::Status status = SerializeBidResponse(response, &out);
+  EXPECT_TRUE(status.ok()) << status;
+  return out;
+}
+
+TEST(BidResponseWriterTest, WritesCompactJsonWithEveryMember) {
+  EXPECT_EQ(Serialize(OneBid()),
+            R"({"id":"req-1","seatbid":[{"seat":"seat-7","bid":[{"id":"bid-1","impid":"imp-1",)"
+            R"("price":1.5,"adm":"<div>ad</div>",)"
+            R"("nurl":"https://win.example/n?p=${AUCTION_PRICE}&a=${AUCTION_ID}",)"
+            R"("burl":"https://bill.example/b?p=${AUCTION_PRICE}",)"
+            R"("lurl":"https://loss.example/l?r=${AUCTION_LOSS}","adomain":["brand.example"],)"
+            R"("crid":"cr-1","cid":"camp-1","cat":["IAB1","IAB1-1"],"w":300,"h":250,)"
+            R"("dealid":"deal-1","mtype":1}]}],"bidid":"resp-1","cur":"USD"})");
+}
+
+TEST(BidResponseWriterTest, OmitsEmptyMembers) {
+  BidResponse response;
+  response.id = "r";
+  Bid& bid = response.seatbid.emplace_back().bid.emplace_back();
+  bid.id = "b";
+  bid.impid = "i";
+  bid.price = 2;
+  bid.nurl = "https://win.example/";
+  EXPECT_EQ(Serialize(response),
+            R"({"id":"r","seatbid":[{"bid":[{"id":"b","impid":"i","price":2,"nurl":"https://win.example/"}]}]})");
+}
+
+TEST(BidResponseWriterTest, NoBidCarriesTheReason) {
+  BidResponse response;
+  response.id = "r";
+  response.nbr = NoBidReason::kInvalidRequest;
+  EXPECT_EQ(Serialize(response), R"({"id":"r","nbr":2})");
+}
+
+TEST(BidResponseWriterTest, EscapingRoundTripsThroughNlohmann) {
+  std::string every_control;
+  for (int c = 0; c < 0x20; ++c) every_control.push_back(static_cast<char>(c));
+  const std::string tricky[] = {
+      "plain",
+      "quote \" backslash \\ slash /",
+      every_control,
+      "tab\tnewline\ncr\rbackspace\bformfeed\f",
+      "\x7F delete is not escaped",
+      "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80",  // é € 😀
+      "<script>alert('x')</script>&amp;",
+      std::string(1000, '"') + std::string(1000, '\\'),
+      "long run without escapes " + std::string(300, 'a') + "\"" + std::string(17, 'b'),
+      std::string("nul\0inside", 10),
+  };
+  for (const std::string& s : tricky) {
+    SCOPED_TRACE(s);
+    BidResponse response = OneBid();
+    response.id = s;
+    response.seatbid[0].seat = s;
+    Bid& bid = response.seatbid[0].bid[0];
+    bid.adm = s;
+    bid.adomain = {s, s};
+    std::string out = Serialize(response);
+    Json parsed = Json::parse(out, nullptr, /*allow_exceptions=*/false);
+    ASSERT_FALSE(parsed.is_discarded()) << out;
+    EXPECT_EQ(parsed["id"], s);
+    EXPECT_EQ(parsed["seatbid"][0]["seat"], s);
+    EXPECT_EQ(parsed["seatbid"][0]["bid"][0]["adm"], s);
+    EXPECT_EQ(parsed["seatbid"][0]["bid"][0]["adomain"][1], s);
+  }
+}
+
+TEST(BidResponseWriterTest, InvalidUtf8BecomesReplacementCharacters) {
+  const std::string replacement = "\xEF\xBF\xBD";
+  const struct {
+    std::string in;
+    std::string out;
+  } cases[] = {
+      {"a\xFF" "b", "a" + replacement + "b"},
+      {"caf\xC3", "caf" + replacement},                        // truncated at the end
+      {"\xC0\xAF", replacement + replacement},                 // overlong
+      {"\xED\xA0\x80", replacement + replacement + replacement},  // surrogate
+      {"\xF4\x90\x80\x80", replacement + replacement + replacement + replacement},  // > U+10FFFF
+      {"ok \xE2\x82\xAC", "ok \xE2\x82\xAC"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.in);
+    BidResponse response = OneBid();
+    response.seatbid[0].bid[0].adm = c.in;
+    std::string out = Serialize(response);
+    Json parsed = Json::parse(out, nullptr, /*allow_exceptions=*/false);
+    ASSERT_FALSE(parsed.is_discarded()) << out;
+    EXPECT_EQ(parsed["seatbid"][0]["bid"][0]["adm"], c.out);
+  }
+}
+
+TEST(BidResponseWriterTest, PricesArePlainDecimalsThatReadBackExactly) {
+  const double prices[] = {0,    0.01,  0.1 + 0.2, 1.23456789012345, 1e-7, 123456789.125,
+                           1e21, 2.5e-5, 7,        1.0 / 3.0,        -0.0};
+  for (double price : prices) {
+    SCOPED_TRACE(price);
+    BidResponse response = OneBid();
+    response.seatbid[0].bid[0].price = price;
+    std::string out = Serialize(response);
+    size_t at = out.find("\"price\":") + 8;
+    std::string written = out.substr(at, out.find(',', at) - at);
+    EXPECT_EQ(written.find_first_of("eE"), std::string::npos) << written;
+    EXPECT_NE(written[0], '-') << written;
+    EXPECT_EQ(std::stod(written), price);
+    Json parsed = Json::parse(out);
+    EXPECT_EQ(parsed["seatbid"][0]["bid"][0]["price"].get<double>(), price);
+  }
+}
+
+TEST(BidResponseWriterTest, RejectsResponsesNoExchangeCouldAccept) {
+  auto rejected = [](BidResponse response, std::string_view message) {
+    std::string out = "previous content";
+    absl::Status status = SerializeBidResponse(response, &out);
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(std::string(status.message()), message);
+    EXPECT_TRUE(out.empty());
+  };
+  BidResponse r = OneBid();
+  r.id.clear();
+  rejected(r, "id: required");
+  r = OneBid();
+  r.seatbid[0].bid[0].impid.clear();
+  rejected(r, "seatbid[0].bid[0].impid: required");
+  r = OneBid();
+  r.seatbid[0].bid[0].id.clear();
+  rejected(r, "seatbid[0].bid[0].id: required");
+  r = OneBid();
+  r.seatbid[0].bid[0].price = -1;
+  rejected(r, "seatbid[0].bid[0].price: must be finite and >= 0");
+  r = OneBid();
+  r.seatbid[0].bid[0].price = std::numeric_limits<double>::quiet_NaN();
+  rejected(r, "seatbid[0].bid[0].price: must be finite and >= 0");
+  r = OneBid();
+  r.seatbid[0].bid[0].price = std::numeric_limits<double>::infinity();
+  rejected(r, "seatbid[0].bid[0].price: must be finite and >= 0");
+  r = OneBid();
+  r.seatbid[0].bid[0].adm.clear();
+  r.seatbid[0].bid[0].nurl.clear();
+  rejected(r, "seatbid[0].bid[0]: adm or nurl required");
+  r = OneBid();
+  r.seatbid.emplace_back();
+  rejected(r, "seatbid[1].bid: at least one bid required");
+}
+
+TEST(BidResponseWriterTest, ReusesTheOutputString) {
+  std::string out;
+  ASSERT_TRUE(SerializeBidResponse(OneBid(), &out).ok());
+  const std::string first = out;
+  const size_t capacity = out.capacity();
+  ASSERT_TRUE(SerializeBidResponse(OneBid(), &out).ok());
+  EXPECT_EQ(out, first);
+  EXPECT_EQ(out.capacity(), capacity);
+}
+
+TEST(BidResponseWriterTest, ManySeatsAndBidsRoundTrip) {
+  BidResponse response;
+  response.id = "r";
+  for (int s = 0; s < 3; ++s) {
+    SeatBid& seat = response.seatbid.emplace_back();
+    seat.seat = "seat-" + std::to_string(s);
+    for (int b = 0; b < 4; ++b) {
+      Bid& bid = seat.bid.emplace_back();
+      bid.id = "b" + std::to_string(s) + "-" + std::to_string(b);
+      bid.impid = "i" + std::to_string(b);
+      bid.price = 0.25 * (b + 1);
+      bid.adm = "<img src=\"x\">";
+    }
+  }
+  Json parsed = Json::parse(Serialize(response));
+  ASSERT_EQ(parsed["seatbid"].size(), 3u);
+  for (int s = 0; s < 3; ++s) {
+    ASSERT_EQ(parsed["seatbid"][s]["bid"].size(), 4u);
+    EXPECT_EQ(parsed["seatbid"][s]["seat"], "seat-" + std::to_string(s));
+    EXPECT_EQ(parsed["seatbid"][s]["bid"][3]["price"].get<double>(), 1.0);
+    EXPECT_EQ(parsed["seatbid"][s]["bid"][2]["adm"], "<img src=\"x\">");
+  }
+}
+
+}  // namespace
+}  // namespace rtb::openrtb
