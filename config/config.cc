@@ -1,0 +1,386 @@
+// Decoding of the configuration document into BidderConfig: JSON types,
+// unknown keys, defaults and secrets from the environment. Range, syntax and
+// cross-field rules live in validation.cc.
+#include "config/config.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+#include "absl/strings/str_cat.h"
+#include "config/internal/error_list.h"
+#include "config/internal/json_fields.h"
+#include "config/internal/value_syntax.h"
+
+namespace rtb::config {
+namespace {
+
+using internal::ElementPath;
+using internal::EnumName;
+using internal::ErrorList;
+using internal::ObjectFields;
+using nlohmann::json;
+
+// A configuration file larger than this is certainly not one.
+constexpr std::streamsize kMaxConfigFileBytes = 16 << 20;
+
+constexpr EnumName<StorageBackend> kStorageBackends[] = {
+    {"embedded", StorageBackend::kEmbedded},
+    {"hbase", StorageBackend::kHBase},
+    {"storage-server", StorageBackend::kStorageServer},
+};
+constexpr EnumName<ThriftTransport> kThriftTransports[] = {
+    {"buffered", ThriftTransport::kBuffered},
+    {"framed", ThriftTransport::kFramed},
+};
+constexpr EnumName<CoppaPolicy> kCoppaPolicies[] = {
+    {"no-bid", CoppaPolicy::kNoBid},
+    {"contextual", CoppaPolicy::kContextual},
+};
+constexpr EnumName<PacingMode> kPacingModes[] = {
+    {"even", PacingMode::kEven},
+    {"asap", PacingMode::kAsap},
+};
+constexpr EnumName<CreativeFormat> kCreativeFormats[] = {
+    {"banner", CreativeFormat::kBanner},
+    {"video", CreativeFormat::kVideo},
+    {"native", CreativeFormat::kNative},
+    {"audio", CreativeFormat::kAudio},
+};
+constexpr EnumName<PacingProcessMode> kPacingProcessModes[] = {
+    {"sidecar", PacingProcessMode::kSidecar},
+    {"pacer", PacingProcessMode::kPacer},
+};
+
+template <typename E, size_t N>
+const char* NameOf(const EnumName<E> (&names)[N], E value) {
+  for (const EnumName<E>& name : names) {
+    if (name.value == value) return name.name;
+  }
+  return "?";
+}
+
+// Decodes the array member `key` element by element with `decode_one`,
+// replacing the default list when present.
+template <typename T, typename DecodeOne>
+void ReadObjectList(ObjectFields& fields, std::string_view key, std::vector<T>* out,
+                    DecodeOne decode_one) {
+  const json* value = fields.Find(key);
+  if (value == nullptr) return;
+  std::string path = fields.PathOf(key);
+  if (!value->is_array()) {
+    fields.errors()->Add(path, absl::StrCat("must be an array of objects, got ",
+                                            value->type_name()));
+    return;
+  }
+  out->assign(value->size(), T{});
+  for (size_t i = 0; i < value->size(); ++i) {
+    decode_one((*value)[i], ElementPath(path, i), fields.errors(), &(*out)[i]);
+  }
+}
+
+// Reads the nested object `key` with `decode` when present.
+template <typename T, typename Decode>
+void ReadObject(ObjectFields& fields, std::string_view key, T* out, Decode decode) {
+  const json* value = fields.Find(key);
+  if (value != nullptr) decode(*value, fields.PathOf(key), fields.errors(), out);
+}
+
+// A secret given inline under `key` or through the environment variable named
+// under `env_key`, exactly one of them. Never puts the secret in a message.
+void ReadSecret(ObjectFields& fields, const char* key, const char* env_key, std::string* secret,
+                std::string* env_name) {
+  bool inline_given = fields.Has(key);
+  bool env_given = fields.Has(env_key);
+  if (inline_given && env_given) {
+    fields.errors()->Add(fields.PathOf(key),
+                         absl::StrCat("give either ", key, " or ", env_key, ", not both"));
+    return;
+  }
+  if (inline_given) {
+    fields.Read(key, secret);
+    return;
+  }
+  if (!env_given || !fields.Read(env_key, env_name)) return;
+  std::string path = fields.PathOf(env_key);
+  if (!internal::IsEnvironmentVariableName(*env_name)) {
+    fields.errors()->Add(path, "must be an environment variable name ([A-Za-z_][A-Za-z0-9_]*)");
+    return;
+  }
+  const char* value = std::getenv(env_name->c_str());
+  if (value == nullptr || *value == '\0') {
+    fields.errors()->Add(path,
+                         absl::StrCat("environment variable ", *env_name, " is not set or empty"));
+    return;
+  }
+  *secret = value;
+}
+
+void DecodeExchange(const json& value, const std::string& path, ErrorList* errors,
+                    ExchangeConfig* out) {
+  ObjectFields fields(value, path, errors);
+  fields.Read("name", &out->name);
+  if (!fields.Has("bid_path")) out->bid_path = absl::StrCat("/openrtb2/bid/", out->name);
+  fields.Read("bid_path", &out->bid_path);
+  fields.Read("default_tmax_ms", &out->default_tmax_ms);
+  fields.Read("network_allowance_ms", &out->network_allowance_ms);
+  fields.Read("openrtb_version", &out->openrtb_version);
+  fields.Read("seat", &out->seat);
+  fields.RejectUnknownKeys();
+}
+
+void DecodeServer(const json& value, const std::string& path, ErrorList* errors,
+                  ServerConfig* out) {
+  ObjectFields fields(value, path, errors);
+  fields.Read("listen_address", &out->listen_address);
+  fields.Read("port", &out->port);
+  fields.Read("io_threads", &out->io_threads);
+  fields.Read("max_header_bytes", &out->max_header_bytes);
+  fields.Read("max_body_bytes", &out->max_body_bytes);
+  fields.Read("max_inflated_body_bytes", &out->max_inflated_body_bytes);
+  fields.Read("read_timeout_ms", &out->read_timeout_ms);
+  fields.Read("idle_timeout_ms", &out->idle_timeout_ms);
+  fields.Read("max_connections", &out->max_connections);
+  fields.Read("graceful_shutdown_timeout_ms", &out->graceful_shutdown_timeout_ms);
+  fields.Read("console_enabled", &out->console_enabled);
+  ReadObjectList(fields, "exchanges", &out->exchanges, DecodeExchange);
+  fields.RejectUnknownKeys();
+}
+
+void DecodeEmbedded(const json& value, const std::string& path, ErrorList* errors,
+                    EmbeddedStorageConfig* out) {
+  ObjectFields fields(value, path, errors);
+  fields.Read("path", &out->path);
+  fields.Read("block_cache_mib", &out->block_cache_mib);
+  fields.Read("in_memory_cache_fraction", &out->in_memory_cache_fraction);
+  fields.Read("write_buffer_mib", &out->write_buffer_mib);
+  fields.Read("async_wal_flush_interval_ms", &out->async_wal_flush_interval_ms);
+  fields.RejectUnknownKeys();
+}
+
+void DecodeHBase(const json& value, const std::string& path, ErrorList* errors,
+                 HBaseStorageConfig* out) {
+  ObjectFields fields(value, path, errors);
+  fields.Read("endpoints", &out->endpoints);
+  fields.ReadEnum("transport", kThriftTransports, &out->transport);
+  fields.Read("connect_timeout_ms", &out->connect_timeout_ms);
+  fields.Read("call_timeout_ms", &out->call_timeout_ms);
+  fields.Read("pool_size", &out->pool_size);
+  fields.Read("hedge_delay_ms", &out->hedge_delay_ms);
+  fields.Read("io_threads", &out->io_threads);
+  fields.RejectUnknownKeys();
+}
+
+void DecodeStorage(const json& value, const std::string& path, ErrorList* errors,
+                   StorageConfig* out) {
+  ObjectFields fields(value, path, errors);
+  fields.ReadEnum("backend", kStorageBackends, &out->backend);
+  ReadObject(fields, "embedded", &out->embedded, DecodeEmbedded);
+  ReadObject(fields, "hbase", &out->hbase, DecodeHBase);
+  fields.RejectUnknownKeys();
+}
+
+void DecodeBid(const json& value, const std::string& path, ErrorList* errors, BidConfig* out) {
+  ObjectFields fields(value, path, errors);
+  ReadSecret(fields, "device_key_secret", "device_key_secret_env", &out->device_key_secret,
+             &out->device_key_secret_env);
+  ReadSecret(fields, "beacon_secret", "beacon_secret_env", &out->beacon_secret,
+             &out->beacon_secret_env);
+  fields.Read("skip_lookup_on_lmt", &out->skip_lookup_on_lmt);
+  fields.Read("skip_lookup_on_dnt", &out->skip_lookup_on_dnt);
+  fields.ReadEnum("coppa_policy", kCoppaPolicies, &out->coppa_policy);
+  fields.Read("auction_budget_us", &out->auction_budget_us);
+  fields.Read("default_currency", &out->default_currency);
+  if (fields.Read("currency_rates", &out->currency_rates)) {
+    out->currency_rates.try_emplace("USD", 1.0);
+  }
+  fields.Read("beacon_base_url", &out->beacon_base_url);
+  fields.Read("attribution_window_s", &out->attribution_window_s);
+  fields.RejectUnknownKeys();
+}
+
+void DecodeCreative(const json& value, const std::string& path, ErrorList* errors,
+                    CreativeConfig* out) {
+  ObjectFields fields(value, path, errors);
+  fields.Read("id", &out->id);
+  fields.ReadEnum("format", kCreativeFormats, &out->format);
+  fields.Read("w", &out->w);
+  fields.Read("h", &out->h);
+  fields.Read("mimes", &out->mimes);
+  fields.Read("duration_s", &out->duration_s);
+  fields.Read("adm", &out->adm);
+  fields.Read("nurl_delivery", &out->nurl_delivery);
+  fields.Read("landing_url", &out->landing_url);
+  fields.Read("iab_categories", &out->iab_categories);
+  fields.RejectUnknownKeys();
+}
+
+void DecodeTargeting(const json& value, const std::string& path, ErrorList* errors,
+                     TargetingConfig* out) {
+  ObjectFields fields(value, path, errors);
+  fields.Read("countries", &out->countries);
+  fields.Read("device_types", &out->device_types);
+  fields.Read("content_categories", &out->content_categories);
+  fields.Read("domains_allow", &out->domains_allow);
+  fields.Read("domains_deny", &out->domains_deny);
+  fields.Read("required_segments", &out->required_segments);
+  fields.Read("deal_ids", &out->deal_ids);
+  fields.RejectUnknownKeys();
+}
+
+// `default_currency` is bid.default_currency, decoded before the campaigns.
+void DecodeCampaign(const json& value, const std::string& path, ErrorList* errors,
+                    const std::string& default_currency, CampaignConfig* out) {
+  ObjectFields fields(value, path, errors);
+  fields.Read("id", &out->id);
+  fields.Read("enabled", &out->enabled);
+  fields.Read("seat", &out->seat);
+  fields.Read("advertiser_domains", &out->advertiser_domains);
+  fields.Read("iab_categories", &out->iab_categories);
+  fields.Read("daily_budget_micros", &out->daily_budget_micros);
+  if (!fields.Read("currency", &out->currency)) out->currency = default_currency;
+  fields.ReadEnum("pacing_mode", kPacingModes, &out->pacing_mode);
+  fields.Read("time_zone", &out->time_zone);
+  fields.Read("frequency_cap_per_day", &out->frequency_cap_per_day);
+  fields.Read("max_bid_cpm", &out->max_bid_cpm);
+  ReadObject(fields, "targeting", &out->targeting, DecodeTargeting);
+  ReadObjectList(fields, "creatives", &out->creatives, DecodeCreative);
+  fields.RejectUnknownKeys();
+}
+
+void DecodePacing(const json& value, const std::string& path, ErrorList* errors,
+                  PacingConfig* out) {
+  ObjectFields fields(value, path, errors);
+  fields.Read("worker_id", &out->worker_id);
+  fields.Read("flush_interval_ms", &out->flush_interval_ms);
+  fields.Read("controller_interval_ms", &out->controller_interval_ms);
+  fields.Read("state_max_age_ms", &out->state_max_age_ms);
+  fields.Read("sliding_window_s", &out->sliding_window_s);
+  fields.ReadEnum("mode", kPacingProcessModes, &out->mode);
+  fields.RejectUnknownKeys();
+}
+
+void DecodeTelemetry(const json& value, const std::string& path, ErrorList* errors,
+                     TelemetryConfig* out) {
+  ObjectFields fields(value, path, errors);
+  fields.Read("enabled", &out->enabled);
+  fields.Read("write_interval_s", &out->write_interval_s);
+  fields.Read("max_series", &out->max_series);
+  fields.Read("max_series_per_metric", &out->max_series_per_metric);
+  fields.RejectUnknownKeys();
+}
+
+void DecodeOperator(const json& value, const std::string& path, ErrorList* errors,
+                    OperatorConfig* out) {
+  ObjectFields fields(value, path, errors);
+  fields.Read("user", &out->user);
+  fields.Read("password_hash", &out->password_hash);
+  fields.RejectUnknownKeys();
+}
+
+void DecodeLoginRateLimit(const json& value, const std::string& path, ErrorList* errors,
+                          LoginRateLimitConfig* out) {
+  ObjectFields fields(value, path, errors);
+  fields.Read("max_failures_per_user", &out->max_failures_per_user);
+  fields.Read("max_failures_per_address", &out->max_failures_per_address);
+  fields.Read("window_s", &out->window_s);
+  fields.Read("lockout_initial_s", &out->lockout_initial_s);
+  fields.Read("lockout_max_s", &out->lockout_max_s);
+  fields.RejectUnknownKeys();
+}
+
+void DecodeSessions(const json& value, const std::string& path, ErrorList* errors,
+                    SessionsConfig* out) {
+  ObjectFields fields(value, path, errors);
+  ReadObjectList(fields, "operators", &out->operators, DecodeOperator);
+  fields.Read("absolute_lifetime_s", &out->absolute_lifetime_s);
+  fields.Read("idle_timeout_s", &out->idle_timeout_s);
+  fields.Read("touch_debounce_s", &out->touch_debounce_s);
+  fields.Read("cookie_secure", &out->cookie_secure);
+  ReadObject(fields, "login_rate_limit", &out->login_rate_limit, DecodeLoginRateLimit);
+  fields.RejectUnknownKeys();
+}
+
+void DecodeMetrics(const json& value, const std::string& path, ErrorList* errors,
+                   MetricsConfig* out) {
+  ObjectFields fields(value, path, errors);
+  fields.Read("path", &out->path);
+  fields.RejectUnknownKeys();
+}
+
+}  // namespace
+
+absl::StatusOr<BidderConfig> ParseConfig(std::string_view text) {
+  ErrorList errors;
+  json document;
+  if (!internal::ParseJsonDocument(text, &document, &errors)) return errors.ToStatus();
+  if (!document.is_object()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the configuration must be a JSON object, got ", document.type_name()));
+  }
+  BidderConfig config;
+  ObjectFields root(document, "", &errors);
+  ReadObject(root, "server", &config.server, DecodeServer);
+  ReadObject(root, "storage", &config.storage, DecodeStorage);
+  ReadObject(root, "bid", &config.bid, DecodeBid);
+  ReadObjectList(root, "campaigns", &config.campaigns,
+                 [&](const json& value, const std::string& path, ErrorList* list,
+                     CampaignConfig* out) {
+                   DecodeCampaign(value, path, list, config.bid.default_currency, out);
+                 });
+  ReadObject(root, "pacing", &config.pacing, DecodePacing);
+  ReadObject(root, "telemetry", &config.telemetry, DecodeTelemetry);
+  ReadObject(root, "sessions", &config.sessions, DecodeSessions);
+  ReadObject(root, "metrics", &config.metrics, DecodeMetrics);
+  root.RejectUnknownKeys();
+  // Range and cross-field checks on a half-decoded config would report
+  // consequences of the errors above; those come first.
+  if (!errors.empty()) return errors.ToStatus();
+  absl::Status valid = ValidateConfig(config);
+  if (!valid.ok()) return valid;
+  return config;
+}
+
+absl::StatusOr<BidderConfig> LoadConfigFile(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    int error = errno;
+    std::string message = absl::StrCat("config file ", path, ": cannot open: ", std::strerror(error));
+    if (error == ENOENT) return absl::NotFoundError(message);
+    if (error == EACCES) return absl::PermissionDeniedError(message);
+    return absl::InvalidArgumentError(message);
+  }
+  std::string text;
+  char buffer[1 << 16];
+  while (file.read(buffer, sizeof(buffer)) || file.gcount() > 0) {
+    text.append(buffer, static_cast<size_t>(file.gcount()));
+    if (static_cast<std::streamsize>(text.size()) > kMaxConfigFileBytes) {
+      return absl::InvalidArgumentError(absl::StrCat("config file ", path, ": larger than ",
+                                                     kMaxConfigFileBytes, " bytes"));
+    }
+  }
+  if (file.bad()) {
+    return absl::InvalidArgumentError(absl::StrCat("config file ", path, ": read failed"));
+  }
+  absl::StatusOr<BidderConfig> config = ParseConfig(text);
+  if (!config.ok()) {
+    return absl::Status(config.status().code(),
+                        absl::StrCat("config file ", path, ": ", config.status().message()));
+  }
+  return config;
+}
+
+const char* StorageBackendName(StorageBackend backend) { return NameOf(kStorageBackends, backend); }
+const char* ThriftTransportName(ThriftTransport transport) {
+  return NameOf(kThriftTransports, transport);
+}
+const char* CoppaPolicyName(CoppaPolicy policy) { return NameOf(kCoppaPolicies, policy); }
+const char* PacingModeName(PacingMode mode) { return NameOf(kPacingModes, mode); }
+const char* CreativeFormatName(CreativeFormat format) { return NameOf(kCreativeFormats, format); }
+const char* PacingProcessModeName(PacingProcessMode mode) {
+  return NameOf(kPacingProcessModes, mode);
+}
+
+}  // namespace rtb::config

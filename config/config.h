@@ -1,0 +1,472 @@
+// Typed configuration of the bidder: one struct per module section, loaded
+// from one JSON file and validated before anything starts.
+//
+// The JSON keys are the field names below, section by section:
+//
+//   { "server": {...}, "storage": {...}, "bid": {...}, "campaigns": [...],
+//     "pacing": {...}, "telemetry": {...}, "sessions": {...},
+//     "metrics": {...} }
+//
+// Loading rules:
+//   - A missing optional field takes the default written beside it here; a
+//     missing section takes the defaults of all its fields.
+//   - An unknown key at any level is an error naming the key (a misspelt
+//     option must not be silently ignored), and so is a key given twice in
+//     one object.
+//   - A value of the wrong JSON type is an error naming its path; integers
+//     must be JSON integers (1.0 is not accepted where a count is expected).
+//   - Every value is range- and syntax-checked, and cross-field rules are
+//     checked (see ValidateConfig). All errors found are reported together,
+//     each as `<path>: <what is wrong>`, e.g.
+//       campaigns[3].creatives[0].w: must be > 0
+//   - Secrets (bid.device_key_secret, bid.beacon_secret) and password hashes
+//     never appear in an error message, whatever is wrong with them.
+//   - Relative file paths are relative to the process's working directory.
+//
+// Thread-safety: the structs are plain values; the functions are safe to call
+// from any thread (they read the process environment for *_secret_env).
+#ifndef RTB_CONFIG_CONFIG_H_
+#define RTB_CONFIG_CONFIG_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace rtb::config {
+
+// Threads of the machine, at least 1: the default of server.io_threads.
+inline int HardwareThreads() {
+  unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : static_cast<int>(n);
+}
+
+// ---------------------------------------------------------------------------
+// server: the HTTP listener and the exchanges it serves.
+
+struct ExchangeConfig {
+  // Name of the exchange, used as the `exchange` metric label and in the
+  // default bid path. Required. 1-32 characters of [a-z0-9_-]; unique.
+  std::string name;
+  // Path exchanges POST bid requests to. Default "/openrtb2/bid/<name>".
+  // Must start with '/', be unique across exchanges and differ from
+  // /healthz, /readyz and metrics.path.
+  std::string bid_path;
+  // Deadline used when a request carries no `tmax`, ms. Default 100.
+  // Range [1, 10000].
+  int default_tmax_ms = 100;
+  // Time subtracted from tmax for the network between the exchange and us
+  // (tmax is counted at the exchange), ms. Default 20. Range
+  // [0, default_tmax_ms).
+  int network_allowance_ms = 20;
+  // OpenRTB version sent in the `x-openrtb-version` response header:
+  // "2.5" or "2.6". Default "2.6".
+  std::string openrtb_version = "2.6";
+  // Seat id written to seatbid[].seat. Default "" (the field is omitted).
+  // At most 64 printable ASCII characters.
+  std::string seat;
+};
+
+struct ServerConfig {
+  // Address to listen on: an IPv4 or IPv6 literal (no host names).
+  // Default "127.0.0.1".
+  std::string listen_address = "127.0.0.1";
+  // TCP port. Default 8080. Range [0, 65535]; 0 lets the OS pick a free port
+  // (tests), which the server then reports.
+  int port = 8080;
+  // io_context threads, one per core. Default: HardwareThreads().
+  // Range [1, 256].
+  int io_threads = HardwareThreads();
+  // Largest request header block, bytes. Default 8192 (8 KiB).
+  // Range [1024, 1048576].
+  int max_header_bytes = 8 << 10;
+  // Largest request body as received (possibly gzip), bytes. Default 65536
+  // (64 KiB). Range [1024, 16777216].
+  int max_body_bytes = 64 << 10;
+  // Largest request body after gzip inflation, bytes; bounds what a small
+  // compressed body may expand to. Default 262144 (256 KiB).
+  // Range [max_body_bytes, 67108864].
+  int max_inflated_body_bytes = 256 << 10;
+  // Time allowed to read one whole request once its first byte arrived, ms.
+  // Default 1000. Range [1, 600000].
+  int read_timeout_ms = 1000;
+  // Time a keep-alive connection may sit between requests, ms. Default 60000.
+  // Range [1, 3600000].
+  int idle_timeout_ms = 60000;
+  // Open connections accepted at once; further ones are closed at accept.
+  // Default 10000. Range [1, 1000000].
+  int max_connections = 10000;
+  // On SIGTERM: time in-flight requests get to finish before connections are
+  // closed, ms. Default 5000. Range [0, 600000].
+  int graceful_shutdown_timeout_ms = 5000;
+  // Serves the operator console at /console. Default true.
+  bool console_enabled = true;
+  // Exchanges served. Default: one exchange named "default" at
+  // "/openrtb2/bid". When the key is given the list must not be empty.
+  std::vector<ExchangeConfig> exchanges{
+      ExchangeConfig{.name = "default", .bid_path = "/openrtb2/bid"}};
+};
+
+// ---------------------------------------------------------------------------
+// storage: which backend the Store is, and its options.
+
+enum class StorageBackend {
+  kEmbedded,       // "embedded": RocksDB engine inside the process
+  kHBase,          // "hbase": Apache HBase through its Thrift2 gateways
+  kStorageServer,  // "storage-server": our storage server; speaks HBase
+                   // Thrift2, so it is reached through `hbase` below
+};
+
+enum class ThriftTransport {
+  kBuffered,  // "buffered"
+  kFramed,    // "framed"
+};
+
+struct EmbeddedStorageConfig {
+  // Database directory; created when missing. Default "./data".
+  std::string path = "./data";
+  // Shared block cache of all families, MiB. Default 256. Range [1, 1048576].
+  int64_t block_cache_mib = 256;
+  // Share of the block cache reserved for IN_MEMORY families (HBase's
+  // in-memory priority). Default 0.25. Range [0, 0.9].
+  double in_memory_cache_fraction = 0.25;
+  // Memtable size per family, MiB. Default 32. Range [1, 4096].
+  int64_t write_buffer_mib = 32;
+  // How often ASYNC_WAL writes are pushed to the OS, ms: a process kill loses
+  // at most about this much of them. Default 100. Range [1, 60000].
+  int async_wal_flush_interval_ms = 100;
+};
+
+struct HBaseStorageConfig {
+  // Thrift2 gateways as "host:port" or "[v6addr]:port". Required (at least
+  // one) for the hbase and storage-server backends.
+  std::vector<std::string> endpoints;
+  // Framing; must match the gateway (HBase's thrift2 -f). Default buffered.
+  ThriftTransport transport = ThriftTransport::kBuffered;
+  // TCP connect timeout, ms. Default 1000. Range [1, 60000].
+  int connect_timeout_ms = 1000;
+  // Deadline of blocking data calls, ms. Default 5000. Range [1, 600000].
+  int call_timeout_ms = 5000;
+  // Connections kept per gateway. Default 8. Range [1, 1024].
+  int pool_size = 8;
+  // Wait before a TIMELINE Get is also sent to the next gateway, ms; 0 turns
+  // hedging off (it needs two endpoints anyway). Default 10.
+  // Range [0, call_timeout_ms).
+  int hedge_delay_ms = 10;
+  // I/O threads of the client. Default 1. Range [1, 64].
+  int io_threads = 1;
+};
+
+struct StorageConfig {
+  // Default embedded.
+  StorageBackend backend = StorageBackend::kEmbedded;
+  // Used by the embedded backend; ignored by the others.
+  EmbeddedStorageConfig embedded;
+  // Used by the hbase and storage-server backends; ignored by embedded.
+  HBaseStorageConfig hbase;
+};
+
+// ---------------------------------------------------------------------------
+// bid: the decision's policies, secrets and money.
+
+enum class CoppaPolicy {
+  kNoBid,       // "no-bid": requests with regs.coppa=1 get no bid
+  kContextual,  // "contextual": bid without the profile lookup or segments
+};
+
+struct BidConfig {
+  // Key of the device key HMAC-SHA256(secret, normalised device id). Given
+  // either inline as `device_key_secret` or, better, as the name of an
+  // environment variable in `device_key_secret_env` (exactly one of the two).
+  // After loading this holds the secret bytes. At least 32 bytes. Required.
+  // Changing it orphans every stored profile.
+  std::string device_key_secret;
+  // Name of the environment variable the secret was read from, or "" when it
+  // was given inline. [A-Za-z_][A-Za-z0-9_]*.
+  std::string device_key_secret_env;
+  // Key that signs beacon URLs (HMAC). Same rules as device_key_secret
+  // (`beacon_secret` or `beacon_secret_env`, at least 32 bytes, required),
+  // and it must differ from device_key_secret.
+  std::string beacon_secret;
+  std::string beacon_secret_env;
+  // Skip the profile lookup when device.lmt=1 (bid contextually).
+  // Default true.
+  bool skip_lookup_on_lmt = true;
+  // Skip the profile lookup when device.dnt=1. Default true.
+  bool skip_lookup_on_dnt = true;
+  // What to do with regs.coppa=1. Default no-bid.
+  CoppaPolicy coppa_policy = CoppaPolicy::kNoBid;
+  // Time kept for the auction and the response after the profile Get: the Get
+  // gets the deadline minus this, µs. Default 1000. Range [0, 1000000], and
+  // below every exchange's default_tmax_ms - network_allowance_ms.
+  int auction_budget_us = 1000;
+  // Currency of bid prices (response `cur`), and of campaigns that name none.
+  // ISO 4217 code present in currency_rates. Default "USD".
+  std::string default_currency = "USD";
+  // Exchange rates: ISO 4217 code -> USD per one unit of that currency
+  // (e.g. "EUR": 1.08), for floors and budgets in other currencies. Each rate
+  // finite and > 0. "USD" is always present with rate 1 (added when missing;
+  // any other USD rate is an error). Default {"USD": 1}.
+  std::map<std::string, double> currency_rates{{"USD", 1.0}};
+  // Scheme, host, optional port and optional path prefix of the beacon URLs
+  // the bidder emits, e.g. "https://rtb.example.com"; http or https, no query
+  // or fragment, no trailing '/'. Default "": the bidder uses
+  // http://<listen_address>:<bound port>.
+  std::string beacon_base_url;
+  // How long after an impression a click or conversion is attributed to it,
+  // and the TTL of impression rows, seconds. Default 604800 (7 days).
+  // Range [60, 31536000].
+  int64_t attribution_window_s = 7 * 24 * 3600;
+};
+
+// ---------------------------------------------------------------------------
+// campaigns: what we bid for. Held in memory by the bidder.
+
+enum class PacingMode {
+  kEven,  // "even": spread the daily budget over the remaining hours
+  kAsap,  // "asap": spend as fast as bids win, up to the budget
+};
+
+enum class CreativeFormat {
+  kBanner,  // "banner"
+  kVideo,   // "video"
+  kNative,  // "native"
+  kAudio,   // "audio"
+};
+
+struct CreativeConfig {
+  // Creative id (bid `crid`). Required. 1-64 characters of [A-Za-z0-9_-],
+  // unique within its campaign.
+  std::string id;
+  // Media type. Default banner.
+  CreativeFormat format = CreativeFormat::kBanner;
+  // Size in pixels. Required (> 0, at most 10000) for banner and video;
+  // optional (0 = any) for native; must be 0 for audio.
+  int w = 0;
+  int h = 0;
+  // MIME types of the asset, e.g. "video/mp4". Required for video and audio,
+  // must be empty for banner and native.
+  std::vector<std::string> mimes;
+  // Duration of the asset, seconds. Required (> 0, at most 3600) for video
+  // and audio; must be 0 for banner and native.
+  int duration_s = 0;
+  // Markup: HTML for banner, VAST for video and audio, the native response
+  // JSON for native. Required, at most 65536 bytes. Clicks should go through
+  // the placeholder ${CLICK_URL}, which the bidder replaces with its signed
+  // click beacon URL (that redirects to landing_url).
+  std::string adm;
+  // When true the bid carries no `adm`: the markup is returned by our win
+  // notice (`nurl`) instead. Default false.
+  bool nurl_delivery = false;
+  // Where a click is redirected: an absolute https URL. Required.
+  std::string landing_url;
+  // IAB content categories of the creative (bid `cat`), IAB 1.0 codes such
+  // as "IAB3-1". Default none.
+  std::vector<std::string> iab_categories;
+};
+
+// Every list that is empty places no restriction.
+struct TargetingConfig {
+  // device.geo.country, ISO 3166-1 alpha-3 as OpenRTB uses ("USA", "DEU").
+  // A request without a country does not match a non-empty list.
+  std::vector<std::string> countries;
+  // device.devicetype, OpenRTB/AdCOM device type codes 1-8
+  // (1 mobile/tablet, 2 PC, 3 CTV, 4 phone, 5 tablet, 6 connected device,
+  // 7 set-top box, 8 OOH).
+  std::vector<int> device_types;
+  // Site or app content categories (site.cat / site.sectioncat /
+  // site.pagecat / app.cat), IAB 1.0 codes; one match is enough.
+  std::vector<std::string> content_categories;
+  // site.domain / app.domain, lower-case host names; an entry matches the
+  // domain and its subdomains. A domain may not be in both lists.
+  std::vector<std::string> domains_allow;
+  std::vector<std::string> domains_deny;
+  // User segment ids the device's profile must all hold (family `seg`).
+  // A profile lookup that was skipped or failed matches no such campaign.
+  // 1-64 printable ASCII characters each.
+  std::vector<std::string> required_segments;
+  // pmp.deals[].id this campaign bids through; when non-empty it bids only
+  // on impressions offering one of them. 1-64 printable ASCII characters.
+  std::vector<std::string> deal_ids;
+};
+
+struct CampaignConfig {
+  // Campaign id (bid `cid`), part of storage row keys (`campaignId|NN`,
+  // `campaignId|yyyymmdd`). Required. 1-32 characters of [A-Za-z0-9_-];
+  // unique.
+  std::string id;
+  // Bids only while true. Default true.
+  bool enabled = true;
+  // Seat the campaign buys under (seatbid[].seat, matched against a deal's
+  // wseat). Default "": the exchange's seat. At most 64 printable ASCII
+  // characters.
+  std::string seat;
+  // Advertiser domains (bid `adomain`, checked against `badv`). Required, at
+  // least one lower-case host name.
+  std::vector<std::string> advertiser_domains;
+  // IAB categories of the campaign (checked against `bcat`, sent in `cat`
+  // together with the creative's). Default none.
+  std::vector<std::string> iab_categories;
+  // Daily budget in micro-units of `currency` (1 USD = 1000000). Required,
+  // > 0.
+  int64_t daily_budget_micros = 0;
+  // ISO 4217 code of the budget and max bid, present in bid.currency_rates.
+  // Default bid.default_currency.
+  std::string currency;
+  // Default even.
+  PacingMode pacing_mode = PacingMode::kEven;
+  // IANA time zone whose midnight starts the budget and frequency-cap day,
+  // e.g. "America/New_York". Default "UTC". Checked to exist in the zone
+  // database (absl::LoadTimeZone: $TZDIR or /usr/share/zoneinfo).
+  std::string time_zone = "UTC";
+  // Impressions per device per day; 0 means no cap. Default 0.
+  // Range [0, 10000].
+  int frequency_cap_per_day = 0;
+  // Highest bid, `currency` per thousand impressions. Required, > 0 and at
+  // most 1000.
+  double max_bid_cpm = 0;
+  TargetingConfig targeting;
+  // Required, at least one.
+  std::vector<CreativeConfig> creatives;
+};
+
+// ---------------------------------------------------------------------------
+// pacing: the budget loop (sidecar thread, or a separate pacer process).
+
+enum class PacingProcessMode {
+  kSidecar,  // "sidecar": the loop runs inside the bidder process
+  kPacer,    // "pacer": one controller process serves many bidder workers;
+             // needs a shared store (hbase or storage-server)
+};
+
+struct PacingConfig {
+  // This worker's id; its budget shard is worker_id mod 16. Must be unique
+  // among the processes sharing a store. Default 0. Range [0, 65535].
+  int worker_id = 0;
+  // How often local spend is flushed to the `budget` shards, ms.
+  // Default 5000. Range [100, 600000].
+  int flush_interval_ms = 5000;
+  // How often the controller recomputes throttle and stop decisions, ms.
+  // Default 1000. Range [100, 600000].
+  int controller_interval_ms = 1000;
+  // A published state older than this stops bidding for budgeted campaigns
+  // (fail safe), ms. Default 30000. Range (controller_interval_ms, 3600000].
+  int state_max_age_ms = 30000;
+  // Window over which the spend rate is measured, seconds. Default 300.
+  // Range [1, 86400], and at least one flush interval.
+  int sliding_window_s = 300;
+  // Default sidecar.
+  PacingProcessMode mode = PacingProcessMode::kSidecar;
+};
+
+// ---------------------------------------------------------------------------
+// telemetry: the bidder's own time series in the `metrics` table.
+
+struct TelemetryConfig {
+  // Writes telemetry at all. Default true.
+  bool enabled = true;
+  // Period of the raw points written, seconds. Default 10. Range [1, 3600].
+  int write_interval_s = 10;
+  // Distinct series kept in total; points of further series are dropped and
+  // counted. Default 10000. Range [1, 1000000].
+  int max_series = 10000;
+  // Distinct series per metric name. Default 1000. Range [1, max_series].
+  int max_series_per_metric = 1000;
+};
+
+// ---------------------------------------------------------------------------
+// sessions: operator logins for the admin API and console.
+
+struct OperatorConfig {
+  // Login name. Required. 1-64 characters of [A-Za-z0-9._@-]; unique.
+  std::string user;
+  // libsodium crypto_pwhash_str output:
+  // "$argon2id$v=19$m=<KiB>,t=<passes>,p=<lanes>$<salt b64>$<hash b64>".
+  // Required. Only the format is checked here; never printed.
+  std::string password_hash;
+};
+
+struct LoginRateLimitConfig {
+  // Failed logins per user within window_s before the user is locked out.
+  // Default 5. Range [1, 1000].
+  int max_failures_per_user = 5;
+  // Failed logins per client address within window_s before the address is
+  // locked out. Default 20. Range [1, 100000].
+  int max_failures_per_address = 20;
+  // Window failures are counted over, seconds. Default 900. Range [1, 86400].
+  int window_s = 900;
+  // First lockout, seconds; each further lockout doubles up to lockout_max_s.
+  // Default 30. Range [1, lockout_max_s].
+  int lockout_initial_s = 30;
+  // Default 900. Range [1, 86400].
+  int lockout_max_s = 900;
+};
+
+struct SessionsConfig {
+  // Operators allowed to log in. Default none (every login is refused).
+  std::vector<OperatorConfig> operators;
+  // Session lifetime from login, and the `sessions` family TTL, seconds.
+  // Default 28800 (8 h). Range [60, 2592000].
+  int64_t absolute_lifetime_s = 8 * 3600;
+  // Inactivity after which a session ends, seconds. Default 1800 (30 min).
+  // Range [1, absolute_lifetime_s].
+  int idle_timeout_s = 30 * 60;
+  // Least time between two stored touches of an unchanged session, seconds.
+  // Default 60. Range [0, idle_timeout_s).
+  int touch_debounce_s = 60;
+  // Sets `Secure` on the session cookie. Default true. May be false only when
+  // server.listen_address is a loopback address (local development).
+  bool cookie_secure = true;
+  LoginRateLimitConfig login_rate_limit;
+};
+
+// ---------------------------------------------------------------------------
+// metrics: the Prometheus endpoint.
+
+struct MetricsConfig {
+  // Path of the scrape endpoint. Default "/metrics". Must start with '/'.
+  std::string path = "/metrics";
+};
+
+// ---------------------------------------------------------------------------
+
+struct BidderConfig {
+  ServerConfig server;
+  StorageConfig storage;
+  BidConfig bid;
+  std::vector<CampaignConfig> campaigns;
+  PacingConfig pacing;
+  TelemetryConfig telemetry;
+  SessionsConfig sessions;
+  MetricsConfig metrics;
+};
+
+// Parses and validates a configuration document. Reads the environment
+// variables named by *_secret_env. InvalidArgument lists every problem found.
+absl::StatusOr<BidderConfig> ParseConfig(std::string_view json);
+
+// Reads `path` and parses it as ParseConfig does; errors are prefixed with the
+// path. NotFound / PermissionDenied / InvalidArgument when it cannot be read.
+absl::StatusOr<BidderConfig> LoadConfigFile(const std::string& path);
+
+// The checks ParseConfig applies after decoding: ranges, syntax, uniqueness
+// and cross-field rules, on a config built in code. Secrets must already be
+// resolved (the *_secret fields filled).
+absl::Status ValidateConfig(const BidderConfig& config);
+
+// The JSON spelling of each enum value ("storage-server", "no-bid", ...).
+const char* StorageBackendName(StorageBackend backend);
+const char* ThriftTransportName(ThriftTransport transport);
+const char* CoppaPolicyName(CoppaPolicy policy);
+const char* PacingModeName(PacingMode mode);
+const char* CreativeFormatName(CreativeFormat format);
+const char* PacingProcessModeName(PacingProcessMode mode);
+
+}  // namespace rtb::config
+
+#endif  // RTB_CONFIG_CONFIG_H_

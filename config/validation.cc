@@ -1,0 +1,501 @@
+// ValidateConfig: the range, syntax, uniqueness and cross-field rules of
+// BidderConfig, each reported under the path of the field it concerns.
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "config/config.h"
+#include "config/internal/error_list.h"
+#include "config/internal/iso_codes.h"
+#include "config/internal/json_fields.h"
+#include "config/internal/value_syntax.h"
+
+namespace rtb::config {
+namespace {
+
+using internal::ElementPath;
+using internal::ErrorList;
+using internal::MemberPath;
+using internal::Printable;
+
+constexpr size_t kMinSecretBytes = 32;
+constexpr int kMaxCreativePixels = 10000;
+constexpr int kMaxCreativeSeconds = 3600;
+constexpr size_t kMaxAdmBytes = 64 << 10;
+constexpr double kMaxBidCpm = 1000.0;
+
+// Records problems under paths relative to one object of the config.
+class Checker {
+ public:
+  Checker(std::string path, ErrorList* errors) : path_(std::move(path)), errors_(errors) {}
+
+  Checker Member(std::string_view key) const { return Checker(At(key), errors_); }
+  Checker Element(std::string_view key, size_t index) const {
+    return Checker(ElementPath(At(key), index), errors_);
+  }
+  std::string At(std::string_view key) const { return MemberPath(path_, key); }
+  std::string ElementAt(std::string_view key, size_t index) const {
+    return ElementPath(At(key), index);
+  }
+
+  void Fail(std::string_view key, const std::string& message) const {
+    errors_->Add(key.empty() ? path_ : At(key), message);
+  }
+
+  // Whether min <= value <= max; records the problem if not.
+  bool InRange(std::string_view key, int64_t value, int64_t min, int64_t max) const {
+    if (value >= min && value <= max) return true;
+    if (min == 1 && value < 1) {
+      Fail(key, "must be > 0");
+    } else {
+      Fail(key, absl::StrCat("must be in [", min, ", ", max, "], got ", value));
+    }
+    return false;
+  }
+
+  // Each element of `values` must satisfy `valid`. The offending value is
+  // shown (truncated): these lists hold no secrets.
+  template <typename Valid>
+  void EachString(std::string_view key, const std::vector<std::string>& values, Valid valid,
+                  const std::string& requirement) const {
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (!valid(values[i])) {
+        errors_->Add(ElementAt(key, i), absl::StrCat(requirement, "; got \"", Shown(values[i]),
+                                                     "\""));
+      }
+    }
+  }
+
+  // Flags repeated elements of `values`, naming the first occurrence.
+  void NoDuplicates(std::string_view key, const std::vector<std::string>& values) const {
+    std::map<std::string, size_t> seen;
+    for (size_t i = 0; i < values.size(); ++i) {
+      auto [it, inserted] = seen.emplace(values[i], i);
+      if (!inserted) Fail(ElementPath(std::string(key), i), DuplicateOf(ElementAt(key, it->second)));
+    }
+  }
+
+  static std::string Shown(const std::string& value) {
+    constexpr size_t kShown = 64;
+    std::string shown = Printable(value.substr(0, kShown));
+    if (value.size() > kShown) shown += "...";
+    return shown;
+  }
+
+  static std::string DuplicateOf(const std::string& path) {
+    return absl::StrCat("duplicate of ", path);
+  }
+
+ private:
+  std::string path_;
+  ErrorList* errors_;
+};
+
+// A secret resolved from `key` or from the environment variable `env_name`.
+// The message names where it came from, never what it is.
+void CheckSecret(const Checker& bid, const char* key, const char* env_key,
+                 const std::string& secret, const std::string& env_name) {
+  if (secret.empty()) {
+    bid.Fail(key, absl::StrCat("required: name an environment variable holding it in ", env_key,
+                               " (or give it inline in ", key, ")"));
+    return;
+  }
+  if (secret.size() >= kMinSecretBytes) return;
+  if (env_name.empty()) {
+    bid.Fail(key, absl::StrCat("must be at least ", kMinSecretBytes, " bytes"));
+  } else {
+    bid.Fail(env_key, absl::StrCat("environment variable ", env_name, " must hold at least ",
+                                   kMinSecretBytes, " bytes"));
+  }
+}
+
+void ValidateServer(const BidderConfig& config, ErrorList* errors) {
+  const ServerConfig& server = config.server;
+  Checker at("server", errors);
+  if (!internal::IsIpAddress(server.listen_address)) {
+    at.Fail("listen_address", absl::StrCat("must be an IPv4 or IPv6 address literal; got \"",
+                                           Checker::Shown(server.listen_address), "\""));
+  }
+  at.InRange("port", server.port, 0, 65535);
+  at.InRange("io_threads", server.io_threads, 1, 256);
+  at.InRange("max_header_bytes", server.max_header_bytes, 1024, 1 << 20);
+  if (at.InRange("max_body_bytes", server.max_body_bytes, 1024, 16 << 20)) {
+    at.InRange("max_inflated_body_bytes", server.max_inflated_body_bytes, server.max_body_bytes,
+               64 << 20);
+  }
+  at.InRange("read_timeout_ms", server.read_timeout_ms, 1, 600000);
+  at.InRange("idle_timeout_ms", server.idle_timeout_ms, 1, 3600000);
+  at.InRange("max_connections", server.max_connections, 1, 1000000);
+  at.InRange("graceful_shutdown_timeout_ms", server.graceful_shutdown_timeout_ms, 0, 600000);
+
+  const std::vector<ExchangeConfig>& exchanges = server.exchanges;
+  if (exchanges.empty()) at.Fail("exchanges", "must list at least one exchange");
+  std::map<std::string, size_t> names;
+  std::map<std::string, size_t> paths;
+  for (size_t i = 0; i < exchanges.size(); ++i) {
+    const ExchangeConfig& exchange = exchanges[i];
+    Checker ex = at.Element("exchanges", i);
+    if (!internal::IsIdentifier(exchange.name, 32, "_-", /*lower_case_only=*/true)) {
+      ex.Fail("name", "must be 1-32 characters of [a-z0-9_-]");
+    } else if (auto [it, inserted] = names.emplace(exchange.name, i); !inserted) {
+      ex.Fail("name", Checker::DuplicateOf(at.ElementAt("exchanges", it->second) + ".name"));
+    }
+    if (!internal::IsHttpPath(exchange.bid_path)) {
+      ex.Fail("bid_path",
+              "must be an absolute path starting with '/' (printable ASCII without '?', '#' or "
+              "'%', at most 256 characters)");
+    } else if (exchange.bid_path == "/healthz" || exchange.bid_path == "/readyz" ||
+               exchange.bid_path == config.metrics.path) {
+      ex.Fail("bid_path", absl::StrCat("must not be ", exchange.bid_path,
+                                       ", which the server serves itself"));
+    } else if (auto [it, inserted] = paths.emplace(exchange.bid_path, i); !inserted) {
+      ex.Fail("bid_path", absl::StrCat("same path as ", at.ElementAt("exchanges", it->second),
+                                       ".bid_path"));
+    }
+    if (ex.InRange("default_tmax_ms", exchange.default_tmax_ms, 1, 10000) &&
+        ex.InRange("network_allowance_ms", exchange.network_allowance_ms, 0,
+                   exchange.default_tmax_ms - 1)) {
+      // The profile Get needs part of what is left after the auction's share.
+      int64_t lookup_window_us =
+          (int64_t{exchange.default_tmax_ms} - exchange.network_allowance_ms) * 1000;
+      if (config.bid.auction_budget_us >= lookup_window_us) {
+        Checker("bid", errors)
+            .Fail("auction_budget_us",
+                  absl::StrCat("must be below the ", lookup_window_us, " us that ",
+                               at.ElementAt("exchanges", i),
+                               " leaves (default_tmax_ms - network_allowance_ms)"));
+      }
+    }
+    if (exchange.openrtb_version != "2.5" && exchange.openrtb_version != "2.6") {
+      ex.Fail("openrtb_version", "must be \"2.5\" or \"2.6\"");
+    }
+    if (!exchange.seat.empty() && !internal::IsPrintableToken(exchange.seat, 64)) {
+      ex.Fail("seat", "must be at most 64 printable ASCII characters without spaces");
+    }
+  }
+}
+
+void ValidateStorage(const StorageConfig& storage, ErrorList* errors) {
+  Checker at("storage", errors);
+  switch (storage.backend) {
+    case StorageBackend::kEmbedded: {
+      const EmbeddedStorageConfig& embedded = storage.embedded;
+      Checker em = at.Member("embedded");
+      if (embedded.path.empty()) em.Fail("path", "must not be empty");
+      em.InRange("block_cache_mib", embedded.block_cache_mib, 1, 1 << 20);
+      if (!(embedded.in_memory_cache_fraction >= 0 && embedded.in_memory_cache_fraction <= 0.9)) {
+        em.Fail("in_memory_cache_fraction", "must be in [0, 0.9]");
+      }
+      em.InRange("write_buffer_mib", embedded.write_buffer_mib, 1, 4096);
+      em.InRange("async_wal_flush_interval_ms", embedded.async_wal_flush_interval_ms, 1, 60000);
+      break;
+    }
+    case StorageBackend::kHBase:
+    case StorageBackend::kStorageServer: {
+      const HBaseStorageConfig& hbase = storage.hbase;
+      Checker hb = at.Member("hbase");
+      if (hbase.endpoints.empty()) {
+        hb.Fail("endpoints", absl::StrCat("at least one host:port is required for backend ",
+                                          StorageBackendName(storage.backend)));
+      }
+      hb.EachString("endpoints", hbase.endpoints,
+                    [](const std::string& e) { return internal::IsHostPort(e); },
+                    "must be host:port or [v6addr]:port with a port in [1, 65535]");
+      hb.NoDuplicates("endpoints", hbase.endpoints);
+      if (hbase.transport != ThriftTransport::kBuffered &&
+          hbase.transport != ThriftTransport::kFramed) {
+        hb.Fail("transport", "must be buffered or framed");
+      }
+      hb.InRange("connect_timeout_ms", hbase.connect_timeout_ms, 1, 60000);
+      if (hb.InRange("call_timeout_ms", hbase.call_timeout_ms, 1, 600000)) {
+        hb.InRange("hedge_delay_ms", hbase.hedge_delay_ms, 0, hbase.call_timeout_ms - 1);
+      }
+      hb.InRange("pool_size", hbase.pool_size, 1, 1024);
+      hb.InRange("io_threads", hbase.io_threads, 1, 64);
+      break;
+    }
+    default:
+      at.Fail("backend", "must be embedded, hbase or storage-server");
+  }
+}
+
+void ValidateBid(const BidConfig& bid, ErrorList* errors) {
+  Checker at("bid", errors);
+  CheckSecret(at, "device_key_secret", "device_key_secret_env", bid.device_key_secret,
+              bid.device_key_secret_env);
+  CheckSecret(at, "beacon_secret", "beacon_secret_env", bid.beacon_secret, bid.beacon_secret_env);
+  if (!bid.beacon_secret.empty() && bid.beacon_secret == bid.device_key_secret) {
+    at.Fail(bid.beacon_secret_env.empty() ? "beacon_secret" : "beacon_secret_env",
+            "must differ from the device key secret");
+  }
+  if (bid.coppa_policy != CoppaPolicy::kNoBid && bid.coppa_policy != CoppaPolicy::kContextual) {
+    at.Fail("coppa_policy", "must be no-bid or contextual");
+  }
+  at.InRange("auction_budget_us", bid.auction_budget_us, 0, 1000000);
+  for (const auto& [code, rate] : bid.currency_rates) {
+    std::string path = MemberPath(at.At("currency_rates"), Printable(code));
+    if (!internal::IsIsoCurrencyCode(code)) {
+      errors->Add(path, "must be an ISO 4217 currency code (3 upper-case letters, e.g. EUR)");
+    } else if (!std::isfinite(rate) || rate <= 0) {
+      errors->Add(path, "must be > 0");
+    } else if (code == "USD" && rate != 1.0) {
+      errors->Add(path, "must be 1: rates are USD per unit of each currency");
+    }
+  }
+  if (bid.currency_rates.count("USD") == 0) {
+    at.Fail("currency_rates", "must contain USD (rate 1)");
+  }
+  if (!internal::IsIsoCurrencyCode(bid.default_currency)) {
+    at.Fail("default_currency", absl::StrCat("must be an ISO 4217 currency code; got \"",
+                                             Checker::Shown(bid.default_currency), "\""));
+  } else if (bid.currency_rates.count(bid.default_currency) == 0) {
+    at.Fail("default_currency",
+            absl::StrCat(bid.default_currency, " has no rate in bid.currency_rates"));
+  }
+  if (!bid.beacon_base_url.empty()) {
+    std::string problem = internal::UrlProblem(bid.beacon_base_url, /*allow_http=*/true,
+                                               /*allow_query_and_fragment=*/false);
+    if (!problem.empty()) at.Fail("beacon_base_url", problem);
+  }
+  at.InRange("attribution_window_s", bid.attribution_window_s, 60, 365 * 24 * 3600);
+}
+
+void ValidateCreative(const CreativeConfig& creative, const Checker& at) {
+  if (!internal::IsIdentifier(creative.id, 64, "_-")) {
+    at.Fail("id", "must be 1-64 characters of [A-Za-z0-9_-]");
+  }
+  bool sized = creative.format == CreativeFormat::kBanner ||
+               creative.format == CreativeFormat::kVideo;
+  bool timed = creative.format == CreativeFormat::kVideo ||
+               creative.format == CreativeFormat::kAudio;
+  std::string format = CreativeFormatName(creative.format);
+  for (const auto& [key, value] : {std::pair{"w", creative.w}, std::pair{"h", creative.h}}) {
+    if (sized) {
+      at.InRange(key, value, 1, kMaxCreativePixels);
+    } else if (creative.format == CreativeFormat::kAudio) {
+      if (value != 0) at.Fail(key, "must be 0 (or absent) for audio");
+    } else {
+      at.InRange(key, value, 0, kMaxCreativePixels);
+    }
+  }
+  if (timed) {
+    if (creative.mimes.empty()) at.Fail("mimes", absl::StrCat("required for ", format));
+    at.InRange("duration_s", creative.duration_s, 1, kMaxCreativeSeconds);
+  } else {
+    if (!creative.mimes.empty()) at.Fail("mimes", absl::StrCat("must be empty for ", format));
+    if (creative.duration_s != 0) {
+      at.Fail("duration_s", absl::StrCat("must be 0 (or absent) for ", format));
+    }
+  }
+  at.EachString("mimes", creative.mimes,
+                [](const std::string& m) { return internal::IsMimeType(m); },
+                "must be a MIME type such as video/mp4");
+  if (creative.adm.empty()) {
+    at.Fail("adm", creative.nurl_delivery
+                       ? "required: the win notice returns this markup"
+                       : "required");
+  } else if (creative.adm.size() > kMaxAdmBytes) {
+    at.Fail("adm", absl::StrCat("must be at most ", kMaxAdmBytes, " bytes"));
+  }
+  std::string problem = internal::UrlProblem(creative.landing_url, /*allow_http=*/false,
+                                             /*allow_query_and_fragment=*/true);
+  if (!problem.empty()) at.Fail("landing_url", problem);
+  at.EachString("iab_categories", creative.iab_categories,
+                [](const std::string& c) { return internal::IsIabCategory(c); },
+                "must be an IAB 1.0 category code such as IAB3-1");
+}
+
+void ValidateTargeting(const TargetingConfig& targeting, const Checker& at) {
+  at.EachString("countries", targeting.countries,
+                [](const std::string& c) { return internal::IsIsoCountryAlpha3(c); },
+                "must be an ISO 3166-1 alpha-3 country code such as USA");
+  for (size_t i = 0; i < targeting.device_types.size(); ++i) {
+    int type = targeting.device_types[i];
+    if (type < 1 || type > 8) {
+      at.Fail(ElementPath("device_types", i),
+              absl::StrCat("must be an OpenRTB device type in [1, 8], got ", type));
+    }
+  }
+  at.EachString("content_categories", targeting.content_categories,
+                [](const std::string& c) { return internal::IsIabCategory(c); },
+                "must be an IAB 1.0 category code such as IAB3-1");
+  auto is_domain = [](const std::string& d) { return internal::IsLowerCaseDomain(d); };
+  constexpr const char* kDomain = "must be a lower-case domain name such as example.com";
+  at.EachString("domains_allow", targeting.domains_allow, is_domain, kDomain);
+  at.EachString("domains_deny", targeting.domains_deny, is_domain, kDomain);
+  std::set<std::string> allowed(targeting.domains_allow.begin(), targeting.domains_allow.end());
+  for (size_t i = 0; i < targeting.domains_deny.size(); ++i) {
+    if (allowed.count(targeting.domains_deny[i]) != 0) {
+      at.Fail(ElementPath("domains_deny", i), "is also in domains_allow");
+    }
+  }
+  auto is_token = [](const std::string& s) { return internal::IsPrintableToken(s, 64); };
+  constexpr const char* kToken = "must be 1-64 printable ASCII characters without spaces";
+  at.EachString("required_segments", targeting.required_segments, is_token, kToken);
+  at.EachString("deal_ids", targeting.deal_ids, is_token, kToken);
+}
+
+void ValidateCampaigns(const BidderConfig& config, ErrorList* errors) {
+  Checker root("", errors);
+  std::map<std::string, size_t> ids;
+  for (size_t i = 0; i < config.campaigns.size(); ++i) {
+    const CampaignConfig& campaign = config.campaigns[i];
+    Checker at = root.Element("campaigns", i);
+    if (!internal::IsIdentifier(campaign.id, 32, "_-")) {
+      at.Fail("id", "must be 1-32 characters of [A-Za-z0-9_-] (it is part of storage row keys)");
+    } else if (auto [it, inserted] = ids.emplace(campaign.id, i); !inserted) {
+      at.Fail("id", Checker::DuplicateOf(root.ElementAt("campaigns", it->second) + ".id"));
+    }
+    if (!campaign.seat.empty() && !internal::IsPrintableToken(campaign.seat, 64)) {
+      at.Fail("seat", "must be at most 64 printable ASCII characters without spaces");
+    }
+    if (campaign.advertiser_domains.empty()) {
+      at.Fail("advertiser_domains", "must list at least one domain");
+    }
+    at.EachString("advertiser_domains", campaign.advertiser_domains,
+                  [](const std::string& d) { return internal::IsLowerCaseDomain(d); },
+                  "must be a lower-case domain name such as example.com");
+    at.EachString("iab_categories", campaign.iab_categories,
+                  [](const std::string& c) { return internal::IsIabCategory(c); },
+                  "must be an IAB 1.0 category code such as IAB3-1");
+    if (campaign.daily_budget_micros <= 0) at.Fail("daily_budget_micros", "must be > 0");
+    if (!internal::IsIsoCurrencyCode(campaign.currency)) {
+      at.Fail("currency", absl::StrCat("must be an ISO 4217 currency code; got \"",
+                                       Checker::Shown(campaign.currency), "\""));
+    } else if (config.bid.currency_rates.count(campaign.currency) == 0) {
+      at.Fail("currency", absl::StrCat(campaign.currency, " has no rate in bid.currency_rates"));
+    }
+    if (campaign.pacing_mode != PacingMode::kEven && campaign.pacing_mode != PacingMode::kAsap) {
+      at.Fail("pacing_mode", "must be even or asap");
+    }
+    if (!internal::IsTimeZoneName(campaign.time_zone)) {
+      at.Fail("time_zone", absl::StrCat("must be an IANA time zone name such as "
+                                        "America/New_York; got \"",
+                                        Checker::Shown(campaign.time_zone), "\""));
+    } else if (!internal::TimeZoneExists(campaign.time_zone)) {
+      at.Fail("time_zone", absl::StrCat("unknown time zone \"", campaign.time_zone,
+                                        "\" (not in the time zone database)"));
+    }
+    at.InRange("frequency_cap_per_day", campaign.frequency_cap_per_day, 0, 10000);
+    if (!(campaign.max_bid_cpm > 0)) {
+      at.Fail("max_bid_cpm", "must be > 0");
+    } else if (!(campaign.max_bid_cpm <= kMaxBidCpm)) {
+      at.Fail("max_bid_cpm", absl::StrCat("must be at most ", kMaxBidCpm));
+    }
+    ValidateTargeting(campaign.targeting, at.Member("targeting"));
+    if (campaign.creatives.empty()) at.Fail("creatives", "must list at least one creative");
+    std::map<std::string, size_t> creative_ids;
+    for (size_t j = 0; j < campaign.creatives.size(); ++j) {
+      const CreativeConfig& creative = campaign.creatives[j];
+      Checker cr = at.Element("creatives", j);
+      ValidateCreative(creative, cr);
+      if (auto [it, inserted] = creative_ids.emplace(creative.id, j);
+          !inserted && !creative.id.empty()) {
+        cr.Fail("id", Checker::DuplicateOf(at.ElementAt("creatives", it->second) + ".id"));
+      }
+    }
+  }
+}
+
+void ValidatePacing(const BidderConfig& config, ErrorList* errors) {
+  const PacingConfig& pacing = config.pacing;
+  Checker at("pacing", errors);
+  at.InRange("worker_id", pacing.worker_id, 0, 65535);
+  bool flush_ok = at.InRange("flush_interval_ms", pacing.flush_interval_ms, 100, 600000);
+  if (at.InRange("controller_interval_ms", pacing.controller_interval_ms, 100, 600000) &&
+      pacing.state_max_age_ms <= pacing.controller_interval_ms) {
+    at.Fail("state_max_age_ms",
+            absl::StrCat("must be greater than controller_interval_ms (", pacing.controller_interval_ms,
+                         "), or every state would be too old"));
+  } else {
+    at.InRange("state_max_age_ms", pacing.state_max_age_ms, 1, 3600000);
+  }
+  if (at.InRange("sliding_window_s", pacing.sliding_window_s, 1, 86400) && flush_ok &&
+      int64_t{pacing.sliding_window_s} * 1000 < pacing.flush_interval_ms) {
+    at.Fail("sliding_window_s", "must cover at least one flush_interval_ms");
+  }
+  if (pacing.mode == PacingProcessMode::kPacer &&
+      config.storage.backend == StorageBackend::kEmbedded) {
+    at.Fail("mode", "pacer needs a store shared with the bidders: storage.backend hbase or "
+                    "storage-server");
+  } else if (pacing.mode != PacingProcessMode::kSidecar &&
+             pacing.mode != PacingProcessMode::kPacer) {
+    at.Fail("mode", "must be sidecar or pacer");
+  }
+}
+
+void ValidateTelemetry(const TelemetryConfig& telemetry, ErrorList* errors) {
+  Checker at("telemetry", errors);
+  at.InRange("write_interval_s", telemetry.write_interval_s, 1, 3600);
+  if (at.InRange("max_series", telemetry.max_series, 1, 1000000)) {
+    at.InRange("max_series_per_metric", telemetry.max_series_per_metric, 1, telemetry.max_series);
+  }
+}
+
+void ValidateSessions(const BidderConfig& config, ErrorList* errors) {
+  const SessionsConfig& sessions = config.sessions;
+  Checker at("sessions", errors);
+  std::map<std::string, size_t> users;
+  for (size_t i = 0; i < sessions.operators.size(); ++i) {
+    const OperatorConfig& op = sessions.operators[i];
+    Checker o = at.Element("operators", i);
+    if (!internal::IsIdentifier(op.user, 64, "._@-")) {
+      o.Fail("user", "must be 1-64 characters of [A-Za-z0-9._@-]");
+    } else if (auto [it, inserted] = users.emplace(op.user, i); !inserted) {
+      o.Fail("user", Checker::DuplicateOf(at.ElementAt("operators", it->second) + ".user"));
+    }
+    if (!internal::IsArgon2idHashString(op.password_hash)) {
+      o.Fail("password_hash",
+             "must be an argon2id hash string as crypto_pwhash_str makes it "
+             "($argon2id$v=19$m=...,t=...,p=...$salt$hash)");
+    }
+  }
+  if (at.InRange("absolute_lifetime_s", sessions.absolute_lifetime_s, 60, 30 * 24 * 3600) &&
+      at.InRange("idle_timeout_s", sessions.idle_timeout_s, 1, sessions.absolute_lifetime_s)) {
+    at.InRange("touch_debounce_s", sessions.touch_debounce_s, 0, sessions.idle_timeout_s - 1);
+  }
+  if (!sessions.cookie_secure && !internal::IsLoopbackAddress(config.server.listen_address)) {
+    at.Fail("cookie_secure",
+            absl::StrCat("may be false only when server.listen_address is a loopback address "
+                         "(it is ",
+                         Checker::Shown(config.server.listen_address), ")"));
+  }
+  const LoginRateLimitConfig& limit = sessions.login_rate_limit;
+  Checker rl = at.Member("login_rate_limit");
+  rl.InRange("max_failures_per_user", limit.max_failures_per_user, 1, 1000);
+  rl.InRange("max_failures_per_address", limit.max_failures_per_address, 1, 100000);
+  rl.InRange("window_s", limit.window_s, 1, 86400);
+  if (rl.InRange("lockout_max_s", limit.lockout_max_s, 1, 86400)) {
+    rl.InRange("lockout_initial_s", limit.lockout_initial_s, 1, limit.lockout_max_s);
+  }
+}
+
+void ValidateMetrics(const MetricsConfig& metrics, ErrorList* errors) {
+  Checker at("metrics", errors);
+  if (!internal::IsHttpPath(metrics.path)) {
+    at.Fail("path", "must be an absolute path starting with '/'");
+  } else if (metrics.path == "/healthz" || metrics.path == "/readyz") {
+    at.Fail("path", absl::StrCat("must not be ", metrics.path));
+  }
+}
+
+}  // namespace
+
+absl::Status ValidateConfig(const BidderConfig& config) {
+  ErrorList errors;
+  ValidateServer(config, &errors);
+  ValidateStorage(config.storage, &errors);
+  ValidateBid(config.bid, &errors);
+  ValidateCampaigns(config, &errors);
+  ValidatePacing(config, &errors);
+  ValidateTelemetry(config.telemetry, &errors);
+  ValidateSessions(config, &errors);
+  ValidateMetrics(config.metrics, &errors);
+  return errors.ToStatus();
+}
+
+}  // namespace rtb::config

@@ -1,0 +1,568 @@
+// Loading behaviour of ParseConfig / LoadConfigFile: defaults, unknown keys,
+// types, duplicate keys, malformed documents, secrets, and the example files.
+#include "config/config.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/config/sample_config.h"
+
+namespace rtb::config {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing::BannerCreative;
+using testing::Campaign;
+using testing::ConfigWithCampaigns;
+using testing::kBeaconSecret;
+using testing::kDeviceKeySecret;
+using testing::MinimalConfig;
+using testing::Parse;
+using testing::ParseError;
+using json = nlohmann::json;
+
+// Sets an environment variable for the life of the object.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    const char* old = getenv(name);
+    had_old_ = old != nullptr;
+    if (had_old_) old_ = old;
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (had_old_) {
+      setenv(name_, old_.c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+
+ private:
+  const char* name_;
+  bool had_old_ = false;
+  std::string old_;
+};
+
+TEST(ParseConfigTest, MinimalConfigGetsDocumentedDefaults) {
+  absl::StatusOr<BidderConfig> config = Parse(MinimalConfig());
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->server.listen_address, "127.0.0.1");
+  EXPECT_EQ(config->server.port, 8080);
+  EXPECT_EQ(config->server.io_threads, HardwareThreads());
+  EXPECT_EQ(config->server.max_header_bytes, 8192);
+  EXPECT_EQ(config->server.max_body_bytes, 65536);
+  ASSERT_EQ(config->server.exchanges.size(), 1u);
+  EXPECT_EQ(config->server.exchanges[0].name, "default");
+  EXPECT_EQ(config->server.exchanges[0].bid_path, "/openrtb2/bid");
+  EXPECT_EQ(config->server.exchanges[0].default_tmax_ms, 100);
+  EXPECT_EQ(config->storage.backend, StorageBackend::kEmbedded);
+  EXPECT_EQ(config->storage.embedded.path, "./data");
+  EXPECT_EQ(config->storage.embedded.block_cache_mib, 256);
+  EXPECT_EQ(config->storage.hbase.transport, ThriftTransport::kBuffered);
+  EXPECT_EQ(config->bid.device_key_secret, kDeviceKeySecret);
+  EXPECT_EQ(config->bid.device_key_secret_env, "");
+  EXPECT_EQ(config->bid.beacon_secret, kBeaconSecret);
+  EXPECT_TRUE(config->bid.skip_lookup_on_lmt);
+  EXPECT_EQ(config->bid.coppa_policy, CoppaPolicy::kNoBid);
+  EXPECT_EQ(config->bid.default_currency, "USD");
+  EXPECT_EQ(config->bid.currency_rates, (std::map<std::string, double>{{"USD", 1.0}}));
+  EXPECT_EQ(config->bid.attribution_window_s, 7 * 24 * 3600);
+  EXPECT_TRUE(config->campaigns.empty());
+  EXPECT_EQ(config->pacing.flush_interval_ms, 5000);
+  EXPECT_EQ(config->pacing.mode, PacingProcessMode::kSidecar);
+  EXPECT_EQ(config->telemetry.write_interval_s, 10);
+  EXPECT_EQ(config->sessions.absolute_lifetime_s, 8 * 3600);
+  EXPECT_EQ(config->sessions.idle_timeout_s, 30 * 60);
+  EXPECT_EQ(config->sessions.touch_debounce_s, 60);
+  EXPECT_TRUE(config->sessions.cookie_secure);
+  EXPECT_EQ(config->metrics.path, "/metrics");
+}
+
+TEST(ParseConfigTest, CampaignFieldsAreDecoded) {
+  json doc = ConfigWithCampaigns(1);
+  doc["bid"]["currency_rates"] = {{"EUR", 1.08}};
+  json& campaign = doc["campaigns"][0];
+  campaign["currency"] = "EUR";
+  campaign["pacing_mode"] = "asap";
+  campaign["time_zone"] = "Europe/Berlin";
+  campaign["frequency_cap_per_day"] = 3;
+  campaign["targeting"] = {{"countries", {"DEU", "AUT"}}, {"device_types", {2, 3}}};
+  json video = {{"id", "v1"},      {"format", "video"},   {"w", 640},
+                {"h", 360},        {"mimes", {"video/mp4"}}, {"duration_s", 15},
+                {"adm", "<VAST/>"}, {"nurl_delivery", true}, {"landing_url", "https://a.example.com/"}};
+  campaign["creatives"].push_back(video);
+  absl::StatusOr<BidderConfig> config = Parse(doc);
+  ASSERT_TRUE(config.ok()) << config.status();
+  const CampaignConfig& c = config->campaigns[0];
+  EXPECT_EQ(c.id, "camp-0");
+  EXPECT_EQ(c.currency, "EUR");
+  EXPECT_EQ(c.pacing_mode, PacingMode::kAsap);
+  EXPECT_EQ(c.time_zone, "Europe/Berlin");
+  EXPECT_EQ(c.frequency_cap_per_day, 3);
+  EXPECT_EQ(c.daily_budget_micros, 100000000);
+  EXPECT_DOUBLE_EQ(c.max_bid_cpm, 2.0);
+  EXPECT_EQ(c.targeting.countries, (std::vector<std::string>{"DEU", "AUT"}));
+  EXPECT_EQ(c.targeting.device_types, (std::vector<int>{2, 3}));
+  ASSERT_EQ(c.creatives.size(), 2u);
+  EXPECT_EQ(c.creatives[1].format, CreativeFormat::kVideo);
+  EXPECT_EQ(c.creatives[1].duration_s, 15);
+  EXPECT_TRUE(c.creatives[1].nurl_delivery);
+  EXPECT_FALSE(c.creatives[0].nurl_delivery);
+}
+
+TEST(ParseConfigTest, CampaignCurrencyDefaultsToBidDefaultCurrency) {
+  json doc = ConfigWithCampaigns(1);
+  doc["bid"]["default_currency"] = "GBP";
+  doc["bid"]["currency_rates"] = {{"GBP", 1.27}};
+  absl::StatusOr<BidderConfig> config = Parse(doc);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->campaigns[0].currency, "GBP");
+}
+
+TEST(ParseConfigTest, UsdRateIsAddedWhenMissing) {
+  json doc = MinimalConfig();
+  doc["bid"]["currency_rates"] = {{"EUR", 1.08}};
+  absl::StatusOr<BidderConfig> config = Parse(doc);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->bid.currency_rates,
+            (std::map<std::string, double>{{"EUR", 1.08}, {"USD", 1.0}}));
+}
+
+TEST(ParseConfigTest, ExchangeBidPathDefaultsToPathNamedAfterExchange) {
+  json doc = MinimalConfig();
+  doc["server"]["exchanges"] = {{{"name", "alpha"}}, {{"name", "beta"}, {"bid_path", "/b"}}};
+  absl::StatusOr<BidderConfig> config = Parse(doc);
+  ASSERT_TRUE(config.ok()) << config.status();
+  ASSERT_EQ(config->server.exchanges.size(), 2u);
+  EXPECT_EQ(config->server.exchanges[0].bid_path, "/openrtb2/bid/alpha");
+  EXPECT_EQ(config->server.exchanges[1].bid_path, "/b");
+}
+
+TEST(ParseConfigTest, EmptyExchangeListIsRejected) {
+  json doc = MinimalConfig();
+  doc["server"]["exchanges"] = json::array();
+  EXPECT_THAT(ParseError(doc), HasSubstr("server.exchanges: must list at least one exchange"));
+}
+
+TEST(ParseConfigTest, UnknownTopLevelKeyIsRejectedWithPath) {
+  json doc = MinimalConfig();
+  doc["campaign"] = json::array();
+  EXPECT_THAT(ParseError(doc), HasSubstr("campaign: unknown key (did you mean \"campaigns\"?)"));
+}
+
+TEST(ParseConfigTest, UnknownKeyIsRejectedWithPath) {
+  json doc = ConfigWithCampaigns(2);
+  doc["campaigns"][1]["targeting"] = {{"countrys", {"USA"}}};
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("campaigns[1].targeting.countrys: unknown key (did you mean "
+                        "\"countries\"?)"));
+}
+
+TEST(ParseConfigTest, UnknownKeyFarFromAnyListsKnownKeys) {
+  json doc = MinimalConfig();
+  doc["metrics"] = {{"enabled", true}};
+  EXPECT_THAT(ParseError(doc), HasSubstr("metrics.enabled: unknown key (known keys: path)"));
+}
+
+TEST(ParseConfigTest, UnknownKeyInEveryNestedSectionIsRejected) {
+  for (const char* section : {"server", "storage", "bid", "pacing", "telemetry", "sessions"}) {
+    json doc = MinimalConfig();
+    doc[section]["bogus_option"] = 1;
+    EXPECT_THAT(ParseError(doc), HasSubstr(std::string(section) + ".bogus_option: unknown key"))
+        << section;
+  }
+  json doc = MinimalConfig();
+  doc["storage"]["hbase"] = {{"endpoint", {"127.0.0.1:9090"}}};
+  EXPECT_THAT(ParseError(doc), HasSubstr("storage.hbase.endpoint: unknown key"));
+  doc = MinimalConfig();
+  doc["sessions"]["login_rate_limit"] = {{"window", 10}};
+  EXPECT_THAT(ParseError(doc), HasSubstr("sessions.login_rate_limit.window: unknown key"));
+  doc = ConfigWithCampaigns(1);
+  doc["campaigns"][0]["creatives"][0]["width"] = 300;
+  EXPECT_THAT(ParseError(doc), HasSubstr("campaigns[0].creatives[0].width: unknown key"));
+}
+
+TEST(ParseConfigTest, DuplicateKeyIsRejectedWithPath) {
+  std::string doc = R"({"bid": {"device_key_secret": ")" + kDeviceKeySecret +
+                    R"(", "beacon_secret": ")" + kBeaconSecret +
+                    R"("}, "campaigns": [{"id": "a"}, {"id": "b", "id": "c"}]})";
+  absl::StatusOr<BidderConfig> config = ParseConfig(doc);
+  ASSERT_FALSE(config.ok());
+  EXPECT_THAT(std::string(config.status().message()),
+              HasSubstr("campaigns[1].id: key given more than once"));
+}
+
+TEST(ParseConfigTest, WrongTypeNamesThePath) {
+  json doc = ConfigWithCampaigns(2);
+  doc["server"]["port"] = "8080";
+  doc["campaigns"][1]["creatives"][0]["w"] = "300";
+  doc["campaigns"][0]["targeting"] = {{"device_types", {1, "2"}}};
+  std::string error = ParseError(doc);
+  EXPECT_THAT(error, HasSubstr("server.port: must be an integer, got string"));
+  EXPECT_THAT(error, HasSubstr("campaigns[1].creatives[0].w: must be an integer, got string"));
+  EXPECT_THAT(error,
+              HasSubstr("campaigns[0].targeting.device_types[1]: must be an integer, got string"));
+}
+
+TEST(ParseConfigTest, SectionOfWrongTypeIsRejected) {
+  json doc = MinimalConfig();
+  doc["server"] = json::array();
+  EXPECT_THAT(ParseError(doc), HasSubstr("server: must be an object, got array"));
+  doc = MinimalConfig();
+  doc["campaigns"] = json::object();
+  EXPECT_THAT(ParseError(doc), HasSubstr("campaigns: must be an array of objects, got object"));
+}
+
+TEST(ParseConfigTest, NullIsNotTakenAsAbsent) {
+  json doc = MinimalConfig();
+  doc["server"]["listen_address"] = nullptr;
+  EXPECT_THAT(ParseError(doc), HasSubstr("server.listen_address: must be a string, got null"));
+}
+
+TEST(ParseConfigTest, FractionalNumberIsRejectedForIntegerField) {
+  json doc = MinimalConfig();
+  doc["server"]["port"] = 8080.5;
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("server.port: must be an integer, got a fractional number"));
+}
+
+TEST(ParseConfigTest, IntegerBeyondFieldWidthIsRejected) {
+  json doc = MinimalConfig();
+  doc["server"]["max_connections"] = 4294967296LL;
+  EXPECT_THAT(ParseError(doc), HasSubstr("server.max_connections: must be at most 2147483647"));
+  doc = ConfigWithCampaigns(1);
+  doc["campaigns"][0]["daily_budget_micros"] = 18446744073709551615ULL;
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("campaigns[0].daily_budget_micros: must be at most 9223372036854775807"));
+}
+
+TEST(ParseConfigTest, BadEnumValueListsTheChoices) {
+  json doc = MinimalConfig();
+  doc["storage"]["backend"] = "hbse";
+  EXPECT_THAT(ParseError(doc), HasSubstr("storage.backend: must be one of embedded, hbase, "
+                                         "storage-server; got \"hbse\""));
+}
+
+TEST(ParseConfigTest, MalformedJsonReportsLineAndColumn) {
+  absl::StatusOr<BidderConfig> config = ParseConfig("{\n  \"server\": {\"port\": 80,}\n}");
+  ASSERT_FALSE(config.ok());
+  EXPECT_EQ(config.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(config.status().message()),
+              AllOf(HasSubstr("invalid JSON at line 2, column"), HasSubstr("syntax error")));
+}
+
+TEST(ParseConfigTest, CommentsAreNotJson) {
+  absl::StatusOr<BidderConfig> config = ParseConfig("{ // note\n}");
+  ASSERT_FALSE(config.ok());
+  EXPECT_THAT(std::string(config.status().message()), HasSubstr("invalid JSON at line 1"));
+}
+
+TEST(ParseConfigTest, EmptyDocumentIsRejected) {
+  absl::StatusOr<BidderConfig> config = ParseConfig("");
+  ASSERT_FALSE(config.ok());
+  EXPECT_THAT(std::string(config.status().message()), HasSubstr("invalid JSON"));
+}
+
+TEST(ParseConfigTest, TopLevelMustBeAnObject) {
+  absl::StatusOr<BidderConfig> config = ParseConfig("[1, 2]");
+  ASSERT_FALSE(config.ok());
+  EXPECT_THAT(std::string(config.status().message()),
+              HasSubstr("the configuration must be a JSON object, got array"));
+}
+
+TEST(ParseConfigTest, AllProblemsAreReportedTogether) {
+  json doc = ConfigWithCampaigns(1);
+  doc["server"]["port"] = 70000;
+  doc["campaigns"][0]["max_bid_cpm"] = 0;
+  doc["pacing"]["flush_interval_ms"] = 1;
+  std::string error = ParseError(doc);
+  EXPECT_THAT(error, HasSubstr("server.port: must be in [0, 65535], got 70000"));
+  EXPECT_THAT(error, HasSubstr("campaigns[0].max_bid_cpm: must be > 0"));
+  EXPECT_THAT(error, HasSubstr("pacing.flush_interval_ms: must be in [100, 600000], got 1"));
+}
+
+TEST(ParseConfigTest, ManyProblemsAreCappedWithACount) {
+  json doc = MinimalConfig();
+  for (int i = 0; i < 60; ++i) doc["server"]["unknown_" + std::to_string(i)] = i;
+  std::string error = ParseError(doc);
+  EXPECT_THAT(error, HasSubstr("; and 20 more"));
+}
+
+// --- secrets ---------------------------------------------------------------
+
+TEST(SecretTest, SecretsAreReadFromNamedEnvironmentVariables) {
+  ScopedEnv device("RTB_CONFIG_TEST_DEVICE_KEY", kDeviceKeySecret);
+  ScopedEnv beacon("RTB_CONFIG_TEST_BEACON", kBeaconSecret);
+  json doc = {{"bid",
+               {{"device_key_secret_env", "RTB_CONFIG_TEST_DEVICE_KEY"},
+                {"beacon_secret_env", "RTB_CONFIG_TEST_BEACON"}}}};
+  absl::StatusOr<BidderConfig> config = Parse(doc);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->bid.device_key_secret, kDeviceKeySecret);
+  EXPECT_EQ(config->bid.device_key_secret_env, "RTB_CONFIG_TEST_DEVICE_KEY");
+  EXPECT_EQ(config->bid.beacon_secret, kBeaconSecret);
+  EXPECT_EQ(config->bid.beacon_secret_env, "RTB_CONFIG_TEST_BEACON");
+}
+
+TEST(SecretTest, UnsetSecretEnvironmentVariableIsRejected) {
+  unsetenv("RTB_CONFIG_TEST_UNSET");
+  json doc = MinimalConfig();
+  doc["bid"].erase("device_key_secret");
+  doc["bid"]["device_key_secret_env"] = "RTB_CONFIG_TEST_UNSET";
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("bid.device_key_secret_env: environment variable RTB_CONFIG_TEST_UNSET "
+                        "is not set or empty"));
+}
+
+TEST(SecretTest, MalformedEnvironmentVariableNameIsRejected) {
+  json doc = MinimalConfig();
+  doc["bid"].erase("beacon_secret");
+  doc["bid"]["beacon_secret_env"] = "1BAD-NAME";
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("bid.beacon_secret_env: must be an environment variable name"));
+}
+
+TEST(SecretTest, InlineAndEnvironmentSecretTogetherAreRejected) {
+  ScopedEnv device("RTB_CONFIG_TEST_DEVICE_KEY", kDeviceKeySecret);
+  json doc = MinimalConfig();
+  doc["bid"]["device_key_secret_env"] = "RTB_CONFIG_TEST_DEVICE_KEY";
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("bid.device_key_secret: give either device_key_secret or "
+                        "device_key_secret_env, not both"));
+}
+
+TEST(SecretTest, MissingSecretsAreRejected) {
+  std::string error = ParseError(json::object());
+  EXPECT_THAT(error, HasSubstr("bid.device_key_secret: required"));
+  EXPECT_THAT(error, HasSubstr("bid.beacon_secret: required"));
+}
+
+TEST(SecretTest, ShortSecretIsRejected) {
+  json doc = MinimalConfig();
+  doc["bid"]["device_key_secret"] = std::string(31, 'k');
+  EXPECT_THAT(ParseError(doc), HasSubstr("bid.device_key_secret: must be at least 32 bytes"));
+  doc["bid"]["device_key_secret"] = std::string(32, 'k');
+  EXPECT_EQ(ParseError(doc), "OK");
+}
+
+TEST(SecretTest, ShortSecretFromEnvironmentNamesTheVariable) {
+  ScopedEnv beacon("RTB_CONFIG_TEST_BEACON", "too-short");
+  json doc = MinimalConfig();
+  doc["bid"].erase("beacon_secret");
+  doc["bid"]["beacon_secret_env"] = "RTB_CONFIG_TEST_BEACON";
+  EXPECT_THAT(ParseError(doc), HasSubstr("bid.beacon_secret_env: environment variable "
+                                         "RTB_CONFIG_TEST_BEACON must hold at least 32 bytes"));
+}
+
+TEST(SecretTest, BeaconSecretMustDifferFromDeviceKeySecret) {
+  json doc = MinimalConfig();
+  doc["bid"]["beacon_secret"] = kDeviceKeySecret;
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("bid.beacon_secret: must differ from the device key secret"));
+}
+
+TEST(SecretTest, SecretIsNeverPrintedInErrors) {
+  const std::string kShort = "SHORT-SECRET-MARKER";
+  const std::string kLong = "LONG-SECRET-MARKER-0123456789abcdefghij";
+  std::vector<std::string> errors;
+
+  json doc = MinimalConfig();
+  doc["bid"]["device_key_secret"] = kShort;
+  errors.push_back(ParseError(doc));
+
+  {
+    ScopedEnv env("RTB_CONFIG_TEST_DEVICE_KEY", kShort);
+    doc = MinimalConfig();
+    doc["bid"].erase("device_key_secret");
+    doc["bid"]["device_key_secret_env"] = "RTB_CONFIG_TEST_DEVICE_KEY";
+    errors.push_back(ParseError(doc));
+  }
+
+  doc = MinimalConfig();
+  doc["bid"]["beacon_secret"] = kLong;
+  doc["bid"]["device_key_secret"] = kLong;
+  errors.push_back(ParseError(doc));
+
+  doc = MinimalConfig();
+  doc["bid"]["device_key_secret"] = json::array({kLong});
+  errors.push_back(ParseError(doc));
+
+  // A syntax error right inside the secret: the parser's own message quotes
+  // the text it read last.
+  errors.push_back(std::string(
+      ParseConfig(R"({"bid": {"device_key_secret": ")" + kLong + "\n" + R"("}})")
+          .status()
+          .message()));
+  errors.push_back(std::string(
+      ParseConfig(R"({"bid": {"device_key_secret": ")" + kLong).status().message()));
+  errors.push_back(std::string(
+      ParseConfig(R"({"bid": {"device_key_secret": ")" + kLong + R"(\q"}})").status().message()));
+
+  for (const std::string& error : errors) {
+    EXPECT_NE(error, "OK");
+    EXPECT_THAT(error, Not(HasSubstr("SECRET-MARKER"))) << error;
+  }
+}
+
+// --- files -----------------------------------------------------------------
+
+class ConfigFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("rtb-config-test-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string Write(const std::string& name, const std::string& text) {
+    std::string path = (dir_ / name).string();
+    std::ofstream(path) << text;
+    return path;
+  }
+
+  std::filesystem::path dir_;
+};
+
+TEST_F(ConfigFileTest, MissingFileIsNotFoundAndNamesThePath) {
+  std::string path = (dir_ / "absent.json").string();
+  absl::StatusOr<BidderConfig> config = LoadConfigFile(path);
+  ASSERT_FALSE(config.ok());
+  EXPECT_EQ(config.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(std::string(config.status().message()), HasSubstr(path));
+}
+
+TEST_F(ConfigFileTest, ErrorsArePrefixedWithThePath) {
+  json doc = MinimalConfig();
+  doc["server"]["prot"] = 1;
+  std::string path = Write("bad.json", doc.dump());
+  absl::StatusOr<BidderConfig> config = LoadConfigFile(path);
+  ASSERT_FALSE(config.ok());
+  EXPECT_EQ(config.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(config.status().message()),
+              HasSubstr("config file " + path + ": server.prot: unknown key"));
+}
+
+TEST_F(ConfigFileTest, ValidFileLoads) {
+  std::string path = Write("good.json", ConfigWithCampaigns(3).dump(2));
+  absl::StatusOr<BidderConfig> config = LoadConfigFile(path);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->campaigns.size(), 3u);
+}
+
+// --- the example files -----------------------------------------------------
+
+class ExampleConfigTest : public ::testing::Test {
+ protected:
+  // The examples name their secrets by environment variable, as a deployment
+  // should; the run script exports random ones when unset.
+  ScopedEnv device_{"RTB_DEVICE_KEY_SECRET", kDeviceKeySecret};
+  ScopedEnv beacon_{"RTB_BEACON_SECRET", kBeaconSecret};
+
+  static std::string Example(const std::string& name) {
+    return std::string(RTB_CONFIG_DIR) + "/" + name;
+  }
+};
+
+TEST_F(ExampleConfigTest, EmbeddedExampleLoads) {
+  absl::StatusOr<BidderConfig> config = LoadConfigFile(Example("bidder.example.json"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->storage.backend, StorageBackend::kEmbedded);
+  EXPECT_EQ(config->bid.device_key_secret_env, "RTB_DEVICE_KEY_SECRET");
+  EXPECT_EQ(config->bid.beacon_secret_env, "RTB_BEACON_SECRET");
+  EXPECT_GE(config->campaigns.size(), 3u);
+}
+
+TEST_F(ExampleConfigTest, HBaseExampleLoads) {
+  absl::StatusOr<BidderConfig> config = LoadConfigFile(Example("bidder.hbase.example.json"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->storage.backend, StorageBackend::kHBase);
+  EXPECT_EQ(config->storage.hbase.endpoints, (std::vector<std::string>{"127.0.0.1:9090"}));
+}
+
+TEST_F(ExampleConfigTest, ExamplesDifferOnlyInStorage) {
+  std::ifstream embedded_file(Example("bidder.example.json"));
+  std::ifstream hbase_file(Example("bidder.hbase.example.json"));
+  json embedded = json::parse(embedded_file);
+  json hbase = json::parse(hbase_file);
+  embedded.erase("storage");
+  hbase.erase("storage");
+  EXPECT_EQ(embedded, hbase) << "keep the two examples in step outside `storage`";
+}
+
+TEST_F(ExampleConfigTest, ExampleWithoutSecretEnvironmentNamesTheVariable) {
+  unsetenv("RTB_DEVICE_KEY_SECRET");
+  absl::StatusOr<BidderConfig> config = LoadConfigFile(Example("bidder.example.json"));
+  ASSERT_FALSE(config.ok());
+  EXPECT_THAT(std::string(config.status().message()),
+              HasSubstr("environment variable RTB_DEVICE_KEY_SECRET is not set or empty"));
+}
+
+// Each sample request of ../shared/openrtb has at least one example campaign
+// whose static targeting admits it: a creative of a requested banner size,
+// no country or segment requirement (the samples carry neither geo nor a
+// known device), device type and deals compatible, not blocked by bcat/badv.
+TEST_F(ExampleConfigTest, ExampleCampaignsCanBidOnEverySampleRequest) {
+  absl::StatusOr<BidderConfig> config = LoadConfigFile(Example("bidder.example.json"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  std::filesystem::path samples = std::filesystem::path(RTB_OPENRTB_SAMPLES_DIR);
+  ASSERT_TRUE(std::filesystem::is_directory(samples)) << samples;
+  int checked = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(samples)) {
+    if (entry.path().extension() != ".json") continue;
+    std::ifstream file(entry.path());
+    json request = json::parse(file);
+    ++checked;
+    auto blocked = [&](const std::string& field, const std::vector<std::string>& values) {
+      for (const auto& v : values) {
+        for (const auto& b : request.value(field, json::array())) {
+          if (b == v) return true;
+        }
+      }
+      return false;
+    };
+    int device_type = request.value("/device/devicetype"_json_pointer, 0);
+    bool matched = false;
+    for (const CampaignConfig& campaign : config->campaigns) {
+      const TargetingConfig& t = campaign.targeting;
+      if (!campaign.enabled || !t.countries.empty() || !t.required_segments.empty()) continue;
+      if (!t.device_types.empty() &&
+          std::find(t.device_types.begin(), t.device_types.end(), device_type) ==
+              t.device_types.end()) {
+        continue;
+      }
+      if (blocked("bcat", campaign.iab_categories) || blocked("badv", campaign.advertiser_domains)) {
+        continue;
+      }
+      for (const json& imp : request["imp"]) {
+        if (!t.deal_ids.empty()) {
+          bool deal = false;
+          for (const json& d : imp.value("/pmp/deals"_json_pointer, json::array())) {
+            for (const std::string& id : t.deal_ids) deal = deal || d.value("id", "") == id;
+          }
+          if (!deal) continue;
+        }
+        if (!imp.contains("banner")) continue;
+        for (const CreativeConfig& creative : campaign.creatives) {
+          matched = matched || (creative.format == CreativeFormat::kBanner &&
+                                creative.w == imp["banner"].value("w", 0) &&
+                                creative.h == imp["banner"].value("h", 0));
+        }
+      }
+    }
+    EXPECT_TRUE(matched) << "no example campaign fits " << entry.path();
+  }
+  EXPECT_GE(checked, 3);
+}
+
+}  // namespace
+}  // namespace rtb::config

@@ -1,0 +1,692 @@
+// The range, syntax, uniqueness and cross-field rules, one behaviour per
+// test, each checked through ParseConfig and the path it reports.
+#include <sodium.h>
+
+#include <string>
+
+#include "config/config.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/config/sample_config.h"
+
+namespace rtb::config {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing::BannerCreative;
+using testing::Campaign;
+using testing::ConfigWithCampaigns;
+using testing::kBeaconSecret;
+using testing::kDeviceKeySecret;
+using testing::MinimalConfig;
+using testing::ParseError;
+using json = nlohmann::json;
+
+// --- server ----------------------------------------------------------------
+
+TEST(ServerValidationTest, ListenAddressMustBeAnIpLiteral) {
+  json doc = MinimalConfig();
+  doc["server"]["listen_address"] = "localhost";
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("server.listen_address: must be an IPv4 or IPv6 address literal"));
+  doc["server"]["listen_address"] = "::1";
+  EXPECT_EQ(ParseError(doc), "OK");
+}
+
+TEST(ServerValidationTest, PortOutOfRangeIsRejected) {
+  json doc = MinimalConfig();
+  doc["server"]["port"] = -1;
+  EXPECT_THAT(ParseError(doc), HasSubstr("server.port: must be in [0, 65535], got -1"));
+  doc["server"]["port"] = 0;
+  EXPECT_EQ(ParseError(doc), "OK");
+}
+
+TEST(ServerValidationTest, ZeroIoThreadsIsRejected) {
+  json doc = MinimalConfig();
+  doc["server"]["io_threads"] = 0;
+  EXPECT_THAT(ParseError(doc), HasSubstr("server.io_threads: must be > 0"));
+}
+
+TEST(ServerValidationTest, InflatedBodyLimitBelowBodyLimitIsRejected) {
+  json doc = MinimalConfig();
+  doc["server"]["max_body_bytes"] = 100000;
+  doc["server"]["max_inflated_body_bytes"] = 50000;
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("server.max_inflated_body_bytes: must be in [100000, 67108864]"));
+}
+
+TEST(ServerValidationTest, TinyHeaderLimitIsRejected) {
+  json doc = MinimalConfig();
+  doc["server"]["max_header_bytes"] = 100;
+  EXPECT_THAT(ParseError(doc), HasSubstr("server.max_header_bytes: must be in [1024, 1048576]"));
+}
+
+TEST(ServerValidationTest, DuplicateExchangeNameIsRejected) {
+  json doc = MinimalConfig();
+  doc["server"]["exchanges"] = {{{"name", "x"}, {"bid_path", "/a"}},
+                                {{"name", "x"}, {"bid_path", "/b"}}};
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("server.exchanges[1].name: duplicate of server.exchanges[0].name"));
+}
+
+TEST(ServerValidationTest, ExchangeNameMustBeLowerCaseIdentifier) {
+  json doc = MinimalConfig();
+  doc["server"]["exchanges"] = {{{"name", "Big Exchange"}, {"bid_path", "/a"}}};
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("server.exchanges[0].name: must be 1-32 characters of [a-z0-9_-]"));
+}
+
+TEST(ServerValidationTest, DuplicateBidPathIsRejected) {
+  json doc = MinimalConfig();
+  doc["server"]["exchanges"] = {{{"name", "a"}, {"bid_path", "/bid"}},
+                                {{"name", "b"}, {"bid_path", "/bid"}}};
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("server.exchanges[1].bid_path: same path as server.exchanges[0]"));
+}
+
+TEST(ServerValidationTest, BidPathCollidingWithServerEndpointsIsRejected) {
+  json doc = MinimalConfig();
+  doc["server"]["exchanges"] = {{{"name", "a"}, {"bid_path", "/metrics"}}};
+  EXPECT_THAT(ParseError(doc), HasSubstr("server.exchanges[0].bid_path: must not be /metrics"));
+  doc["server"]["exchanges"] = {{{"name", "a"}, {"bid_path", "/healthz"}}};
+  EXPECT_THAT(ParseError(doc), HasSubstr("server.exchanges[0].bid_path: must not be /healthz"));
+}
+
+TEST(ServerValidationTest, RelativeBidPathIsRejected) {
+  json doc = MinimalConfig();
+  doc["server"]["exchanges"] = {{{"name", "a"}, {"bid_path", "bid?x=1"}}};
+  EXPECT_THAT(ParseError(doc), HasSubstr("server.exchanges[0].bid_path: must be an absolute path"));
+}
+
+TEST(ServerValidationTest, NetworkAllowanceMustBeBelowTmax) {
+  json doc = MinimalConfig();
+  doc["server"]["exchanges"] = {
+      {{"name", "a"}, {"default_tmax_ms", 50}, {"network_allowance_ms", 50}}};
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("server.exchanges[0].network_allowance_ms: must be in [0, 49], got 50"));
+}
+
+TEST(ServerValidationTest, AuctionBudgetMustLeaveTimeForTheProfileLookup) {
+  json doc = MinimalConfig();
+  doc["server"]["exchanges"] = {
+      {{"name", "a"}, {"default_tmax_ms", 10}, {"network_allowance_ms", 5}}};
+  doc["bid"]["auction_budget_us"] = 5000;
+  EXPECT_THAT(ParseError(doc), HasSubstr("bid.auction_budget_us: must be below the 5000 us that "
+                                         "server.exchanges[0] leaves"));
+  doc["bid"]["auction_budget_us"] = 4999;
+  EXPECT_EQ(ParseError(doc), "OK");
+}
+
+TEST(ServerValidationTest, UnknownOpenRtbVersionIsRejected) {
+  json doc = MinimalConfig();
+  doc["server"]["exchanges"] = {{{"name", "a"}, {"openrtb_version", "3.0"}}};
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("server.exchanges[0].openrtb_version: must be \"2.5\" or \"2.6\""));
+}
+
+// --- storage ---------------------------------------------------------------
+
+TEST(StorageValidationTest, HBaseBackendRequiresEndpoints) {
+  json doc = MinimalConfig();
+  doc["storage"]["backend"] = "hbase";
+  EXPECT_THAT(ParseError(doc), HasSubstr("storage.hbase.endpoints: at least one host:port is "
+                                         "required for backend hbase"));
+}
+
+TEST(StorageValidationTest, StorageServerBackendIsReachedThroughHBaseEndpoints) {
+  json doc = MinimalConfig();
+  doc["storage"] = {{"backend", "storage-server"},
+                    {"hbase", {{"endpoints", {"127.0.0.1:9191"}}, {"transport", "framed"}}}};
+  absl::StatusOr<BidderConfig> config = testing::Parse(doc);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->storage.backend, StorageBackend::kStorageServer);
+  EXPECT_EQ(config->storage.hbase.transport, ThriftTransport::kFramed);
+  EXPECT_EQ(config->storage.hbase.endpoints[0], "127.0.0.1:9191");
+}
+
+TEST(StorageValidationTest, MalformedEndpointIsRejected) {
+  json doc = MinimalConfig();
+  doc["storage"] = {{"backend", "hbase"},
+                    {"hbase", {{"endpoints", {"127.0.0.1:9090", "hbase-1", "[::1]:70000"}}}}};
+  std::string error = ParseError(doc);
+  EXPECT_THAT(error, HasSubstr("storage.hbase.endpoints[1]: must be host:port"));
+  EXPECT_THAT(error, HasSubstr("storage.hbase.endpoints[2]: must be host:port"));
+  EXPECT_THAT(error, Not(HasSubstr("endpoints[0]")));
+}
+
+TEST(StorageValidationTest, DuplicateEndpointIsRejected) {
+  json doc = MinimalConfig();
+  doc["storage"] = {{"backend", "hbase"},
+                    {"hbase", {{"endpoints", {"127.0.0.1:9090", "127.0.0.1:9090"}}}}};
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("storage.hbase.endpoints[1]: duplicate of storage.hbase.endpoints[0]"));
+}
+
+TEST(StorageValidationTest, HedgeDelayMustBeBelowCallTimeout) {
+  json doc = MinimalConfig();
+  doc["storage"] = {{"backend", "hbase"},
+                    {"hbase",
+                     {{"endpoints", {"127.0.0.1:9090"}},
+                      {"call_timeout_ms", 50},
+                      {"hedge_delay_ms", 50}}}};
+  EXPECT_THAT(ParseError(doc), HasSubstr("storage.hbase.hedge_delay_ms: must be in [0, 49]"));
+}
+
+TEST(StorageValidationTest, InMemoryFractionOutOfRangeIsRejected) {
+  json doc = MinimalConfig();
+  doc["storage"]["embedded"]["in_memory_cache_fraction"] = 1.5;
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("storage.embedded.in_memory_cache_fraction: must be in [0, 0.9]"));
+}
+
+TEST(StorageValidationTest, EmptyEmbeddedPathIsRejected) {
+  json doc = MinimalConfig();
+  doc["storage"]["embedded"]["path"] = "";
+  EXPECT_THAT(ParseError(doc), HasSubstr("storage.embedded.path: must not be empty"));
+}
+
+TEST(StorageValidationTest, EmbeddedOptionsAreNotCheckedForHBaseBackend) {
+  json doc = MinimalConfig();
+  doc["storage"] = {{"backend", "hbase"},
+                    {"embedded", {{"block_cache_mib", 0}}},
+                    {"hbase", {{"endpoints", {"127.0.0.1:9090"}}}}};
+  EXPECT_EQ(ParseError(doc), "OK");
+}
+
+// --- bid -------------------------------------------------------------------
+
+TEST(BidValidationTest, CurrencyRateMustBePositive) {
+  json doc = MinimalConfig();
+  doc["bid"]["currency_rates"] = {{"EUR", 0}, {"GBP", -1.2}};
+  std::string error = ParseError(doc);
+  EXPECT_THAT(error, HasSubstr("bid.currency_rates.EUR: must be > 0"));
+  EXPECT_THAT(error, HasSubstr("bid.currency_rates.GBP: must be > 0"));
+}
+
+TEST(BidValidationTest, CurrencyCodeMustBeIso4217) {
+  json doc = MinimalConfig();
+  doc["bid"]["currency_rates"] = {{"eur", 1.08}, {"EURO", 1.08}, {"ABC", 1.0}};
+  std::string error = ParseError(doc);
+  EXPECT_THAT(error, HasSubstr("bid.currency_rates.eur: must be an ISO 4217 currency code"));
+  EXPECT_THAT(error, HasSubstr("bid.currency_rates.EURO: must be an ISO 4217 currency code"));
+  EXPECT_THAT(error, HasSubstr("bid.currency_rates.ABC: must be an ISO 4217 currency code"));
+}
+
+TEST(BidValidationTest, UsdRateOtherThanOneIsRejected) {
+  json doc = MinimalConfig();
+  doc["bid"]["currency_rates"] = {{"USD", 1.1}};
+  EXPECT_THAT(ParseError(doc), HasSubstr("bid.currency_rates.USD: must be 1"));
+}
+
+TEST(BidValidationTest, DefaultCurrencyNeedsARate) {
+  json doc = MinimalConfig();
+  doc["bid"]["default_currency"] = "EUR";
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("bid.default_currency: EUR has no rate in bid.currency_rates"));
+}
+
+TEST(BidValidationTest, BeaconBaseUrlMustBeHttpWithoutQueryOrTrailingSlash) {
+  json doc = MinimalConfig();
+  doc["bid"]["beacon_base_url"] = "ftp://beacons.example.com";
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("bid.beacon_base_url: must start with http:// or https://"));
+  doc["bid"]["beacon_base_url"] = "https://beacons.example.com/";
+  EXPECT_THAT(ParseError(doc), HasSubstr("bid.beacon_base_url: must not end with '/'"));
+  doc["bid"]["beacon_base_url"] = "https://beacons.example.com/b?x=1";
+  EXPECT_THAT(ParseError(doc), HasSubstr("bid.beacon_base_url: must not have a query"));
+  doc["bid"]["beacon_base_url"] = "http://127.0.0.1:8080/rtb";
+  EXPECT_EQ(ParseError(doc), "OK");
+}
+
+TEST(BidValidationTest, AttributionWindowOutOfRangeIsRejected) {
+  json doc = MinimalConfig();
+  doc["bid"]["attribution_window_s"] = 10;
+  EXPECT_THAT(ParseError(doc), HasSubstr("bid.attribution_window_s: must be in [60, 31536000]"));
+}
+
+TEST(BidValidationTest, CoppaPolicyIsDecoded) {
+  json doc = MinimalConfig();
+  doc["bid"]["coppa_policy"] = "contextual";
+  absl::StatusOr<BidderConfig> config = testing::Parse(doc);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->bid.coppa_policy, CoppaPolicy::kContextual);
+  doc["bid"]["coppa_policy"] = "ignore";
+  EXPECT_THAT(ParseError(doc), HasSubstr("bid.coppa_policy: must be one of no-bid, contextual"));
+}
+
+// --- campaigns -------------------------------------------------------------
+
+TEST(CampaignValidationTest, DuplicateCampaignIdIsRejected) {
+  json doc = ConfigWithCampaigns(3);
+  doc["campaigns"][2]["id"] = "camp-0";
+  EXPECT_THAT(ParseError(doc), HasSubstr("campaigns[2].id: duplicate of campaigns[0].id"));
+}
+
+TEST(CampaignValidationTest, CampaignIdThatWouldBreakRowKeysIsRejected) {
+  json doc = ConfigWithCampaigns(3);
+  doc["campaigns"][0]["id"] = "a|b";
+  doc["campaigns"][1]["id"] = std::string(33, 'a');
+  doc["campaigns"][2]["id"] = "";
+  std::string error = ParseError(doc);
+  EXPECT_THAT(error, HasSubstr("campaigns[0].id: must be 1-32 characters of [A-Za-z0-9_-]"));
+  EXPECT_THAT(error, HasSubstr("campaigns[1].id: must be 1-32 characters"));
+  EXPECT_THAT(error, HasSubstr("campaigns[2].id: must be 1-32 characters"));
+}
+
+TEST(CampaignValidationTest, CampaignIdOfThirtyTwoCharactersIsAccepted) {
+  json doc = ConfigWithCampaigns(1);
+  doc["campaigns"][0]["id"] = std::string(30, 'A') + "_-";
+  EXPECT_EQ(ParseError(doc), "OK");
+}
+
+TEST(CampaignValidationTest, CampaignWithoutCreativesIsRejected) {
+  json doc = ConfigWithCampaigns(1);
+  doc["campaigns"][0]["creatives"] = json::array();
+  EXPECT_THAT(ParseError(doc), HasSubstr("campaigns[0].creatives: must list at least one"));
+}
+
+TEST(CampaignValidationTest, CampaignWithoutAdvertiserDomainIsRejected) {
+  json doc = ConfigWithCampaigns(1);
+  doc["campaigns"][0].erase("advertiser_domains");
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("campaigns[0].advertiser_domains: must list at least one domain"));
+}
+
+TEST(CampaignValidationTest, AdvertiserDomainMustBeLowerCaseHostName) {
+  json doc = ConfigWithCampaigns(1);
+  doc["campaigns"][0]["advertiser_domains"] = {"Example.com", "https://x.com", "nodot"};
+  std::string error = ParseError(doc);
+  EXPECT_THAT(error, HasSubstr("campaigns[0].advertiser_domains[0]: must be a lower-case domain"));
+  EXPECT_THAT(error, HasSubstr("campaigns[0].advertiser_domains[1]: must be a lower-case domain"));
+  EXPECT_THAT(error, HasSubstr("campaigns[0].advertiser_domains[2]: must be a lower-case domain"));
+}
+
+TEST(CampaignValidationTest, MissingOrZeroDailyBudgetIsRejected) {
+  json doc = ConfigWithCampaigns(2);
+  doc["campaigns"][0].erase("daily_budget_micros");
+  doc["campaigns"][1]["daily_budget_micros"] = 0;
+  std::string error = ParseError(doc);
+  EXPECT_THAT(error, HasSubstr("campaigns[0].daily_budget_micros: must be > 0"));
+  EXPECT_THAT(error, HasSubstr("campaigns[1].daily_budget_micros: must be > 0"));
+}
+
+TEST(CampaignValidationTest, CampaignCurrencyWithoutRateIsRejected) {
+  json doc = ConfigWithCampaigns(1);
+  doc["campaigns"][0]["currency"] = "JPY";
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("campaigns[0].currency: JPY has no rate in bid.currency_rates"));
+}
+
+TEST(CampaignValidationTest, UnknownTimeZoneIsRejected) {
+  json doc = ConfigWithCampaigns(1);
+  doc["campaigns"][0]["time_zone"] = "Mars/Olympus_Mons";
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("campaigns[0].time_zone: unknown time zone \"Mars/Olympus_Mons\""));
+}
+
+TEST(CampaignValidationTest, TimeZoneThatIsAFilePathIsRejected) {
+  json doc = ConfigWithCampaigns(3);
+  doc["campaigns"][0]["time_zone"] = "../../../etc/passwd";
+  doc["campaigns"][1]["time_zone"] = "/usr/share/zoneinfo/UTC";
+  doc["campaigns"][2]["time_zone"] = "EST5EDT,M3.2.0,M11.1.0";
+  std::string error = ParseError(doc);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_THAT(error, HasSubstr("campaigns[" + std::to_string(i) +
+                                 "].time_zone: must be an IANA time zone name"));
+  }
+}
+
+TEST(CampaignValidationTest, IanaTimeZonesAreAccepted) {
+  json doc = ConfigWithCampaigns(4);
+  doc["campaigns"][0]["time_zone"] = "America/New_York";
+  doc["campaigns"][1]["time_zone"] = "Asia/Kolkata";
+  doc["campaigns"][2]["time_zone"] = "Etc/GMT+5";
+  doc["campaigns"][3]["time_zone"] = "UTC";
+  EXPECT_EQ(ParseError(doc), "OK");
+}
+
+TEST(CampaignValidationTest, MaxBidCpmMustBePositiveAndSane) {
+  json doc = ConfigWithCampaigns(2);
+  doc["campaigns"][0]["max_bid_cpm"] = -1;
+  doc["campaigns"][1]["max_bid_cpm"] = 5000;
+  std::string error = ParseError(doc);
+  EXPECT_THAT(error, HasSubstr("campaigns[0].max_bid_cpm: must be > 0"));
+  EXPECT_THAT(error, HasSubstr("campaigns[1].max_bid_cpm: must be at most 1000"));
+}
+
+TEST(CampaignValidationTest, NegativeFrequencyCapIsRejected) {
+  json doc = ConfigWithCampaigns(1);
+  doc["campaigns"][0]["frequency_cap_per_day"] = -1;
+  EXPECT_THAT(ParseError(doc), HasSubstr("campaigns[0].frequency_cap_per_day: must be in [0, "));
+}
+
+TEST(CampaignValidationTest, CountryMustBeIsoAlpha3) {
+  json doc = ConfigWithCampaigns(1);
+  doc["campaigns"][0]["targeting"]["countries"] = {"USA", "US", "usa", "XXX"};
+  std::string error = ParseError(doc);
+  EXPECT_THAT(error, Not(HasSubstr("countries[0]")));
+  EXPECT_THAT(error, HasSubstr("campaigns[0].targeting.countries[1]: must be an ISO 3166-1 "
+                               "alpha-3 country code such as USA; got \"US\""));
+  EXPECT_THAT(error, HasSubstr("targeting.countries[2]"));
+  EXPECT_THAT(error, HasSubstr("targeting.countries[3]"));
+}
+
+TEST(CampaignValidationTest, DeviceTypeOutsideOpenRtbListIsRejected) {
+  json doc = ConfigWithCampaigns(1);
+  doc["campaigns"][0]["targeting"]["device_types"] = {1, 8, 9, 0};
+  std::string error = ParseError(doc);
+  EXPECT_THAT(error, HasSubstr("campaigns[0].targeting.device_types[2]: must be an OpenRTB "
+                               "device type in [1, 8], got 9"));
+  EXPECT_THAT(error, HasSubstr("targeting.device_types[3]"));
+  EXPECT_THAT(error, Not(HasSubstr("device_types[1]")));
+}
+
+TEST(CampaignValidationTest, DomainBothAllowedAndDeniedIsRejected) {
+  json doc = ConfigWithCampaigns(1);
+  doc["campaigns"][0]["targeting"]["domains_allow"] = {"news.example.com", "a.example.com"};
+  doc["campaigns"][0]["targeting"]["domains_deny"] = {"a.example.com"};
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("campaigns[0].targeting.domains_deny[0]: is also in domains_allow"));
+}
+
+TEST(CampaignValidationTest, ContentCategoryMustBeIabCode) {
+  json doc = ConfigWithCampaigns(1);
+  doc["campaigns"][0]["targeting"]["content_categories"] = {"IAB3-1", "sports"};
+  doc["campaigns"][0]["iab_categories"] = {"IAB-1"};
+  std::string error = ParseError(doc);
+  EXPECT_THAT(error, HasSubstr("campaigns[0].targeting.content_categories[1]: must be an IAB 1.0 "
+                               "category code"));
+  EXPECT_THAT(error, HasSubstr("campaigns[0].iab_categories[0]: must be an IAB 1.0"));
+}
+
+TEST(CampaignValidationTest, SegmentAndDealIdsMustBePrintableTokens) {
+  json doc = ConfigWithCampaigns(1);
+  doc["campaigns"][0]["targeting"]["required_segments"] = {"has space"};
+  doc["campaigns"][0]["targeting"]["deal_ids"] = {""};
+  std::string error = ParseError(doc);
+  EXPECT_THAT(error, HasSubstr("campaigns[0].targeting.required_segments[0]: must be 1-64"));
+  EXPECT_THAT(error, HasSubstr("campaigns[0].targeting.deal_ids[0]: must be 1-64"));
+}
+
+// --- creatives -------------------------------------------------------------
+
+TEST(CreativeValidationTest, CreativeWidthMustBePositive) {
+  json doc = ConfigWithCampaigns(4);
+  doc["campaigns"][3]["creatives"][0]["w"] = 0;
+  EXPECT_EQ(ParseError(doc), "campaigns[3].creatives[0].w: must be > 0");
+}
+
+TEST(CreativeValidationTest, BannerWithoutSizeIsRejected) {
+  json doc = ConfigWithCampaigns(1);
+  doc["campaigns"][0]["creatives"][0].erase("h");
+  EXPECT_THAT(ParseError(doc), HasSubstr("campaigns[0].creatives[0].h: must be > 0"));
+}
+
+TEST(CreativeValidationTest, DuplicateCreativeIdWithinCampaignIsRejected) {
+  json doc = ConfigWithCampaigns(2);
+  doc["campaigns"][1]["creatives"].push_back(BannerCreative("c1"));
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("campaigns[1].creatives[1].id: duplicate of campaigns[1].creatives[0].id"));
+}
+
+TEST(CreativeValidationTest, SameCreativeIdInTwoCampaignsIsAccepted) {
+  EXPECT_EQ(ParseError(ConfigWithCampaigns(2)), "OK");
+}
+
+TEST(CreativeValidationTest, LandingUrlMustBeHttps) {
+  json doc = ConfigWithCampaigns(1);
+  doc["campaigns"][0]["creatives"][0]["landing_url"] = "http://www.example.com/";
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("campaigns[0].creatives[0].landing_url: must start with https://"));
+}
+
+TEST(CreativeValidationTest, LandingUrlThatCouldMisleadIsRejected) {
+  json doc = ConfigWithCampaigns(1);
+  json& creative = doc["campaigns"][0]["creatives"][0];
+  creative["landing_url"] = "https://www.example.com@evil.example/";
+  EXPECT_THAT(ParseError(doc), HasSubstr("landing_url: must not contain user information"));
+  creative["landing_url"] = "https://www.example.com/a b";
+  EXPECT_THAT(ParseError(doc), HasSubstr("landing_url: must be printable ASCII without spaces"));
+  creative["landing_url"] = "https:///path";
+  EXPECT_THAT(ParseError(doc), HasSubstr("landing_url: has no host"));
+  creative["landing_url"] = "https://www.example.com:99999/";
+  EXPECT_THAT(ParseError(doc), HasSubstr("landing_url: has an invalid port"));
+  creative["landing_url"] = "https://www.example.com/landing?utm_source=rtb#top";
+  EXPECT_EQ(ParseError(doc), "OK");
+}
+
+TEST(CreativeValidationTest, VideoCreativeNeedsMimesAndDuration) {
+  json doc = ConfigWithCampaigns(1);
+  json& creative = doc["campaigns"][0]["creatives"][0];
+  creative["format"] = "video";
+  std::string error = ParseError(doc);
+  EXPECT_THAT(error, HasSubstr("campaigns[0].creatives[0].mimes: required for video"));
+  EXPECT_THAT(error, HasSubstr("campaigns[0].creatives[0].duration_s: must be > 0"));
+  creative["mimes"] = {"video/mp4"};
+  creative["duration_s"] = 30;
+  EXPECT_EQ(ParseError(doc), "OK");
+  creative["mimes"] = {"mp4"};
+  EXPECT_THAT(ParseError(doc), HasSubstr("creatives[0].mimes[0]: must be a MIME type"));
+}
+
+TEST(CreativeValidationTest, AudioCreativeMustNotHaveASize) {
+  json doc = ConfigWithCampaigns(1);
+  json& creative = doc["campaigns"][0]["creatives"][0];
+  creative["format"] = "audio";
+  creative["mimes"] = {"audio/mpeg"};
+  creative["duration_s"] = 30;
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("campaigns[0].creatives[0].w: must be 0 (or absent) for audio"));
+  creative.erase("w");
+  creative.erase("h");
+  EXPECT_EQ(ParseError(doc), "OK");
+}
+
+TEST(CreativeValidationTest, BannerMustNotHaveMimesOrDuration) {
+  json doc = ConfigWithCampaigns(1);
+  doc["campaigns"][0]["creatives"][0]["duration_s"] = 15;
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("campaigns[0].creatives[0].duration_s: must be 0 (or absent) for banner"));
+}
+
+TEST(CreativeValidationTest, NativeCreativeSizeIsOptional) {
+  json doc = ConfigWithCampaigns(1);
+  json& creative = doc["campaigns"][0]["creatives"][0];
+  creative["format"] = "native";
+  creative.erase("w");
+  creative.erase("h");
+  creative["adm"] = R"({"native":{"assets":[]}})";
+  EXPECT_EQ(ParseError(doc), "OK");
+}
+
+TEST(CreativeValidationTest, MarkupIsRequiredEvenForNurlDelivery) {
+  json doc = ConfigWithCampaigns(1);
+  json& creative = doc["campaigns"][0]["creatives"][0];
+  creative.erase("adm");
+  creative["nurl_delivery"] = true;
+  EXPECT_THAT(ParseError(doc), HasSubstr("campaigns[0].creatives[0].adm: required: the win "
+                                         "notice returns this markup"));
+}
+
+TEST(CreativeValidationTest, OversizedMarkupIsRejected) {
+  json doc = ConfigWithCampaigns(1);
+  doc["campaigns"][0]["creatives"][0]["adm"] = std::string(70000, 'x');
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("campaigns[0].creatives[0].adm: must be at most 65536 bytes"));
+}
+
+// --- pacing, telemetry, metrics ---------------------------------------------
+
+TEST(PacingValidationTest, StateMaxAgeMustExceedControllerInterval) {
+  json doc = MinimalConfig();
+  doc["pacing"] = {{"controller_interval_ms", 2000}, {"state_max_age_ms", 2000}};
+  EXPECT_THAT(ParseError(doc), HasSubstr("pacing.state_max_age_ms: must be greater than "
+                                         "controller_interval_ms (2000)"));
+}
+
+TEST(PacingValidationTest, PacerModeNeedsASharedStore) {
+  json doc = MinimalConfig();
+  doc["pacing"]["mode"] = "pacer";
+  EXPECT_THAT(ParseError(doc), HasSubstr("pacing.mode: pacer needs a store shared"));
+  doc["storage"] = {{"backend", "storage-server"}, {"hbase", {{"endpoints", {"127.0.0.1:9191"}}}}};
+  EXPECT_EQ(ParseError(doc), "OK");
+}
+
+TEST(PacingValidationTest, SlidingWindowMustCoverAFlushInterval) {
+  json doc = MinimalConfig();
+  doc["pacing"] = {{"flush_interval_ms", 10000}, {"sliding_window_s", 5}};
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("pacing.sliding_window_s: must cover at least one flush_interval_ms"));
+}
+
+TEST(PacingValidationTest, NegativeWorkerIdIsRejected) {
+  json doc = MinimalConfig();
+  doc["pacing"]["worker_id"] = -3;
+  EXPECT_THAT(ParseError(doc), HasSubstr("pacing.worker_id: must be in [0, 65535], got -3"));
+}
+
+TEST(TelemetryValidationTest, PerMetricLimitAboveTotalLimitIsRejected) {
+  json doc = MinimalConfig();
+  doc["telemetry"] = {{"max_series", 100}, {"max_series_per_metric", 200}};
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("telemetry.max_series_per_metric: must be in [1, 100], got 200"));
+}
+
+TEST(TelemetryValidationTest, ZeroWriteIntervalIsRejected) {
+  json doc = MinimalConfig();
+  doc["telemetry"]["write_interval_s"] = 0;
+  EXPECT_THAT(ParseError(doc), HasSubstr("telemetry.write_interval_s: must be > 0"));
+}
+
+TEST(MetricsValidationTest, MetricsPathMustBeAbsolute) {
+  json doc = MinimalConfig();
+  doc["metrics"]["path"] = "metrics";
+  EXPECT_THAT(ParseError(doc), HasSubstr("metrics.path: must be an absolute path"));
+}
+
+// --- sessions --------------------------------------------------------------
+
+constexpr const char* kWellFormedHash =
+    "$argon2id$v=19$m=65536,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$"
+    "SGFzaGhhc2hIYXNoaGFzaEhhc2hoYXNoSGFzaGhhc2g";
+
+TEST(SessionsValidationTest, InsecureCookieIsRejectedOnNonLoopbackAddress) {
+  json doc = MinimalConfig();
+  doc["server"]["listen_address"] = "0.0.0.0";
+  doc["sessions"]["cookie_secure"] = false;
+  EXPECT_THAT(ParseError(doc), HasSubstr("sessions.cookie_secure: may be false only when "
+                                         "server.listen_address is a loopback address"));
+}
+
+TEST(SessionsValidationTest, InsecureCookieIsAllowedOnLoopback) {
+  json doc = MinimalConfig();
+  doc["sessions"]["cookie_secure"] = false;
+  for (const char* address : {"127.0.0.1", "127.3.2.1", "::1", "::ffff:127.0.0.1"}) {
+    doc["server"]["listen_address"] = address;
+    EXPECT_EQ(ParseError(doc), "OK") << address;
+  }
+}
+
+TEST(SessionsValidationTest, DuplicateOperatorIsRejected) {
+  json doc = MinimalConfig();
+  doc["sessions"]["operators"] = {{{"user", "ops"}, {"password_hash", kWellFormedHash}},
+                                  {{"user", "ops"}, {"password_hash", kWellFormedHash}}};
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("sessions.operators[1].user: duplicate of sessions.operators[0].user"));
+}
+
+TEST(SessionsValidationTest, MalformedPasswordHashIsRejectedWithoutPrintingIt) {
+  json doc = MinimalConfig();
+  const std::vector<std::string> bad = {
+      "plain-text-password-HASHMARKER",
+      "$argon2i$v=19$m=65536,t=2,p=1$c29tZXNhbHQ$HASHMARKERHASHMARKERHASHMARKER",
+      "$argon2id$v=16$m=65536,t=2,p=1$c29tZXNhbHQ$HASHMARKERHASHMARKERHASHMARKER",
+      "$argon2id$v=19$m=65536,t=0,p=1$c29tZXNhbHQ$HASHMARKERHASHMARKERHASHMARKER",
+      "$argon2id$v=19$m=65536,t=2,p=1$c29tZXNhbHQ$HASHMARKER",
+      "$argon2id$v=19$m=65536,t=2,p=1$c29tZXNhbHQ$HASHMARKER=HASHMARKERHASHMARKER"};
+  for (const std::string& hash : bad) {
+    doc["sessions"]["operators"] = {{{"user", "ops"}, {"password_hash", hash}}};
+    std::string error = ParseError(doc);
+    EXPECT_THAT(error, HasSubstr("sessions.operators[0].password_hash: must be an argon2id hash"))
+        << hash;
+    EXPECT_THAT(error, Not(HasSubstr("HASHMARKER")));
+  }
+}
+
+TEST(SessionsValidationTest, LibsodiumPasswordHashIsAccepted) {
+  ASSERT_GE(sodium_init(), 0);
+  char hash[crypto_pwhash_STRBYTES];
+  const std::string password = "correct horse battery staple";
+  ASSERT_EQ(crypto_pwhash_str(hash, password.data(), password.size(),
+                              crypto_pwhash_OPSLIMIT_MIN, crypto_pwhash_MEMLIMIT_MIN),
+            0);
+  json doc = MinimalConfig();
+  doc["sessions"]["operators"] = {{{"user", "ops@example.com"}, {"password_hash", hash}}};
+  absl::StatusOr<BidderConfig> config = testing::Parse(doc);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->sessions.operators[0].password_hash, hash);
+}
+
+TEST(SessionsValidationTest, IdleTimeoutAboveLifetimeIsRejected) {
+  json doc = MinimalConfig();
+  doc["sessions"]["absolute_lifetime_s"] = 3600;
+  doc["sessions"]["idle_timeout_s"] = 7200;
+  EXPECT_THAT(ParseError(doc), HasSubstr("sessions.idle_timeout_s: must be in [1, 3600]"));
+}
+
+TEST(SessionsValidationTest, TouchDebounceMustBeBelowIdleTimeout) {
+  json doc = MinimalConfig();
+  doc["sessions"]["idle_timeout_s"] = 60;
+  doc["sessions"]["touch_debounce_s"] = 60;
+  EXPECT_THAT(ParseError(doc), HasSubstr("sessions.touch_debounce_s: must be in [0, 59]"));
+}
+
+TEST(SessionsValidationTest, LockoutInitialAboveMaxIsRejected) {
+  json doc = MinimalConfig();
+  doc["sessions"]["login_rate_limit"] = {{"lockout_initial_s", 600}, {"lockout_max_s", 300}};
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("sessions.login_rate_limit.lockout_initial_s: must be in [1, 300]"));
+}
+
+// --- ValidateConfig on a config built in code --------------------------------
+
+TEST(ValidateConfigTest, DefaultsWithSecretsAreValid) {
+  BidderConfig config;
+  config.bid.device_key_secret = kDeviceKeySecret;
+  config.bid.beacon_secret = kBeaconSecret;
+  EXPECT_TRUE(ValidateConfig(config).ok()) << ValidateConfig(config);
+}
+
+TEST(ValidateConfigTest, DefaultsWithoutSecretsAreInvalid) {
+  absl::Status status = ValidateConfig(BidderConfig{});
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(status.message()), HasSubstr("bid.device_key_secret: required"));
+}
+
+TEST(ValidateConfigTest, CampaignBuiltInCodeIsChecked) {
+  BidderConfig config;
+  config.bid.device_key_secret = kDeviceKeySecret;
+  config.bid.beacon_secret = kBeaconSecret;
+  CampaignConfig campaign;
+  campaign.id = "x";
+  campaign.currency = "USD";
+  campaign.advertiser_domains = {"example.com"};
+  campaign.daily_budget_micros = 1;
+  campaign.max_bid_cpm = 1;
+  config.campaigns.push_back(campaign);
+  EXPECT_THAT(std::string(ValidateConfig(config).message()),
+              HasSubstr("campaigns[0].creatives: must list at least one creative"));
+}
+
+TEST(EnumNameTest, NamesAreTheJsonSpellings) {
+  EXPECT_STREQ(StorageBackendName(StorageBackend::kStorageServer), "storage-server");
+  EXPECT_STREQ(ThriftTransportName(ThriftTransport::kFramed), "framed");
+  EXPECT_STREQ(CoppaPolicyName(CoppaPolicy::kNoBid), "no-bid");
+  EXPECT_STREQ(PacingModeName(PacingMode::kAsap), "asap");
+  EXPECT_STREQ(CreativeFormatName(CreativeFormat::kNative), "native");
+  EXPECT_STREQ(PacingProcessModeName(PacingProcessMode::kPacer), "pacer");
+}
+
+}  // namespace
+}  // namespace rtb::config
