@@ -1,0 +1,38 @@
+// Several row ranges in one HBase scan, as HBase's MultiRowRangeFilter.
+//
+// The filter travels in TScan.filterBytes as the protobuf message HBase's
+// ProtobufUtil.toFilter reads (hbase.pb.Filter, client/Filter.proto):
+//
+//   Filter              { 1: string name; 2: bytes serialized_filter }
+//   MultiRowRangeFilter { 1: repeated RowRange row_range_list }
+//   RowRange            { 1: bytes start_row; 2: bool start_row_inclusive;
+//                         3: bytes stop_row;  4: bool stop_row_inclusive }
+//
+// Bytes rather than HBase's filter language (TScan.filterString), because
+// row keys here are binary (hashes, reversed timestamps) and that language
+// can only quote printable strings.
+#ifndef RTB_STORAGE_HBASE_ROW_RANGE_FILTER_H_
+#define RTB_STORAGE_HBASE_ROW_RANGE_FILTER_H_
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "storage/types.h"
+
+namespace rtb::storage::hbase {
+
+inline constexpr char kMultiRowRangeFilterClass[] =
+    "org.apache.hadoop.hbase.filter.MultiRowRangeFilter";
+
+// The serialized hbase.pb.Filter for `ranges`, which must be non-empty and
+// each able to hold a row (see RangesThatCanHoldRows).
+std::string EncodeMultiRowRangeFilter(std::span<const RowRange> ranges);
+
+// `ranges` without the ones that cannot contain any row ([a, a), (a, a], ...),
+// which HBase would reject. The order is kept.
+std::vector<RowRange> RangesThatCanHoldRows(std::span<const RowRange> ranges);
+
+}  // namespace rtb::storage::hbase
+
+#endif  // RTB_STORAGE_HBASE_ROW_RANGE_FILTER_H_

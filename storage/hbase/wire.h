@@ -1,0 +1,73 @@
+// Thrift binary-protocol messages as byte strings, so that the sockets can be
+// driven by Asio instead of Thrift's blocking transports. A request is
+// written by the generated THBaseServiceClient::send_<call> into a memory
+// buffer; the reply bytes are read back by recv_<call> from one. Both run
+// inside a catch-all that turns Thrift exceptions into absl::Status.
+//
+// Framing on the socket:
+//   framed:   [4-byte big-endian length][message]
+//   buffered: [message], its end found by walking the binary protocol
+#ifndef RTB_STORAGE_HBASE_WIRE_H_
+#define RTB_STORAGE_HBASE_WIRE_H_
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "storage/hbase/errors.h"
+#include "storage/thrift/THBaseService.h"
+#include "thrift/protocol/TBinaryProtocol.h"
+#include "thrift/transport/TBufferTransports.h"
+
+namespace rtb::storage::hbase {
+
+// `send(client)` calls one client.send_<call>(...); returns its bytes.
+template <typename Send>
+absl::StatusOr<std::string> EncodeRequest(std::string_view call, Send&& send) {
+  namespace at = ::apache::thrift;
+  try {
+    auto buffer = std::make_shared<at::transport::TMemoryBuffer>(512);
+    auto protocol = std::make_shared<at::protocol::TBinaryProtocol>(buffer);
+    thrift2::THBaseServiceClient client(protocol);
+    std::forward<Send>(send)(client);
+    return buffer->getBufferAsString();
+  } catch (...) {
+    return StatusFromThriftException(std::current_exception(), call);
+  }
+}
+
+// `receive(client)` calls one client.recv_<call>(...) on the reply bytes.
+template <typename Receive>
+absl::Status DecodeReply(std::string_view call, std::string& reply, Receive&& receive) {
+  namespace at = ::apache::thrift;
+  try {
+    auto buffer = std::make_shared<at::transport::TMemoryBuffer>(
+        reinterpret_cast<uint8_t*>(reply.data()), static_cast<uint32_t>(reply.size()),
+        at::transport::TMemoryBuffer::OBSERVE);
+    auto protocol = std::make_shared<at::protocol::TBinaryProtocol>(buffer);
+    thrift2::THBaseServiceClient client(protocol);
+    std::forward<Receive>(receive)(client);
+    return absl::OkStatus();
+  } catch (...) {
+    return StatusFromThriftException(std::current_exception(), call);
+  }
+}
+
+// Length of the complete binary-protocol message at the start of `data`: 0
+// when more bytes are needed, an error when the bytes cannot start a
+// message or it would exceed `max_bytes`.
+absl::StatusOr<size_t> CompleteMessageSize(std::string_view data, size_t max_bytes);
+
+// Frame header of a framed-transport message of `size` bytes.
+std::array<uint8_t, 4> FrameHeader(uint32_t size);
+uint32_t ReadFrameHeader(const uint8_t* header);
+
+}  // namespace rtb::storage::hbase
+
+#endif  // RTB_STORAGE_HBASE_WIRE_H_
