@@ -339,6 +339,7 @@ stop_one() {
   local name=$1 file=$2 pid
   if ! pid=$(live_pid "$file"); then
     rm -f "$file"
+    echo "hbase.sh: $name not running"
     return 0
   fi
   if [[ $name == master ]]; then
