@@ -27,7 +27,8 @@ class SyntaxErrorFinder : public nlohmann::json_sax<json> {
   bool end_object() override { return true; }
   bool start_array(std::size_t) override { return true; }
   bool end_array() override { return true; }
-  bool parse_error(std::size_t, const std::string&, const json::exception& ex) override {
+  bool parse_error(std::size_t position, const std::string&, const json::exception& ex) override {
+    position_ = position;
     message_ = ex.what();
     return false;
   }
@@ -43,11 +44,17 @@ class SyntaxErrorFinder : public nlohmann::json_sax<json> {
     size_t last_read = text.find("; last read:");
     if (last_read != std::string_view::npos) text = text.substr(0, last_read);
     constexpr std::string_view kPrefix = "parse error";
-    if (text.substr(0, kPrefix.size()) == kPrefix) text.remove_prefix(kPrefix.size());
-    return absl::StrCat("invalid JSON", std::string(text));
+    if (text.substr(0, kPrefix.size()) == kPrefix) {
+      text.remove_prefix(kPrefix.size());
+      return absl::StrCat("invalid JSON", std::string(text));
+    }
+    // Not a syntax error but a value JSON cannot represent here (a number
+    // beyond double range); nlohmann gives no line for those.
+    return absl::StrCat("invalid JSON at byte ", position_, ": ", std::string(text));
   }
 
  private:
+  size_t position_ = 0;
   std::string message_;
 };
 
@@ -74,8 +81,9 @@ std::string MustBe(const char* what, const json& value) {
 bool DecodeInteger(const json& value, const std::string& path, ErrorList* errors, int64_t min,
                    int64_t max, int64_t* out) {
   if (!value.is_number_integer()) {
-    errors->Add(path, value.is_number_float() ? "must be an integer, got a fractional number"
-                                              : MustBe("an integer", value));
+    errors->Add(path, value.is_number_float()
+                          ? "must be an integer (written without a decimal point or exponent)"
+                          : MustBe("an integer", value));
     return false;
   }
   if (value.is_number_unsigned()) {

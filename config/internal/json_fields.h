@@ -22,8 +22,9 @@
 namespace rtb::config::internal {
 
 // Parses `text`. On a syntax error records "invalid JSON at line L, column C:
-// <reason>" (without the offending text) and returns false; a key repeated in
-// one object is recorded under its path and also fails the parse.
+// <reason>" without the offending text ("at byte N" for a number beyond
+// double range) and returns false; a key repeated in one object is recorded
+// under its path and also fails the parse.
 bool ParseJsonDocument(std::string_view text, nlohmann::json* out, ErrorList* errors);
 
 // "a.b" from "a" and "b" (just "b" at the top); "a[3]" from "a" and 3.

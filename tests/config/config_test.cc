@@ -231,8 +231,17 @@ TEST(ParseConfigTest, NullIsNotTakenAsAbsent) {
 TEST(ParseConfigTest, FractionalNumberIsRejectedForIntegerField) {
   json doc = MinimalConfig();
   doc["server"]["port"] = 8080.5;
-  EXPECT_THAT(ParseError(doc),
-              HasSubstr("server.port: must be an integer, got a fractional number"));
+  EXPECT_THAT(ParseError(doc), HasSubstr("server.port: must be an integer (written without a "
+                                         "decimal point or exponent)"));
+  doc["server"]["port"] = 8080.0;
+  EXPECT_THAT(ParseError(doc), HasSubstr("server.port: must be an integer"));
+}
+
+TEST(ParseConfigTest, NumberBeyondDoubleRangeIsRejected) {
+  absl::StatusOr<BidderConfig> config = ParseConfig(R"({"server": {"port": 1e400}})");
+  ASSERT_FALSE(config.ok());
+  EXPECT_THAT(std::string(config.status().message()),
+              HasSubstr("invalid JSON at byte 25: number overflow"));
 }
 
 TEST(ParseConfigTest, IntegerBeyondFieldWidthIsRejected) {
