@@ -7,6 +7,8 @@
 // document, `ext` included. The trailing-content check closes the other gap:
 // On-Demand stops at the end of the root object.
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -16,10 +18,15 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/utility/utility.h"
 #include "bidder/openrtb/internal/error_trail.h"
 #include "bidder/openrtb/internal/schema.h"
 #include "bidder/openrtb/openrtb.h"
 #include "simdjson.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace rtb::openrtb {
 namespace {
@@ -31,6 +38,7 @@ using internal::Field;
 using internal::Inline;
 using internal::IsOptional;
 using internal::IsVector;
+using internal::JsonKey;
 using internal::Marker;
 using internal::Schema;
 
@@ -52,6 +60,40 @@ bool Violates(Bound bound, N n) {
       return n <= 0;
   }
   return false;
+}
+
+// Offset of the first '"' or '\\' at or after `p`. One of them must come
+// before the end of the document: each load then ends at most 15 bytes past
+// it, inside the padding.
+size_t FindQuoteOrBackslash(const char* p) {
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  for (size_t offset = 0;; offset += 16) {
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + offset));
+    const int found = _mm_movemask_epi8(
+        _mm_or_si128(_mm_cmpeq_epi8(bytes, quote), _mm_cmpeq_epi8(bytes, backslash)));
+    if (found != 0) return offset + static_cast<size_t>(std::countr_zero(static_cast<unsigned>(found)));
+  }
+#else
+  size_t offset = 0;
+  while (p[offset] != '"' && p[offset] != '\\') ++offset;
+  return offset;
+#endif
+}
+
+// A key that points into the padded input: its prefix can be loaded whole.
+JsonKey PaddedKey(const char* text, size_t size) {
+  if constexpr (std::endian::native == std::endian::little) {
+    static constexpr uint64_t kKeep[9] = {
+        0,          0xFF,           0xFFFF,           0xFFFFFF,           0xFFFFFFFF,
+        0xFFFFFFFFFF, 0xFFFFFFFFFFFF, 0xFFFFFFFFFFFFFF, ~uint64_t{0}};
+    uint64_t prefix;
+    std::memcpy(&prefix, text, 8);
+    return {std::string_view(text, size), prefix & kKeep[std::min<size_t>(size, 8)]};
+  } else {
+    return internal::MakeJsonKey(std::string_view(text, size));
+  }
 }
 
 // "-123" and the like, with the whitespace a raw token may carry after it.
@@ -102,11 +144,11 @@ class Reader {
     Reader* reader_;
   };
 
-  bool Malformed(simdjson::error_code error) {
+  [[gnu::noinline, gnu::cold]] bool Malformed(simdjson::error_code error) {
     return trail_->Fail(absl::StrCat("malformed JSON (", simdjson::error_message(error), ")"));
   }
 
-  bool TooDeep() {
+  [[gnu::noinline, gnu::cold]] bool TooDeep() {
     return trail_->Fail(absl::StrCat("nesting deeper than ", max_depth_, " levels"));
   }
 
@@ -124,15 +166,20 @@ class Reader {
 
   // Keys are read from the input directly unless they contain an escape;
   // stage 1 has already checked that strings are closed and valid UTF-8.
-  bool ReadKey(od::field& field, std::string_view& key) {
+  bool ReadKey(od::field& field, JsonKey& key) {
     const char* start = field.key().raw();
-    const char* p = start;
-    while (*p != '"' && *p != '\\') ++p;
-    if (*p == '"') {
-      key = std::string_view(start, static_cast<size_t>(p - start));
+    const size_t length = FindQuoteOrBackslash(start);
+    if (start[length] == '"') [[likely]] {
+      key = PaddedKey(start, length);
       return true;
     }
-    if (auto error = field.unescaped_key().get(key)) return Malformed(error);
+    return ReadEscapedKey(field, key);
+  }
+
+  [[gnu::noinline]] bool ReadEscapedKey(od::field& field, JsonKey& key) {
+    std::string_view unescaped;
+    if (auto error = field.unescaped_key().get(unescaped)) return Malformed(error);
+    key = internal::MakeJsonKey(unescaped);
     return true;
   }
 
@@ -141,7 +188,7 @@ class Reader {
     for (auto field_result : object) {
       od::field field;
       if (auto error = std::move(field_result).get(field)) return Malformed(error);
-      std::string_view key;
+      JsonKey key;
       if (!ReadKey(field, key)) return false;
       od::value value = field.value();
       bool matched = false;
@@ -149,11 +196,12 @@ class Reader {
       // The first entry named `key` reads the value; the fold stops there.
       std::apply(
           [&](const auto&... entry) {
-            ((key == entry.name && (ok = ReadEntry(value, record, entry), matched = true)) || ...);
+            ((entry.name.Matches(key) && (ok = ReadEntry(value, record, entry), matched = true)) ||
+             ...);
           },
           entries);
       if (!matched) ok = SkipChecked(value);
-      if (!ok) return trail_->Within(key);
+      if (!ok) return trail_->Within(key.text);
     }
     return true;
   }
@@ -237,6 +285,9 @@ class Reader {
       return Outcome::kError;
     }
     out.clear();
+    // Lists in bid requests are short; growing 1, 2, 4 would cost two more
+    // allocations and moves for most of them.
+    if (out.capacity() == 0) out.reserve(4);
     size_t index = 0;
     for (auto element_result : array) {
       od::value element;
@@ -257,6 +308,17 @@ class Reader {
   }
 
   Outcome ReadScalar(od::value& value, std::string& out, Bound) {
+    // Most strings have no escapes: copy them straight from the input and
+    // leave the value for the iterator to step over.
+    std::string_view token = value.raw_json_token();
+    if (!token.empty() && token.front() == '"') {
+      const char* start = token.data() + 1;
+      const size_t length = FindQuoteOrBackslash(start);
+      if (start[length] == '"') {
+        out = std::string(start, length);
+        return Outcome::kValue;
+      }
+    }
     std::string_view s;
     if (auto error = value.get_string().get(s)) return Mismatch(value, error, "expected string");
     out.assign(s);
@@ -334,10 +396,10 @@ class Reader {
         for (auto field_result : object) {
           od::field field;
           if (auto error = std::move(field_result).get(field)) return Malformed(error);
-          std::string_view key;
+          JsonKey key;
           if (!ReadKey(field, key)) return false;
           od::value member = field.value();
-          if (!SkipChecked(member)) return trail_->Within(key);
+          if (!SkipChecked(member)) return trail_->Within(key.text);
         }
         return true;
       }
@@ -393,6 +455,7 @@ class BidRequestParser::Impl {
  public:
   explicit Impl(Options options) : options_(options) {}
 
+  // `*request` must be default constructed.
   absl::Status Parse(std::string_view json, BidRequest* request) {
     if (json.size() > options_.max_request_bytes) {
       return absl::InvalidArgumentError(absl::StrCat("request of ", json.size(),
@@ -406,7 +469,6 @@ class BidRequestParser::Impl {
       return absl::InvalidArgumentError(
           absl::StrCat("malformed JSON (", simdjson::error_message(error), ")"));
     }
-    *request = BidRequest();
     ErrorTrail trail;
     Reader reader(options_.max_depth, &trail);
     reader.set_end(padded + json.size());
@@ -443,13 +505,16 @@ BidRequestParser::BidRequestParser(BidRequestParser&&) noexcept = default;
 BidRequestParser& BidRequestParser::operator=(BidRequestParser&&) noexcept = default;
 
 absl::Status BidRequestParser::Parse(std::string_view json, BidRequest* request) {
+  *request = BidRequest();
   return impl_->Parse(json, request);
 }
 
 absl::StatusOr<BidRequest> BidRequestParser::Parse(std::string_view json) {
-  BidRequest request;
-  if (absl::Status status = impl_->Parse(json, &request); !status.ok()) return status;
-  return request;
+  // Parsed in place and returned by name: moving a whole BidRequest costs
+  // more than some of the parsing.
+  absl::StatusOr<BidRequest> result(absl::in_place);
+  if (absl::Status status = impl_->Parse(json, &*result); !status.ok()) result = std::move(status);
+  return result;
 }
 
 absl::StatusOr<BidRequest> ParseBidRequest(std::string_view json) {

@@ -50,16 +50,18 @@ class Reader {
 
   template <typename R, typename Entries>
   bool ReadEntries(const Json& object, R& record, const Entries& entries) {
-    for (const auto& [key, value] : object.items()) {
+    for (const auto& [text, value] : object.items()) {
+      const JsonKey key = MakeJsonKey(text);
       bool matched = false;
       bool ok = true;
       std::apply(
           [&](const auto&... entry) {
-            ((key == entry.name && (ok = ReadEntry(value, record, entry), matched = true)) || ...);
+            ((entry.name.Matches(key) && (ok = ReadEntry(value, record, entry), matched = true)) ||
+             ...);
           },
           entries);
       if (!matched) ok = CheckDepth(value, depth_);
-      if (!ok) return trail_->Within(key);
+      if (!ok) return trail_->Within(text);
     }
     return true;
   }

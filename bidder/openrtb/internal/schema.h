@@ -12,6 +12,8 @@
 #ifndef RTB_BIDDER_OPENRTB_INTERNAL_SCHEMA_H_
 #define RTB_BIDDER_OPENRTB_INTERNAL_SCHEMA_H_
 
+#include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -39,9 +41,41 @@ inline constexpr FieldOptions kFallback{.fallback = true};
 inline constexpr FieldOptions kNonNegative{.bound = Bound::kNonNegative};
 inline constexpr FieldOptions kPositive{.bound = Bound::kPositive};
 
+// A JSON object key as read from a request, with its first 8 bytes packed
+// into an integer so that matching it against a table is mostly one compare.
+struct JsonKey {
+  std::string_view text;
+  uint64_t prefix = 0;
+};
+
+// Packs up to the first 8 bytes of `text`, first byte lowest.
+constexpr uint64_t KeyPrefix(std::string_view text) {
+  uint64_t prefix = 0;
+  for (size_t i = 0; i < text.size() && i < 8; ++i) {
+    prefix |= uint64_t{static_cast<unsigned char>(text[i])} << (8 * i);
+  }
+  return prefix;
+}
+
+inline JsonKey MakeJsonKey(std::string_view text) { return {text, KeyPrefix(text)}; }
+
+// The name of a table entry.
+struct EntryName {
+  constexpr EntryName(std::string_view text) : text(text), prefix(KeyPrefix(text)) {}
+
+  bool Matches(const JsonKey& key) const {
+    return key.prefix == prefix && key.text.size() == text.size() &&
+           (text.size() <= 8 ||
+            std::memcmp(key.text.data() + 8, text.data() + 8, text.size() - 8) == 0);
+  }
+
+  std::string_view text;
+  uint64_t prefix;
+};
+
 template <typename Record, typename Member>
 struct Field {
-  std::string_view name;
+  EntryName name;
   Member Record::*member;
   FieldOptions options;
 };
@@ -49,27 +83,27 @@ struct Field {
 template <typename Record, typename Member>
 constexpr Field<Record, Member> F(std::string_view name, Member Record::*member,
                                   FieldOptions options = {}) {
-  return {name, member, options};
+  return {EntryName(name), member, options};
 }
 
 template <typename Entries>
 struct Inline {
-  std::string_view name;
+  EntryName name;
   Entries entries;
 };
 
 template <typename... Entries>
 constexpr Inline<std::tuple<Entries...>> Ext(Entries... entries) {
-  return {"ext", std::tuple<Entries...>(entries...)};
+  return {EntryName("ext"), std::tuple<Entries...>(entries...)};
 }
 
 struct Marker {
-  std::string_view name;
+  EntryName name;
 };
 
 template <typename... Names>
 constexpr auto Markers26(Names... names) {
-  return std::tuple{Marker{names}...};
+  return std::tuple{Marker{EntryName(names)}...};
 }
 
 // Schema<R>::kEntries is the table of record type R.
