@@ -129,6 +129,8 @@ build_classpath() {
   local attempt
   for attempt in 1 2 3; do
     if mvn "${args[@]}" >"$RUN_DIR/maven.log" 2>&1; then
+      # build-classpath leaves an unchanged file alone; its age marks this build.
+      touch "$CLASSPATH_FILE"
       echo "thrift=$THRIFT_ENABLED" >"$CLASSPATH_MODE"
       return 0
     fi
@@ -348,10 +350,14 @@ stop_one() {
     local java opts
     java=$(java_bin)
     mapfile -t opts < <(jvm_common master-stop 256m)
-    timeout "$STOP_GRACE" "$java" "${opts[@]}" -cp "$CONF_DIR:$(cat "$CLASSPATH_FILE")" \
+    if ! timeout "$STOP_GRACE" "$java" "${opts[@]}" -cp "$CONF_DIR:$(cat "$CLASSPATH_FILE")" \
       -Dhbase.client.retries.number=1 \
       org.apache.hadoop.hbase.master.HMaster stop --shutDownCluster \
-      >>"$LOG_DIR/master-stop.out" 2>&1 || true
+      >>"$LOG_DIR/master-stop.out" 2>&1; then
+      # A master still initializing refuses the request; go straight to TERM.
+      echo "hbase.sh: master refused a clean shutdown (see $LOG_DIR/master-stop.log)" >&2
+      kill -TERM "$pid" 2>/dev/null || true
+    fi
   else
     kill -TERM "$pid" 2>/dev/null || true
   fi
