@@ -347,7 +347,8 @@ absl::StatusOr<BidderConfig> LoadConfigFile(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
   if (!file) {
     int error = errno;
-    std::string message = absl::StrCat("config file ", path, ": cannot open: ", std::strerror(error));
+    std::string message =
+        absl::StrCat("config file ", path, ": cannot open: ", std::strerror(error));
     if (error == ENOENT) return absl::NotFoundError(message);
     if (error == EACCES) return absl::PermissionDeniedError(message);
     return absl::InvalidArgumentError(message);

@@ -75,7 +75,9 @@ class Checker {
     std::map<std::string, size_t> seen;
     for (size_t i = 0; i < values.size(); ++i) {
       auto [it, inserted] = seen.emplace(values[i], i);
-      if (!inserted) Fail(ElementPath(std::string(key), i), DuplicateOf(ElementAt(key, it->second)));
+      if (!inserted) {
+        Fail(ElementPath(std::string(key), i), DuplicateOf(ElementAt(key, it->second)));
+      }
     }
   }
 
@@ -409,8 +411,8 @@ void ValidatePacing(const BidderConfig& config, ErrorList* errors) {
   if (at.InRange("controller_interval_ms", pacing.controller_interval_ms, 100, 600000) &&
       pacing.state_max_age_ms <= pacing.controller_interval_ms) {
     at.Fail("state_max_age_ms",
-            absl::StrCat("must be greater than controller_interval_ms (", pacing.controller_interval_ms,
-                         "), or every state would be too old"));
+            absl::StrCat("must be greater than controller_interval_ms (",
+                         pacing.controller_interval_ms, "), or every state would be too old"));
   } else {
     at.InRange("state_max_age_ms", pacing.state_max_age_ms, 1, 3600000);
   }

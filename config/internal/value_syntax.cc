@@ -93,9 +93,7 @@ bool IsPrintableToken(std::string_view text, size_t max_length) {
 }
 
 bool IsEnvironmentVariableName(std::string_view text) {
-  if (text.empty() || text.size() > 128 || absl::ascii_isdigit(static_cast<unsigned char>(text[0]))) {
-    return false;
-  }
+  if (text.empty() || absl::ascii_isdigit(static_cast<unsigned char>(text[0]))) return false;
   return IsIdentifier(text, 128, "_");
 }
 
@@ -180,8 +178,8 @@ std::string UrlProblem(std::string_view url, bool allow_http, bool allow_query_a
   for (char c : url) {
     if (c <= ' ' || c > '~' || c == '"' || c == '\'' || c == '<' || c == '>' || c == '\\' ||
         c == '`') {
-      return "must be printable ASCII without spaces, quotes, '<', '>', '\\' or '`' (percent-encode "
-             "them)";
+      return "must be printable ASCII without spaces, quotes, '<', '>', '\\' or '`' "
+             "(percent-encode them)";
     }
   }
   size_t authority_end = rest.find_first_of("/?#");

@@ -98,7 +98,8 @@ TEST(ParseConfigTest, CampaignFieldsAreDecoded) {
   campaign["targeting"] = {{"countries", {"DEU", "AUT"}}, {"device_types", {2, 3}}};
   json video = {{"id", "v1"},      {"format", "video"},   {"w", 640},
                 {"h", 360},        {"mimes", {"video/mp4"}}, {"duration_s", 15},
-                {"adm", "<VAST/>"}, {"nurl_delivery", true}, {"landing_url", "https://a.example.com/"}};
+                {"adm", "<VAST/>"}, {"nurl_delivery", true},
+                {"landing_url", "https://a.example.com/"}};
   campaign["creatives"].push_back(video);
   absl::StatusOr<BidderConfig> config = Parse(doc);
   ASSERT_TRUE(config.ok()) << config.status();
@@ -549,7 +550,8 @@ TEST_F(ExampleConfigTest, ExampleCampaignsCanBidOnEverySampleRequest) {
               t.device_types.end()) {
         continue;
       }
-      if (blocked("bcat", campaign.iab_categories) || blocked("badv", campaign.advertiser_domains)) {
+      if (blocked("bcat", campaign.iab_categories) ||
+          blocked("badv", campaign.advertiser_domains)) {
         continue;
       }
       for (const json& imp : request["imp"]) {
