@@ -20,8 +20,10 @@ using tcp = asio::ip::tcp;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-// Bytes asked of the socket per read of an unframed reply.
-constexpr size_t kReadChunk = 16 * 1024;
+// Bytes asked of the socket per read of an unframed reply: growing with the
+// reply, so a large one takes few reads.
+constexpr size_t kMinReadChunk = 16 * 1024;
+constexpr size_t kMaxReadChunk = 1024 * 1024;
 }  // namespace
 
 Connection::Connection(Strand strand, ThriftTransport framing, size_t max_message_bytes)
@@ -29,7 +31,8 @@ Connection::Connection(Strand strand, ThriftTransport framing, size_t max_messag
       socket_(strand),
       timer_(strand),
       framing_(framing),
-      max_message_bytes_(max_message_bytes) {}
+      max_message_bytes_(max_message_bytes),
+      scanner_(max_message_bytes) {}
 
 void Connection::ArmTimer(Clock::time_point when) {
   uint64_t generation = ++generation_;
@@ -105,6 +108,7 @@ void Connection::Exchange(std::shared_ptr<const std::string> request, Clock::tim
                         self->ReadFrameHeader();
                       } else {
                         self->reply_.clear();
+                        self->scanner_ = MessageScanner(self->max_message_bytes_);
                         self->ReadUnframed();
                       }
                     }));
@@ -148,9 +152,10 @@ void Connection::ReadFrameBody(uint32_t size) {
 
 void Connection::ReadUnframed() {
   size_t old_size = reply_.size();
-  reply_.resize(old_size + kReadChunk);
+  size_t chunk = std::clamp(old_size, kMinReadChunk, kMaxReadChunk);
+  reply_.resize(old_size + chunk);
   socket_.async_read_some(
-      asio::buffer(reply_.data() + old_size, kReadChunk),
+      asio::buffer(reply_.data() + old_size, chunk),
       asio::bind_executor(strand_, [self = shared_from_this(), old_size](
                                        const boost::system::error_code& error, size_t read) {
         self->reply_.resize(old_size + read);
@@ -160,8 +165,7 @@ void Connection::ReadUnframed() {
           return;
         }
         if (read > 0) self->received_any_ = true;
-        absl::StatusOr<size_t> complete =
-            CompleteMessageSize(self->reply_, self->max_message_bytes_);
+        absl::StatusOr<size_t> complete = self->scanner_.Scan(self->reply_);
         if (!complete.ok()) {
           self->Finish({complete.status(), false, false});
           return;

@@ -18,6 +18,7 @@
 #include "boost/asio/ip/tcp.hpp"
 #include "boost/asio/steady_timer.hpp"
 #include "boost/asio/strand.hpp"
+#include "storage/hbase/wire.h"
 #include "storage/hbase_store.h"
 
 namespace rtb::storage::hbase {
@@ -67,6 +68,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   size_t max_message_bytes_;
   std::array<uint8_t, 4> header_{};
   std::string reply_;
+  MessageScanner scanner_;  // finds the end of an unframed reply
   std::function<void(ExchangeResult)> done_;
   std::shared_ptr<const std::string> request_;
   uint64_t generation_ = 0;  // tells a stale timer from the current step's

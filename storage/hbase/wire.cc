@@ -1,6 +1,8 @@
 #include "storage/hbase/wire.h"
 
+#include <algorithm>
 #include <array>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "storage/hbase/absl_compat.h"
@@ -25,174 +27,177 @@ enum : uint8_t {
   kUuid = 16,
 };
 
-constexpr int kMaxDepth = 64;
+constexpr size_t kMaxDepth = 64;
 constexpr uint32_t kVersionMask = 0xffff0000;
 constexpr uint32_t kVersion1 = 0x80010000;
 
-// Walks a message without building it. `need_more_` is set when the data
-// ends before the message does.
-class MessageWalker {
- public:
-  MessageWalker(std::string_view data, size_t max_bytes) : data_(data), max_bytes_(max_bytes) {}
-
-  absl::StatusOr<size_t> Walk() {
-    uint32_t first;
-    if (!ReadU32(&first)) return Result();
-    if (first & 0x80000000u) {
-      if ((first & kVersionMask) != kVersion1) {
-        Bad("unknown protocol version");
-        return Result();
-      }
-      if (!SkipString()) return Result();  // method name
-    } else {
-      // Old non-strict form: name length, name, type byte.
-      if (!Skip(first) || !Skip(1)) return Result();
-    }
-    if (!Skip(4)) return Result();  // sequence id
-    if (!SkipValue(kStruct, 0)) return Result();
-    return Result();
+int FixedSize(uint8_t type) {
+  switch (type) {
+    case kBool:
+    case kByte:
+      return 1;
+    case kI16:
+      return 2;
+    case kI32:
+      return 4;
+    case kDouble:
+    case kI64:
+      return 8;
+    case kUuid:
+      return 16;
+    default:
+      return 0;
   }
+}
 
- private:
-  absl::StatusOr<size_t> Result() const {
-    if (!error_.ok()) return error_;
-    if (need_more_) return size_t{0};
-    return pos_;
-  }
-
-  void Bad(std::string_view why) {
-    if (!error_.ok()) return;
-    error_ = absl::InternalError(absl::StrCat("malformed reply from hbase gateway: ", AsAbsl(why)));
-  }
-
-  bool Skip(uint64_t n) {
-    if (!error_.ok()) return false;
-    if (pos_ + n > max_bytes_) {
-      Bad(absl::StrCat("reply exceeds max_message_bytes (", max_bytes_, ")"));
-      return false;
-    }
-    if (pos_ + n > data_.size()) {
-      need_more_ = true;
-      return false;
-    }
-    pos_ += n;
-    return true;
-  }
-
-  bool ReadU8(uint8_t* out) {
-    if (pos_ + 1 > data_.size()) {
-      need_more_ = true;
-      return false;
-    }
-    *out = static_cast<uint8_t>(data_[pos_++]);
-    return true;
-  }
-
-  bool ReadU32(uint32_t* out) {
-    if (pos_ + 4 > data_.size()) {
-      need_more_ = true;
-      return false;
-    }
-    *out = ReadFrameHeader(reinterpret_cast<const uint8_t*>(data_.data() + pos_));
-    pos_ += 4;
-    return true;
-  }
-
-  bool ReadSize(int32_t* out) {
-    uint32_t raw;
-    if (!ReadU32(&raw)) return false;
-    *out = static_cast<int32_t>(raw);
-    if (*out < 0) {
-      Bad("negative size");
-      return false;
-    }
-    return true;
-  }
-
-  bool SkipString() {
-    int32_t size;
-    return ReadSize(&size) && Skip(static_cast<uint64_t>(size));
-  }
-
-  static int FixedSize(uint8_t type) {
-    switch (type) {
-      case kBool:
-      case kByte:
-        return 1;
-      case kI16:
-        return 2;
-      case kI32:
-        return 4;
-      case kDouble:
-      case kI64:
-        return 8;
-      case kUuid:
-        return 16;
-      default:
-        return 0;
-    }
-  }
-
-  bool SkipValue(uint8_t type, int depth) {
-    if (depth > kMaxDepth) {
-      Bad("nesting too deep");
-      return false;
-    }
-    if (int fixed = FixedSize(type); fixed > 0) return Skip(fixed);
-    switch (type) {
-      case kString:
-        return SkipString();
-      case kStruct:
-        while (true) {
-          uint8_t field_type;
-          if (!ReadU8(&field_type)) return false;
-          if (field_type == kStop) return true;
-          if (!Skip(2) || !SkipValue(field_type, depth + 1)) return false;
-        }
-      case kMap: {
-        uint8_t key_type, value_type;
-        int32_t count;
-        if (!ReadU8(&key_type) || !ReadU8(&value_type) || !ReadSize(&count)) return false;
-        return SkipElements(key_type, value_type, count, depth);
-      }
-      case kSet:
-      case kList: {
-        uint8_t element_type;
-        int32_t count;
-        if (!ReadU8(&element_type) || !ReadSize(&count)) return false;
-        return SkipElements(element_type, kStop, count, depth);
-      }
-      default:
-        Bad(absl::StrCat("unknown field type ", type));
-        return false;
-    }
-  }
-
-  // `second` is kStop for lists and sets.
-  bool SkipElements(uint8_t first, uint8_t second, int32_t count, int depth) {
-    int fixed_first = FixedSize(first);
-    int fixed_second = second == kStop ? 0 : FixedSize(second);
-    if (fixed_first > 0 && (second == kStop || fixed_second > 0)) {
-      return Skip(static_cast<uint64_t>(count) * (fixed_first + fixed_second));
-    }
-    for (int32_t i = 0; i < count; ++i) {
-      if (!SkipValue(first, depth + 1)) return false;
-      if (second != kStop && !SkipValue(second, depth + 1)) return false;
-    }
-    return true;
-  }
-
-  std::string_view data_;
-  size_t max_bytes_;
-  size_t pos_ = 0;
-  bool need_more_ = false;
-  absl::Status error_;
-};
+uint32_t U32At(std::string_view data, size_t pos) {
+  return ReadFrameHeader(reinterpret_cast<const uint8_t*>(data.data() + pos));
+}
 
 }  // namespace
 
+MessageScanner::Step MessageScanner::Fail(std::string reason) {
+  error_ = absl::InternalError(absl::StrCat("malformed reply from hbase gateway: ", reason));
+  return Step::kError;
+}
+
+// The message header: strict "version|type, name, seqid" or the old
+// "name, type, seqid". Scanned in one go once all of it is there.
+MessageScanner::Step MessageScanner::ScanHeader(std::string_view data) {
+  size_t p = 0;
+  if (data.size() < 4) return Step::kNeedMore;
+  uint32_t first = U32At(data, 0);
+  p = 4;
+  if (first & 0x80000000u) {
+    if ((first & kVersionMask) != kVersion1) return Fail("unknown protocol version");
+    if (data.size() < p + 4) return Step::kNeedMore;
+    uint32_t name = U32At(data, p);
+    if (name > max_bytes_) return Fail("method name too long");
+    p += 4 + name;
+  } else {
+    if (first > max_bytes_) return Fail("method name too long");
+    p += first + 1;
+  }
+  p += 4;  // sequence id
+  if (data.size() < p) return Step::kNeedMore;
+  pos_ = p;
+  header_done_ = true;
+  stack_.push_back(Frame{kStruct});
+  return Step::kProgress;
+}
+
+// One value of the innermost open struct, list or map, or its end. Either
+// consumes it whole or changes nothing and asks for more bytes.
+MessageScanner::Step MessageScanner::ScanValue(std::string_view data) {
+  Frame& f = stack_.back();
+  size_t p = pos_;
+  auto available = [&](size_t n) { return data.size() >= p + n; };
+  uint8_t type;
+  if (f.kind == kStruct) {
+    if (!available(1)) return Step::kNeedMore;
+    type = static_cast<uint8_t>(data[p]);
+    if (type == kStop) {
+      pos_ = p + 1;
+      stack_.pop_back();
+      return stack_.empty() ? Step::kDone : Step::kProgress;
+    }
+    if (!available(3)) return Step::kNeedMore;
+    p += 3;  // type and field id
+  } else {
+    if (f.remaining == 0) {
+      stack_.pop_back();
+      return Step::kProgress;
+    }
+    type = (f.kind == kMap && f.value_next) ? f.second : f.first;
+    // A run of fixed-size list elements goes in one step.
+    if (f.kind != kMap) {
+      if (int fixed = FixedSize(type); fixed > 0) {
+        size_t n = std::min<size_t>(f.remaining, (data.size() - p) / fixed);
+        if (n == 0) return Step::kNeedMore;
+        pos_ = p + n * fixed;
+        f.remaining -= static_cast<int32_t>(n);
+        return Step::kProgress;
+      }
+    }
+  }
+  std::optional<Frame> child;
+  if (int fixed = FixedSize(type); fixed > 0) {
+    if (!available(fixed)) return Step::kNeedMore;
+    p += fixed;
+  } else {
+    switch (type) {
+      case kString: {
+        if (!available(4)) return Step::kNeedMore;
+        uint32_t size = U32At(data, p);
+        if (size > 0x7fffffffu) return Fail("negative size");
+        if (p + 4 + size > max_bytes_) {
+          return Fail(absl::StrCat("reply exceeds max_message_bytes (", max_bytes_, ")"));
+        }
+        if (!available(4 + size)) return Step::kNeedMore;
+        p += 4 + size;
+        break;
+      }
+      case kStruct:
+        child = Frame{kStruct};
+        break;
+      case kSet:
+      case kList: {
+        if (!available(5)) return Step::kNeedMore;
+        uint32_t count = U32At(data, p + 1);
+        if (count > 0x7fffffffu) return Fail("negative size");
+        child = Frame{kList, static_cast<uint8_t>(data[p]), 0, static_cast<int32_t>(count)};
+        p += 5;
+        break;
+      }
+      case kMap: {
+        if (!available(6)) return Step::kNeedMore;
+        uint32_t count = U32At(data, p + 2);
+        if (count > 0x7fffffffu) return Fail("negative size");
+        child = Frame{kMap, static_cast<uint8_t>(data[p]), static_cast<uint8_t>(data[p + 1]),
+                      static_cast<int32_t>(count)};
+        p += 6;
+        break;
+      }
+      default:
+        return Fail(absl::StrCat("unknown field type ", type));
+    }
+  }
+  pos_ = p;
+  if (f.kind == kList) {
+    --f.remaining;
+  } else if (f.kind == kMap) {
+    if (f.value_next) --f.remaining;
+    f.value_next = !f.value_next;
+  }
+  if (child) {
+    if (stack_.size() >= kMaxDepth) return Fail("nesting too deep");
+    stack_.push_back(*child);
+  }
+  return Step::kProgress;
+}
+
+absl::StatusOr<size_t> MessageScanner::Scan(std::string_view data) {
+  if (!error_.ok()) return error_;
+  if (!header_done_) {
+    Step s = ScanHeader(data);
+    if (s == Step::kError) return error_;
+    if (s == Step::kNeedMore) return size_t{0};
+  }
+  while (!stack_.empty()) {
+    Step s = ScanValue(data);
+    if (pos_ > max_bytes_) {
+      Fail(absl::StrCat("reply exceeds max_message_bytes (", max_bytes_, ")"));
+      return error_;
+    }
+    if (s == Step::kError) return error_;
+    if (s == Step::kNeedMore) return size_t{0};
+    if (s == Step::kDone) break;
+  }
+  return pos_;
+}
+
 absl::StatusOr<size_t> CompleteMessageSize(std::string_view data, size_t max_bytes) {
-  return MessageWalker(data, max_bytes).Walk();
+  return MessageScanner(max_bytes).Scan(data);
 }
 
 std::array<uint8_t, 4> FrameHeader(uint32_t size) {

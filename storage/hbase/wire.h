@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -59,9 +60,41 @@ absl::Status DecodeReply(std::string_view call, std::string& reply, Receive&& re
   }
 }
 
-// Length of the complete binary-protocol message at the start of `data`: 0
-// when more bytes are needed, an error when the bytes cannot start a
-// message or it would exceed `max_bytes`.
+// Finds where a binary-protocol message ends as its bytes arrive, without
+// building it. Each call resumes where the previous one stopped, so reading
+// a reply costs one pass over its bytes however it is split.
+class MessageScanner {
+ public:
+  explicit MessageScanner(size_t max_bytes) : max_bytes_(max_bytes) {}
+
+  // `data` is everything received so far (the previous `data` plus more).
+  // Returns the message length once it is complete, 0 while more bytes are
+  // needed, or an error when the bytes cannot be a message or it would
+  // exceed `max_bytes`.
+  absl::StatusOr<size_t> Scan(std::string_view data);
+
+ private:
+  struct Frame {
+    uint8_t kind;         // struct, list/set or map
+    uint8_t first = 0;    // element type (key type of a map)
+    uint8_t second = 0;   // value type of a map
+    int32_t remaining = 0;
+    bool value_next = false;
+  };
+  enum class Step { kDone, kProgress, kNeedMore, kError };
+
+  Step ScanHeader(std::string_view data);
+  Step ScanValue(std::string_view data);
+  Step Fail(std::string reason);
+
+  size_t max_bytes_;
+  size_t pos_ = 0;
+  bool header_done_ = false;
+  std::vector<Frame> stack_;
+  absl::Status error_;
+};
+
+// The length of the complete message at the start of `data`, as above.
 absl::StatusOr<size_t> CompleteMessageSize(std::string_view data, size_t max_bytes);
 
 // Frame header of a framed-transport message of `size` bytes.

@@ -768,7 +768,9 @@ TEST_F(HBaseAdminTest, TimelineReadsOfAReplicatedTable) {
   ASSERT_TRUE(r.ok()) << r.status();
   // The primary answers unless it is slow; a secondary may not have the
   // write yet, and then says so.
-  if (!r->stale) EXPECT_EQ(r->Value("seg", "s1"), "1");
+  if (!r->stale) {
+    EXPECT_EQ(r->Value("seg", "s1"), "1");
+  }
 }
 
 }  // namespace

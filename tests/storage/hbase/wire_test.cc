@@ -82,6 +82,38 @@ TEST(HBaseWireTest, ReplySizeWithNestedContainers) {
   EXPECT_EQ(*CompleteMessageSize(std::string_view(reply).substr(0, reply.size() - 1), 1 << 20), 0u);
 }
 
+TEST(HBaseWireTest, ScannerResumesAsBytesArrive) {
+  t2::THBaseService_getMultiple_result result;
+  for (int i = 0; i < 50; ++i) {
+    t2::TResult r;
+    r.__set_row("row" + std::to_string(i));
+    t2::TColumnValue cv;
+    cv.family = "f";
+    cv.qualifier = "q";
+    cv.value = std::string(i * 7, 'v');
+    cv.__set_timestamp(i);
+    cv.__set_tags(std::string(3, 't'));
+    r.columnValues.push_back(cv);
+    r.__set_stale(i % 2 == 0);
+    result.success.push_back(r);
+  }
+  result.__isset.success = true;
+  const std::string reply = ServerReply("getMultiple", result);
+  for (size_t step : {size_t{1}, size_t{3}, size_t{64}, size_t{4096}}) {
+    MessageScanner scanner(1 << 20);
+    size_t found = 0;
+    for (size_t n = step; found == 0; n = std::min(reply.size(), n + step)) {
+      absl::StatusOr<size_t> s = scanner.Scan(std::string_view(reply).substr(0, n));
+      ASSERT_TRUE(s.ok()) << s.status();
+      if (*s == 0) {
+        ASSERT_LT(n, reply.size()) << "step " << step;
+      }
+      found = *s;
+    }
+    EXPECT_EQ(found, reply.size()) << "step " << step;
+  }
+}
+
 TEST(HBaseWireTest, OversizedOrGarbageRepliesAreErrors) {
   std::string request = GetRequest();
   EXPECT_EQ(CompleteMessageSize(request, 16).status().code(), absl::StatusCode::kInternal);
