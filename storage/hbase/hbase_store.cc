@@ -657,15 +657,19 @@ class HBaseStore final : public Store {
               .fetch_add(1, std::memory_order_relaxed);
         }
         done = std::move(h->done);
-      } else if (!hedge && !h->hedge_sent && Clock::now() < h->deadline) {
-        fail_over = true;  // the first gateway failed: ask the second now
+      } else if (absl::IsUnavailable(reply.status()) && !h->hedge_sent &&
+                 Clock::now() < h->deadline) {
+        // The first gateway cannot be reached: ask the second one now.
+        h->hedge_sent = true;
+        fail_over = true;
       } else if (h->outstanding == 0) {
         h->finished = true;
         done = std::move(h->done);
       }
     }
     if (fail_over) {
-      LaunchHedge(h);
+      stats_.hedged_gets.fetch_add(1, std::memory_order_relaxed);
+      Launch(h, /*hedge=*/true);
       return;
     }
     if (done) done(std::move(reply));

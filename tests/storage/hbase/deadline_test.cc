@@ -193,6 +193,42 @@ TEST(HBaseDeadlineTest, TimelineGetIsHedgedToTheNextGateway) {
   EXPECT_EQ(stats->requests.load(), 3u);
 }
 
+TEST(HBaseDeadlineTest, TimelineGetFailsOverAtOnceWhenTheFirstGatewayIsDown) {
+  StalledListener second;
+  HBaseStoreOptions o;
+  o.endpoints = {testing::RefusingEndpoint(), second.endpoint()};
+  o.hedge_delay_ms = 10000;  // longer than the call: only a failure can move on
+  o.call_timeout_ms = 300;
+  auto stats = std::make_shared<HBaseStoreStats>();
+  o.stats = stats;
+  std::unique_ptr<Store> store = Open(o);
+  ASSERT_NE(store, nullptr);
+  // Round-robin starts with the refusing gateway.
+  absl::StatusOr<RowResult> r = store->Get("profiles", GetOf("dev", Consistency::kTimeline));
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kDeadlineExceeded) << r.status();
+  EXPECT_EQ(stats->hedged_gets.load(), 1u);
+  EXPECT_EQ(second.accepted(), 1);
+}
+
+TEST(HBaseDeadlineTest, AFailedHedgeLeavesThePrimaryToAnswer) {
+  StalledListener first;
+  HBaseStoreOptions o;
+  o.endpoints = {first.endpoint(), testing::RefusingEndpoint()};
+  o.hedge_delay_ms = 20;
+  o.call_timeout_ms = 300;
+  auto stats = std::make_shared<HBaseStoreStats>();
+  o.stats = stats;
+  std::unique_ptr<Store> store = Open(o);
+  ASSERT_NE(store, nullptr);
+  Clock::time_point start = Clock::now();
+  absl::StatusOr<RowResult> r = store->Get("profiles", GetOf("dev", Consistency::kTimeline));
+  // The hedge fails fast; the answer is still the primary's, at the deadline.
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kDeadlineExceeded) << r.status();
+  EXPECT_GE(Clock::now() - start, milliseconds(290));
+  EXPECT_EQ(stats->hedged_gets.load(), 1u);
+  EXPECT_EQ(stats->connect_failures.load(), 1u);
+}
+
 TEST(HBaseDeadlineTest, HedgingOffSendsOnce) {
   StalledListener a, b;
   HBaseStoreOptions o;
