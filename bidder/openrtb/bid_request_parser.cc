@@ -308,13 +308,20 @@ class Reader {
   }
 
   Outcome ReadScalar(od::value& value, std::string& out, Bound) {
-    // Most strings have no escapes: copy them straight from the input and
-    // leave the value for the iterator to step over.
+    // Most strings have no escapes: copy them straight from the input. The
+    // value must still be consumed: On-Demand, skipping a string it was not
+    // asked for, takes a following ':' for the end of a key and would let
+    // ["a": 1] through.
     std::string_view token = value.raw_json_token();
     if (!token.empty() && token.front() == '"') {
       const char* start = token.data() + 1;
       const size_t length = FindQuoteOrBackslash(start);
       if (start[length] == '"') {
+        od::raw_json_string consumed;
+        if (auto error = value.get_raw_json_string().get(consumed)) {
+          Malformed(error);
+          return Outcome::kError;
+        }
         out = std::string(start, length);
         return Outcome::kValue;
       }

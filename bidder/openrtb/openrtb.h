@@ -5,7 +5,9 @@
 // we do not consult) is skipped, though still checked to be well-formed JSON.
 // A field we keep must have its OpenRTB type: a wrong type is an
 // InvalidArgument naming the path ("imp[0].banner.w: expected integer").
-// JSON `null` for a field we keep means the field is absent.
+// JSON `null` for a field we keep means the field is absent. A key given twice
+// in one object must be valid both times; which one the model keeps is not
+// specified (JSON leaves duplicate keys open).
 //
 // Conventions of the model:
 //   - strings and lists: empty means absent;

@@ -460,6 +460,10 @@ TEST(BidRequestParserTest, MalformedDocumentsAreRejected) {
   ExpectMalformed(R"({"id":"r","imp":[{"id":"1"}],"x\q":1})");
   ExpectMalformed(R"({"id":"r","imp":[{"id":"1",}]})");
   ExpectMalformed(R"({'id':'r'})");
+  // A string we read, followed by ':'. Left for On-Demand to skip, it would
+  // be taken for a key, and the braces would pair up differently.
+  ExpectMalformed(R"({"id":"r","imp":[{"id":"1"}],"device":{"ua":"x":"y"},"os":"o"},"user":{"id":"u"}})");
+  ExpectMalformed(WithTop(R"("bcat":["IAB1": 1])"));
 }
 
 TEST(BidRequestParserTest, EveryTruncationOfASampleIsRejected) {
