@@ -28,6 +28,10 @@ struct EmbeddedStoreOptions {
   // in-memory priority), so scans of other families cannot evict them.
   // Default 0.25.
   double in_memory_cache_fraction = 0.25;
+  // Cache of the stored cells of hot rows, bytes; 0 disables it. Reads of
+  // whole families are served from it (see storage/internal/row_cache.h).
+  // Default 64 MiB.
+  int64_t row_cache_bytes = int64_t{64} << 20;
   // Memtable size per family, bytes. Default 32 MiB.
   int64_t write_buffer_bytes = int64_t{32} << 20;
   // How often ASYNC_WAL writes are pushed from the process to the OS, ms.

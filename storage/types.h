@@ -63,6 +63,12 @@ struct TableSchema {
 };
 
 struct Cell {
+  Cell() = default;
+  // Builds the strings in place; reads construct many cells per row.
+  Cell(std::string_view family, std::string_view qualifier, int64_t timestamp,
+       std::string_view value)
+      : family(family), qualifier(qualifier), timestamp(timestamp), value(value) {}
+
   std::string family;
   std::string qualifier;
   int64_t timestamp = 0;

@@ -105,6 +105,40 @@ bool DecodeKey(std::string_view key, DecodedKey* out) {
   }
 }
 
+bool ParseCellSuffix(std::string_view key, size_t row_prefix_length, std::string* scratch,
+                     CellSuffix* out) {
+  if (key.size() < row_prefix_length + 11) return false;
+  const size_t end = key.size() - 9;  // start of ~timestamp
+  if (key[end - 2] != kEscape || key[end - 1] != kTerminator) return false;
+  std::string_view escaped = key.substr(row_prefix_length, end - 2 - row_prefix_length);
+  if (escaped.find(kEscape) == std::string_view::npos) {
+    out->qualifier = escaped;
+  } else {
+    scratch->clear();
+    for (size_t i = 0; i < escaped.size(); ++i) {
+      scratch->push_back(escaped[i]);
+      if (escaped[i] == kEscape) {
+        if (i + 1 >= escaped.size() || escaped[i + 1] != kEscapedZero) return false;
+        ++i;
+      }
+    }
+    out->qualifier = *scratch;
+  }
+  out->timestamp = static_cast<int64_t>(~ReadBigEndian64(key.substr(end, 8)));
+  uint8_t code = 0xff - static_cast<uint8_t>(key[end + 8]);
+  switch (code) {
+    case 4:
+    case 8:
+    case 10:
+    case 12:
+    case 14:
+      out->type = static_cast<CellType>(code);
+      return true;
+    default:
+      return false;
+  }
+}
+
 size_t RowPrefixLength(std::string_view key) {
   size_t pos = 0;
   return ReadEscaped(key, &pos, nullptr) ? pos : 0;

@@ -61,6 +61,17 @@ std::string EncodeKey(std::string_view row, std::string_view qualifier, int64_t 
                       CellType type);
 // False when `key` is not a well-formed cell key.
 bool DecodeKey(std::string_view key, DecodedKey* out);
+// The parts of a cell key after a row prefix of known length, without
+// copying: `qualifier` points into `key`, or into `scratch` when the
+// qualifier held escaped zero bytes. False when malformed.
+struct CellSuffix {
+  std::string_view qualifier;
+  int64_t timestamp = 0;
+  CellType type = CellType::kPut;
+};
+bool ParseCellSuffix(std::string_view key, size_t row_prefix_length, std::string* scratch,
+                     CellSuffix* out);
+
 // Length of the row prefix of `key` (escaped row and its terminator), or 0
 // when malformed. Used by the row bloom filter's prefix extractor.
 size_t RowPrefixLength(std::string_view key);

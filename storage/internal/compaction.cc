@@ -99,6 +99,14 @@ class HBaseCompactionFilterFactory : public rocksdb::CompactionFilterFactory {
                                                    context.is_full_compaction);
   }
 
+  // Flushes drop extra versions, expired cells and cells masked within the
+  // flush too, as HBase's memstore flush does; markers stay until a major
+  // compaction.
+  bool ShouldFilterTableFileCreation(rocksdb::TableFileCreationReason reason) const override {
+    return reason == rocksdb::TableFileCreationReason::kCompaction ||
+           reason == rocksdb::TableFileCreationReason::kFlush;
+  }
+
   const char* Name() const override { return "rtb.HBaseCompactionFilterFactory"; }
 
  private:

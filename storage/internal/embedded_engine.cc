@@ -12,6 +12,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
@@ -28,6 +29,7 @@
 #include "storage/embedded_store.h"
 #include "storage/internal/cell_key.h"
 #include "storage/internal/compaction.h"
+#include "storage/internal/row_cache.h"
 #include "storage/internal/schema_codec.h"
 #include "storage/internal/validation.h"
 #include "storage/internal/visibility.h"
@@ -104,6 +106,7 @@ class StoreEnv : public rocksdb::EnvWrapper {
 struct Family {
   FamilyOptions options;
   rocksdb::ColumnFamilyHandle* handle = nullptr;
+  uint32_t id = 0;  // unique within the process, names the family in the row cache
 };
 
 // A table and its RocksDB column families. Readers hold a shared_ptr, so a
@@ -137,23 +140,24 @@ struct Selection {
 
 Selection Select(const Table& table, const std::vector<Column>& columns) {
   Selection sel;
-  if (columns.empty()) {
-    for (const Family& f : table.families) sel.entries.push_back({&f, {}});
-    return sel;
-  }
-  std::map<std::string_view, std::pair<bool, std::vector<std::string>>> by_family;
-  for (const Column& c : columns) {
-    auto& [whole, qualifiers] = by_family[c.family];
-    if (!c.qualifier) {
-      whole = true;
-    } else {
-      qualifiers.push_back(*c.qualifier);
-    }
-  }
+  sel.entries.reserve(table.families.size());
   for (const Family& f : table.families) {
-    auto it = by_family.find(f.options.name);
-    if (it == by_family.end()) continue;
-    auto& [whole, qualifiers] = it->second;
+    if (columns.empty()) {
+      sel.entries.push_back({&f, {}});
+      continue;
+    }
+    bool selected = false, whole = false;
+    std::vector<std::string> qualifiers;
+    for (const Column& c : columns) {
+      if (c.family != f.options.name) continue;
+      selected = true;
+      if (c.qualifier) {
+        qualifiers.push_back(*c.qualifier);
+      } else {
+        whole = true;
+      }
+    }
+    if (!selected) continue;
     Selection::Entry e{&f, {}};
     if (!whole) {
       e.qualifiers = std::move(qualifiers);
@@ -164,6 +168,112 @@ Selection Select(const Table& table, const std::vector<Column>& columns) {
     sel.entries.push_back(std::move(e));
   }
   return sel;
+}
+
+// Feeds the cells of one row of one family to `filter`, starting with `it`
+// at the row's first key, and leaves `it` at the first key after the row.
+// Columns the reader did not select, and versions beyond those it asked
+// for, are stepped over with seeks instead of being decoded.
+void ReadFamilyRow(rocksdb::Iterator* it, std::string_view prefix,
+                   internal::VisibleCellFilter& filter, std::vector<Cell>* out) {
+  constexpr int kNextsBeforeSeek = 4;
+  std::string scratch;
+  std::string target;
+  int skipped = 0;
+  filter.StartRow();
+  auto seek_column = [&](std::string_view qualifier, char terminator) {
+    target.assign(prefix);
+    internal::AppendRowPrefix(qualifier, &target);  // escaped qualifier + 00 01
+    target.back() = terminator;
+    it->Seek(ToSlice(target));
+    skipped = 0;
+  };
+  while (it->Valid()) {
+    std::string_view key = ToView(it->key());
+    if (!key.starts_with(prefix)) return;
+    internal::CellSuffix cell;
+    if (!internal::ParseCellSuffix(key, prefix.size(), &scratch, &cell)) {
+      it->Next();
+      continue;
+    }
+    if (!cell.qualifier.empty()) {
+      if (!filter.Wanted(cell.qualifier)) {
+        std::optional<std::string_view> next = filter.NextWanted(cell.qualifier);
+        if (!next) break;
+        seek_column(std::string(*next), '\x01');
+        continue;
+      }
+      if (filter.ColumnDone() && filter.InColumn(cell.qualifier)) {
+        if (++skipped > kNextsBeforeSeek) {
+          seek_column(std::string(cell.qualifier), '\x02');
+        } else {
+          it->Next();
+        }
+        continue;
+      }
+    }
+    skipped = 0;
+    DecodedValue value;
+    if (internal::DecodeValue(ToView(it->value()), &value)) filter.Add(cell, value, out);
+    it->Next();
+  }
+  if (it->Valid() && ToView(it->key()).starts_with(prefix)) {
+    target.assign(prefix);
+    target.back() = '\x02';
+    it->Seek(ToSlice(target));
+  }
+}
+
+// Every stored cell of one row of one family, markers included, for the
+// row cache. Leaves `it` at the first key after the row.
+void CollectFamilyRow(rocksdb::Iterator* it, std::string_view prefix, internal::StoredRow* out) {
+  std::string scratch;
+  for (; it->Valid(); it->Next()) {
+    std::string_view key = ToView(it->key());
+    if (!key.starts_with(prefix)) return;
+    internal::CellSuffix cell;
+    DecodedValue value;
+    if (!internal::ParseCellSuffix(key, prefix.size(), &scratch, &cell) ||
+        !internal::DecodeValue(ToView(it->value()), &value)) {
+      continue;
+    }
+    out->push_back(internal::StoredCell{std::string(cell.qualifier), cell.timestamp, cell.type,
+                                        value.ttl_ms, std::string(value.value)});
+  }
+}
+
+void FilterStoredRow(const internal::StoredRow& row, internal::VisibleCellFilter& filter,
+                     std::vector<Cell>* out) {
+  filter.StartRow();
+  for (const internal::StoredCell& c : row) {
+    filter.Add(internal::CellSuffix{c.qualifier, c.timestamp, c.type},
+               DecodedValue{c.ttl_ms, c.value}, out);
+  }
+}
+
+// Builds the cache entry for a family row read at `now`: the latest version
+// of every column, valid until the first cell's TTL runs out (from then on
+// another version may be the visible one).
+std::shared_ptr<const internal::CachedRow> MakeCachedRow(const FamilyOptions& family,
+                                                         internal::StoredRow stored,
+                                                         int64_t now) {
+  auto row = std::make_shared<internal::CachedRow>();
+  row->stored = std::move(stored);
+  internal::VisibleCellFilter latest(family, nullptr, TimeRange{}, 1, now);
+  FilterStoredRow(row->stored, latest, &row->latest);
+  int64_t valid_until = kLatestTimestamp;
+  for (const internal::StoredCell& c : row->stored) {
+    if (c.type != CellType::kPut) continue;
+    int64_t ttl = internal::EffectiveTtlMs(family, c.ttl_ms);
+    if (ttl > 0) valid_until = std::min(valid_until, c.timestamp + ttl + 1);
+  }
+  row->latest_valid_until_ms = valid_until;
+  return row;
+}
+
+bool IsLatestOfEverything(const storage::Get& get) {
+  return get.max_versions == 1 && get.time_range.min == 0 &&
+         get.time_range.max == kLatestTimestamp;
 }
 
 // One family's iterator walking whole rows forward or backward.
@@ -204,15 +314,7 @@ class FamilyCursor {
   void ConsumeRow(bool reversed, std::vector<Cell>* out) {
     const std::string prefix = internal::RowPrefix(row_);
     if (reversed) it_->Seek(ToSlice(prefix));
-    filter_.StartRow();
-    for (; it_->Valid() && it_->key().starts_with(ToSlice(prefix)); it_->Next()) {
-      DecodedValue value;
-      if (!internal::DecodeKey(ToView(it_->key()), &key_) ||
-          !internal::DecodeValue(ToView(it_->value()), &value)) {
-        continue;
-      }
-      filter_.Add(key_, value, out);
-    }
+    ReadFamilyRow(it_.get(), prefix, filter_, out);
     if (reversed) {
       it_->SeekForPrev(ToSlice(prefix));
     }
@@ -372,6 +474,7 @@ class EmbeddedStore final : public Store {
   EmbeddedStore(EmbeddedStoreOptions options, std::unique_ptr<StoreEnv> env)
       : options_(std::move(options)),
         env_(std::move(env)),
+        row_cache_(static_cast<size_t>(options_.row_cache_bytes)),
         async_pool_(static_cast<size_t>(std::max(options_.async_threads, 1))) {}
 
   ~EmbeddedStore() override {
@@ -454,7 +557,8 @@ class EmbeddedStore final : public Store {
     }
     for (size_t i = 0; i < positions.size(); ++i) {
       auto [t, f] = positions[i];
-      tables[t]->families.push_back(Family{(*schemas)[t].families[f], handles[i + 1]});
+      tables[t]->families.push_back(
+          Family{(*schemas)[t].families[f], handles[i + 1], next_family_id_++});
     }
     for (size_t i = positions.size() + 1; i < handles.size(); ++i) {
       db_->DropColumnFamily(handles[i]);
@@ -492,7 +596,7 @@ class EmbeddedStore final : public Store {
       rocksdb::Status s = db_->CreateColumnFamily(FamilyColumnOptions(f),
                                                   ColumnFamilyName(schema.name, f.name), &handle);
       if (!s.ok()) return FromRocks(s, absl::StrCat("creating table '", schema.name, "'"));
-      table->families.push_back(Family{f, handle});
+      table->families.push_back(Family{f, handle, next_family_id_++});
     }
     SortFamilies(*table);
     tables_[schema.name] = table;
@@ -512,6 +616,7 @@ class EmbeddedStore final : public Store {
     }
     std::shared_ptr<Table> table = it->second;
     tables_.erase(it);
+    row_cache_.Clear();
     if (absl::Status s = WriteSchemaFile(SchemasLocked()); !s.ok()) return s;
     for (Family& f : table->families) {
       if (rocksdb::Status s = db_->DropColumnFamily(f.handle); !s.ok()) {
@@ -527,6 +632,9 @@ class EmbeddedStore final : public Store {
     absl::StatusOr<std::shared_ptr<const Table>> table = FindTable(table_name);
     if (!table.ok()) return table.status();
     if (absl::Status s = internal::ValidateGet((*table)->schema, get); !s.ok()) return s;
+    std::string_view row = get.row;
+    RowLocks locks(this, table_name, std::span<std::string_view>(&row, 1),
+                   RowLocks::Mode::kShared);
     return ReadRow(**table, get, nullptr);
   }
 
@@ -542,6 +650,9 @@ class EmbeddedStore final : public Store {
     out.reserve(gets.size());
     absl::Status status;
     for (const storage::Get& g : gets) {
+      std::string_view row = g.row;
+      RowLocks locks(this, table_name, std::span<std::string_view>(&row, 1),
+                     RowLocks::Mode::kShared);
       absl::StatusOr<RowResult> r = ReadRow(**table, g, snapshot);
       if (!r.ok()) {
         status = r.status();
@@ -612,7 +723,9 @@ class EmbeddedStore final : public Store {
     const int64_t now = options_.clock->NowMillis();
     rocksdb::WriteBatch batch;
     for (const storage::Put& p : puts) AppendPut(**table, p, now, &batch);
-    return Write(&batch, durability);
+    absl::Status written = Write(&batch, durability);
+    Invalidate(**table, rows);
+    return written;
   }
 
   absl::Status Delete(std::string_view table_name, const storage::Delete& del) override {
@@ -637,7 +750,9 @@ class EmbeddedStore final : public Store {
     for (const storage::Delete& d : deletes) {
       if (absl::Status s = AppendDelete(**table, d, now, &batch); !s.ok()) return s;
     }
-    return Write(&batch, durability);
+    absl::Status written = Write(&batch, durability);
+    Invalidate(**table, rows);
+    return written;
   }
 
   absl::StatusOr<RowResult> Increment(std::string_view table_name,
@@ -692,7 +807,9 @@ class EmbeddedStore final : public Store {
                 ToSlice(internal::EncodeValue(value, inc.ttl_ms)));
       result.cells.push_back(Cell{family, qualifier, ts, std::move(value)});
     }
-    if (absl::Status s = Write(&batch, inc.durability); !s.ok()) return s;
+    absl::Status written = Write(&batch, inc.durability);
+    Invalidate(**table, std::span<std::string_view>(&row, 1));
+    if (!written.ok()) return written;
     if (inc.nonce != 0) RememberNonce(inc.nonce, now, result);
     return result;
   }
@@ -725,7 +842,9 @@ class EmbeddedStore final : public Store {
       if (absl::Status s = AppendDelete(**table, d, now, &batch); !s.ok()) return s;
       durability = Stronger(durability, d.durability);
     }
-    if (absl::Status s = Write(&batch, durability); !s.ok()) return s;
+    absl::Status written = Write(&batch, durability);
+    Invalidate(**table, std::span<std::string_view>(&row, 1));
+    if (!written.ok()) return written;
     return true;
   }
 
@@ -792,8 +911,10 @@ class EmbeddedStore final : public Store {
   // order so two writers never deadlock.
   class RowLocks {
    public:
-    RowLocks(EmbeddedStore* store, std::string_view table, std::span<std::string_view> rows)
-        : store_(store) {
+    enum class Mode { kExclusive, kShared };
+    RowLocks(EmbeddedStore* store, std::string_view table, std::span<std::string_view> rows,
+             Mode mode = Mode::kExclusive)
+        : store_(store), shared_(mode == Mode::kShared) {
       for (std::string_view row : rows) {
         stripes_.push_back(absl::HashOf(absl::string_view(table.data(), table.size()),
                                          absl::string_view(row.data(), row.size())) %
@@ -801,17 +922,28 @@ class EmbeddedStore final : public Store {
       }
       std::sort(stripes_.begin(), stripes_.end());
       stripes_.erase(std::unique(stripes_.begin(), stripes_.end()), stripes_.end());
-      for (size_t s : stripes_) store_->row_locks_[s].Lock();
+      for (size_t s : stripes_) {
+        if (shared_) {
+          store_->row_locks_[s].ReaderLock();
+        } else {
+          store_->row_locks_[s].Lock();
+        }
+      }
     }
     ~RowLocks() {
       for (auto it = stripes_.rbegin(); it != stripes_.rend(); ++it) {
-        store_->row_locks_[*it].Unlock();
+        if (shared_) {
+          store_->row_locks_[*it].ReaderUnlock();
+        } else {
+          store_->row_locks_[*it].Unlock();
+        }
       }
     }
 
    private:
     EmbeddedStore* store_;
-    std::vector<size_t> stripes_;
+    bool shared_;
+    absl::InlinedVector<size_t, 4> stripes_;
   };
 
   static int Rank(Durability d) {
@@ -878,30 +1010,56 @@ class EmbeddedStore final : public Store {
     const int64_t now = options_.clock->NowMillis();
     RowResult result;
     result.row = get.row;
-    const std::string prefix = internal::RowPrefix(get.row);
-    const std::string upper = RowUpperBound(get.row);
-    rocksdb::Slice upper_slice = ToSlice(upper);
-    DecodedKey key;
+    std::string prefix;  // built on the first cache miss
+    std::string upper;
+    rocksdb::Slice upper_slice;
+    const bool latest_only = IsLatestOfEverything(get);
     for (const Selection::Entry& e : sel.entries) {
+      internal::VisibleCellFilter filter(e.family->options, &e.qualifiers, get.time_range,
+                                         get.max_versions, now);
+      const bool cacheable = row_cache_.enabled() && e.qualifiers.empty() && snapshot == nullptr;
+      if (cacheable) {
+        if (auto cached = row_cache_.Lookup(e.family->id, get.row)) {
+          if (latest_only && now < cached->latest_valid_until_ms) {
+            result.cells.insert(result.cells.end(), cached->latest.begin(), cached->latest.end());
+          } else {
+            FilterStoredRow(cached->stored, filter, &result.cells);
+          }
+          continue;
+        }
+      }
+      const uint64_t generation = cacheable ? row_cache_.Generation(e.family->id, get.row) : 0;
+      if (prefix.empty()) {
+        prefix = internal::RowPrefix(get.row);
+        upper = RowUpperBound(get.row);
+        upper_slice = ToSlice(upper);
+      }
       rocksdb::ReadOptions ro;
       ro.snapshot = snapshot;
       ro.iterate_upper_bound = &upper_slice;
-      ro.prefix_same_as_start = e.family->options.bloom != BloomType::kNone;
       std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, e.family->handle));
-      internal::VisibleCellFilter filter(e.family->options, &e.qualifiers, get.time_range,
-                                         get.max_versions, now);
-      filter.StartRow();
-      for (it->Seek(ToSlice(prefix)); it->Valid(); it->Next()) {
-        DecodedValue value;
-        if (!internal::DecodeKey(ToView(it->key()), &key) ||
-            !internal::DecodeValue(ToView(it->value()), &value)) {
-          continue;
-        }
-        filter.Add(key, value, &result.cells);
+      it->Seek(ToSlice(prefix));
+      if (cacheable) {
+        internal::StoredRow stored;
+        CollectFamilyRow(it.get(), prefix, &stored);
+        if (!it->status().ok()) return FromRocks(it->status(), "get");
+        FilterStoredRow(stored, filter, &result.cells);
+        row_cache_.Insert(e.family->id, get.row, generation,
+                          MakeCachedRow(e.family->options, std::move(stored), now));
+        continue;
       }
+      ReadFamilyRow(it.get(), prefix, filter, &result.cells);
       if (!it->status().ok()) return FromRocks(it->status(), "get");
     }
     return result;
+  }
+
+  // Called with the rows' locks held, after their write.
+  void Invalidate(const Table& table, std::span<std::string_view> rows) {
+    if (!row_cache_.enabled()) return;
+    for (std::string_view row : rows) {
+      for (const Family& f : table.families) row_cache_.Invalidate(f.id, row);
+    }
   }
 
   void AppendPut(const Table& table, const storage::Put& put, int64_t now,
@@ -1107,6 +1265,8 @@ class EmbeddedStore final : public Store {
   absl::flat_hash_map<std::string, std::shared_ptr<Table>> tables_ ABSL_GUARDED_BY(tables_mutex_);
 
   std::array<absl::Mutex, kRowLockStripes> row_locks_;
+  internal::RowCache row_cache_;
+  std::atomic<uint32_t> next_family_id_{1};
 
   absl::Mutex nonce_mutex_;
   absl::flat_hash_map<uint64_t, NonceEntry> nonces_ ABSL_GUARDED_BY(nonce_mutex_);
@@ -1130,6 +1290,9 @@ absl::StatusOr<std::unique_ptr<Store>> OpenEmbeddedStore(const EmbeddedStoreOpti
   if (options.in_memory_cache_fraction < 0 || options.in_memory_cache_fraction >= 1) {
     return absl::InvalidArgumentError(
         "embedded store in_memory_cache_fraction must be in [0, 1)");
+  }
+  if (options.row_cache_bytes < 0) {
+    return absl::InvalidArgumentError("embedded store row_cache_bytes must be >= 0");
   }
   if (options.write_buffer_bytes < (int64_t{1} << 16)) {
     return absl::InvalidArgumentError("embedded store write_buffer_bytes must be >= 64 KiB");

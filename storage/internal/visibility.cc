@@ -43,7 +43,20 @@ bool VisibleCellFilter::Wanted(std::string_view qualifier) const {
   return std::binary_search(qualifiers_->begin(), qualifiers_->end(), qualifier);
 }
 
-void VisibleCellFilter::Add(const DecodedKey& key, const DecodedValue& value,
+std::optional<std::string_view> VisibleCellFilter::NextWanted(std::string_view qualifier) const {
+  if (qualifiers_ == nullptr || qualifiers_->empty()) return std::nullopt;
+  auto it = std::upper_bound(qualifiers_->begin(), qualifiers_->end(), qualifier);
+  if (it == qualifiers_->end()) return std::nullopt;
+  return std::string_view(*it);
+}
+
+namespace {
+bool Contains(const std::vector<int64_t>& v, int64_t ts) {
+  return std::find(v.begin(), v.end(), ts) != v.end();
+}
+}  // namespace
+
+void VisibleCellFilter::Add(const CellSuffix& key, const DecodedValue& value,
                             std::vector<Cell>* out) {
   if (!in_column_ || key.qualifier != column_) StartColumn(key.qualifier);
   const int64_t ts = key.timestamp;
@@ -52,20 +65,20 @@ void VisibleCellFilter::Add(const DecodedKey& key, const DecodedValue& value,
       family_deleted_through_ = std::max(family_deleted_through_, ts);
       return;
     case CellType::kDeleteFamilyVersion:
-      family_version_deletes_.insert(ts);
+      family_version_deletes_.push_back(ts);
       return;
     case CellType::kDeleteColumn:
       column_deleted_through_ = std::max(column_deleted_through_, ts);
       return;
     case CellType::kDeleteVersion:
-      version_deletes_.insert(ts);
+      version_deletes_.push_back(ts);
       return;
     case CellType::kPut:
       break;
   }
   if (!Wanted(key.qualifier)) return;
   if (ts <= family_deleted_through_ || ts <= column_deleted_through_ ||
-      family_version_deletes_.contains(ts) || version_deletes_.contains(ts)) {
+      Contains(family_version_deletes_, ts) || Contains(version_deletes_, ts)) {
     return;
   }
   if (ts < time_range_.min || ts >= time_range_.max) return;
@@ -75,7 +88,7 @@ void VisibleCellFilter::Add(const DecodedKey& key, const DecodedValue& value,
       versions_seen_ > family_.min_versions) {
     return;
   }
-  out->push_back(Cell{family_.name, key.qualifier, ts, std::string(value.value)});
+  out->emplace_back(family_.name, key.qualifier, ts, value.value);
 }
 
 }  // namespace rtb::storage::internal

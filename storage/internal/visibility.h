@@ -24,7 +24,6 @@
 #include <string_view>
 #include <vector>
 
-#include "absl/container/flat_hash_set.h"
 #include "storage/internal/cell_key.h"
 #include "storage/types.h"
 
@@ -43,11 +42,17 @@ class VisibleCellFilter {
   // Call before the first cell of every row.
   void StartRow();
   // Feeds one stored cell; appends it to `out` when the reader sees it.
-  void Add(const DecodedKey& key, const DecodedValue& value, std::vector<Cell>* out);
+  void Add(const CellSuffix& cell, const DecodedValue& value, std::vector<Cell>* out);
+  // True once the current column has yielded all the versions a reader
+  // asked for: its remaining cells can be skipped.
+  bool ColumnDone() const { return in_column_ && versions_seen_ >= max_versions_; }
+  bool Wanted(std::string_view qualifier) const;
+  // The first selected qualifier after `qualifier`, when only some are selected.
+  std::optional<std::string_view> NextWanted(std::string_view qualifier) const;
+  bool InColumn(std::string_view qualifier) const { return in_column_ && qualifier == column_; }
 
  private:
   void StartColumn(std::string_view qualifier);
-  bool Wanted(std::string_view qualifier) const;
 
   const FamilyOptions& family_;
   const std::vector<std::string>* qualifiers_;
@@ -56,11 +61,11 @@ class VisibleCellFilter {
   int64_t now_ms_;
 
   int64_t family_deleted_through_ = -1;
-  absl::flat_hash_set<int64_t> family_version_deletes_;
+  std::vector<int64_t> family_version_deletes_;
   bool in_column_ = false;
   std::string column_;
   int64_t column_deleted_through_ = -1;
-  absl::flat_hash_set<int64_t> version_deletes_;
+  std::vector<int64_t> version_deletes_;
   int versions_seen_ = 0;
 };
 

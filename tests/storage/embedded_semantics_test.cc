@@ -41,10 +41,11 @@ TEST_F(SemanticsTest, CellExpiresForReadersOnceFamilyTtlPasses) {
 TEST_F(SemanticsTest, ExpiredCellsLeaveDiskOnCompaction) {
   Create(Schema("t", {Fam("f", 1, 60)}));
   for (int i = 0; i < 10; ++i) MustPut("t", PutOf("r" + std::to_string(i), "f", "q", "v"));
-  clock_->Advance(61 * kSecond);
   ASSERT_TRUE(store_->Flush("t").ok());
+  clock_->Advance(61 * kSecond);
+  EXPECT_TRUE(MustGet("t", "r0").empty());
   store_.reset();
-  EXPECT_EQ(RawKeyCount("t", "f"), 10u) << "expired but not yet compacted";
+  EXPECT_EQ(RawKeyCount("t", "f"), 10u) << "expired for readers, still on disk";
   Reopen();
   ASSERT_TRUE(store_->MajorCompact("t").ok());
   store_.reset();
@@ -420,6 +421,69 @@ TEST_F(SemanticsTest, MultiColumnPutIsAtomicForReaders) {
   }
   writer.join();
   EXPECT_EQ(torn, 0) << "of " << reads << " reads";
+}
+
+TEST_F(SemanticsTest, MultiFamilyPutIsAtomicForSingleRowGets) {
+  Create(Schema("t", {Fam("f"), Fam("g")}));
+  std::atomic<bool> stop{false};
+  std::thread writer([&] {
+    for (int i = 0; i < 3000; ++i) {
+      Put p;
+      p.row = "r";
+      std::string v = std::to_string(i);
+      p.values = {{"f", "x", v}, {"g", "z", v}};
+      ASSERT_TRUE(store_->Put("t", p).ok());
+      clock_->Advance(1);
+    }
+    stop = true;
+  });
+  int torn = 0, reads = 0;
+  while (!stop) {
+    RowResult row = MustGet("t", "r");
+    if (row.empty()) continue;
+    ++reads;
+    if (row.Value("f", "x") != row.Value("g", "z")) ++torn;
+  }
+  writer.join();
+  EXPECT_EQ(torn, 0) << "of " << reads << " reads";
+}
+
+// ---- Row cache: never serves what a reader should not see ----
+
+TEST_F(SemanticsTest, CachedRowSeesLaterWrites) {
+  Create(Schema("t", {Fam("f", 3)}));
+  MustPut("t", PutOf("r", "f", "q", "v1"));
+  EXPECT_EQ(MustGet("t", "r").Value("f", "q"), "v1");
+  EXPECT_EQ(MustGet("t", "r").Value("f", "q"), "v1");
+  clock_->Advance(1);
+  MustPut("t", PutOf("r", "f", "q", "v2"));
+  EXPECT_EQ(MustGet("t", "r").Value("f", "q"), "v2");
+  ASSERT_TRUE(store_->Increment("t", Increment{"r", {{"f", "n", 5}}}).ok());
+  EXPECT_EQ(MustGet("t", "r").Counter("f", "n"), 5);
+  ASSERT_TRUE(store_->Delete("t", Delete{"r"}).ok());
+  EXPECT_TRUE(MustGet("t", "r").empty());
+}
+
+TEST_F(SemanticsTest, CachedRowStillExpiresOnTime) {
+  Create(Schema("t", {Fam("f", 1, 60)}));
+  MustPut("t", PutOf("r", "f", "q", "v"));
+  EXPECT_FALSE(MustGet("t", "r").empty());
+  clock_->Advance(61 * kSecond);
+  EXPECT_TRUE(MustGet("t", "r").empty());
+}
+
+TEST_F(SemanticsTest, CachedRowAnswersEachReadersVersionsAndTimeRange) {
+  Create(Schema("t", {Fam("f", 5)}));
+  for (int ts = 1; ts <= 4; ++ts) MustPut("t", PutOf("r", "f", "q", "v" + std::to_string(ts), ts));
+  EXPECT_EQ(MustGet("t", "r", 5).cells.size(), 4u);
+  EXPECT_EQ(MustGet("t", "r", 2).cells.size(), 2u);
+  Get g;
+  g.row = "r";
+  g.max_versions = 5;
+  g.time_range = TimeRange{2, 4};
+  RowResult r = MustGet("t", g);
+  ASSERT_EQ(r.cells.size(), 2u);
+  EXPECT_EQ(r.cells[0].value, "v3");
 }
 
 // ---- FIFO compaction ----
