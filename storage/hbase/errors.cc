@@ -81,6 +81,17 @@ absl::Status StatusFromThriftException(std::exception_ptr error, std::string_vie
   }
 }
 
+absl::Status NameUnknownTable(absl::Status status, std::string_view table) {
+  if (!absl::IsInvalidArgument(status) || table.empty()) return status;
+  std::string_view message = AsStd(status.message());
+  const std::string suffix = absl::StrCat(": ", AsAbsl(table));
+  if (message.size() < suffix.size() ||
+      message.substr(message.size() - suffix.size()) != suffix) {
+    return status;
+  }
+  return absl::InvalidArgumentError(absl::StrCat("unknown table '", AsAbsl(table), "'"));
+}
+
 absl::Status StatusFromNetworkError(boost::system::error_code error, std::string_view what) {
   const std::string text = absl::StrCat(AsAbsl(what), ": ", error.message());
   if (error == boost::asio::error::timed_out) return absl::DeadlineExceededError(text);

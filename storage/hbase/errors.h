@@ -33,6 +33,9 @@ absl::Status StatusFromThriftException(std::exception_ptr error, std::string_vie
 absl::Status StatusFromHBaseError(std::string_view call, std::string_view message,
                                   std::optional<bool> can_retry);
 
+// HBase reports a missing table by its bare name; this says what it means.
+absl::Status NameUnknownTable(absl::Status status, std::string_view table);
+
 // A socket error: timeouts are DeadlineExceeded, the rest Unavailable.
 absl::Status StatusFromNetworkError(boost::system::error_code error, std::string_view what);
 

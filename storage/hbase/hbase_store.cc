@@ -52,20 +52,21 @@ absl::StatusOr<std::vector<RowResult>> RowsFromThrift(HBaseStoreStats& stats,
 }
 
 absl::StatusOr<RowResult> DecodeGet(HBaseStoreStats& stats, std::string& reply,
-                                    std::string_view row) {
+                                    std::string_view table, std::string_view row) {
   t2::TResult result;
   absl::Status s = hbase::DecodeReply("get", reply, [&](Client& c) { c.recv_get(result); });
-  if (!s.ok()) return s;
+  if (!s.ok()) return hbase::NameUnknownTable(s, table);
   RowResult out = hbase::FromThrift(std::move(result), row);
   CountStale(stats, out);
   return out;
 }
 
-absl::StatusOr<std::vector<RowResult>> DecodeScan(HBaseStoreStats& stats, std::string& reply) {
+absl::StatusOr<std::vector<RowResult>> DecodeScan(HBaseStoreStats& stats, std::string& reply,
+                                                  std::string_view table) {
   std::vector<t2::TResult> results;
   absl::Status s = hbase::DecodeReply("getScannerResults", reply,
                                       [&](Client& c) { c.recv_getScannerResults(results); });
-  if (!s.ok()) return s;
+  if (!s.ok()) return hbase::NameUnknownTable(s, table);
   return RowsFromThrift(stats, std::move(results));
 }
 
@@ -189,7 +190,7 @@ class HBaseStore final : public Store {
     if (!exists.ok()) return exists.status();
     if (!*exists) {
       absl::Status created = Roundtrip(
-          "createTable",
+          "createTable", "",
           hbase::EncodeRequest("createTable",
                                [&](Client& c) { c.send_createTable(*descriptor, schema.split_keys); }),
           deadline, false, [](Client& c) { c.recv_createTable(); });
@@ -199,7 +200,7 @@ class HBaseStore final : public Store {
     t2::TTableDescriptor existing;
     t2::TTableName name = hbase::ToThriftTableName(schema.name);
     absl::Status read = Roundtrip(
-        "getTableDescriptor",
+        "getTableDescriptor", "",
         hbase::EncodeRequest("getTableDescriptor",
                              [&](Client& c) { c.send_getTableDescriptor(name); }),
         deadline, true, [&](Client& c) { c.recv_getTableDescriptor(existing); });
@@ -227,19 +228,19 @@ class HBaseStore final : public Store {
     const t2::TTableName name = hbase::ToThriftTableName(table);
     bool enabled = false;
     absl::Status s = Roundtrip(
-        "isTableEnabled",
+        "isTableEnabled", "",
         hbase::EncodeRequest("isTableEnabled", [&](Client& c) { c.send_isTableEnabled(name); }),
         deadline, true, [&](Client& c) { enabled = c.recv_isTableEnabled(); });
     if (!s.ok()) return s;
     if (enabled) {
       s = Roundtrip(
-          "disableTable",
+          "disableTable", "",
           hbase::EncodeRequest("disableTable", [&](Client& c) { c.send_disableTable(name); }),
           deadline, false, [](Client& c) { c.recv_disableTable(); });
       if (!s.ok()) return s;
     }
     return Roundtrip(
-        "deleteTable",
+        "deleteTable", "",
         hbase::EncodeRequest("deleteTable", [&](Client& c) { c.send_deleteTable(name); }),
         deadline, false, [](Client& c) { c.recv_deleteTable(); });
   }
@@ -255,7 +256,7 @@ class HBaseStore final : public Store {
       SendGet(shared, get.consistency, deadline, std::move(done));
     });
     if (!reply.ok()) return Counted(reply.status());
-    absl::StatusOr<RowResult> row = DecodeGet(stats_, *reply, get.row);
+    absl::StatusOr<RowResult> row = DecodeGet(stats_, *reply, table, get.row);
     CountOutcome(stats_, row.status());
     return row;
   }
@@ -274,7 +275,7 @@ class HBaseStore final : public Store {
     std::vector<t2::TResult> results;
     const std::string name(table);
     absl::Status s = Roundtrip(
-        "getMultiple",
+        "getMultiple", name,
         hbase::EncodeRequest("getMultiple", [&](Client& c) { c.send_getMultiple(name, tgets); }),
         CallDeadline(), true, [&](Client& c) { c.recv_getMultiple(results); });
     if (!s.ok()) return s;
@@ -304,7 +305,7 @@ class HBaseStore final : public Store {
       transport_->Send(shared, deadline, true, std::nullopt, std::move(done));
     });
     if (!reply.ok()) return Counted(reply.status());
-    absl::StatusOr<std::vector<RowResult>> rows = DecodeScan(stats_, *reply);
+    absl::StatusOr<std::vector<RowResult>> rows = DecodeScan(stats_, *reply, table);
     CountOutcome(stats_, rows.status());
     return rows;
   }
@@ -335,7 +336,7 @@ class HBaseStore final : public Store {
     int32_t id = 0;
     absl::Status s =
         hbase::DecodeReply("openScanner", *reply, [&](Client& c) { id = c.recv_openScanner(); });
-    if (!s.ok()) return Counted(s);
+    if (!s.ok()) return Counted(hbase::NameUnknownTable(s, table));
     return std::unique_ptr<Scanner>(
         new HBaseScanner(transport_, call_timeout_, endpoint, id, plan->limit));
   }
@@ -353,9 +354,9 @@ class HBaseStore final : public Store {
       return finish(absl::DeadlineExceededError("AsyncGet: deadline passed before sending"));
     }
     SendGet(std::make_shared<const std::string>(*std::move(request)), get.consistency, deadline,
-            [this, finish, row = std::move(get.row)](Reply reply) {
+            [this, finish, name = std::string(table), row = std::move(get.row)](Reply reply) {
               if (!reply.ok()) return finish(reply.status());
-              finish(DecodeGet(stats_, *reply, row));
+              finish(DecodeGet(stats_, *reply, name, row));
             });
   }
 
@@ -374,9 +375,9 @@ class HBaseStore final : public Store {
       return finish(absl::DeadlineExceededError("AsyncScan: deadline passed before sending"));
     }
     transport_->Send(std::make_shared<const std::string>(*std::move(request)), deadline, true,
-                     std::nullopt, [this, finish](Reply reply) {
+                     std::nullopt, [this, finish, name = std::string(table)](Reply reply) {
                        if (!reply.ok()) return finish(reply.status());
-                       finish(DecodeScan(stats_, *reply));
+                       finish(DecodeScan(stats_, *reply, name));
                      });
   }
 
@@ -388,7 +389,7 @@ class HBaseStore final : public Store {
     if (!tput.ok()) return tput.status();
     const std::string name(table);
     // Resending a Put writes the same cells again: harmless.
-    return Roundtrip("put", hbase::EncodeRequest("put", [&](Client& c) { c.send_put(name, *tput); }),
+    return Roundtrip("put", name, hbase::EncodeRequest("put", [&](Client& c) { c.send_put(name, *tput); }),
                      CallDeadline(), true, [](Client& c) { c.recv_put(); });
   }
 
@@ -404,7 +405,7 @@ class HBaseStore final : public Store {
     }
     const std::string name(table);
     return Roundtrip(
-        "putMultiple",
+        "putMultiple", name,
         hbase::EncodeRequest("putMultiple", [&](Client& c) { c.send_putMultiple(name, tputs); }),
         CallDeadline(), true, [](Client& c) { c.recv_putMultiple(); });
   }
@@ -416,7 +417,7 @@ class HBaseStore final : public Store {
     if (!tdeletes.ok()) return tdeletes.status();
     const std::string name(table);
     if (tdeletes->size() == 1) {
-      return Roundtrip("deleteSingle", hbase::EncodeRequest("deleteSingle", [&](Client& c) {
+      return Roundtrip("deleteSingle", name, hbase::EncodeRequest("deleteSingle", [&](Client& c) {
                          c.send_deleteSingle(name, tdeletes->front());
                        }),
                        CallDeadline(), true, [](Client& c) { c.recv_deleteSingle(); });
@@ -443,7 +444,7 @@ class HBaseStore final : public Store {
     if (!simple.empty()) {
       std::vector<t2::TDelete> ignored;
       absl::Status s = Roundtrip(
-          "deleteMultiple",
+          "deleteMultiple", name,
           hbase::EncodeRequest("deleteMultiple",
                                [&](Client& c) { c.send_deleteMultiple(name, simple); }),
           CallDeadline(), true, [&](Client& c) { c.recv_deleteMultiple(ignored); });
@@ -465,7 +466,7 @@ class HBaseStore final : public Store {
     t2::TResult result;
     // Never resent: Thrift2 carries no nonce, so a second send would count twice.
     absl::Status s = Roundtrip(
-        "increment",
+        "increment", name,
         hbase::EncodeRequest("increment", [&](Client& c) { c.send_increment(name, *tincrement); }),
         CallDeadline(), false, [&](Client& c) { c.recv_increment(result); });
     if (!s.ok()) return s;
@@ -481,7 +482,7 @@ class HBaseStore final : public Store {
     const std::string name(table);
     bool applied = false;
     absl::Status s = Roundtrip(
-        "checkAndMutate", hbase::EncodeRequest("checkAndMutate", [&](Client& c) {
+        "checkAndMutate", name, hbase::EncodeRequest("checkAndMutate", [&](Client& c) {
           c.send_checkAndMutate(name, cam.row, cam.family, cam.qualifier, request->op,
                                 request->value, request->mutations);
         }),
@@ -537,23 +538,26 @@ class HBaseStore final : public Store {
   }
 
   // Sends, waits until the reply or the deadline, and reads the reply.
+  // `table` names the table of a data call, for the error of a missing one.
   template <typename Receive>
-  absl::Status Roundtrip(std::string_view call, absl::StatusOr<std::string> request,
-                         Deadline deadline, bool idempotent, Receive&& receive) {
+  absl::Status Roundtrip(std::string_view call, std::string_view table,
+                         absl::StatusOr<std::string> request, Deadline deadline, bool idempotent,
+                         Receive&& receive) {
     if (!request.ok()) return request.status();
     auto shared = std::make_shared<const std::string>(*std::move(request));
     Reply reply = Transport::Wait(deadline, [&](ReplyCallback done) {
       transport_->Send(shared, deadline, idempotent, std::nullopt, std::move(done));
     });
     if (!reply.ok()) return Counted(reply.status());
-    return Counted(hbase::DecodeReply(call, *reply, std::forward<Receive>(receive)));
+    return Counted(hbase::NameUnknownTable(
+        hbase::DecodeReply(call, *reply, std::forward<Receive>(receive)), table));
   }
 
   absl::StatusOr<bool> Exists(std::string_view table, Deadline deadline) {
     const t2::TTableName name = hbase::ToThriftTableName(table);
     bool exists = false;
     absl::Status s = Roundtrip(
-        "tableExists",
+        "tableExists", "",
         hbase::EncodeRequest("tableExists", [&](Client& c) { c.send_tableExists(name); }),
         deadline, true, [&](Client& c) { exists = c.recv_tableExists(); });
     if (!s.ok()) return s;
@@ -565,7 +569,7 @@ class HBaseStore final : public Store {
         hbase::ToRowMutations(del.row, {}, {&del, 1}, options_.default_durability);
     if (!mutations.ok()) return mutations.status();
     return Roundtrip(
-        "mutateRow",
+        "mutateRow", table,
         hbase::EncodeRequest("mutateRow", [&](Client& c) { c.send_mutateRow(table, *mutations); }),
         CallDeadline(), true, [](Client& c) { c.recv_mutateRow(); });
   }

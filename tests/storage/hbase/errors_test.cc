@@ -73,6 +73,16 @@ TEST(HBaseErrorsTest, MalformedRepliesAreInternal) {
             absl::StatusCode::kInternal);
 }
 
+TEST(HBaseErrorsTest, ABareTableNameMeansAnUnknownTable) {
+  absl::Status s = NameUnknownTable(absl::InvalidArgumentError("hbase get: rtb_x"), "rtb_x");
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(std::string(s.message()), "unknown table 'rtb_x'");
+  absl::Status other = absl::InvalidArgumentError("hbase get: Column family f does not exist");
+  EXPECT_EQ(NameUnknownTable(other, "rtb_x"), other);
+  absl::Status unavailable = absl::UnavailableError("hbase get: rtb_x");
+  EXPECT_EQ(NameUnknownTable(unavailable, "rtb_x"), unavailable);
+}
+
 TEST(HBaseErrorsTest, NetworkErrors) {
   EXPECT_EQ(StatusFromNetworkError(boost::asio::error::timed_out, "reading").code(),
             absl::StatusCode::kDeadlineExceeded);

@@ -102,7 +102,7 @@ void BM_HBaseAsyncGet(benchmark::State& state) {
   for (auto _ : state) {
     std::promise<bool> done;
     Clock::time_point start = Clock::now();
-    f->store->AsyncGet(f->table, g, start + std::chrono::milliseconds(50), executor.get_executor(),
+    f->store->AsyncGet(f->table, g, start + std::chrono::seconds(1), executor.get_executor(),
                        [&](absl::StatusOr<RowResult> r) { done.set_value(r.ok() && !r->empty()); });
     bool ok = done.get_future().get();
     micros.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());

@@ -602,8 +602,13 @@ TEST_F(HBaseScanTest, AsyncGetAndAsyncScanAnswerOnTheExecutor) {
 TEST_F(HBaseStoreTest, UnknownTableAndFamilyAreInvalidArgument) {
   Get g;
   g.row = Row("x");
-  EXPECT_EQ(store().Get(UniqueName("absent"), g).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  const std::string absent = UniqueName("absent");
+  absl::Status missing = store().Get(absent, g).status();
+  EXPECT_EQ(missing.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(std::string(missing.message()), "unknown table '" + absent + "'");
+  Scan scan;
+  scan.limit = 1;
+  EXPECT_EQ(store().Scan(absent, scan).status().code(), absl::StatusCode::kInvalidArgument);
   Put p;
   p.row = Row("x");
   p.values = {{"nosuchfamily", "q", "v", std::nullopt}};
