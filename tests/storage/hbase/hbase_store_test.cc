@@ -7,12 +7,14 @@
 // where they fail: CI must have started HBase (deploy/hbase/hbase.sh).
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <functional>
 #include <future>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "boost/asio/executor_work_guard.hpp"
 #include "boost/asio/io_context.hpp"
@@ -597,6 +599,55 @@ TEST_F(HBaseScanTest, AsyncGetAndAsyncScanAnswerOnTheExecutor) {
   EXPECT_EQ(Rows(*rows), Expect({0, 1}));
   work.reset();
   runner.join();
+}
+
+TEST_F(HBaseStoreTest, ConcurrentCallersShareThePool) {
+  HBaseStoreOptions o = BaseOptions();
+  o.pool_size_per_endpoint = 3;  // fewer connections than callers
+  o.io_threads = 2;
+  absl::StatusOr<std::unique_ptr<Store>> shared = OpenHBaseStore(o);
+  ASSERT_TRUE(shared.ok());
+  Store& s = **shared;
+  boost::asio::io_context executor;
+  auto work = boost::asio::make_work_guard(executor);
+  std::thread runner([&] { executor.run(); });
+  constexpr int kThreads = 6;
+  constexpr int kRounds = 40;
+  std::atomic<int> failures{0};
+  std::atomic<int> async_answers{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kRounds; ++i) {
+        Increment inc;
+        inc.row = Row("shared-counter");
+        inc.columns = {{"c", "n", 1}};
+        if (!s.Increment(table(), inc).ok()) ++failures;
+        Put p;
+        p.row = Row("t" + std::to_string(t));
+        p.values = {{"f", "i", std::to_string(i), std::nullopt}};
+        if (!s.Put(table(), p).ok()) ++failures;
+        Get g;
+        g.row = p.row;
+        absl::StatusOr<RowResult> r = s.Get(table(), g);
+        if (!r.ok() || r->Value("f", "i") != std::to_string(i)) ++failures;
+        s.AsyncGet(table(), g, Clock::now() + std::chrono::seconds(20), executor.get_executor(),
+                   [&](absl::StatusOr<RowResult> a) {
+                     if (!a.ok()) ++failures;
+                     ++async_answers;
+                   });
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (int i = 0; i < 400 && async_answers.load() < kThreads * kRounds; ++i) {
+    std::this_thread::sleep_for(milliseconds(50));
+  }
+  work.reset();
+  runner.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(async_answers.load(), kThreads * kRounds);
+  EXPECT_EQ(GetRow(Row("shared-counter")).Counter("c", "n"), kThreads * kRounds);
 }
 
 TEST_F(HBaseStoreTest, UnknownTableAndFamilyAreInvalidArgument) {
