@@ -354,9 +354,10 @@ class HBaseStore final : public Store {
       return finish(absl::DeadlineExceededError("AsyncGet: deadline passed before sending"));
     }
     SendGet(std::make_shared<const std::string>(*std::move(request)), get.consistency, deadline,
-            [this, finish, name = std::string(table), row = std::move(get.row)](Reply reply) {
+            [stats = &stats_, finish, name = std::string(table), row = std::move(get.row)](
+                Reply reply) {
               if (!reply.ok()) return finish(reply.status());
-              finish(DecodeGet(stats_, *reply, name, row));
+              finish(DecodeGet(*stats, *reply, name, row));
             });
   }
 
@@ -375,9 +376,10 @@ class HBaseStore final : public Store {
       return finish(absl::DeadlineExceededError("AsyncScan: deadline passed before sending"));
     }
     transport_->Send(std::make_shared<const std::string>(*std::move(request)), deadline, true,
-                     std::nullopt, [this, finish, name = std::string(table)](Reply reply) {
+                     std::nullopt,
+                     [stats = &stats_, finish, name = std::string(table)](Reply reply) {
                        if (!reply.ok()) return finish(reply.status());
-                       finish(DecodeScan(stats_, *reply, name));
+                       finish(DecodeScan(*stats, *reply, name));
                      });
   }
 
@@ -617,48 +619,53 @@ class HBaseStore final : public Store {
       absl::MutexLock lock(&h->mutex);
       h->done = std::move(done);
     }
-    Launch(h, /*hedge=*/false);
+    Transport* transport = transport_.get();
+    Launch(transport, h, /*hedge=*/false);
     h->timer.expires_at(std::min(deadline, Clock::now() + hedge_delay_));
-    h->timer.async_wait([this, h](const boost::system::error_code& error) {
-      if (!error) LaunchHedge(h);
+    h->timer.async_wait([transport, h](const boost::system::error_code& error) {
+      if (!error) LaunchHedge(transport, h);
     });
   }
 
-  void Launch(const std::shared_ptr<HedgedGet>& h, bool hedge) {
-    size_t endpoint = hedge ? (h->primary + 1) % transport_->endpoint_count() : h->primary;
+  // The hedging steps run on I/O threads, possibly while the store is being
+  // destroyed, so they reach only the transport (which outlives its threads).
+  static void Launch(Transport* transport, const std::shared_ptr<HedgedGet>& h, bool hedge) {
+    size_t endpoint = hedge ? (h->primary + 1) % transport->endpoint_count() : h->primary;
     {
       absl::MutexLock lock(&h->mutex);
       ++h->outstanding;
     }
-    transport_->Send(h->request, h->deadline, true, endpoint,
-                     [this, h, hedge](Reply reply) { OnAnswer(h, hedge, std::move(reply)); });
+    transport->Send(h->request, h->deadline, true, endpoint, [transport, h, hedge](Reply reply) {
+      OnAnswer(transport, h, hedge, std::move(reply));
+    });
   }
 
-  void LaunchHedge(const std::shared_ptr<HedgedGet>& h) {
+  static void LaunchHedge(Transport* transport, const std::shared_ptr<HedgedGet>& h) {
     {
       absl::MutexLock lock(&h->mutex);
       if (h->finished || h->hedge_sent || Clock::now() >= h->deadline) return;
       h->hedge_sent = true;
     }
-    stats_.hedged_gets.fetch_add(1, std::memory_order_relaxed);
-    Launch(h, /*hedge=*/true);
+    transport->stats().hedged_gets.fetch_add(1, std::memory_order_relaxed);
+    Launch(transport, h, /*hedge=*/true);
   }
 
-  void OnAnswer(const std::shared_ptr<HedgedGet>& h, bool hedge, Reply reply) {
+  static void OnAnswer(Transport* transport, const std::shared_ptr<HedgedGet>& h, bool hedge,
+                       Reply reply) {
+    HBaseStoreStats& stats = transport->stats();
     ReplyCallback done;
     bool fail_over = false;
     {
       absl::MutexLock lock(&h->mutex);
       --h->outstanding;
       if (h->finished) {
-        stats_.late_answers.fetch_add(1, std::memory_order_relaxed);
+        stats.late_answers.fetch_add(1, std::memory_order_relaxed);
         return;
       }
       if (reply.ok()) {
         h->finished = true;
         if (h->hedge_sent) {
-          (hedge ? stats_.hedge_wins : stats_.primary_wins)
-              .fetch_add(1, std::memory_order_relaxed);
+          (hedge ? stats.hedge_wins : stats.primary_wins).fetch_add(1, std::memory_order_relaxed);
         }
         done = std::move(h->done);
       } else if (absl::IsUnavailable(reply.status()) && !h->hedge_sent &&
@@ -672,8 +679,8 @@ class HBaseStore final : public Store {
       }
     }
     if (fail_over) {
-      stats_.hedged_gets.fetch_add(1, std::memory_order_relaxed);
-      Launch(h, /*hedge=*/true);
+      stats.hedged_gets.fetch_add(1, std::memory_order_relaxed);
+      Launch(transport, h, /*hedge=*/true);
       return;
     }
     if (done) done(std::move(reply));

@@ -268,5 +268,24 @@ TEST(HBaseDeadlineTest, ClosingTheStoreAnswersCallsInFlight) {
   EXPECT_FALSE(seen.ok());
 }
 
+TEST(HBaseDeadlineTest, ClosingTheStoreWithAHedgePendingIsSafe) {
+  StalledListener a, b;
+  HBaseStoreOptions o;
+  o.endpoints = {a.endpoint(), b.endpoint()};
+  o.hedge_delay_ms = 200;
+  std::unique_ptr<Store> store = Open(o);
+  ASSERT_NE(store, nullptr);
+  boost::asio::io_context executor;
+  std::atomic<int> calls{0};
+  store->AsyncGet("t", GetOf("r", Consistency::kTimeline), Clock::now() + std::chrono::seconds(30),
+                  executor.get_executor(), [&](absl::StatusOr<RowResult>) { ++calls; });
+  for (int i = 0; i < 100 && a.accepted() + b.accepted() == 0; ++i) {
+    std::this_thread::sleep_for(milliseconds(5));
+  }
+  store.reset();  // the hedge timer fires while, or after, the store goes
+  executor.run();
+  EXPECT_EQ(calls.load(), 1);
+}
+
 }  // namespace
 }  // namespace rtb::storage
