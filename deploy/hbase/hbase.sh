@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Runs Apache HBase locally for the project's tests and for development:
 # one JVM with the master, an embedded ZooKeeper and N region servers
-# (standalone mode), plus HBase's Thrift2 gateway in a second JVM.
+# (standalone mode), plus a Thrift2 gateway (THBaseService) in a second JVM.
+# The gateway is the project's own (src/main/java/rtb/hbase/gateway), built on
+# HBase's Java client and wire-compatible with HBase's Thrift2 server, whose
+# jar (hbase-thrift) the package registry here does not serve.
 # Everything binds to 127.0.0.1. Jars come from Maven (pom.xml beside this
 # file, local repository ~/.m2); there is no tarball.
 #
 # Usage: deploy/hbase/hbase.sh start|wait|stop|status
-#   start   fetch jars if needed, write the config, start both JVMs
+#   start   fetch jars and build the gateway if needed, write the config,
+#           start both JVMs
 #   wait    block until the master is initialized with all region servers
 #           live and the gateway answers a real Thrift2 call (bounded)
 #   stop    shut the cluster down cleanly, kill after a grace period
@@ -45,7 +49,10 @@ LOG_DIR=$RUN_DIR/logs
 MASTER_PID=$RUN_DIR/master.pid
 THRIFT_PID=$RUN_DIR/thrift.pid
 CLASSPATH_FILE=$HERE/target/classpath.txt
-CLASSPATH_MODE=$HERE/target/classpath.mode
+CLASSES_DIR=$HERE/target/classes
+# The gateway's Java code is generated from this IDL on every build.
+THRIFT_IDL=$HERE/../../storage/thrift/hbase.thrift
+GATEWAY_MAIN=rtb.hbase.gateway.Thrift2Gateway
 
 # The JDK 11+ module options of HBase's own launcher (bin/hbase,
 # add_jdk11_jvm_flags, HBase 2.5.8+/2.6), kept in the same order.
@@ -108,10 +115,11 @@ java_bin() {
 # --- classpath -------------------------------------------------------------
 
 classpath_is_current() {
-  [[ -s $CLASSPATH_FILE && -f $CLASSPATH_MODE ]] || return 1
-  [[ $(cat "$CLASSPATH_MODE") == "thrift=$THRIFT_ENABLED" ]] || return 1
-  [[ $CLASSPATH_FILE -nt $HERE/pom.xml ]] || return 1
+  [[ -s $CLASSPATH_FILE && -f $CLASSES_DIR/${GATEWAY_MAIN//.//}.class ]] || return 1
   local source jar
+  for source in "$HERE/pom.xml" "$HERE/generate-thrift-java.sh" "$THRIFT_IDL"; do
+    [[ $CLASSPATH_FILE -nt $source ]] || return 1
+  done
   while IFS= read -r -d '' source; do
     [[ $CLASSPATH_FILE -nt $source ]] || return 1
   done < <(find "$HERE/src" -type f -print0)
@@ -124,29 +132,27 @@ classpath_is_current() {
 build_classpath() {
   classpath_is_current && return 0
   command -v mvn >/dev/null || die "mvn (Apache Maven) is needed to fetch HBase"
+  command -v thrift >/dev/null ||
+    die "the thrift compiler (Debian package thrift-compiler) is needed to build the gateway"
+  [[ -f $THRIFT_IDL ]] || die "the gateway's IDL is missing: $THRIFT_IDL"
   local args=(-B -q -Dstyle.color=never -f "$HERE/pom.xml" process-classes)
-  [[ $THRIFT_ENABLED == 1 ]] || args+=(-Drtb.no.thrift2)
   local attempt
   for attempt in 1 2 3; do
     if mvn "${args[@]}" >"$RUN_DIR/maven.log" 2>&1; then
       # build-classpath leaves an unchanged file alone; its age marks this build.
       touch "$CLASSPATH_FILE"
-      echo "thrift=$THRIFT_ENABLED" >"$CLASSPATH_MODE"
       return 0
     fi
-    # A missing artifact will not appear on a retry.
-    if grep -q -E 'Could not find artifact|Failure to find|was not found in' "$RUN_DIR/maven.log"; then
+    # A missing artifact or a compile error will not go away on a retry.
+    if grep -q -E 'Could not find artifact|Failure to find|was not found in|COMPILATION ERROR|generate-thrift-java|exec-maven-plugin' \
+      "$RUN_DIR/maven.log"; then
       break
     fi
     echo "hbase.sh: Maven failed (attempt $attempt of 3), retrying" >&2
     sleep $((attempt * 5))
   done
-  grep -m 3 ERROR "$RUN_DIR/maven.log" >&2 || true
-  if grep -q 'org.apache.hbase:hbase-thrift' "$RUN_DIR/maven.log"; then
-    echo "hbase.sh: the Maven repository does not serve HBase's Thrift2 gateway;" \
-      "RTB_HBASE_THRIFT_ENABLED=0 runs HBase without it" >&2
-  fi
-  die "could not fetch HBase with Maven; full log: $RUN_DIR/maven.log"
+  grep -m 3 -E 'ERROR|generate-thrift-java' "$RUN_DIR/maven.log" >&2 || true
+  die "could not fetch HBase or build the gateway with Maven; full log: $RUN_DIR/maven.log"
 }
 
 # --- processes -------------------------------------------------------------
@@ -295,13 +301,13 @@ cmd_start() {
       echo "hbase.sh: Thrift2 gateway already running (pid $thrift_pid)"
     else
       [[ -f $CONF_DIR/hbase-site.xml ]] || write_config
-      local opts transport=()
+      local opts
       mapfile -t opts < <(jvm_common thrift "$THRIFT_HEAP")
-      [[ $THRIFT_TRANSPORT == framed ]] && transport=(-f)
-      # -threadpool: TThreadPoolServer, binary protocol (no -c), buffered or -f framed.
-      launch "$THRIFT_PID" "$LOG_DIR/thrift.out" "$java" "${opts[@]}" -cp "$classpath" \
-        org.apache.hadoop.hbase.thrift2.ThriftServer \
-        -b 127.0.0.1 -p "$THRIFT_PORT" -threadpool "${transport[@]}" start
+      # TThreadPoolServer, binary protocol, buffered or framed transport: what
+      # HBase's `thrift2 start -threadpool [-f]` serves.
+      launch "$THRIFT_PID" "$LOG_DIR/thrift.out" "$java" "${opts[@]}" \
+        -cp "$CLASSES_DIR:$classpath" "$GATEWAY_MAIN" \
+        --bind 127.0.0.1 --port "$THRIFT_PORT" --transport "$THRIFT_TRANSPORT"
       echo "hbase.sh: Thrift2 gateway starting (pid $(cat "$THRIFT_PID")) on 127.0.0.1:$THRIFT_PORT, $THRIFT_TRANSPORT transport"
     fi
   fi
@@ -329,7 +335,7 @@ cmd_wait() {
   fi
   local start=$SECONDS
   if ! "$java" -Xmx256m "-Dlog4j2.configurationFile=$CONF_DIR/log4j2-probe.properties" \
-    -cp "$HERE/target/classes:$CONF_DIR:$(cat "$CLASSPATH_FILE")" rtb.hbase.ReadinessProbe "${args[@]}" \
+    -cp "$CLASSES_DIR:$CONF_DIR:$(cat "$CLASSPATH_FILE")" rtb.hbase.ReadinessProbe "${args[@]}" \
     2>"$LOG_DIR/probe.out"; then
     echo "hbase.sh: logs: $LOG_DIR/master.log $LOG_DIR/thrift.log" >&2
     exit 1
