@@ -216,7 +216,11 @@ write_config() {
     property hbase.master.wait.on.regionservers.timeout 1000
     property hbase.unsafe.regionserver.hostname 127.0.0.1
     # Region replicas (REGION_REPLICATION => 2): secondaries get edits through
-    # async WAL replication and see flushed files within a second.
+    # async WAL replication and see flushed files within a second. Replication
+    # tails the WAL while it is written; the checksummed local file system
+    # holds back the last partial 512-byte chunk on hflush, so a few small
+    # edits would never reach the secondaries. The raw one writes through.
+    property fs.file.impl org.apache.hadoop.fs.RawLocalFileSystem
     property hbase.region.replica.replication.enabled true
     property hbase.regionserver.storefile.refresh.period 1000
     property hbase.master.hfilecleaner.ttl 3600000
