@@ -18,7 +18,8 @@
 #
 # Environment (defaults in brackets):
 #   RTB_HBASE_RUN_DIR           config, data, logs, pid files [${TMPDIR:-/tmp}/rtb-hbase]
-#   RTB_HBASE_FRESH             1: delete the data (HBase root dir, ZooKeeper) on start [0]
+#   RTB_HBASE_FRESH             1: delete the data (HBase root dir, ZooKeeper) when the
+#                               master starts, so every run begins empty; 0 keeps it [1]
 #   RTB_HBASE_ZK_PORT           embedded ZooKeeper client port [2181]
 #   RTB_HBASE_REGION_SERVERS    region servers in the master's JVM [2]
 #   RTB_HBASE_THRIFT_ENABLED    0: no Thrift2 gateway (master and region servers only) [1]
@@ -33,7 +34,7 @@ set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 RUN_DIR=${RTB_HBASE_RUN_DIR:-${TMPDIR:-/tmp}/rtb-hbase}
-FRESH=${RTB_HBASE_FRESH:-0}
+FRESH=${RTB_HBASE_FRESH:-1}
 ZK_PORT=${RTB_HBASE_ZK_PORT:-2181}
 REGION_SERVERS=${RTB_HBASE_REGION_SERVERS:-2}
 THRIFT_ENABLED=${RTB_HBASE_THRIFT_ENABLED:-1}
