@@ -27,8 +27,8 @@ import org.apache.hadoop.hbase.client.Table;
  * Thrift2 gateway (when asked for) answers a real THBaseService call.
  *
  * <p>The gateway is checked with a hand-encoded TBinaryProtocol call to {@code tableExists} rather
- * than with HBase's generated Thrift classes, so the probe builds without the gateway's jar and
- * exercises the same wire format the project's C++ client speaks.
+ * than with generated Thrift classes, so the probe checks the bytes on the wire independently of
+ * the gateway's own code, in the format the project's C++ client speaks.
  *
  * <pre>
  * ReadinessProbe --zk-port N --region-servers N --timeout-seconds N
