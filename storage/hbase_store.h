@@ -15,6 +15,9 @@
 // as a serialized MultiRowRangeFilter; Flush and MajorCompact are
 // Unimplemented because Thrift2 has no such calls; an Increment nonce is not
 // transmitted (Thrift2 cannot carry one), so an Increment is never resent.
+// HBase's own gateway reads binary map keys and split keys with
+// ByteBuffer.array(), which is only safe on its buffered transport: create
+// tables (REGION_REPLICATION, split keys) through a buffered gateway.
 //
 // Thread-safety: the returned Store is safe to call from any number of
 // threads. Destroying it fails calls still in flight with Cancelled.
@@ -79,7 +82,8 @@ struct HBaseStoreOptions {
   Durability default_durability = Durability::kUseDefault;
   // I/O threads of the store. Default 1.
   int io_threads = 1;
-  // Largest reply accepted, bytes; a bigger one fails the call. Default 64 MiB.
+  // Largest request or reply, bytes; a bigger one fails the call. Default
+  // 64 MiB, at most 100 MiB (the Thrift library's limit).
   int64_t max_message_bytes = int64_t{64} << 20;
   // Where the store counts its calls. Optional; the store makes its own when
   // null.

@@ -73,8 +73,9 @@ absl::Status ValidateHBaseStoreOptions(const HBaseStoreOptions& options) {
   if (options.io_threads < 1 || options.io_threads > 64) {
     return Bad("io_threads", "must be in [1, 64]");
   }
-  if (options.max_message_bytes < 4096 || options.max_message_bytes > (int64_t{1} << 31) - 1) {
-    return Bad("max_message_bytes", "must be in [4096, 2^31 - 1]");
+  // The upper bound is the Thrift library's own limit on a message it reads.
+  if (options.max_message_bytes < 4096 || options.max_message_bytes > (int64_t{100} << 20)) {
+    return Bad("max_message_bytes", "must be in [4096, 100 MiB]");
   }
   switch (options.default_durability) {
     case Durability::kUseDefault:

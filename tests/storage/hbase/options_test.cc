@@ -88,6 +88,8 @@ TEST(HBaseStoreOptionsTest, ErrorsNameTheField) {
   o = Valid();
   o.max_message_bytes = 100;
   ExpectBadField(o, "max_message_bytes");
+  o.max_message_bytes = int64_t{200} << 20;
+  ExpectBadField(o, "max_message_bytes");
 
   o = Valid();
   o.transport = static_cast<ThriftTransport>(7);
