@@ -322,7 +322,8 @@ class Reader {
           Malformed(error);
           return Outcome::kError;
         }
-        out = std::string(start, length);
+        out.clear();
+        out.append(start, length);
         return Outcome::kValue;
       }
     }

@@ -1,5 +1,6 @@
 // Compact JSON for bid responses, appended straight into the caller's string.
 #include <array>
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -9,6 +10,10 @@
 #include <string_view>
 #include <system_error>
 #include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "absl/strings/str_cat.h"
 #include "bidder/openrtb/openrtb.h"
@@ -30,15 +35,38 @@ constexpr auto kEscapes = [] {
   return table;
 }();
 
-constexpr uint64_t kOnes = 0x0101010101010101ULL;
-constexpr uint64_t kHighBits = 0x8080808080808080ULL;
-
-// True when any of the 8 bytes in `w` is >= 0x80, < 0x20, '"' or '\'.
-inline bool NeedsAttention(uint64_t w) {
-  auto has_zero_byte = [](uint64_t v) { return (v - kOnes) & ~v & kHighBits; };
-  const uint64_t below_space = (w - kOnes * 0x20) & ~w & kHighBits;
-  return ((w & kHighBits) | below_space | has_zero_byte(w ^ (kOnes * '"')) |
-          has_zero_byte(w ^ (kOnes * '\\'))) != 0;
+// Offset of the first byte of s[from..] that cannot be copied as is (below
+// 0x20, '"', '\\', or not ASCII), or s.size().
+inline size_t FindSpecial(std::string_view s, size_t from) {
+  size_t i = from;
+#if defined(__SSE2__)
+  // Signed compare: bytes >= 0x80 are negative, so "< 0x20" catches them too.
+  const auto special = [](const char* p) {
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    return _mm_movemask_epi8(_mm_or_si128(
+        _mm_cmplt_epi8(bytes, _mm_set1_epi8(0x20)),
+        _mm_or_si128(_mm_cmpeq_epi8(bytes, _mm_set1_epi8('"')),
+                     _mm_cmpeq_epi8(bytes, _mm_set1_epi8('\\')))));
+  };
+  for (; i + 16 <= s.size(); i += 16) {
+    if (const int mask = special(s.data() + i); mask != 0) {
+      return i + static_cast<size_t>(std::countr_zero(static_cast<unsigned>(mask)));
+    }
+  }
+  if (i == s.size()) return i;
+  // The tail, padded with bytes that need nothing.
+  char tail[16];
+  std::memset(tail, 'a', sizeof(tail));
+  std::memcpy(tail, s.data() + i, s.size() - i);
+  const int mask = special(tail);
+  return mask == 0 ? s.size() : i + static_cast<size_t>(std::countr_zero(static_cast<unsigned>(mask)));
+#else
+  for (; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') return i;
+  }
+  return i;
+#endif
 }
 
 inline bool IsContinuation(unsigned char c) { return (c & 0xC0) == 0x80; }
@@ -76,49 +104,48 @@ class JsonWriter {
   void Raw(char c) { out_.push_back(c); }
   void Raw(std::string_view s) { out_.append(s); }
 
+  // Grows the output once by the worst case (every byte written as \u00XX),
+  // writes through a pointer, then trims: escape-heavy markup would
+  // otherwise cost two appends per escape.
   void String(std::string_view s) {
-    out_.push_back('"');
-    size_t run = 0;  // start of bytes not yet copied
-    size_t i = 0;
+    const size_t start = out_.size();
+    out_.resize(start + 2 + 6 * s.size());
+    char* p = out_.data() + start;
+    const auto copy = [&p](const char* from, size_t n) {
+      std::memcpy(p, from, n);
+      p += n;
+    };
+    *p++ = '"';
+    size_t run = 0;  // start of the bytes not copied yet
+    size_t i = FindSpecial(s, 0);
     while (i < s.size()) {
-      if (i + 8 <= s.size()) {
-        uint64_t w;
-        std::memcpy(&w, s.data() + i, 8);
-        if (!NeedsAttention(w)) {
-          i += 8;
-          continue;
-        }
-      }
       const auto c = static_cast<unsigned char>(s[i]);
-      if (c < 0x80) {
-        const char escape = kEscapes[c];
-        if (escape == 0) {
-          ++i;
+      if (c >= 0x80) {
+        if (const size_t length = Utf8SequenceLength(s, i); length > 0) {
+          i = FindSpecial(s, i + length);
           continue;
         }
-        out_.append(s.data() + run, i - run);
-        out_.push_back('\\');
-        out_.push_back(escape);
+        copy(s.data() + run, i - run);
+        copy("\xEF\xBF\xBD", 3);  // U+FFFD REPLACEMENT CHARACTER
+      } else {
+        copy(s.data() + run, i - run);
+        const char escape = kEscapes[c];
+        *p++ = '\\';
+        *p++ = escape;
         if (escape == 'u') {
           static constexpr char kHex[] = "0123456789abcdef";
-          out_.append("00");
-          out_.push_back(kHex[c >> 4]);
-          out_.push_back(kHex[c & 0xF]);
+          *p++ = '0';
+          *p++ = '0';
+          *p++ = kHex[c >> 4];
+          *p++ = kHex[c & 0xF];
         }
-        run = ++i;
-        continue;
       }
-      const size_t length = Utf8SequenceLength(s, i);
-      if (length > 0) {
-        i += length;
-        continue;
-      }
-      out_.append(s.data() + run, i - run);
-      out_.append("\xEF\xBF\xBD");  // U+FFFD REPLACEMENT CHARACTER
       run = ++i;
+      i = FindSpecial(s, i);
     }
-    out_.append(s.data() + run, s.size() - run);
-    out_.push_back('"');
+    copy(s.data() + run, s.size() - run);
+    *p++ = '"';
+    out_.resize(static_cast<size_t>(p - out_.data()));
   }
 
   void Integer(int64_t n) {
@@ -147,26 +174,26 @@ class ObjectWriter {
   explicit ObjectWriter(JsonWriter& json) : json_(json) { json_.Raw('{'); }
   ~ObjectWriter() { json_.Raw('}'); }
 
-  JsonWriter& Key(std::string_view key) {
-    if (!first_) json_.Raw(',');
+  // `member` is the key written as ,"key": (one append); the comma is
+  // dropped for the first member.
+  JsonWriter& Key(std::string_view member) {
+    if (first_) member.remove_prefix(1);
     first_ = false;
-    json_.Raw('"');
-    json_.Raw(key);
-    json_.Raw("\":");
+    json_.Raw(member);
     return json_;
   }
 
-  void String(std::string_view key, std::string_view value) {
-    if (!value.empty()) Key(key).String(value);
+  void String(std::string_view member, std::string_view value) {
+    if (!value.empty()) Key(member).String(value);
   }
 
-  void Integer(std::string_view key, std::optional<int32_t> value) {
-    if (value.has_value()) Key(key).Integer(*value);
+  void Integer(std::string_view member, std::optional<int32_t> value) {
+    if (value.has_value()) Key(member).Integer(*value);
   }
 
-  void Strings(std::string_view key, const std::vector<std::string>& values) {
+  void Strings(std::string_view member, const std::vector<std::string>& values) {
     if (values.empty()) return;
-    JsonWriter& json = Key(key);
+    JsonWriter& json = Key(member);
     json.Raw('[');
     for (size_t i = 0; i < values.size(); ++i) {
       if (i > 0) json.Raw(',');
@@ -205,23 +232,40 @@ absl::Status CheckResponse(const BidResponse& response) {
   return absl::OkStatus();
 }
 
+// Bytes of the response without escapes: enough room in the common case, so
+// a fresh output string grows once.
+size_t EstimatedSize(const BidResponse& response) {
+  size_t size = 64 + response.id.size() + response.bidid.size() + response.cur.size();
+  for (const SeatBid& seatbid : response.seatbid) {
+    size += 32 + seatbid.seat.size();
+    for (const Bid& bid : seatbid.bid) {
+      size += 192 + bid.id.size() + bid.impid.size() + bid.adm.size() + bid.nurl.size() +
+              bid.burl.size() + bid.lurl.size() + bid.crid.size() + bid.cid.size() +
+              bid.dealid.size();
+      for (const std::string& domain : bid.adomain) size += 3 + domain.size();
+      for (const std::string& cat : bid.cat) size += 3 + cat.size();
+    }
+  }
+  return size;
+}
+
 void WriteBid(JsonWriter& json, const Bid& bid) {
   ObjectWriter object(json);
-  object.String("id", bid.id);
-  object.String("impid", bid.impid);
-  object.Key("price").Price(bid.price);
-  object.String("adm", bid.adm);
-  object.String("nurl", bid.nurl);
-  object.String("burl", bid.burl);
-  object.String("lurl", bid.lurl);
-  object.Strings("adomain", bid.adomain);
-  object.String("crid", bid.crid);
-  object.String("cid", bid.cid);
-  object.Strings("cat", bid.cat);
-  object.Integer("w", bid.w);
-  object.Integer("h", bid.h);
-  object.String("dealid", bid.dealid);
-  object.Integer("mtype", bid.mtype);
+  object.String(R"(,"id":)", bid.id);
+  object.String(R"(,"impid":)", bid.impid);
+  object.Key(R"(,"price":)").Price(bid.price);
+  object.String(R"(,"adm":)", bid.adm);
+  object.String(R"(,"nurl":)", bid.nurl);
+  object.String(R"(,"burl":)", bid.burl);
+  object.String(R"(,"lurl":)", bid.lurl);
+  object.Strings(R"(,"adomain":)", bid.adomain);
+  object.String(R"(,"crid":)", bid.crid);
+  object.String(R"(,"cid":)", bid.cid);
+  object.Strings(R"(,"cat":)", bid.cat);
+  object.Integer(R"(,"w":)", bid.w);
+  object.Integer(R"(,"h":)", bid.h);
+  object.String(R"(,"dealid":)", bid.dealid);
+  object.Integer(R"(,"mtype":)", bid.mtype);
 }
 
 }  // namespace
@@ -229,17 +273,18 @@ void WriteBid(JsonWriter& json, const Bid& bid) {
 absl::Status SerializeBidResponse(const BidResponse& response, std::string* out) {
   out->clear();
   if (absl::Status status = CheckResponse(response); !status.ok()) return status;
+  out->reserve(EstimatedSize(response));
   JsonWriter json(out);
   ObjectWriter object(json);
-  object.String("id", response.id);
+  object.String(R"(,"id":)", response.id);
   if (!response.seatbid.empty()) {
-    object.Key("seatbid").Raw('[');
+    object.Key(R"(,"seatbid":)").Raw('[');
     for (size_t s = 0; s < response.seatbid.size(); ++s) {
       if (s > 0) json.Raw(',');
       const SeatBid& seatbid = response.seatbid[s];
       ObjectWriter seat(json);
-      seat.String("seat", seatbid.seat);
-      seat.Key("bid").Raw('[');
+      seat.String(R"(,"seat":)", seatbid.seat);
+      seat.Key(R"(,"bid":)").Raw('[');
       for (size_t b = 0; b < seatbid.bid.size(); ++b) {
         if (b > 0) json.Raw(',');
         WriteBid(json, seatbid.bid[b]);
@@ -248,9 +293,9 @@ absl::Status SerializeBidResponse(const BidResponse& response, std::string* out)
     }
     json.Raw(']');
   }
-  object.String("bidid", response.bidid);
-  object.String("cur", response.cur);
-  if (response.nbr.has_value()) object.Key("nbr").Integer(static_cast<int32_t>(*response.nbr));
+  object.String(R"(,"bidid":)", response.bidid);
+  object.String(R"(,"cur":)", response.cur);
+  if (response.nbr.has_value()) object.Key(R"(,"nbr":)").Integer(static_cast<int32_t>(*response.nbr));
   return absl::OkStatus();
 }
 
