@@ -77,7 +77,8 @@ class Store {
 
   // Asynchronous reads. The callback runs exactly once, on `executor`: with
   // the answer, or with DeadlineExceeded as soon as `deadline` passes (a late
-  // answer is then dropped). No thread of `executor` waits for the answer.
+  // answer is then dropped). No thread of `executor` waits for the answer. The
+  // executor's context must outlive the store's pending reads.
   virtual void AsyncGet(std::string_view table, storage::Get get, Deadline deadline,
                         boost::asio::any_io_executor executor, GetCallback done) = 0;
   virtual void AsyncScan(std::string_view table, storage::Scan scan, Deadline deadline,

@@ -1151,32 +1151,38 @@ class EmbeddedStore final : public Store {
     }
   }
 
+  // The deadline timer lives on the caller's executor only: the worker
+  // thread holds the shared state (flag and callback) but never the timer,
+  // so nothing bound to the caller's io_context is destroyed off it.
   template <typename T, typename Work>
   void RunAsync(std::string table, Deadline deadline, boost::asio::any_io_executor executor,
                 std::function<void(absl::StatusOr<T>)> done, Work work) {
     struct State {
       std::atomic<bool> finished{false};
       std::function<void(absl::StatusOr<T>)> done;
-      boost::asio::steady_timer timer;
-      State(boost::asio::any_io_executor ex, std::function<void(absl::StatusOr<T>)> cb)
-          : done(std::move(cb)), timer(ex) {}
+      std::weak_ptr<boost::asio::steady_timer> timer;
     };
-    auto state = std::make_shared<State>(executor, std::move(done));
-    state->timer.expires_at(deadline);
-    state->timer.async_wait([state](const boost::system::error_code& ec) {
+    auto state = std::make_shared<State>();
+    state->done = std::move(done);
+    auto timer = std::make_shared<boost::asio::steady_timer>(executor, deadline);
+    state->timer = timer;
+    timer->async_wait([state, timer](const boost::system::error_code& ec) {
       if (ec) return;
       if (!state->finished.exchange(true)) {
-        state->done(absl::DeadlineExceededError("storage read missed its deadline"));
+        auto callback = std::move(state->done);
+        callback(absl::DeadlineExceededError("storage read missed its deadline"));
       }
     });
     boost::asio::post(async_pool_, [this, state, executor, deadline, table = std::move(table),
                                     work = std::move(work)]() mutable {
       if (state->finished.load() || std::chrono::steady_clock::now() >= deadline) return;
       absl::StatusOr<T> result = work(this, table);
+      if (state->finished.load()) return;
       boost::asio::post(executor, [state, result = std::move(result)]() mutable {
         if (state->finished.exchange(true)) return;
-        state->timer.cancel();
-        state->done(std::move(result));
+        if (auto t = state->timer.lock()) t->cancel();
+        auto callback = std::move(state->done);
+        callback(std::move(result));
       });
     });
   }
