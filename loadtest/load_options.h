@@ -1,0 +1,32 @@
+// Command-line options of rtb-load.
+#ifndef RTB_LOADTEST_LOAD_OPTIONS_H_
+#define RTB_LOADTEST_LOAD_OPTIONS_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace rtb::loadtest {
+
+struct LoadOptions {
+  std::string host = "127.0.0.1";  // loopback only
+  int port = 8080;
+  std::string path = "/openrtb2/bid";
+  double rate = 1000;        // requests per second, open loop
+  double duration_s = 10;    // sending time, warm-up included
+  double warmup_s = 2;       // not measured
+  double drain_s = 2;        // wait for answers after the last send
+  int connections = 64;      // keep-alive connections
+  std::string requests_dir;  // directory of sample bid requests (*.json)
+  int64_t devices = 100000;  // device population
+  double zipf = 1.1;         // Zipf exponent of device popularity
+  uint64_t seed = 1;
+};
+
+absl::StatusOr<LoadOptions> ParseLoadOptions(int argc, char** argv);
+const char* LoadUsage();
+
+}  // namespace rtb::loadtest
+
+#endif  // RTB_LOADTEST_LOAD_OPTIONS_H_
