@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Installs dependencies, builds everything, starts the services the tests
+# need (HBase with its Thrift2 gateway), runs every test, and stops the
+# services again. This is what CI runs (.ci/run).
+#
+# Environment:
+#   BUILD_DIR        build directory (default: build)
+#   BUILD_TYPE       CMake build type (default: Release)
+#   RTB_WITH_HBASE   0 skips starting HBase outside CI; its tests then skip
+#                    locally and fail under CI=true.
+#   JOBS             parallel build jobs (default: 2)
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+BUILD_DIR=${BUILD_DIR:-build}
+BUILD_TYPE=${BUILD_TYPE:-Release}
+JOBS=${JOBS:-2}
+
+bash deploy/install-deps.sh
+
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE="$BUILD_TYPE"
+cmake --build "$BUILD_DIR" -j"$JOBS"
+
+SERVICES_STARTED=()
+stop_services() {
+  local rc=$?
+  for ((i=${#SERVICES_STARTED[@]}-1; i>=0; i--)); do
+    ${SERVICES_STARTED[$i]} || true
+  done
+  exit $rc
+}
+trap stop_services EXIT
+
+if [[ "${CI:-}" == "true" || "${RTB_WITH_HBASE:-1}" != "0" ]]; then
+  if [[ -x deploy/hbase/hbase.sh ]]; then
+    SERVICES_STARTED+=("deploy/hbase/hbase.sh stop")
+    deploy/hbase/hbase.sh start
+    deploy/hbase/hbase.sh wait
+    export RTB_HBASE_THRIFT="127.0.0.1:${RTB_HBASE_THRIFT_PORT:-9090}"
+  elif [[ "${CI:-}" == "true" ]]; then
+    echo "run-tests: deploy/hbase/hbase.sh is missing; HBase tests cannot run" >&2
+    exit 1
+  fi
+fi
+
+ctest --test-dir "$BUILD_DIR" --output-on-failure --timeout 900 -j"$JOBS"
