@@ -45,6 +45,8 @@ namespace rtb::openrtb {
 // Bid request.
 
 struct Format {
+  Format();
+
   std::optional<int32_t> w;
   std::optional<int32_t> h;
 
@@ -52,6 +54,8 @@ struct Format {
 };
 
 struct Banner {
+  Banner();
+
   std::optional<int32_t> w;
   std::optional<int32_t> h;
   // Allowed sizes; when present, w/h (if any) are the preferred one.
@@ -61,6 +65,8 @@ struct Banner {
 };
 
 struct Video {
+  Video();
+
   std::vector<std::string> mimes;
   std::optional<int32_t> w;
   std::optional<int32_t> h;
@@ -74,6 +80,8 @@ struct Video {
 };
 
 struct Audio {
+  Audio();
+
   std::vector<std::string> mimes;
   std::optional<int32_t> minduration;  // seconds
   std::optional<int32_t> maxduration;  // seconds
@@ -82,6 +90,8 @@ struct Audio {
 };
 
 struct Native {
+  Native();
+
   std::string request;  // the Native Ad request, itself JSON encoded as a string
   std::string ver;
 
@@ -89,6 +99,8 @@ struct Native {
 };
 
 struct Deal {
+  Deal();
+
   std::string id;
   double bidfloor = 0;  // CPM, in bidfloorcur
   std::string bidfloorcur = "USD";
@@ -99,6 +111,8 @@ struct Deal {
 };
 
 struct Pmp {
+  Pmp();
+
   bool private_auction = false;  // true: only the deals below may bid
   std::vector<Deal> deals;
 
@@ -106,6 +120,8 @@ struct Pmp {
 };
 
 struct Imp {
+  Imp();
+
   std::string id;
   std::optional<Banner> banner;
   std::optional<Video> video;
@@ -122,6 +138,8 @@ struct Imp {
 };
 
 struct Publisher {
+  Publisher();
+
   std::string id;
   std::string name;
   std::vector<std::string> cat;
@@ -131,6 +149,8 @@ struct Publisher {
 };
 
 struct Site {
+  Site();
+
   std::string id;
   std::string name;
   std::string domain;
@@ -144,6 +164,8 @@ struct Site {
 };
 
 struct App {
+  App();
+
   std::string id;
   std::string name;
   std::string bundle;
@@ -159,6 +181,8 @@ struct App {
 
 // Digital out-of-home inventory (OpenRTB 2.6).
 struct Dooh {
+  Dooh();
+
   std::string id;
   std::string name;
   std::vector<std::string> venuetype;
@@ -170,6 +194,8 @@ struct Dooh {
 };
 
 struct Geo {
+  Geo();
+
   std::optional<double> lat;
   std::optional<double> lon;
   std::optional<int32_t> type;  // 1 GPS, 2 IP address, 3 user provided
@@ -183,6 +209,8 @@ struct Geo {
 // Device identifiers (ifa, did*, dpid*) are personal data: hash them before
 // they reach storage or logs (see the device key in DESIGN.md).
 struct Device {
+  Device();
+
   std::string ua;
   std::string ip;
   std::string ipv6;
@@ -207,12 +235,16 @@ struct Device {
 };
 
 struct Segment {
+  Segment();
+
   std::string id;
 
   bool operator==(const Segment&) const = default;
 };
 
 struct Data {
+  Data();
+
   std::string id;
   std::string name;
   std::vector<Segment> segment;
@@ -221,6 +253,8 @@ struct Data {
 };
 
 struct Uid {
+  Uid();
+
   std::string id;
   std::optional<int32_t> atype;
 
@@ -229,6 +263,8 @@ struct Uid {
 
 // Extended identifier from one source (OpenRTB 2.6 `user.eids`).
 struct Eid {
+  Eid();
+
   std::string source;
   std::vector<Uid> uids;
 
@@ -236,6 +272,8 @@ struct Eid {
 };
 
 struct User {
+  User();
+
   std::string id;
   std::string buyeruid;
   std::optional<int32_t> yob;
@@ -248,6 +286,8 @@ struct User {
 };
 
 struct Regs {
+  Regs();
+
   std::optional<bool> coppa;
   std::optional<bool> gdpr;  // 2.5: regs.ext.gdpr
   std::string us_privacy;    // 2.5: regs.ext.us_privacy
@@ -258,6 +298,8 @@ struct Regs {
 };
 
 struct SupplyChainNode {
+  SupplyChainNode();
+
   std::string asi;
   std::string sid;
   std::optional<bool> hp;
@@ -267,6 +309,8 @@ struct SupplyChainNode {
 };
 
 struct SupplyChain {
+  SupplyChain();
+
   std::optional<bool> complete;
   std::string ver;
   std::vector<SupplyChainNode> nodes;
@@ -275,6 +319,8 @@ struct SupplyChain {
 };
 
 struct Source {
+  Source();
+
   std::optional<bool> fd;  // true: the exchange is not the final decision maker
   std::string tid;
   std::optional<SupplyChain> schain;  // 2.5: source.ext.schain
@@ -283,6 +329,8 @@ struct Source {
 };
 
 struct BidRequest {
+  BidRequest();
+
   std::string id;
   std::vector<Imp> imp;  // at least one, ids unique
   std::optional<Site> site;
@@ -308,6 +356,34 @@ struct BidRequest {
 
   bool operator==(const BidRequest&) const = default;
 };
+
+// Defaulted out of line, so the constructors are user-provided: parsing
+// creates records with emplace(), which would otherwise zero each whole record
+// before constructing its members.
+inline Format::Format() = default;
+inline Banner::Banner() = default;
+inline Video::Video() = default;
+inline Audio::Audio() = default;
+inline Native::Native() = default;
+inline Deal::Deal() = default;
+inline Pmp::Pmp() = default;
+inline Imp::Imp() = default;
+inline Publisher::Publisher() = default;
+inline Site::Site() = default;
+inline App::App() = default;
+inline Dooh::Dooh() = default;
+inline Geo::Geo() = default;
+inline Device::Device() = default;
+inline Segment::Segment() = default;
+inline Data::Data() = default;
+inline Uid::Uid() = default;
+inline Eid::Eid() = default;
+inline User::User() = default;
+inline Regs::Regs() = default;
+inline SupplyChainNode::SupplyChainNode() = default;
+inline SupplyChain::SupplyChain() = default;
+inline Source::Source() = default;
+inline BidRequest::BidRequest() = default;
 
 // ---------------------------------------------------------------------------
 // Parsing.
