@@ -1,0 +1,286 @@
+#include "bidder/beacon_url.h"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+
+#include "absl/status/status.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+
+namespace rtb::bidder {
+namespace {
+
+constexpr size_t kSignatureBytes = 16;
+constexpr std::string_view kSignatureVersion = "rtb-beacon-v1";
+
+constexpr std::string_view kAuctionPriceMacro = "${AUCTION_PRICE}";
+constexpr std::string_view kAuctionCurrencyMacro = "${AUCTION_CURRENCY}";
+constexpr std::string_view kAuctionLossMacro = "${AUCTION_LOSS}";
+
+bool Unreserved(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+         c == '.' || c == '_' || c == '~';
+}
+
+void AppendEscaped(std::string_view value, std::string* out) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  for (char c : value) {
+    if (Unreserved(c)) {
+      out->push_back(c);
+    } else {
+      const auto byte = static_cast<unsigned char>(c);
+      out->push_back('%');
+      out->push_back(kHex[byte >> 4]);
+      out->push_back(kHex[byte & 0xf]);
+    }
+  }
+}
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// Percent-decodes `in` ('+' is a space, as form encoding has it); false on a
+// malformed escape.
+bool Unescape(std::string_view in, std::string* out) {
+  out->clear();
+  for (size_t i = 0; i < in.size(); ++i) {
+    const char c = in[i];
+    if (c == '%') {
+      if (i + 2 >= in.size()) return false;
+      const int hi = HexValue(in[i + 1]);
+      const int lo = HexValue(in[i + 2]);
+      if (hi < 0 || lo < 0) return false;
+      out->push_back(static_cast<char>(hi * 16 + lo));
+      i += 2;
+    } else if (c == '+') {
+      out->push_back(' ');
+    } else {
+      out->push_back(c);
+    }
+  }
+  return true;
+}
+
+void AppendField(std::string_view value, std::string* out) {
+  absl::StrAppend(out, value.size(), ":");
+  out->append(value);
+  out->push_back('\n');
+}
+
+bool ParseInt64(std::string_view text, int64_t* value) {
+  if (text.empty()) return false;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *value);
+  return ec == std::errc() && end == text.data() + text.size();
+}
+
+// Known parameters, in the order they are written.
+enum Param : size_t { kX, kC, kCr, kDk, kDl, kBp, kBc, kTs, kTest, kAid, kIid, kBid, kP, kCur, kLoss, kSig, kParamCount };
+constexpr std::array<std::string_view, kParamCount> kParamNames = {
+    "x", "c", "cr", "dk", "dl", "bp", "bc", "ts", "test", "aid", "iid", "bid", "p", "cur", "loss", "sig"};
+
+}  // namespace
+
+std::string_view BeaconPath(BeaconKind kind) {
+  switch (kind) {
+    case BeaconKind::kWin:
+      return "/win";
+    case BeaconKind::kBilling:
+      return "/billing";
+    case BeaconKind::kLoss:
+      return "/loss";
+    case BeaconKind::kClick:
+      return "/click";
+  }
+  return "/win";
+}
+
+BeaconSigner::BeaconSigner(std::string_view secret) : hmac_(secret) {}
+
+std::string BeaconSigner::Signature(BeaconKind kind, const BeaconParams& p) const {
+  thread_local std::string text;
+  text.clear();
+  AppendField(kSignatureVersion, &text);
+  AppendField(BeaconPath(kind), &text);
+  AppendField(p.exchange, &text);
+  AppendField(p.campaign_id, &text);
+  AppendField(p.creative_id, &text);
+  AppendField(p.device_key, &text);
+  AppendField(p.deal_id, &text);
+  char number[24];
+  auto write_number = [&](int64_t v) {
+    auto [end, ec] = std::to_chars(number, number + sizeof(number), v);
+    AppendField(std::string_view(number, static_cast<size_t>(end - number)), &text);
+  };
+  write_number(p.bid_price_micros);
+  AppendField(p.bid_currency, &text);
+  write_number(p.bid_time_ms);
+  AppendField(p.test ? "1" : "0", &text);
+  AppendField(p.request_id, &text);
+  AppendField(p.imp_id, &text);
+  AppendField(p.bid_id, &text);
+  const internal::HmacSha256::Digest digest = hmac_.Mac(text);
+  std::string signature;
+  absl::WebSafeBase64Escape(
+      absl::string_view(reinterpret_cast<const char*>(digest.data()), kSignatureBytes), &signature);
+  return signature;
+}
+
+void BeaconSigner::AppendUrl(BeaconKind kind, std::string_view base_url, const BeaconParams& p,
+                             std::string* out) const {
+  out->append(base_url);
+  out->append(BeaconPath(kind));
+  auto param = [out](std::string_view name, std::string_view value, bool first = false) {
+    out->push_back(first ? '?' : '&');
+    out->append(name);
+    out->push_back('=');
+    AppendEscaped(value, out);
+  };
+  auto number = [out](std::string_view name, int64_t value) {
+    out->push_back('&');
+    out->append(name);
+    out->push_back('=');
+    char buffer[24];
+    auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), value);
+    out->append(buffer, static_cast<size_t>(end - buffer));
+  };
+  auto macro = [out](std::string_view name, std::string_view value) {
+    out->push_back('&');
+    out->append(name);
+    out->push_back('=');
+    out->append(value);
+  };
+  param("x", p.exchange, /*first=*/true);
+  param("c", p.campaign_id);
+  param("cr", p.creative_id);
+  if (!p.device_key.empty()) param("dk", p.device_key);
+  if (!p.deal_id.empty()) param("dl", p.deal_id);
+  number("bp", p.bid_price_micros);
+  param("bc", p.bid_currency);
+  number("ts", p.bid_time_ms);
+  macro("test", p.test ? "1" : "0");
+  macro("aid", "${AUCTION_ID}");
+  macro("iid", "${AUCTION_IMP_ID}");
+  macro("bid", "${AUCTION_BID_ID}");
+  switch (kind) {
+    case BeaconKind::kWin:
+    case BeaconKind::kBilling:
+      macro("p", kAuctionPriceMacro);
+      macro("cur", kAuctionCurrencyMacro);
+      break;
+    case BeaconKind::kLoss:
+      macro("loss", kAuctionLossMacro);
+      macro("p", kAuctionPriceMacro);
+      break;
+    case BeaconKind::kClick:
+      break;
+  }
+  macro("sig", Signature(kind, p));
+}
+
+std::string BeaconSigner::Url(BeaconKind kind, std::string_view base_url,
+                              const BeaconParams& params) const {
+  std::string url;
+  AppendUrl(kind, base_url, params, &url);
+  return url;
+}
+
+absl::StatusOr<VerifiedBeacon> BeaconSigner::Verify(BeaconKind kind, std::string_view query) const {
+  std::array<std::optional<std::string>, kParamCount> values;
+  std::string decoded;
+  while (!query.empty()) {
+    const size_t amp = query.find('&');
+    const std::string_view pair = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+    if (pair.empty()) continue;
+    const size_t eq = pair.find('=');
+    const std::string_view name = pair.substr(0, eq);
+    const std::string_view raw = eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1);
+    size_t slot = kParamCount;
+    for (size_t i = 0; i < kParamCount; ++i) {
+      if (kParamNames[i] == name) slot = i;
+    }
+    if (slot == kParamCount) continue;
+    if (values[slot].has_value()) {
+      return absl::InvalidArgumentError(absl::StrCat("beacon parameter ", std::string(name), " given twice"));
+    }
+    if (!Unescape(raw, &decoded)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("beacon parameter ", std::string(name), ": malformed percent escape"));
+    }
+    values[slot] = decoded;
+  }
+  auto text = [&](Param p) -> const std::string& {
+    static const std::string kEmpty;
+    return values[p].has_value() ? *values[p] : kEmpty;
+  };
+  for (Param required : {kX, kC, kCr, kBp, kBc, kTs, kTest}) {
+    if (!values[required].has_value()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("beacon parameter ", std::string(kParamNames[required]), " missing"));
+    }
+  }
+  if (!values[kSig].has_value()) return absl::UnauthenticatedError("beacon signature missing");
+
+  VerifiedBeacon beacon;
+  beacon.kind = kind;
+  if (!ParseInt64(text(kBp), &beacon.bid_price_micros)) {
+    return absl::InvalidArgumentError("beacon parameter bp: not an integer");
+  }
+  if (!ParseInt64(text(kTs), &beacon.bid_time_ms)) {
+    return absl::InvalidArgumentError("beacon parameter ts: not an integer");
+  }
+  if (text(kTest) != "0" && text(kTest) != "1") {
+    return absl::InvalidArgumentError("beacon parameter test: must be 0 or 1");
+  }
+  beacon.test = text(kTest) == "1";
+  beacon.exchange = text(kX);
+  beacon.campaign_id = text(kC);
+  beacon.creative_id = text(kCr);
+  beacon.device_key = text(kDk);
+  beacon.deal_id = text(kDl);
+  beacon.bid_currency = text(kBc);
+  beacon.request_id = text(kAid);
+  beacon.imp_id = text(kIid);
+  beacon.bid_id = text(kBid);
+
+  BeaconParams params;
+  params.exchange = beacon.exchange;
+  params.campaign_id = beacon.campaign_id;
+  params.creative_id = beacon.creative_id;
+  params.device_key = beacon.device_key;
+  params.deal_id = beacon.deal_id;
+  params.bid_price_micros = beacon.bid_price_micros;
+  params.bid_currency = beacon.bid_currency;
+  params.bid_time_ms = beacon.bid_time_ms;
+  params.test = beacon.test;
+  params.request_id = beacon.request_id;
+  params.imp_id = beacon.imp_id;
+  params.bid_id = beacon.bid_id;
+  if (!internal::ConstantTimeEquals(Signature(kind, params), text(kSig))) {
+    return absl::UnauthenticatedError("beacon signature does not match");
+  }
+
+  auto substituted = [&](Param p, std::string_view macro) {
+    const std::string& v = text(p);
+    return v == macro ? std::string() : v;
+  };
+  beacon.price_text = substituted(kP, kAuctionPriceMacro);
+  if (!beacon.price_text.empty()) {
+    const std::string& s = beacon.price_text;
+    double price = 0;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), price);
+    if (ec == std::errc() && end == s.data() + s.size() && std::isfinite(price) && price >= 0) {
+      beacon.clearing_price = price;
+    }
+  }
+  beacon.clearing_currency = substituted(kCur, kAuctionCurrencyMacro);
+  beacon.loss_reason = substituted(kLoss, kAuctionLossMacro);
+  return beacon;
+}
+
+}  // namespace rtb::bidder
