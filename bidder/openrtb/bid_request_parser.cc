@@ -73,7 +73,9 @@ size_t FindQuoteOrBackslash(const char* p) {
     const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + offset));
     const int found = _mm_movemask_epi8(
         _mm_or_si128(_mm_cmpeq_epi8(bytes, quote), _mm_cmpeq_epi8(bytes, backslash)));
-    if (found != 0) return offset + static_cast<size_t>(std::countr_zero(static_cast<unsigned>(found)));
+    if (found != 0) {
+      return offset + static_cast<size_t>(std::countr_zero(static_cast<unsigned>(found)));
+    }
   }
 #else
   size_t offset = 0;
@@ -85,9 +87,16 @@ size_t FindQuoteOrBackslash(const char* p) {
 // A key that points into the padded input: its prefix can be loaded whole.
 JsonKey PaddedKey(const char* text, size_t size) {
   if constexpr (std::endian::native == std::endian::little) {
-    static constexpr uint64_t kKeep[9] = {
-        0,          0xFF,           0xFFFF,           0xFFFFFF,           0xFFFFFFFF,
-        0xFFFFFFFFFF, 0xFFFFFFFFFFFF, 0xFFFFFFFFFFFFFF, ~uint64_t{0}};
+    // kKeep[n] keeps the low n bytes.
+    static constexpr uint64_t kKeep[9] = {0,
+                                          0xFF,
+                                          0xFFFF,
+                                          0xFFFFFF,
+                                          0xFFFFFFFF,
+                                          0xFFFFFFFFFF,
+                                          0xFFFFFFFFFFFF,
+                                          0xFFFFFFFFFFFFFF,
+                                          ~uint64_t{0}};
     uint64_t prefix;
     std::memcpy(&prefix, text, 8);
     return {std::string_view(text, size), prefix & kKeep[std::min<size_t>(size, 8)]};
@@ -335,7 +344,9 @@ class Reader {
 
   Outcome ReadScalar(od::value& value, int32_t& out, Bound bound) {
     int64_t n = 0;
-    if (auto error = value.get_int64().get(n)) return IntegerMismatch(value, error, "expected integer");
+    if (auto error = value.get_int64().get(n)) {
+      return IntegerMismatch(value, error, "expected integer");
+    }
     if (n < std::numeric_limits<int32_t>::min() || n > std::numeric_limits<int32_t>::max()) {
       trail_->Fail("integer out of range");
       return Outcome::kError;
@@ -351,7 +362,9 @@ class Reader {
   // 0/1 flags.
   Outcome ReadScalar(od::value& value, bool& out, Bound) {
     int64_t n = 0;
-    if (auto error = value.get_int64().get(n)) return IntegerMismatch(value, error, "expected 0 or 1");
+    if (auto error = value.get_int64().get(n)) {
+      return IntegerMismatch(value, error, "expected 0 or 1");
+    }
     if (n != 0 && n != 1) {
       trail_->Fail("expected 0 or 1");
       return Outcome::kError;

@@ -39,11 +39,14 @@ absl::Status CheckUniqueImpIds(const std::vector<Imp>& imps) {
 
 absl::Status ValidateBidRequest(const BidRequest& request) {
   if (request.id.empty()) return absl::InvalidArgumentError("id: required, a non-empty string");
-  if (request.imp.empty()) return absl::InvalidArgumentError("imp: at least one impression required");
+  if (request.imp.empty()) {
+    return absl::InvalidArgumentError("imp: at least one impression required");
+  }
   for (size_t i = 0; i < request.imp.size(); ++i) {
     const Imp& imp = request.imp[i];
     if (imp.id.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat("imp[", i, "].id: required, a non-empty string"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("imp[", i, "].id: required, a non-empty string"));
     }
     if (imp.pmp.has_value()) {
       for (size_t d = 0; d < imp.pmp->deals.size(); ++d) {

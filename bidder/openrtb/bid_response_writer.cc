@@ -59,7 +59,8 @@ inline size_t FindSpecial(std::string_view s, size_t from) {
   std::memset(tail, 'a', sizeof(tail));
   std::memcpy(tail, s.data() + i, s.size() - i);
   const int mask = special(tail);
-  return mask == 0 ? s.size() : i + static_cast<size_t>(std::countr_zero(static_cast<unsigned>(mask)));
+  if (mask == 0) return s.size();
+  return i + static_cast<size_t>(std::countr_zero(static_cast<unsigned>(mask)));
 #else
   for (; i < s.size(); ++i) {
     const auto c = static_cast<unsigned char>(s[i]);
@@ -223,7 +224,8 @@ absl::Status CheckResponse(const BidResponse& response) {
   for (size_t s = 0; s < response.seatbid.size(); ++s) {
     const SeatBid& seatbid = response.seatbid[s];
     if (seatbid.bid.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat("seatbid[", s, "].bid: at least one bid required"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("seatbid[", s, "].bid: at least one bid required"));
     }
     for (size_t b = 0; b < seatbid.bid.size(); ++b) {
       if (absl::Status status = CheckBid(seatbid.bid[b], s, b); !status.ok()) return status;
@@ -295,7 +297,9 @@ absl::Status SerializeBidResponse(const BidResponse& response, std::string* out)
   }
   object.String(R"(,"bidid":)", response.bidid);
   object.String(R"(,"cur":)", response.cur);
-  if (response.nbr.has_value()) object.Key(R"(,"nbr":)").Integer(static_cast<int32_t>(*response.nbr));
+  if (response.nbr.has_value()) {
+    object.Key(R"(,"nbr":)").Integer(static_cast<int32_t>(*response.nbr));
+  }
   return absl::OkStatus();
 }
 

@@ -9,7 +9,9 @@ namespace {
 // The minor version of a "2.<minor>[...]" header ("2.5", "2.6", "2.6-202303"),
 // or -1 when the header names no 2.x version.
 int OpenRtb2MinorVersion(std::string_view header) {
-  while (!header.empty() && (header.front() == ' ' || header.front() == '\t')) header.remove_prefix(1);
+  while (!header.empty() && (header.front() == ' ' || header.front() == '\t')) {
+    header.remove_prefix(1);
+  }
   if (header.size() < 3 || header[0] != '2' || header[1] != '.') return -1;
   int minor = -1;
   const char* begin = header.data() + 2;

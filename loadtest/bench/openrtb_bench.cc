@@ -148,7 +148,9 @@ BENCHMARK(BM_NlohmannDomOnly);
 
 // The baseline: nlohmann DOM, then the same model, checks and validation.
 void BM_NlohmannIntoModel(benchmark::State& state) {
-  if (!internal::ParseBidRequestWithNlohmann(Request()).ok()) state.SkipWithError("request rejected");
+  if (!internal::ParseBidRequestWithNlohmann(Request()).ok()) {
+    state.SkipWithError("request rejected");
+  }
   AllocationCounter counter;
   for (auto _ : state) {
     absl::StatusOr<BidRequest> request = internal::ParseBidRequestWithNlohmann(Request());

@@ -207,7 +207,9 @@ class Reader {
 absl::StatusOr<BidRequest> ParseBidRequestWithNlohmann(std::string_view json, int max_depth) {
   // nlohmann takes a NUL after the document for its end; JSON has no place
   // for a raw NUL at all.
-  if (json.find('\0') != std::string_view::npos) return absl::InvalidArgumentError("malformed JSON");
+  if (json.find('\0') != std::string_view::npos) {
+    return absl::InvalidArgumentError("malformed JSON");
+  }
   try {
     Json document = Json::parse(json.begin(), json.end(), nullptr, /*allow_exceptions=*/false);
     if (document.is_discarded()) return absl::InvalidArgumentError("malformed JSON");
