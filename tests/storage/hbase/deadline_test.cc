@@ -161,14 +161,28 @@ TEST(HBaseDeadlineTest, CallsBeyondThePoolWaitForAConnectionUntilTheirDeadline) 
   HBaseStoreOptions o;
   o.endpoints = {gateway.endpoint()};
   o.pool_size_per_endpoint = 1;
-  o.call_timeout_ms = 300;
+  o.call_timeout_ms = 1000;
   std::unique_ptr<Store> store = Open(o);
   ASSERT_NE(store, nullptr);
+  // The first call holds the only connection for a second.
   auto first = std::async(std::launch::async, [&] { return store->Get("t", GetOf("a")).status(); });
-  auto second = std::async(std::launch::async, [&] { return store->Get("t", GetOf("b")).status(); });
-  EXPECT_EQ(first.get().code(), absl::StatusCode::kDeadlineExceeded);
-  EXPECT_EQ(second.get().code(), absl::StatusCode::kDeadlineExceeded);
+  for (int i = 0; i < 100 && gateway.accepted() == 0; ++i) std::this_thread::sleep_for(milliseconds(5));
+  ASSERT_EQ(gateway.accepted(), 1);
+  boost::asio::io_context executor;
+  auto work = boost::asio::make_work_guard(executor);
+  std::thread runner([&] { executor.run(); });
+  std::promise<absl::Status> answered;
+  Clock::time_point start = Clock::now();
+  store->AsyncGet("t", GetOf("b"), start + milliseconds(200), executor.get_executor(),
+                  [&](absl::StatusOr<RowResult> r) { answered.set_value(r.status()); });
+  absl::Status second = answered.get_future().get();
+  work.reset();
+  runner.join();
+  EXPECT_EQ(second.code(), absl::StatusCode::kDeadlineExceeded) << second;
+  EXPECT_NE(std::string(second.message()).find("no free connection"), std::string::npos) << second;
+  EXPECT_LT(Clock::now() - start, milliseconds(200) + kSlack);
   EXPECT_EQ(gateway.accepted(), 1);
+  EXPECT_EQ(first.get().code(), absl::StatusCode::kDeadlineExceeded);
 }
 
 TEST(HBaseDeadlineTest, TimelineGetIsHedgedToTheNextGateway) {

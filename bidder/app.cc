@@ -1,0 +1,128 @@
+#include "bidder/app.h"
+
+#include <exception>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "bidder/operational_endpoints.h"
+#include "storage/embedded_store.h"
+#include "storage/hbase_store.h"
+#include "storage/schemas.h"
+
+namespace rtb::bidder {
+
+namespace {
+
+storage::EmbeddedStoreOptions EmbeddedOptions(const config::EmbeddedStorageConfig& config) {
+  storage::EmbeddedStoreOptions options;
+  options.path = config.path;
+  options.block_cache_bytes = config.block_cache_mib << 20;
+  options.in_memory_cache_fraction = config.in_memory_cache_fraction;
+  options.write_buffer_bytes = config.write_buffer_mib << 20;
+  options.async_wal_flush_interval_ms = config.async_wal_flush_interval_ms;
+  return options;
+}
+
+storage::HBaseStoreOptions HBaseOptions(const config::HBaseStorageConfig& config) {
+  storage::HBaseStoreOptions options;
+  options.endpoints = config.endpoints;
+  options.transport = config.transport == config::ThriftTransport::kFramed
+                          ? storage::ThriftTransport::kFramed
+                          : storage::ThriftTransport::kBuffered;
+  options.connect_timeout_ms = config.connect_timeout_ms;
+  options.call_timeout_ms = config.call_timeout_ms;
+  options.pool_size_per_endpoint = config.pool_size;
+  options.hedge_delay_ms = config.hedge_delay_ms;
+  options.io_threads = config.io_threads;
+  return options;
+}
+
+absl::Status Annotate(const absl::Status& status, const std::string& what) {
+  return absl::Status(status.code(), absl::StrCat(what, ": ", std::string(status.message())));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<storage::Store>> OpenConfiguredStore(
+    const config::StorageConfig& config) {
+  absl::StatusOr<std::unique_ptr<storage::Store>> store;
+  std::string where;
+  switch (config.backend) {
+    case config::StorageBackend::kEmbedded:
+      where = absl::StrCat("embedded store at ", config.embedded.path);
+      store = storage::OpenEmbeddedStore(EmbeddedOptions(config.embedded));
+      break;
+    case config::StorageBackend::kHBase:
+    case config::StorageBackend::kStorageServer:
+      where = absl::StrCat(config::StorageBackendName(config.backend), " store at ",
+                           absl::StrJoin(config.hbase.endpoints, ","));
+      store = storage::OpenHBaseStore(HBaseOptions(config.hbase));
+      break;
+  }
+  if (!store.ok()) return Annotate(store.status(), "cannot open " + where);
+  return store;
+}
+
+BidderApp::BidderApp(config::BidderConfig config) : config_(std::move(config)) {}
+
+BidderApp::~BidderApp() {
+  if (server_ != nullptr) server_->Shutdown(std::chrono::milliseconds(0));
+}
+
+absl::StatusOr<std::unique_ptr<BidderApp>> BidderApp::Create(config::BidderConfig config) {
+  return Create(std::move(config), HttpServerTuning{});
+}
+
+absl::StatusOr<std::unique_ptr<BidderApp>> BidderApp::Create(config::BidderConfig config,
+                                                             const HttpServerTuning& tuning) {
+  std::unique_ptr<BidderApp> app(new BidderApp(std::move(config)));
+  const config::BidderConfig& cfg = app->config_;
+
+  absl::StatusOr<std::unique_ptr<storage::Store>> store = OpenConfiguredStore(cfg.storage);
+  if (!store.ok()) return store.status();
+  app->store_ = *std::move(store);
+
+  storage::TableOptions tables;
+  tables.attribution_window_seconds = cfg.bid.attribution_window_s;
+  tables.session_lifetime_seconds = cfg.sessions.absolute_lifetime_s;
+  if (absl::Status s = storage::ApplySchemas(*app->store_, storage::BidderTables(tables));
+      !s.ok()) {
+    return Annotate(s, "cannot create the bidder's tables");
+  }
+
+  absl::StatusOr<std::unique_ptr<HttpServer>> server = [&]()
+      -> absl::StatusOr<std::unique_ptr<HttpServer>> {
+    // prometheus-cpp throws on a metric name clash; at start-up that is an
+    // error to report, not a crash.
+    try {
+      return HttpServer::Create(cfg.server, app->registry_, tuning);
+    } catch (const std::exception& e) {
+      return absl::InternalError(absl::StrCat("cannot declare the server metrics: ", e.what()));
+    }
+  }();
+  if (!server.ok()) return server.status();
+  app->server_ = *std::move(server);
+
+  app->readiness_ = std::make_unique<StorageReadiness>(*app->store_);
+  AddOperationalEndpoints(*app->server_, *app->readiness_, app->registry_, cfg.metrics.path);
+  if (absl::Status s = app->RegisterBidRoutes(); !s.ok()) return s;
+  return app;
+}
+
+absl::Status BidderApp::RegisterBidRoutes() {
+  // One route per exchange, e.g.
+  //   server_->Route(boost::beast::http::verb::post, exchange.bid_path, handler);
+  // with the handler's state held in a member declared at the end of
+  // BidderApp. Until the bid handler is registered here, bid paths get 404.
+  return absl::OkStatus();
+}
+
+absl::Status BidderApp::Start() { return server_->Start(); }
+
+void BidderApp::Shutdown() {
+  server_->Shutdown(std::chrono::milliseconds(config_.server.graceful_shutdown_timeout_ms));
+}
+
+}  // namespace rtb::bidder

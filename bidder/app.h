@@ -1,0 +1,79 @@
+// The bidder process put together: its configuration, the Store (with every
+// table schema applied), the Prometheus registry, the HTTP server and the
+// routes it serves. bidder/main.cc only parses flags, waits for a signal and
+// reports; everything a test needs to run a whole bidder in-process is here.
+//
+// Routes:
+//   GET /healthz, GET /readyz, GET <metrics.path>   bidder/operational_endpoints.h
+//   the bid path, one route per exchange             RegisterBidRoutes() in app.cc
+//
+// Thread-safety: Create, Start and Shutdown from one thread. The accessors
+// return objects that are themselves thread-safe.
+#ifndef RTB_BIDDER_APP_H_
+#define RTB_BIDDER_APP_H_
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "bidder/http_server.h"
+#include "bidder/readiness.h"
+#include "config/config.h"
+#include "prometheus/registry.h"
+#include "storage/store.h"
+
+namespace rtb::bidder {
+
+// Opens the Store `config.backend` names: the embedded engine, or HBase's
+// (or the storage server's) Thrift2 gateways. Does not create tables.
+absl::StatusOr<std::unique_ptr<storage::Store>> OpenConfiguredStore(
+    const config::StorageConfig& config);
+
+class BidderApp {
+ public:
+  // Opens the store, applies storage::BidderTables, builds the server and
+  // registers every route. Nothing listens yet. Errors name what failed
+  // (the store path or endpoint, the table, the listen address).
+  static absl::StatusOr<std::unique_ptr<BidderApp>> Create(config::BidderConfig config);
+  static absl::StatusOr<std::unique_ptr<BidderApp>> Create(config::BidderConfig config,
+                                                          const HttpServerTuning& tuning);
+  // Stops the server at once when Shutdown() was not called.
+  ~BidderApp();
+  BidderApp(const BidderApp&) = delete;
+  BidderApp& operator=(const BidderApp&) = delete;
+
+  // Binds and starts serving.
+  absl::Status Start();
+  // Graceful: stops accepting, lets requests in flight finish for at most
+  // server.graceful_shutdown_timeout_ms, then stops the I/O threads.
+  void Shutdown();
+
+  uint16_t port() const { return server_->port(); }
+  const config::BidderConfig& config() const { return config_; }
+  storage::Store& store() { return *store_; }
+  prometheus::Registry& registry() { return registry_; }
+  HttpServer& server() { return *server_; }
+
+ private:
+  explicit BidderApp(config::BidderConfig config);
+  // The bid path: a POST route at each exchange's bid_path, served by the
+  // bid handler, which is built here from config_, *store_ and registry_.
+  absl::Status RegisterBidRoutes();
+
+  // Members are destroyed bottom-up, after ~BidderApp has stopped the I/O
+  // threads: route handlers and their state first, then what they read (the
+  // readiness thread, the store), then the server (whose io_contexts take
+  // any answers the store still posts), the registry last.
+  const config::BidderConfig config_;
+  prometheus::Registry registry_;
+  std::unique_ptr<HttpServer> server_;
+  std::unique_ptr<storage::Store> store_;
+  std::unique_ptr<StorageReadiness> readiness_;
+  // Components of the bid path are declared below this line.
+};
+
+}  // namespace rtb::bidder
+
+#endif  // RTB_BIDDER_APP_H_

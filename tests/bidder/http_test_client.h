@@ -1,0 +1,184 @@
+// A blocking HTTP/1.1 client on a raw loopback socket, for tests of the
+// bidder's server. Every receive has a timeout, so a server that never
+// answers fails the test instead of hanging it. Bytes are sent exactly as
+// given, which lets tests send malformed or half-finished requests.
+#ifndef RTB_TESTS_BIDDER_HTTP_TEST_CLIENT_H_
+#define RTB_TESTS_BIDDER_HTTP_TEST_CLIENT_H_
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "boost/asio/buffer.hpp"
+#include "boost/beast/http/error.hpp"
+#include "boost/beast/http/parser.hpp"
+#include "boost/beast/http/string_body.hpp"
+
+namespace rtb::bidder::testing {
+
+struct TestResponse {
+  unsigned status = 0;
+  std::map<std::string, std::string> headers;  // names lower-cased
+  std::string body;
+
+  std::string Header(const std::string& name) const {
+    auto it = headers.find(name);
+    return it == headers.end() ? std::string() : it->second;
+  }
+};
+
+class TestConnection {
+ public:
+  explicit TestConnection(uint16_t port,
+                          std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (fd_ < 0) return;
+    timeval tv{};
+    tv.tv_sec = timeout.count() / 1000;
+    tv.tv_usec = (timeout.count() % 1000) * 1000;
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    ::setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+    int one = 1;
+    ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+      ::close(fd_);
+      fd_ = -1;
+    }
+  }
+  ~TestConnection() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  TestConnection(const TestConnection&) = delete;
+  TestConnection& operator=(const TestConnection&) = delete;
+
+  bool connected() const { return fd_ >= 0; }
+
+  bool Send(std::string_view bytes) {
+    while (!bytes.empty()) {
+      const ssize_t n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+      if (n <= 0) return false;
+      bytes.remove_prefix(static_cast<size_t>(n));
+    }
+    return true;
+  }
+
+  // One response, or nullopt when the connection ends (or times out) first.
+  std::optional<TestResponse> Read() {
+    boost::beast::http::response_parser<boost::beast::http::string_body> parser;
+    parser.body_limit(64 << 20);
+    parser.header_limit(1 << 20);
+    for (;;) {
+      while (!pending_.empty() && !parser.is_done()) {
+        boost::beast::error_code ec;
+        const size_t used = parser.put(boost::asio::buffer(pending_), ec);
+        pending_.erase(0, used);
+        if (ec == boost::beast::http::error::need_more) break;
+        if (ec) return std::nullopt;
+      }
+      if (parser.is_done()) break;
+      if (!Receive()) return std::nullopt;
+    }
+    TestResponse response;
+    const auto& message = parser.get();
+    response.status = message.result_int();
+    for (const auto& field : message) {
+      response.headers[absl::AsciiStrToLower(
+          absl::string_view(field.name_string().data(), field.name_string().size()))] =
+          std::string(field.value());
+    }
+    response.body = message.body();
+    return response;
+  }
+
+  // True when the server closes the connection (EOF or reset) before the
+  // timeout; whatever it sends first is discarded.
+  bool WaitForClose() {
+    pending_.clear();
+    for (int i = 0; i < 1000; ++i) {
+      char buf[4096];
+      const ssize_t n = ::recv(fd_, buf, sizeof(buf), 0);
+      if (n == 0) return true;
+      if (n < 0) return errno == ECONNRESET;
+    }
+    return false;
+  }
+
+  // Sends `request` and reads its response.
+  std::optional<TestResponse> RoundTrip(std::string_view request) {
+    if (!Send(request)) return std::nullopt;
+    return Read();
+  }
+
+ private:
+  bool Receive() {
+    char buf[16384];
+    const ssize_t n = ::recv(fd_, buf, sizeof(buf), 0);
+    if (n <= 0) return false;
+    pending_.append(buf, static_cast<size_t>(n));
+    return true;
+  }
+
+  int fd_ = -1;
+  std::string pending_;
+};
+
+inline std::string GetRequest(std::string_view target, std::string_view extra_headers = "") {
+  std::string r = "GET ";
+  r += target;
+  r += " HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+  r += extra_headers;
+  r += "\r\n";
+  return r;
+}
+
+inline std::string PostRequest(std::string_view target, std::string_view body,
+                               std::string_view extra_headers = "") {
+  std::string r = "POST ";
+  r += target;
+  r += " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ";
+  r += std::to_string(body.size());
+  r += "\r\n";
+  r += extra_headers;
+  r += "\r\n";
+  r += body;
+  return r;
+}
+
+// `data` compressed with zlib: gzip wrapper when `gzip`, zlib's otherwise.
+inline std::string Compress(std::string_view data, bool gzip = true) {
+  z_stream zs{};
+  deflateInit2(&zs, Z_BEST_COMPRESSION, Z_DEFLATED, gzip ? 16 + MAX_WBITS : MAX_WBITS, 9,
+               Z_DEFAULT_STRATEGY);
+  std::string out(deflateBound(&zs, data.size()), '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  zs.avail_in = static_cast<uInt>(data.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  deflate(&zs, Z_FINISH);
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  return out;
+}
+
+}  // namespace rtb::bidder::testing
+
+#endif  // RTB_TESTS_BIDDER_HTTP_TEST_CLIENT_H_
