@@ -6,7 +6,6 @@
 // and a call is identified on the wire by its name alone.
 
 namespace cpp rtb.storage.thrift2
-namespace java rtb.storage.thrift2
 
 // ---- Cells and operations -------------------------------------------------
 
