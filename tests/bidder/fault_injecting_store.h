@@ -1,0 +1,138 @@
+// A Store decorator for the bid-path tests: every call goes to a real Store
+// (the embedded engine), and AsyncGet answers can be held back on a
+// steady_timer to model a slow backend. It also counts AsyncGet calls, so a
+// test can see that no lookup was made.
+//
+//   kKeepsDeadline   - the backend is slow but honours the Store contract: at
+//                      the deadline it answers DeadlineExceeded, and the real
+//                      answer, arriving `delay` later, is dropped;
+//   kIgnoresDeadline - the backend answers only after `delay`, deadline or
+//                      not (a misbehaving client); the bid handler must not
+//                      wait for it.
+#ifndef RTB_TESTS_BIDDER_FAULT_INJECTING_STORE_H_
+#define RTB_TESTS_BIDDER_FAULT_INJECTING_STORE_H_
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+
+#include "absl/status/status.h"
+#include "boost/asio/post.hpp"
+#include "boost/asio/steady_timer.hpp"
+#include "storage/store.h"
+
+namespace rtb::bidder::testing {
+
+class FaultInjectingStore final : public storage::Store {
+ public:
+  enum class Mode { kKeepsDeadline, kIgnoresDeadline };
+
+  explicit FaultInjectingStore(storage::Store& inner) : inner_(inner) {}
+
+  // Holds AsyncGet answers back by `delay` (0: none).
+  void SetDelay(std::chrono::milliseconds delay, Mode mode) {
+    delay_ = delay;
+    mode_ = mode;
+  }
+  int async_gets() const { return async_gets_.load(); }
+  int late_answers_dropped() const { return late_answers_dropped_.load(); }
+
+  absl::Status CreateTable(const storage::TableSchema& schema) override {
+    return inner_.CreateTable(schema);
+  }
+  absl::StatusOr<bool> TableExists(std::string_view table) override { return inner_.TableExists(table); }
+  absl::Status DeleteTable(std::string_view table) override { return inner_.DeleteTable(table); }
+  absl::StatusOr<storage::RowResult> Get(std::string_view table, const storage::Get& get) override {
+    return inner_.Get(table, get);
+  }
+  absl::StatusOr<std::vector<storage::RowResult>> MultiGet(
+      std::string_view table, std::span<const storage::Get> gets) override {
+    return inner_.MultiGet(table, gets);
+  }
+  absl::Status Put(std::string_view table, const storage::Put& put) override {
+    return inner_.Put(table, put);
+  }
+  absl::Status PutBatch(std::string_view table, std::span<const storage::Put> puts) override {
+    return inner_.PutBatch(table, puts);
+  }
+  absl::Status Delete(std::string_view table, const storage::Delete& del) override {
+    return inner_.Delete(table, del);
+  }
+  absl::Status DeleteBatch(std::string_view table, std::span<const storage::Delete> deletes) override {
+    return inner_.DeleteBatch(table, deletes);
+  }
+  absl::StatusOr<storage::RowResult> Increment(std::string_view table,
+                                               const storage::Increment& increment) override {
+    return inner_.Increment(table, increment);
+  }
+  absl::StatusOr<bool> CheckAndMutate(std::string_view table,
+                                      const storage::CheckAndMutate& cam) override {
+    return inner_.CheckAndMutate(table, cam);
+  }
+  absl::StatusOr<std::vector<storage::RowResult>> Scan(std::string_view table,
+                                                       const storage::Scan& scan) override {
+    return inner_.Scan(table, scan);
+  }
+  absl::StatusOr<std::unique_ptr<storage::Scanner>> OpenScanner(std::string_view table,
+                                                                const storage::Scan& scan) override {
+    return inner_.OpenScanner(table, scan);
+  }
+  void AsyncScan(std::string_view table, storage::Scan scan, storage::Deadline deadline,
+                 boost::asio::any_io_executor executor, storage::ScanCallback done) override {
+    inner_.AsyncScan(table, std::move(scan), deadline, std::move(executor), std::move(done));
+  }
+  absl::Status Flush(std::string_view table) override { return inner_.Flush(table); }
+  absl::Status MajorCompact(std::string_view table) override { return inner_.MajorCompact(table); }
+  absl::Status CheckHealth() override { return inner_.CheckHealth(); }
+
+  void AsyncGet(std::string_view table, storage::Get get, storage::Deadline deadline,
+                boost::asio::any_io_executor executor, storage::GetCallback done) override {
+    async_gets_.fetch_add(1);
+    if (delay_.count() == 0) {
+      inner_.AsyncGet(table, std::move(get), deadline, std::move(executor), std::move(done));
+      return;
+    }
+    struct State {
+      State(boost::asio::any_io_executor ex, storage::GetCallback cb)
+          : done(std::move(cb)), deadline_timer(ex), delay_timer(ex) {}
+      std::atomic<bool> finished{false};
+      storage::GetCallback done;
+      boost::asio::steady_timer deadline_timer;
+      boost::asio::steady_timer delay_timer;
+    };
+    auto state = std::make_shared<State>(executor, std::move(done));
+    if (mode_ == Mode::kKeepsDeadline) {
+      state->deadline_timer.expires_at(deadline);
+      state->deadline_timer.async_wait([state](const boost::system::error_code& error) {
+        if (error || state->finished.exchange(true)) return;
+        state->done(absl::DeadlineExceededError("storage read missed its deadline"));
+      });
+    }
+    // The real read gets all the time it needs; its answer is then held back.
+    const std::chrono::milliseconds delay = delay_;
+    inner_.AsyncGet(table, std::move(get), std::chrono::steady_clock::now() + delay + std::chrono::seconds(10),
+                    executor, [this, state, delay](absl::StatusOr<storage::RowResult> row) {
+                      state->delay_timer.expires_after(delay);
+                      state->delay_timer.async_wait(
+                          [this, state, row = std::move(row)](const boost::system::error_code&) mutable {
+                            if (state->finished.exchange(true)) {
+                              late_answers_dropped_.fetch_add(1);
+                              return;
+                            }
+                            state->deadline_timer.cancel();
+                            state->done(std::move(row));
+                          });
+                    });
+  }
+
+ private:
+  storage::Store& inner_;
+  std::chrono::milliseconds delay_{0};
+  Mode mode_ = Mode::kKeepsDeadline;
+  std::atomic<int> async_gets_{0};
+  std::atomic<int> late_answers_dropped_{0};
+};
+
+}  // namespace rtb::bidder::testing
+
+#endif  // RTB_TESTS_BIDDER_FAULT_INJECTING_STORE_H_
