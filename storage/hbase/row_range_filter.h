@@ -8,9 +8,9 @@
 //   RowRange            { 1: bytes start_row; 2: bool start_row_inclusive;
 //                         3: bytes stop_row;  4: bool stop_row_inclusive }
 //
-// Bytes rather than HBase's filter language (TScan.filterString), because
-// row keys here are binary (hashes, reversed timestamps) and that language
-// can only quote printable strings.
+// Bytes rather than HBase's filter language (TScan.filterString): its parser
+// (ParseFilter) registers no MultiRowRangeFilter, and row keys here are binary
+// (hashes, reversed timestamps), which its quoted arguments carry poorly.
 #ifndef RTB_STORAGE_HBASE_ROW_RANGE_FILTER_H_
 #define RTB_STORAGE_HBASE_ROW_RANGE_FILTER_H_
 
