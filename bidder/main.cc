@@ -150,8 +150,8 @@ int Run(int argc, char** argv) {
     return Fail("cannot write the port file " + flags->port_file);
   }
   Log(absl::StrCat("listening on ", address.find(':') != std::string::npos ? "[" : "", address,
-                   address.find(':') != std::string::npos ? "]" : "", ":", port, " (",
-                   io_threads, " I/O threads)"));
+                   address.find(':') != std::string::npos ? "]" : "", ":", port, " (io_threads=",
+                   io_threads, ")"));
 
   int received = 0;
   signals.async_wait([&received](const boost::system::error_code& ec, int signal_number) {
