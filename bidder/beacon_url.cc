@@ -5,7 +5,6 @@
 #include <cmath>
 
 #include "absl/status/status.h"
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 
 namespace rtb::bidder {
@@ -25,15 +24,16 @@ bool Unreserved(char c) {
 
 void AppendEscaped(std::string_view value, std::string* out) {
   static constexpr char kHex[] = "0123456789ABCDEF";
-  for (char c : value) {
-    if (Unreserved(c)) {
-      out->push_back(c);
-    } else {
-      const auto byte = static_cast<unsigned char>(c);
-      out->push_back('%');
-      out->push_back(kHex[byte >> 4]);
-      out->push_back(kHex[byte & 0xf]);
-    }
+  // Ids are almost always unreserved characters only: copy runs whole.
+  while (!value.empty()) {
+    size_t run = 0;
+    while (run < value.size() && Unreserved(value[run])) ++run;
+    out->append(value.data(), run);
+    if (run == value.size()) return;
+    const auto byte = static_cast<unsigned char>(value[run]);
+    const char escaped[3] = {'%', kHex[byte >> 4], kHex[byte & 0xf]};
+    out->append(escaped, 3);
+    value.remove_prefix(run + 1);
   }
 }
 
@@ -67,7 +67,10 @@ bool Unescape(std::string_view in, std::string* out) {
 }
 
 void AppendField(std::string_view value, std::string* out) {
-  absl::StrAppend(out, value.size(), ":");
+  char length[24];
+  auto [end, ec] = std::to_chars(length, length + sizeof(length) - 1, value.size());
+  *end++ = ':';
+  out->append(length, static_cast<size_t>(end - length));
   out->append(value);
   out->push_back('\n');
 }
@@ -101,11 +104,10 @@ std::string_view BeaconPath(BeaconKind kind) {
 
 BeaconSigner::BeaconSigner(std::string_view secret) : hmac_(secret) {}
 
-std::string BeaconSigner::Signature(BeaconKind kind, const BeaconParams& p) const {
+internal::HmacSha256::Partial BeaconSigner::SignedPrefix(const BeaconParams& p) const {
   thread_local std::string text;
   text.clear();
   AppendField(kSignatureVersion, &text);
-  AppendField(BeaconPath(kind), &text);
   AppendField(p.exchange, &text);
   AppendField(p.campaign_id, &text);
   AppendField(p.creative_id, &text);
@@ -123,19 +125,41 @@ std::string BeaconSigner::Signature(BeaconKind kind, const BeaconParams& p) cons
   AppendField(p.request_id, &text);
   AppendField(p.imp_id, &text);
   AppendField(p.bid_id, &text);
-  const internal::HmacSha256::Digest digest = hmac_.Mac(text);
-  std::string signature;
-  absl::WebSafeBase64Escape(
-      absl::string_view(reinterpret_cast<const char*>(digest.data()), kSignatureBytes), &signature);
-  return signature;
+  internal::HmacSha256::Partial prefix = hmac_.Begin();
+  prefix.Update(text);
+  return prefix;
 }
 
-void BeaconSigner::AppendUrl(BeaconKind kind, std::string_view base_url, const BeaconParams& p,
-                             std::string* out) const {
-  out->append(base_url);
-  out->append(BeaconPath(kind));
+BeaconSigner::SignatureText BeaconSigner::Signature(internal::HmacSha256::Partial prefix,
+                                                    BeaconKind kind) const {
+  std::string kind_field;
+  AppendField(BeaconPath(kind), &kind_field);
+  prefix.Update(kind_field);
+  const internal::HmacSha256::Digest digest = hmac_.Finish(prefix);
+  // base64url without padding: 16 bytes are five 3-byte groups and one byte.
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  static_assert(kSignatureBytes == 16);
+  SignatureText out;
+  size_t o = 0;
+  for (size_t i = 0; i < 15; i += 3) {
+    const uint32_t group = (uint32_t{digest[i]} << 16) | (uint32_t{digest[i + 1]} << 8) | digest[i + 2];
+    out[o++] = kAlphabet[(group >> 18) & 63];
+    out[o++] = kAlphabet[(group >> 12) & 63];
+    out[o++] = kAlphabet[(group >> 6) & 63];
+    out[o++] = kAlphabet[group & 63];
+  }
+  out[o++] = kAlphabet[digest[15] >> 2];
+  out[o++] = kAlphabet[(digest[15] & 3) << 4];
+  return out;
+}
+
+namespace {
+
+// The query shared by a bid's beacons: everything up to the kind's macros.
+void AppendSharedQuery(const BeaconParams& p, std::string* out) {
   auto param = [out](std::string_view name, std::string_view value, bool first = false) {
-    out->push_back(first ? '?' : '&');
+    if (!first) out->push_back('&');
     out->append(name);
     out->push_back('=');
     AppendEscaped(value, out);
@@ -148,12 +172,6 @@ void BeaconSigner::AppendUrl(BeaconKind kind, std::string_view base_url, const B
     auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), value);
     out->append(buffer, static_cast<size_t>(end - buffer));
   };
-  auto macro = [out](std::string_view name, std::string_view value) {
-    out->push_back('&');
-    out->append(name);
-    out->push_back('=');
-    out->append(value);
-  };
   param("x", p.exchange, /*first=*/true);
   param("c", p.campaign_id);
   param("cr", p.creative_id);
@@ -162,24 +180,60 @@ void BeaconSigner::AppendUrl(BeaconKind kind, std::string_view base_url, const B
   number("bp", p.bid_price_micros);
   param("bc", p.bid_currency);
   number("ts", p.bid_time_ms);
-  macro("test", p.test ? "1" : "0");
-  macro("aid", "${AUCTION_ID}");
-  macro("iid", "${AUCTION_IMP_ID}");
-  macro("bid", "${AUCTION_BID_ID}");
+  out->append(p.test ? "&test=1" : "&test=0");
+  out->append("&aid=${AUCTION_ID}&iid=${AUCTION_IMP_ID}&bid=${AUCTION_BID_ID}");
+}
+
+}  // namespace
+
+void BeaconSigner::AppendOne(BeaconKind kind, std::string_view base_url, std::string_view query,
+                             const internal::HmacSha256::Partial& prefix, std::string* out) const {
+  const std::string_view path = BeaconPath(kind);
+  out->reserve(out->size() + base_url.size() + path.size() + query.size() + 80);
+  out->append(base_url);
+  out->append(path);
+  out->push_back('?');
+  out->append(query);
   switch (kind) {
     case BeaconKind::kWin:
     case BeaconKind::kBilling:
-      macro("p", kAuctionPriceMacro);
-      macro("cur", kAuctionCurrencyMacro);
+      out->append("&p=");
+      out->append(kAuctionPriceMacro);
+      out->append("&cur=");
+      out->append(kAuctionCurrencyMacro);
       break;
     case BeaconKind::kLoss:
-      macro("loss", kAuctionLossMacro);
-      macro("p", kAuctionPriceMacro);
+      out->append("&loss=");
+      out->append(kAuctionLossMacro);
+      out->append("&p=");
+      out->append(kAuctionPriceMacro);
       break;
     case BeaconKind::kClick:
       break;
   }
-  macro("sig", Signature(kind, p));
+  out->append("&sig=");
+  const SignatureText signature = Signature(prefix, kind);
+  out->append(signature.data(), signature.size());
+}
+
+void BeaconSigner::AppendUrl(BeaconKind kind, std::string_view base_url, const BeaconParams& p,
+                             std::string* out) const {
+  thread_local std::string query;
+  query.clear();
+  AppendSharedQuery(p, &query);
+  AppendOne(kind, base_url, query, SignedPrefix(p), out);
+}
+
+void BeaconSigner::AppendUrls(std::string_view base_url, const BeaconParams& p, std::string* win,
+                              std::string* billing, std::string* loss, std::string* click) const {
+  thread_local std::string query;
+  query.clear();
+  AppendSharedQuery(p, &query);
+  const internal::HmacSha256::Partial prefix = SignedPrefix(p);
+  if (win != nullptr) AppendOne(BeaconKind::kWin, base_url, query, prefix, win);
+  if (billing != nullptr) AppendOne(BeaconKind::kBilling, base_url, query, prefix, billing);
+  if (loss != nullptr) AppendOne(BeaconKind::kLoss, base_url, query, prefix, loss);
+  if (click != nullptr) AppendOne(BeaconKind::kClick, base_url, query, prefix, click);
 }
 
 std::string BeaconSigner::Url(BeaconKind kind, std::string_view base_url,
@@ -261,7 +315,8 @@ absl::StatusOr<VerifiedBeacon> BeaconSigner::Verify(BeaconKind kind, std::string
   params.request_id = beacon.request_id;
   params.imp_id = beacon.imp_id;
   params.bid_id = beacon.bid_id;
-  if (!internal::ConstantTimeEquals(Signature(kind, params), text(kSig))) {
+  const SignatureText expected = Signature(SignedPrefix(params), kind);
+  if (!internal::ConstantTimeEquals(std::string_view(expected.data(), expected.size()), text(kSig))) {
     return absl::UnauthenticatedError("beacon signature does not match");
   }
 

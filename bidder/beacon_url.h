@@ -22,7 +22,8 @@
 // loss reason) is not signed; the beacon handler checks it for plausibility
 // (e.g. a clearing price above our bid price). Each field is length-prefixed
 // in the signed text, so no two different parameter sets sign alike, and the
-// kind is signed, so a click URL cannot be turned into a billing notice.
+// kind is signed (last, so one bid's four URLs share the hashed prefix), so a
+// click URL cannot be turned into a billing notice.
 //
 // The device key in `dk` is the keyed hash (bidder/device_key.h), never the
 // raw id; it is absent when the request was not tracked (lmt, dnt, COPPA, no
@@ -33,6 +34,7 @@
 #ifndef RTB_BIDDER_BEACON_URL_H_
 #define RTB_BIDDER_BEACON_URL_H_
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -103,6 +105,11 @@ class BeaconSigner {
                  std::string* out) const;
   std::string Url(BeaconKind kind, std::string_view base_url, const BeaconParams& params) const;
 
+  // The four URLs of one bid at once, appended to the non-null outputs: the
+  // signed text and the query they share are built and hashed once.
+  void AppendUrls(std::string_view base_url, const BeaconParams& params, std::string* win,
+                  std::string* billing, std::string* loss, std::string* click) const;
+
   // Checks a received beacon. `query` is the URL's query (after '?'), still
   // percent-encoded. Unknown parameters are ignored (exchanges append their
   // own); a known one given twice, a malformed number or percent escape is
@@ -110,7 +117,13 @@ class BeaconSigner {
   absl::StatusOr<VerifiedBeacon> Verify(BeaconKind kind, std::string_view query) const;
 
  private:
-  std::string Signature(BeaconKind kind, const BeaconParams& params) const;
+  // The signed text without the kind, hashed.
+  internal::HmacSha256::Partial SignedPrefix(const BeaconParams& params) const;
+  // 22 base64url characters.
+  using SignatureText = std::array<char, 22>;
+  SignatureText Signature(internal::HmacSha256::Partial prefix, BeaconKind kind) const;
+  void AppendOne(BeaconKind kind, std::string_view base_url, std::string_view query,
+                 const internal::HmacSha256::Partial& prefix, std::string* out) const;
 
   internal::HmacSha256 hmac_;
 };

@@ -356,14 +356,10 @@ bool BidHandler::WriteResponse(const PendingBid& pending, const AuctionResult& r
     params.request_id = request.id;
     params.imp_id = imp.id;
     params.bid_id = bid.id;
-    beacons_.AppendUrl(BeaconKind::kWin, base_url, params, &bid.nurl);
-    beacons_.AppendUrl(BeaconKind::kBilling, base_url, params, &bid.burl);
-    beacons_.AppendUrl(BeaconKind::kLoss, base_url, params, &bid.lurl);
-    if (!creative.nurl_delivery) {
-      click_url.clear();
-      beacons_.AppendUrl(BeaconKind::kClick, base_url, params, &click_url);
-      bid.adm = SubstituteClickUrl(creative.adm, click_url);
-    }
+    click_url.clear();
+    beacons_.AppendUrls(base_url, params, &bid.nurl, &bid.burl, &bid.lurl,
+                        creative.nurl_delivery ? nullptr : &click_url);
+    if (!creative.nurl_delivery) bid.adm = SubstituteClickUrl(creative.adm, click_url);
     bid.adomain = campaign.advertiser_domains;
     bid.crid = creative.id;
     bid.cid = campaign.id;

@@ -13,6 +13,8 @@
 
 namespace rtb::bidder::internal {
 
+static_assert(sizeof(SHA256_CTX) <= 128 && alignof(SHA256_CTX) <= 8);
+
 struct HmacSha256::PadStates {
   SHA256_CTX inner;  // after hashing key ^ ipad
   SHA256_CTX outer;  // after hashing key ^ opad
@@ -50,6 +52,33 @@ HmacSha256::Digest HmacSha256::Mac(std::string_view message) const {
 HmacSha256::Digest HmacSha256::Mac(std::initializer_list<std::string_view> parts) const {
   SHA256_CTX ctx = pads_->inner;
   for (std::string_view part : parts) SHA256_Update(&ctx, part.data(), part.size());
+  uint8_t inner_digest[kSize];
+  SHA256_Final(inner_digest, &ctx);
+  ctx = pads_->outer;
+  SHA256_Update(&ctx, inner_digest, kSize);
+  Digest digest;
+  SHA256_Final(digest.data(), &ctx);
+  return digest;
+}
+
+HmacSha256::Partial HmacSha256::Begin() const {
+  Partial partial;
+  std::memcpy(partial.state_.data(), &pads_->inner, sizeof(SHA256_CTX));
+  return partial;
+}
+
+// The state is copied in and out rather than aliased, which keeps the byte
+// array a byte array as far as the compiler is concerned.
+void HmacSha256::Partial::Update(std::string_view part) {
+  SHA256_CTX ctx;
+  std::memcpy(&ctx, state_.data(), sizeof(ctx));
+  SHA256_Update(&ctx, part.data(), part.size());
+  std::memcpy(state_.data(), &ctx, sizeof(ctx));
+}
+
+HmacSha256::Digest HmacSha256::Finish(Partial partial) const {
+  SHA256_CTX ctx;
+  std::memcpy(&ctx, partial.state_.data(), sizeof(ctx));
   uint8_t inner_digest[kSize];
   SHA256_Final(inner_digest, &ctx);
   ctx = pads_->outer;

@@ -34,6 +34,20 @@ class HmacSha256 {
   // The MAC of the concatenation of `parts`, without building it.
   Digest Mac(std::initializer_list<std::string_view> parts) const;
 
+  // A MAC in progress: copy it to finish several messages that share a
+  // prefix while hashing the prefix once.
+  class Partial {
+   public:
+    void Update(std::string_view part);
+
+   private:
+    friend class HmacSha256;
+    // Holds a SHA256_CTX (checked in the .cc); a plain copyable value.
+    alignas(8) std::array<unsigned char, 128> state_;
+  };
+  Partial Begin() const;
+  Digest Finish(Partial partial) const;
+
  private:
   struct PadStates;
   std::unique_ptr<PadStates> pads_;

@@ -75,6 +75,7 @@ std::vector<Outcome> RunConcurrently(HandlerHarness& harness) {
         boost::asio::post(io, [&, i] {
           HttpRequest request;
           request.method = boost::beast::http::verb::post;
+          request.headers = nullptr;
           request.body = bodies[i];
           request.arrival = std::chrono::steady_clock::now();
           request.executor = io.get_executor();
