@@ -1,0 +1,235 @@
+// The bid decision end to end without network: a 1.5 KB bid request handed to
+// the BidHandler as the HTTP server hands it, parsed, its profile read from a
+// warm embedded store, the auction run and the bid response written.
+//
+//   build/loadtest/bench/auction_bench --benchmark_repetitions=5
+//
+// BM_HandleWithWarmProfile is the whole bid path minus the socket: its time
+// includes the store's async hop (a post to the store's thread and back).
+// BM_HandleContextual is the same request with lmt=1 (no lookup), i.e. parse
+// + auction + response on the I/O thread alone. The others take the pieces
+// apart. The campaigns are those of config/bidder.example.json.
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "absl/time/time.h"
+#include "benchmark/benchmark.h"
+#include "bidder/auction.h"
+#include "bidder/beacon_url.h"
+#include "bidder/bid_handler.h"
+#include "bidder/bid_metrics.h"
+#include "bidder/device_key.h"
+#include "bidder/pacing_snapshot.h"
+#include "boost/asio/io_context.hpp"
+#include "boost/asio/post.hpp"
+#include "config/config.h"
+#include "prometheus/registry.h"
+#include "storage/embedded_store.h"
+#include "storage/schemas.h"
+
+namespace rtb::bidder {
+namespace {
+
+// Benchmark keys; not the secrets of any deployment.
+constexpr char kDeviceKeySecret[] = "device-key-secret-for-benchmarks-0123456789";
+constexpr char kBeaconSecret[] = "beacon-secret-for-benchmarks-abcdefghijklmn";
+
+// The 1.5 KB display request of openrtb_bench (site, full user agent, TCF
+// string, schain, two impressions, one with a deal), compact; the device is
+// known by its buyeruid.
+constexpr std::string_view kRequest =
+    R"({"id":"9f3c1e7a-5b2d-4c8e-a1f0-3d6b9e2c7a41","at":1,"tmax":150,"cur":["USD"],)"
+    R"("bcat":["IAB25","IAB26","IAB7-39"],"badv":["competitor.example"],"imp":[{"id":"1",)"
+    R"("tagid":"homepage-top","bidfloor":0.85,"secure":1,"banner":{"w":728,"h":90,"pos":1,)"
+    R"("format":[{"w":728,"h":90},{"w":970,"h":90}]},"ext":{"prebid":{"bidder":{"ourbidder":)"
+    R"({"placementId":183472}}}}},{"id":"2","bidfloor":0.5,"banner":{"format":[{"w":300,"h":250},)"
+    R"({"w":300,"h":600}]},"pmp":{"deals":[{"id":"DEAL-0042","bidfloor":4.0,"at":1}]}}],)"
+    R"("site":{"id":"site-2231","domain":"news.example.com","page":)"
+    R"("https://news.example.com/world/2024/05/article.html","cat":["IAB12"],"publisher":)"
+    R"({"id":"pub-889","name":"Example News"}},"device":{"ua":"Mozilla/5.0 (Windows NT 10.0; )"
+    R"(Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36",)"
+    R"("ip":"203.0.113.54","geo":{"lat":48.8566,"lon":2.3522,"type":2,"country":"FRA",)"
+    R"("city":"Paris"},"devicetype":2,"os":"Windows","js":1,"language":"fr","connectiontype":2)"
+    R"(LMT},"user":{"id":"u-5e1f0c2b9a8d7e6f","buyeruid":"b-77d1a0c3","data":[{"id":"dmp-1",)"
+    R"("segment":[{"id":"s-101"},{"id":"s-202"},{"id":"s-303"}]}],"ext":{"consent":)"
+    R"("CPxyzABPxyzABAGABCENAyCsAP_AAH_AAAYgINtd_H__bW9r-f5_aft0eY1P9_r37uQzDhfNk-8F3L_W_LwX52E7)"
+    R"(NF36tq4KmR4ku1LBIUNlHMHUDUmwaokVryHsak2cpzNKJ7BEknMZOydYGF9vmxtj-QKY7_5_d3bx2D-t_9v239z3z)"
+    R"(81XvH3_9"}},"regs":{"coppa":0,"ext":{"gdpr":1}},"source":{"tid":)"
+    R"("0b3e9a1c-2d4f-4e5a-9b8c-7d6e5f4a3b2c","ext":{"schain":{"complete":1,"ver":"1.0",)"
+    R"("nodes":[{"asi":"exchange.example","sid":"pub-889","hp":1}]}}}})";
+
+std::string RequestBody(bool lmt) {
+  std::string body(kRequest);
+  const size_t at = body.find("LMT");
+  body.replace(at, 3, lmt ? R"(,"lmt":1)" : "");
+  return body;
+}
+
+// Everything the handler needs, built once per benchmark.
+class Bidder {
+ public:
+  Bidder() {
+    setenv("RTB_DEVICE_KEY_SECRET", kDeviceKeySecret, 1);
+    setenv("RTB_BEACON_SECRET", kBeaconSecret, 1);
+    absl::StatusOr<config::BidderConfig> config =
+        config::LoadConfigFile(std::string(RTB_CONFIG_DIR) + "/bidder.example.json");
+    if (!config.ok()) {
+      error_ = std::string(config.status().message());
+      return;
+    }
+    config_ = *std::move(config);
+    path_ = (std::filesystem::temp_directory_path() /
+             ("rtb-auction-bench-" + std::to_string(::getpid())))
+                .string();
+    std::filesystem::remove_all(path_);
+    storage::EmbeddedStoreOptions options;
+    options.path = path_;
+    absl::StatusOr<std::unique_ptr<storage::Store>> store = storage::OpenEmbeddedStore(options);
+    if (!store.ok() || !storage::ApplySchemas(**store, storage::BidderTables()).ok()) {
+      error_ = "cannot open the embedded store";
+      return;
+    }
+    store_ = *std::move(store);
+    // The device's profile: the retargeting segment and some of today's
+    // counters (below the caps).
+    storage::Put put;
+    put.row = std::string(DeviceKeyHasher(kDeviceKeySecret).Hash("b-77d1a0c3").bytes());
+    put.values.push_back({"seg", "cart-abandoner-30d", "\x64", std::nullopt});
+    put.values.push_back({"seg", "in-market-travel", "\x32", std::nullopt});
+    const std::string today = absl::FormatTime("%Y%m%d", absl::Now(), absl::UTCTimeZone());
+    put.values.push_back({"fc", "litware-retargeting|" + today, storage::EncodeCounter(1), std::nullopt});
+    put.values.push_back({"fc", "northwind-travel-display|" + today, storage::EncodeCounter(2), std::nullopt});
+    (void)store_->Put(storage::kProfilesTable, put);
+    metrics_ = std::make_unique<BidMetrics>(registry_, config_.server.exchanges, config_.campaigns);
+    BidHandler::Dependencies deps;
+    deps.config = &config_;
+    deps.store = store_.get();
+    deps.pacing = &pacing_;
+    deps.metrics = metrics_.get();
+    absl::StatusOr<std::unique_ptr<BidHandler>> handler = BidHandler::Create(std::move(deps));
+    if (!handler.ok()) {
+      error_ = std::string(handler.status().message());
+      return;
+    }
+    handler_ = *std::move(handler);
+  }
+  ~Bidder() {
+    handler_.reset();
+    store_.reset();
+    std::filesystem::remove_all(path_);
+  }
+
+  const std::string& error() const { return error_; }
+  BidHandler& handler() { return *handler_; }
+  const config::BidderConfig& config() const { return config_; }
+
+  // One request through the handler on `io`; the status of the answer.
+  unsigned Handle(boost::asio::io_context& io, const std::string& body) {
+    unsigned status = 0;
+    HttpRequest request;
+    request.method = boost::beast::http::verb::post;
+    request.headers = nullptr;
+    request.body = body;
+    request.arrival = std::chrono::steady_clock::now();
+    request.executor = io.get_executor();
+    handler_->Handle(0, request, [&status](HttpResponse response) { status = response.status; });
+    while (status == 0) io.run_one();
+    io.restart();
+    return status;
+  }
+
+ private:
+  std::string error_;
+  config::BidderConfig config_;
+  std::string path_;
+  std::unique_ptr<storage::Store> store_;
+  prometheus::Registry registry_;
+  std::unique_ptr<BidMetrics> metrics_;
+  UnpacedSnapshot pacing_;
+  std::unique_ptr<BidHandler> handler_;
+};
+
+void ReportSize(benchmark::State& state, size_t bytes) {
+  state.counters["request_bytes"] = static_cast<double>(bytes);
+}
+
+void BM_HandleWithWarmProfile(benchmark::State& state) {
+  Bidder bidder;
+  if (!bidder.error().empty()) return state.SkipWithError(bidder.error().c_str());
+  boost::asio::io_context io;
+  const std::string body = RequestBody(/*lmt=*/false);
+  if (bidder.Handle(io, body) != 200) return state.SkipWithError("no bid");
+  for (auto _ : state) benchmark::DoNotOptimize(bidder.Handle(io, body));
+  ReportSize(state, body.size());
+}
+BENCHMARK(BM_HandleWithWarmProfile)->UseRealTime();
+
+void BM_HandleContextual(benchmark::State& state) {
+  Bidder bidder;
+  if (!bidder.error().empty()) return state.SkipWithError(bidder.error().c_str());
+  boost::asio::io_context io;
+  const std::string body = RequestBody(/*lmt=*/true);
+  if (bidder.Handle(io, body) != 200) return state.SkipWithError("no bid");
+  for (auto _ : state) benchmark::DoNotOptimize(bidder.Handle(io, body));
+  ReportSize(state, body.size());
+}
+BENCHMARK(BM_HandleContextual)->UseRealTime();
+
+void BM_AuctionOnly(benchmark::State& state) {
+  Bidder bidder;
+  if (!bidder.error().empty()) return state.SkipWithError(bidder.error().c_str());
+  absl::StatusOr<CurrencyTable> currencies = CurrencyTable::Create(bidder.config().bid.currency_rates);
+  const UnpacedSnapshot pacing;
+  Auction auction(bidder.handler().campaigns(), *currencies, pacing);
+  absl::StatusOr<openrtb::BidRequest> request = openrtb::ParseBidRequest(RequestBody(false));
+  if (!request.ok()) return state.SkipWithError("request rejected");
+  AuctionInput input;
+  input.request = &*request;
+  input.now = absl::Now();
+  AuctionResult result;
+  for (auto _ : state) {
+    auction.Run(input, &result);
+    benchmark::DoNotOptimize(result);
+  }
+}
+BENCHMARK(BM_AuctionOnly);
+
+void BM_DeviceKey(benchmark::State& state) {
+  DeviceKeyHasher hasher(kDeviceKeySecret);
+  for (auto _ : state) benchmark::DoNotOptimize(hasher.Hash("6D92078A-8246-4BA4-AE5B-76104861E7DC"));
+}
+BENCHMARK(BM_DeviceKey);
+
+void BM_BeaconUrl(benchmark::State& state) {
+  BeaconSigner signer(kBeaconSecret);
+  BeaconParams params;
+  params.exchange = "sample-exchange";
+  params.campaign_id = "northwind-travel-display";
+  params.creative_id = "nw-leader-summer";
+  params.device_key = "95d4b23506b2879bd1a03067d01aa93c";
+  params.bid_price_micros = 2500000;
+  params.bid_currency = "USD";
+  params.bid_time_ms = 1791115200000;
+  params.request_id = "9f3c1e7a-5b2d-4c8e-a1f0-3d6b9e2c7a41";
+  params.imp_id = "1";
+  params.bid_id = "0123456789abcdef0123456789abcdef-1";
+  std::string url;
+  for (auto _ : state) {
+    url.clear();
+    signer.AppendUrl(BeaconKind::kWin, "https://rtb.example.com", params, &url);
+    benchmark::DoNotOptimize(url);
+  }
+}
+BENCHMARK(BM_BeaconUrl);
+
+}  // namespace
+}  // namespace rtb::bidder
+
+BENCHMARK_MAIN();
