@@ -89,7 +89,10 @@ enum class AcceptMode {
 };
 
 struct HttpServerTuning {
-  // Default round-robin.
+  // Default round-robin: on this project's 2-core box both modes served the
+  // same closed-loop load (32 keep-alive connections, 1 or 2 I/O threads,
+  // with and without reconnects) within run-to-run noise, and round-robin
+  // keeps connections evenly spread and the port exclusive.
   AcceptMode accept_mode = AcceptMode::kRoundRobin;
   // Largest response a handler may return, bytes; larger ones are replaced
   // by a 500. Default 16 MiB.
