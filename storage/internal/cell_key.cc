@@ -53,6 +53,21 @@ uint64_t ReadBigEndian64(std::string_view bytes) {
   return v;
 }
 
+// The type byte stores 0xff - HBase's code; false for codes HBase does not define.
+bool ToCellType(uint8_t code, CellType* type) {
+  switch (code) {
+    case 4:
+    case 8:
+    case 10:
+    case 12:
+    case 14:
+      *type = static_cast<CellType>(code);
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 void AppendRowPrefix(std::string_view row, std::string* out) { AppendEscaped(row, out); }
@@ -92,17 +107,7 @@ bool DecodeKey(std::string_view key, DecodedKey* out) {
   if (key.size() != pos + 9) return false;
   out->timestamp = static_cast<int64_t>(~ReadBigEndian64(key.substr(pos, 8)));
   uint8_t code = 0xff - static_cast<uint8_t>(key[pos + 8]);
-  switch (code) {
-    case 4:
-    case 8:
-    case 10:
-    case 12:
-    case 14:
-      out->type = static_cast<CellType>(code);
-      return true;
-    default:
-      return false;
-  }
+  return ToCellType(code, &out->type);
 }
 
 bool ParseCellSuffix(std::string_view key, size_t row_prefix_length, std::string* scratch,
@@ -126,17 +131,7 @@ bool ParseCellSuffix(std::string_view key, size_t row_prefix_length, std::string
   }
   out->timestamp = static_cast<int64_t>(~ReadBigEndian64(key.substr(end, 8)));
   uint8_t code = 0xff - static_cast<uint8_t>(key[end + 8]);
-  switch (code) {
-    case 4:
-    case 8:
-    case 10:
-    case 12:
-    case 14:
-      out->type = static_cast<CellType>(code);
-      return true;
-    default:
-      return false;
-  }
+  return ToCellType(code, &out->type);
 }
 
 size_t RowPrefixLength(std::string_view key) {
