@@ -6,7 +6,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "bidder/bid_handler.h"
+#include "bidder/bid_metrics.h"
 #include "bidder/operational_endpoints.h"
+#include "bidder/pacing_snapshot.h"
 #include "storage/embedded_store.h"
 #include "storage/hbase_store.h"
 #include "storage/schemas.h"
@@ -112,10 +115,27 @@ absl::StatusOr<std::unique_ptr<BidderApp>> BidderApp::Create(config::BidderConfi
 }
 
 absl::Status BidderApp::RegisterBidRoutes() {
-  // One route per exchange, e.g.
-  //   server_->Route(boost::beast::http::verb::post, exchange.bid_path, handler);
-  // with the handler's state held in a member declared at the end of
-  // BidderApp. Until the bid handler is registered here, bid paths get 404.
+  try {
+    bid_metrics_ = std::make_unique<BidMetrics>(registry_, config_.server.exchanges, config_.campaigns);
+  } catch (const std::exception& e) {
+    return absl::InternalError(absl::StrCat("cannot declare the bid metrics: ", e.what()));
+  }
+  pacing_ = std::make_unique<UnpacedSnapshot>();
+  BidHandler::Dependencies deps;
+  deps.config = &config_;
+  deps.store = store_.get();
+  deps.pacing = pacing_.get();
+  deps.metrics = bid_metrics_.get();
+  const HttpServer* server = server_.get();
+  deps.bound_port = [server] { return server->port(); };
+  absl::StatusOr<std::unique_ptr<BidHandler>> handler = BidHandler::Create(std::move(deps));
+  if (!handler.ok()) return Annotate(handler.status(), "cannot build the bid handler");
+  bid_handler_ = *std::move(handler);
+  for (const config::ExchangeConfig& exchange : config_.server.exchanges) {
+    absl::StatusOr<HttpHandler> route = bid_handler_->ForExchange(exchange);
+    if (!route.ok()) return route.status();
+    server_->Route(boost::beast::http::verb::post, exchange.bid_path, *std::move(route));
+  }
   return absl::OkStatus();
 }
 

@@ -26,6 +26,10 @@
 
 namespace rtb::bidder {
 
+class BidHandler;
+class BidMetrics;
+class PacingSnapshot;
+
 // Opens the Store `config.backend` names: the embedded engine, or HBase's
 // (or the storage server's) Thrift2 gateways. Does not create tables.
 absl::StatusOr<std::unique_ptr<storage::Store>> OpenConfiguredStore(
@@ -72,6 +76,11 @@ class BidderApp {
   std::unique_ptr<storage::Store> store_;
   std::unique_ptr<StorageReadiness> readiness_;
   // Components of the bid path are declared below this line.
+  std::unique_ptr<BidMetrics> bid_metrics_;
+  // Until the pacing loop publishes decisions (the pacing issue), every
+  // campaign may bid: UnpacedSnapshot.
+  std::unique_ptr<PacingSnapshot> pacing_;
+  std::unique_ptr<BidHandler> bid_handler_;
 };
 
 }  // namespace rtb::bidder

@@ -110,6 +110,18 @@ TEST(HmacSha256Test, AgreesWithEvpMacOnRandomInputs) {
   }
 }
 
+TEST(HmacSha256Test, SharedPrefixFinishesLikeWholeMessages) {
+  internal::HmacSha256 hmac(kDeviceKeySecret);
+  const std::string prefix(150, 'p');
+  internal::HmacSha256::Partial partial = hmac.Begin();
+  partial.Update(prefix);
+  for (std::string_view tail : {"", "/win", "/billing", "/click"}) {
+    internal::HmacSha256::Partial copy = partial;
+    copy.Update(tail);
+    EXPECT_EQ(Hex(hmac.Finish(copy)), EvpHmacHex(kDeviceKeySecret, prefix + std::string(tail)));
+  }
+}
+
 TEST(DeviceKeyTest, KnownInvalidIdsAreRecognised) {
   for (const char* id : {"", "   ", "00000000-0000-0000-0000-000000000000", "0000000000000000",
                          " 00000000-0000-0000-0000-000000000000 ", "null", "NULL", "(null)",
