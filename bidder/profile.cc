@@ -6,14 +6,13 @@ namespace rtb::bidder {
 namespace {
 
 // The cells of `family`: a contiguous run, since cells are ordered by family.
-std::span<const storage::Cell> FamilyCells(const std::vector<storage::Cell>& cells,
-                                           std::string_view family) {
+std::ranges::subrange<storage::CellList::const_iterator> FamilyCells(
+    const storage::CellList& cells, std::string_view family) {
   auto first = std::find_if(cells.begin(), cells.end(),
                             [family](const storage::Cell& c) { return c.family == family; });
   auto last = std::find_if(first, cells.end(),
                            [family](const storage::Cell& c) { return c.family != family; });
-  return std::span<const storage::Cell>(cells.data() + (first - cells.begin()),
-                                        static_cast<size_t>(last - first));
+  return {first, last};
 }
 
 }  // namespace
@@ -23,8 +22,7 @@ Profile::Profile(const storage::RowResult& row)
       segments_(FamilyCells(row.cells, kSegmentFamily)),
       counters_(FamilyCells(row.cells, kFrequencyCapFamily)) {}
 
-const storage::Cell* Profile::Find(std::span<const storage::Cell> cells,
-                                   std::string_view qualifier) {
+const storage::Cell* Profile::Find(CellRange cells, std::string_view qualifier) {
   // Qualifiers compare as unsigned bytes; std::string_view compares chars
   // with char_traits<char>::compare, which is memcmp: unsigned too.
   auto it = std::lower_bound(

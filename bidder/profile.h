@@ -17,7 +17,7 @@
 #define RTB_BIDDER_PROFILE_H_
 
 #include <cstdint>
-#include <span>
+#include <ranges>
 #include <string_view>
 
 #include "storage/types.h"
@@ -43,12 +43,12 @@ class Profile {
   int64_t Counter(std::string_view qualifier) const;
 
  private:
-  static const storage::Cell* Find(std::span<const storage::Cell> cells,
-                                   std::string_view qualifier);
+  using CellRange = std::ranges::subrange<storage::CellList::const_iterator>;
+  static const storage::Cell* Find(CellRange cells, std::string_view qualifier);
 
   bool present_ = false;
-  std::span<const storage::Cell> segments_;
-  std::span<const storage::Cell> counters_;
+  CellRange segments_;
+  CellRange counters_;
 };
 
 }  // namespace rtb::bidder

@@ -1,5 +1,8 @@
 #include "storage/types.h"
 
+#include <algorithm>
+#include <cstdlib>
+
 namespace rtb::storage {
 
 const FamilyOptions* TableSchema::Family(std::string_view family) const {
@@ -7,6 +10,63 @@ const FamilyOptions* TableSchema::Family(std::string_view family) const {
     if (f.name == family) return &f;
   }
   return nullptr;
+}
+
+CellList::CellList(std::vector<Cell> cells) {
+  if (cells.empty()) return;
+  segments_.push_back(Segment{std::make_shared<std::vector<Cell>>(std::move(cells)), true});
+}
+
+size_t CellList::size() const {
+  size_t n = 0;
+  for (const Segment& s : segments_) n += s.cells->size();
+  return n;
+}
+
+const Cell& CellList::operator[](size_t index) const {
+  for (const Segment& s : segments_) {
+    if (index < s.cells->size()) return (*s.cells)[index];
+    index -= s.cells->size();
+  }
+  std::abort();  // out of range
+}
+
+CellList::const_iterator CellList::begin() const { return const_iterator(this, 0); }
+CellList::const_iterator CellList::end() const { return const_iterator(this, size()); }
+
+void CellList::AppendShared(const CellList& other) {
+  for (const Segment& s : other.segments_) {
+    if (!s.cells->empty()) segments_.push_back(Segment{s.cells, false});
+  }
+}
+
+void CellList::clear() { segments_.clear(); }
+
+std::vector<Cell> CellList::ToVector() const { return std::vector<Cell>(begin(), end()); }
+
+std::vector<Cell>& CellList::WritableTail() {
+  // A copy of this list holds the same segment: use_count tells, since only
+  // lists (never their readers) hold segment pointers.
+  if (segments_.empty() || !segments_.back().owned || segments_.back().cells.use_count() != 1) {
+    segments_.push_back(Segment{std::make_shared<std::vector<Cell>>(), true});
+  }
+  // Allocated non-const by this list, so writing through it is defined.
+  return const_cast<std::vector<Cell>&>(*segments_.back().cells);
+}
+
+bool operator==(const CellList& a, const CellList& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
+}
+
+void CellList::const_iterator::Seek(size_t index) {
+  index_ = index;
+  segment_ = 0;
+  offset_ = index;
+  const auto& segments = list_->segments_;
+  while (segment_ < segments.size() && offset_ >= segments[segment_].cells->size()) {
+    offset_ -= segments[segment_].cells->size();
+    ++segment_;
+  }
 }
 
 std::optional<std::string_view> RowResult::Value(std::string_view family,

@@ -12,13 +12,20 @@
 #ifndef RTB_STORAGE_TYPES_H_
 #define RTB_STORAGE_TYPES_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <initializer_list>
+#include <iterator>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
+
+#include "absl/container/inlined_vector.h"
 
 namespace rtb::storage {
 
@@ -77,10 +84,122 @@ struct Cell {
   bool operator==(const Cell&) const = default;
 };
 
+// A read-only sequence of cells that copies cheaply: it is a chain of
+// immutable segments shared between copies, so a result answered from a
+// cache hands out the cached cells without copying them. Appending writes to
+// a segment only this list holds, never to one it shares.
+class CellList {
+ public:
+  class const_iterator;
+  using iterator = const_iterator;
+  using value_type = Cell;
+  using size_type = size_t;
+
+  CellList() = default;
+  CellList(std::vector<Cell> cells);  // NOLINT: a vector is a one-segment list
+  CellList(std::initializer_list<Cell> cells) : CellList(std::vector<Cell>(cells)) {}
+
+  size_t size() const;
+  bool empty() const { return size() == 0; }
+  const Cell& operator[](size_t index) const;
+  const Cell& front() const { return (*this)[0]; }
+  const Cell& back() const { return (*this)[size() - 1]; }
+  const_iterator begin() const;
+  const_iterator end() const;
+
+  void push_back(Cell cell) { WritableTail().push_back(std::move(cell)); }
+  template <typename... Args>
+  Cell& emplace_back(Args&&... args) {
+    return WritableTail().emplace_back(std::forward<Args>(args)...);
+  }
+  // Reserves room in the segment the next appends go to.
+  void reserve(size_t cells) { WritableTail().reserve(cells); }
+  // Appends the cells of `other` by sharing its segments; nothing is copied.
+  void AppendShared(const CellList& other);
+  void clear();
+
+  std::vector<Cell> ToVector() const;
+  friend bool operator==(const CellList& a, const CellList& b);
+
+ private:
+  struct Segment {
+    std::shared_ptr<const std::vector<Cell>> cells;
+    // Created by this list, so it may append while no copy shares it.
+    bool owned = false;
+  };
+  std::vector<Cell>& WritableTail();
+
+  // Two segments cover the common case: one per family read from a cache.
+  absl::InlinedVector<Segment, 2> segments_;
+};
+
+// Random access across segments; cheap to step, O(segments) to jump.
+class CellList::const_iterator {
+ public:
+  using iterator_category = std::random_access_iterator_tag;
+  using value_type = Cell;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const Cell*;
+  using reference = const Cell&;
+
+  const_iterator() = default;
+  reference operator*() const { return (*list_->segments_[segment_].cells)[offset_]; }
+  pointer operator->() const { return &**this; }
+  reference operator[](difference_type n) const { return *(*this + n); }
+
+  const_iterator& operator++() {
+    ++index_;
+    if (++offset_ == list_->segments_[segment_].cells->size()) Seek(index_);
+    return *this;
+  }
+  const_iterator operator++(int) {
+    const_iterator before = *this;
+    ++*this;
+    return before;
+  }
+  const_iterator& operator--() {
+    Seek(index_ - 1);
+    return *this;
+  }
+  const_iterator operator--(int) {
+    const_iterator before = *this;
+    --*this;
+    return before;
+  }
+  const_iterator& operator+=(difference_type n) {
+    Seek(index_ + static_cast<size_t>(n));
+    return *this;
+  }
+  const_iterator& operator-=(difference_type n) { return *this += -n; }
+  friend const_iterator operator+(const_iterator it, difference_type n) { return it += n; }
+  friend const_iterator operator+(difference_type n, const_iterator it) { return it += n; }
+  friend const_iterator operator-(const_iterator it, difference_type n) { return it -= n; }
+  friend difference_type operator-(const const_iterator& a, const const_iterator& b) {
+    return static_cast<difference_type>(a.index_) - static_cast<difference_type>(b.index_);
+  }
+  friend bool operator==(const const_iterator& a, const const_iterator& b) {
+    return a.index_ == b.index_;
+  }
+  friend auto operator<=>(const const_iterator& a, const const_iterator& b) {
+    return a.index_ <=> b.index_;
+  }
+
+ private:
+  friend class CellList;
+  const_iterator(const CellList* list, size_t index) : list_(list) { Seek(index); }
+  // Positions on cell `index`, skipping empty segments; past the end is end().
+  void Seek(size_t index);
+
+  const CellList* list_ = nullptr;
+  size_t index_ = 0;    // position in the whole list
+  size_t segment_ = 0;  // segment holding it
+  size_t offset_ = 0;   // position in that segment
+};
+
 // The cells of one row, ordered by family, qualifier, then newest first.
 struct RowResult {
   std::string row;
-  std::vector<Cell> cells;
+  CellList cells;
   // True when a secondary replica answered a TIMELINE read.
   bool stale = false;
 

@@ -175,7 +175,7 @@ Selection Select(const Table& table, const std::vector<Column>& columns) {
 // Columns the reader did not select, and versions beyond those it asked
 // for, are stepped over with seeks instead of being decoded.
 void ReadFamilyRow(rocksdb::Iterator* it, std::string_view prefix,
-                   internal::VisibleCellFilter& filter, std::vector<Cell>* out) {
+                   internal::VisibleCellFilter& filter, CellList* out) {
   constexpr int kNextsBeforeSeek = 4;
   std::string scratch;
   std::string target;
@@ -243,7 +243,7 @@ void CollectFamilyRow(rocksdb::Iterator* it, std::string_view prefix, internal::
 }
 
 void FilterStoredRow(const internal::StoredRow& row, internal::VisibleCellFilter& filter,
-                     std::vector<Cell>* out) {
+                     CellList* out) {
   filter.StartRow();
   for (const internal::StoredCell& c : row) {
     filter.Add(internal::CellSuffix{c.qualifier, c.timestamp, c.type},
@@ -311,7 +311,7 @@ class FamilyCursor {
 
   // Reads every cell of the current row into `out` (visible ones only) and
   // moves to the next row in the direction of travel.
-  void ConsumeRow(bool reversed, std::vector<Cell>* out) {
+  void ConsumeRow(bool reversed, CellList* out) {
     const std::string prefix = internal::RowPrefix(row_);
     if (reversed) it_->Seek(ToSlice(prefix));
     ReadFamilyRow(it_.get(), prefix, filter_, out);
@@ -1021,7 +1021,7 @@ class EmbeddedStore final : public Store {
       if (cacheable) {
         if (auto cached = row_cache_.Lookup(e.family->id, get.row)) {
           if (latest_only && now < cached->latest_valid_until_ms) {
-            result.cells.insert(result.cells.end(), cached->latest.begin(), cached->latest.end());
+            result.cells.AppendShared(cached->latest);
           } else {
             FilterStoredRow(cached->stored, filter, &result.cells);
           }

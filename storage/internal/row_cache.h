@@ -45,7 +45,7 @@ using StoredRow = std::vector<StoredCell>;
 // version of every column, any time) sees, valid until a cell's TTL ends.
 struct CachedRow {
   StoredRow stored;
-  std::vector<Cell> latest;
+  CellList latest;
   int64_t latest_valid_until_ms = 0;
 };
 

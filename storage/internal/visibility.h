@@ -42,7 +42,7 @@ class VisibleCellFilter {
   // Call before the first cell of every row.
   void StartRow();
   // Feeds one stored cell; appends it to `out` when the reader sees it.
-  void Add(const CellSuffix& cell, const DecodedValue& value, std::vector<Cell>* out);
+  void Add(const CellSuffix& cell, const DecodedValue& value, CellList* out);
   // True once the current column has yielded all the versions a reader
   // asked for: its remaining cells can be skipped.
   bool ColumnDone() const { return in_column_ && versions_seen_ >= max_versions_; }

@@ -112,8 +112,8 @@ struct ProfileRow {
     };
     std::sort(fc.begin(), fc.end(), by_qualifier);
     std::sort(seg.begin(), seg.end(), by_qualifier);
-    row.cells = fc;  // "fc" < "seg"
-    row.cells.insert(row.cells.end(), seg.begin(), seg.end());
+    fc.insert(fc.end(), seg.begin(), seg.end());  // "fc" < "seg"
+    row.cells = std::move(fc);
     return row;
   }
 };
