@@ -14,7 +14,7 @@ PACKAGES=(
   librocksdb-dev
   libssl-dev libsodium-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  curl procps openssl
+  curl jq procps openssl
   openjdk-17-jdk-headless maven
   prometheus
 )

@@ -36,6 +36,28 @@ std::string DeviceIdFor(uint64_t index) {
   return out;
 }
 
+std::vector<bool> DevicesToSeed(int64_t n, double exponent, double request_share) {
+  std::vector<bool> seeded(static_cast<size_t>(n), false);
+  double total = 0;
+  for (int64_t k = 0; k < n; ++k) total += 1.0 / std::pow(static_cast<double>(k + 1), exponent);
+  double seeded_weight = 0;
+  double unseeded_weight = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    const double w = 1.0 / std::pow(static_cast<double>(k + 1), exponent) / total;
+    // Deficits against the targets after everything so far.
+    const double seeded_gap = request_share * (seeded_weight + unseeded_weight + w) - seeded_weight;
+    const double unseeded_gap =
+        (1 - request_share) * (seeded_weight + unseeded_weight + w) - unseeded_weight;
+    if (seeded_gap >= unseeded_gap) {
+      seeded[static_cast<size_t>(k)] = true;
+      seeded_weight += w;
+    } else {
+      unseeded_weight += w;
+    }
+  }
+  return seeded;
+}
+
 ZipfSampler::ZipfSampler(int64_t n, double exponent) {
   cdf_.resize(static_cast<size_t>(n));
   double sum = 0;

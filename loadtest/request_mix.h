@@ -19,6 +19,12 @@ namespace rtb::loadtest {
 // step can store profiles for exactly the devices the load will send.
 std::string DeviceIdFor(uint64_t index);
 
+// Which of the devices 0..n-1 get a stored profile so that `request_share`
+// of the requests a Zipf(exponent) load sends find one: walking from the
+// most popular device down, each goes to whichever side (seeded or not) is
+// further below its share of the request weight. Element k is device k.
+std::vector<bool> DevicesToSeed(int64_t n, double exponent, double request_share);
+
 // Draws device numbers 0..n-1 with P(k) proportional to 1 / (k+1)^exponent.
 class ZipfSampler {
  public:
