@@ -166,7 +166,11 @@ live_pid() {
   pid=$(cat "$file")
   [[ $pid =~ ^[0-9]+$ ]] || return 1
   [[ -r /proc/$pid/cmdline ]] || return 1
-  tr '\0' '\n' <"/proc/$pid/cmdline" | grep -qxF -- "-Drtb.hbase.run.dir=$RUN_DIR" || return 1
+  # Read whole before matching: `tr | grep -q` fails under pipefail whenever
+  # grep exits early and tr, still writing a JVM's long command line, gets SIGPIPE.
+  local cmdline
+  cmdline=$(tr '\0' '\n' <"/proc/$pid/cmdline") || return 1
+  grep -qxF -- "-Drtb.hbase.run.dir=$RUN_DIR" <<<"$cmdline" || return 1
   echo "$pid"
 }
 
