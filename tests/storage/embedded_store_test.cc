@@ -294,6 +294,38 @@ TEST_F(StoreApiTest, AsyncGetPastItsDeadlineAnswersDeadlineExceededOnce) {
   EXPECT_EQ(status.code(), absl::StatusCode::kDeadlineExceeded);
 }
 
+TEST_F(StoreApiTest, AsyncGetOfAWarmRowIsPostedAndSeesTheLatestWrite) {
+  MustPut("t", PutOf("r", "a", "q", "old"));
+  ASSERT_TRUE(store_->Get("t", Get{"r"}).ok());  // the row is now in the row cache
+  MustPut("t", PutOf("r", "a", "q", "new"));
+  ASSERT_TRUE(store_->Get("t", Get{"r"}).ok());
+  boost::asio::io_context io;
+  std::optional<absl::StatusOr<RowResult>> answer;
+  store_->AsyncGet("t", Get{"r"}, std::chrono::steady_clock::now() + std::chrono::seconds(5),
+                   io.get_executor(), [&](absl::StatusOr<RowResult> r) { answer = std::move(r); });
+  EXPECT_FALSE(answer.has_value()) << "the callback ran inside AsyncGet, not on the executor";
+  io.run_for(std::chrono::seconds(5));
+  ASSERT_TRUE(answer.has_value());
+  ASSERT_TRUE(answer->ok());
+  EXPECT_EQ((*answer)->Value("a", "q"), "new");
+}
+
+TEST_F(StoreApiTest, AsyncGetOfAWarmRowPastItsDeadlineAnswersDeadlineExceeded) {
+  MustPut("t", PutOf("r", "a", "q", "v"));
+  ASSERT_TRUE(store_->Get("t", Get{"r"}).ok());
+  boost::asio::io_context io;
+  int calls = 0;
+  absl::Status status;
+  store_->AsyncGet("t", Get{"r"}, std::chrono::steady_clock::now() - std::chrono::milliseconds(1),
+                   io.get_executor(), [&](absl::StatusOr<RowResult> r) {
+                     ++calls;
+                     status = r.status();
+                   });
+  io.run_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(status.code(), absl::StatusCode::kDeadlineExceeded);
+}
+
 TEST_F(StoreApiTest, AsyncScanReturnsRows) {
   MustPut("t", PutOf("r", "a", "q", "v"));
   boost::asio::io_context io;
