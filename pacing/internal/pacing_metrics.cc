@@ -1,0 +1,106 @@
+#include "pacing/internal/pacing_metrics.h"
+
+#include "prometheus/family.h"
+
+namespace rtb::pacing::internal {
+
+PacingMetrics::PacingMetrics(prometheus::Registry* registry,
+                             const std::vector<std::string>& campaign_ids,
+                             const std::vector<int64_t>& budgets_micros, bool flushes) {
+  if (registry == nullptr) return;
+  if (flushes) {
+    auto& flushed = prometheus::BuildCounter()
+                        .Name("bidder_pacing_spend_flushed_micros_total")
+                        .Help("Spend this worker wrote to its budget shard, micro-units of the "
+                              "campaign's currency")
+                        .Register(*registry);
+    for (const std::string& id : campaign_ids) flushed_.push_back(&flushed.Add({{"campaign", id}}));
+    flush_failures_ = &prometheus::BuildCounter()
+                           .Name("bidder_pacing_flush_failures_total")
+                           .Help("Budget shard Increments that failed; their amount is kept for "
+                                 "the next flush")
+                           .Register(*registry)
+                           .Add({});
+  }
+  auto& spent = prometheus::BuildGauge()
+                    .Name("bidder_pacing_spend_today_micros")
+                    .Help("Today's spend over the 16 budget shards, in the campaign's day and "
+                          "currency")
+                    .Register(*registry);
+  auto& budget = prometheus::BuildGauge()
+                     .Name("bidder_pacing_budget_micros")
+                     .Help("Daily budget, micro-units of the campaign's currency")
+                     .Register(*registry);
+  auto& throttle = prometheus::BuildGauge()
+                       .Name("bidder_pacing_throttle_ratio")
+                       .Help("Published probability that the campaign bids; 0 = stopped")
+                       .Register(*registry);
+  auto& bound = prometheus::BuildGauge()
+                    .Name("bidder_pacing_overspend_bound_micros")
+                    .Help("Most spend workers may hold unflushed, which the stop keeps below "
+                          "the cap")
+                    .Register(*registry);
+  for (size_t i = 0; i < campaign_ids.size(); ++i) {
+    const prometheus::Labels labels{{"campaign", campaign_ids[i]}};
+    spent_today_.push_back(&spent.Add(labels));
+    budget.Add(labels).Set(static_cast<double>(budgets_micros[i]));
+    throttle_.push_back(&throttle.Add(labels));
+    bound_.push_back(&bound.Add(labels));
+  }
+  state_age_ = &prometheus::BuildGauge()
+                    .Name("bidder_pacing_state_age_seconds")
+                    .Help("Age of the oldest campaign decision the bid path reads")
+                    .Register(*registry)
+                    .Add({});
+  stale_campaigns_ = &prometheus::BuildGauge()
+                          .Name("bidder_pacing_stale_campaigns")
+                          .Help("Campaigns stopped because their decision is older than "
+                                "pacing.state_max_age_ms (fail safe)")
+                          .Register(*registry)
+                          .Add({});
+  refusals_ = &prometheus::BuildCounter()
+                   .Name("bidder_pacing_fail_safe_refusals_total")
+                   .Help("Bids refused because the campaign's pacing decision was too old")
+                   .Register(*registry)
+                   .Add({});
+  auto& errors = prometheus::BuildCounter()
+                     .Name("bidder_pacing_store_errors_total")
+                     .Help("Failed store calls of the pacing controller, by operation")
+                     .Register(*registry);
+  for (const char* operation : {"scan", "board_read", "board_write"}) {
+    store_errors_.push_back(&errors.Add({{"operation", operation}}));
+  }
+}
+
+void PacingMetrics::AddFlushed(size_t campaign, int64_t micros) {
+  if (campaign < flushed_.size()) flushed_[campaign]->Increment(static_cast<double>(micros));
+}
+
+void PacingMetrics::CountFlushFailure() {
+  if (flush_failures_ != nullptr) flush_failures_->Increment();
+}
+
+void PacingMetrics::SetCampaign(size_t campaign, int64_t spent_today_micros, double throttle,
+                                int64_t overspend_bound_micros) {
+  if (campaign >= spent_today_.size()) return;
+  spent_today_[campaign]->Set(static_cast<double>(spent_today_micros));
+  throttle_[campaign]->Set(throttle);
+  bound_[campaign]->Set(static_cast<double>(overspend_bound_micros));
+}
+
+void PacingMetrics::SetStateAge(double seconds, int stale_campaigns) {
+  if (state_age_ == nullptr) return;
+  state_age_->Set(seconds);
+  stale_campaigns_->Set(stale_campaigns);
+}
+
+void PacingMetrics::AddFailSafeRefusals(uint64_t refusals) {
+  if (refusals_ != nullptr && refusals > 0) refusals_->Increment(static_cast<double>(refusals));
+}
+
+void PacingMetrics::CountStoreError(StoreOperation operation) {
+  const size_t index = static_cast<size_t>(operation);
+  if (index < store_errors_.size()) store_errors_[index]->Increment();
+}
+
+}  // namespace rtb::pacing::internal

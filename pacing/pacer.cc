@@ -1,0 +1,305 @@
+#include "pacing/pacer.h"
+
+#include <algorithm>
+#include <exception>
+#include <limits>
+#include <random>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "pacing/internal/budget_controller.h"
+#include "pacing/internal/campaign_budget.h"
+#include "pacing/internal/decision_board.h"
+#include "pacing/internal/loop_thread.h"
+#include "pacing/internal/pacing_metrics.h"
+#include "pacing/internal/spend_flusher.h"
+#include "pacing/internal/worker_ids.h"
+
+namespace rtb::pacing {
+namespace {
+
+using internal::CampaignBudget;
+
+constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
+
+// The checks of config/validation.cc that keep the loop's arithmetic sound,
+// for configs built in code.
+absl::Status CheckPacingConfig(const config::PacingConfig& pacing) {
+  if (pacing.worker_id < 0) return absl::InvalidArgumentError("pacing.worker_id must be >= 0");
+  if (pacing.flush_interval_ms <= 0) {
+    return absl::InvalidArgumentError("pacing.flush_interval_ms must be > 0");
+  }
+  if (pacing.controller_interval_ms <= 0) {
+    return absl::InvalidArgumentError("pacing.controller_interval_ms must be > 0");
+  }
+  if (pacing.state_max_age_ms <= pacing.controller_interval_ms) {
+    return absl::InvalidArgumentError(
+        "pacing.state_max_age_ms must be greater than pacing.controller_interval_ms");
+  }
+  if (int64_t{pacing.sliding_window_s} * 1000 < pacing.flush_interval_ms) {
+    return absl::InvalidArgumentError("pacing.sliding_window_s must cover a flush interval");
+  }
+  return absl::OkStatus();
+}
+
+internal::ControllerOptions ControllerOptionsFor(const config::PacingConfig& pacing,
+                                                 bool workers_poll) {
+  internal::ControllerOptions options;
+  options.flush_interval_ms = pacing.flush_interval_ms;
+  options.controller_interval_ms = pacing.controller_interval_ms;
+  options.sliding_window_ms = int64_t{pacing.sliding_window_s} * 1000;
+  options.follow_delay_ms = workers_poll ? pacing.controller_interval_ms : 0;
+  return options;
+}
+
+absl::StatusOr<std::unique_ptr<internal::PacingMetrics>> MakeMetrics(
+    prometheus::Registry* registry, const std::vector<CampaignBudget>& campaigns, bool flushes) {
+  std::vector<std::string> ids;
+  std::vector<int64_t> budgets;
+  for (const CampaignBudget& campaign : campaigns) {
+    ids.push_back(campaign.id);
+    budgets.push_back(campaign.daily_budget_micros);
+  }
+  // prometheus-cpp throws on a name clash; at start-up that is an error to
+  // report, not a crash.
+  try {
+    return std::make_unique<internal::PacingMetrics>(registry, ids, budgets, flushes);
+  } catch (const std::exception& e) {
+    return absl::InternalError(absl::StrCat("cannot declare the pacing metrics: ", e.what()));
+  }
+}
+
+uint64_t RandomSeed() {
+  std::random_device device;
+  return (static_cast<uint64_t>(device()) << 32) ^ device();
+}
+
+// Age of the oldest decision, and how many are past their validity.
+void ExportAge(const Decisions& decisions, int64_t max_age_ms, int64_t started_at_ms,
+               int64_t now_ms, internal::PacingMetrics& metrics) {
+  int64_t oldest = now_ms;
+  int stale = 0;
+  for (size_t i = 0; i < decisions.campaigns(); ++i) {
+    const int64_t valid_until = decisions.valid_until_ms(i);
+    const int64_t computed_at = valid_until == 0 ? started_at_ms : valid_until - max_age_ms;
+    oldest = std::min(oldest, computed_at);
+    if (valid_until <= now_ms) ++stale;
+  }
+  metrics.SetStateAge(static_cast<double>(std::max<int64_t>(now_ms - oldest, 0)) / 1000.0, stale);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Pacer
+
+Pacer::Pacer() = default;
+
+Pacer::~Pacer() { Stop(); }
+
+absl::StatusOr<std::unique_ptr<Pacer>> Pacer::Create(const config::BidderConfig& config,
+                                                     storage::Store& store,
+                                                     prometheus::Registry* registry,
+                                                     PacerOptions options) {
+  if (absl::Status s = CheckPacingConfig(config.pacing); !s.ok()) return s;
+  absl::StatusOr<std::vector<CampaignBudget>> campaigns =
+      internal::CampaignBudgets(config.campaigns);
+  if (!campaigns.ok()) return campaigns.status();
+  absl::StatusOr<std::unique_ptr<internal::WorkerIdClaim>> claim =
+      internal::WorkerIdClaim::Claim(config.pacing.worker_id);
+  if (!claim.ok()) return claim.status();
+
+  std::unique_ptr<Pacer> pacer(new Pacer());
+  pacer->claim_ = *std::move(claim);
+  pacer->campaigns_ = *std::move(campaigns);
+  pacer->worker_id_ = config.pacing.worker_id;
+  pacer->follow_ = config.pacing.mode == config::PacingProcessMode::kPacer;
+  pacer->flush_interval_ms_ = config.pacing.flush_interval_ms;
+  pacer->controller_interval_ms_ = config.pacing.controller_interval_ms;
+  pacer->state_max_age_ms_ = config.pacing.state_max_age_ms;
+  pacer->clock_ = options.clock ? options.clock : storage::SystemClock();
+
+  absl::StatusOr<std::unique_ptr<internal::PacingMetrics>> metrics =
+      MakeMetrics(registry, pacer->campaigns_, /*flushes=*/true);
+  if (!metrics.ok()) return metrics.status();
+  pacer->metrics_ = *std::move(metrics);
+
+  const size_t n = pacer->campaigns_.size();
+  pacer->spend_ = std::make_unique<SpendRecorder>(n);
+  pacer->decisions_ = std::make_unique<Decisions>(n, pacer->clock_);
+  pacer->flusher_ = std::make_unique<internal::SpendFlusher>(
+      pacer->worker_id_, pacer->campaigns_, *pacer->spend_, store, *pacer->metrics_,
+      options.nonce_seed != 0 ? options.nonce_seed : RandomSeed());
+  if (pacer->follow_) {
+    pacer->board_ = std::make_unique<internal::DecisionBoard>(pacer->campaigns_, store);
+  } else {
+    pacer->controller_ = std::make_unique<internal::BudgetController>(
+        pacer->campaigns_, ControllerOptionsFor(config.pacing, /*workers_poll=*/false), store,
+        *pacer->metrics_);
+  }
+
+  const int64_t now = pacer->clock_->NowMillis();
+  pacer->started_at_ms_ = now;
+  pacer->next_flush_ms_ = now + pacer->flush_interval_ms_;
+  pacer->next_boundary_ms_ = pacer->NextBoundaryAfter(now);
+  pacer->next_control_ms_ = now;
+  return pacer;
+}
+
+absl::Status Pacer::Start() {
+  if (loop_ != nullptr && loop_->running()) {
+    return absl::FailedPreconditionError("the pacer is already started");
+  }
+  const int64_t now = clock_->NowMillis();
+  ControlOrFollow(now);
+  next_control_ms_ = now + controller_interval_ms_;
+  ExportLoopMetrics(now);
+  loop_ = std::make_unique<internal::LoopThread>(
+      clock_, [this] { RunDue(); }, [this] { return NextDueMillis(); });
+  loop_->Start();
+  return absl::OkStatus();
+}
+
+void Pacer::Stop() {
+  if (loop_ == nullptr) return;
+  loop_->Stop();
+  loop_.reset();
+  FlushNow();
+}
+
+void Pacer::RunDue() {
+  const int64_t now = clock_->NowMillis();
+  // Each due flush in time order, so a midnight between two regular flushes
+  // gets its own flush and the day that ended keeps its spend.
+  while (true) {
+    const int64_t due = std::min(next_flush_ms_, next_boundary_ms_);
+    if (due > now) break;
+    Flush(due);
+    if (next_flush_ms_ == due) {
+      next_flush_ms_ += flush_interval_ms_;
+      if (next_flush_ms_ <= now) next_flush_ms_ = now + flush_interval_ms_;
+    }
+    if (next_boundary_ms_ == due) next_boundary_ms_ = NextBoundaryAfter(due);
+  }
+  if (now >= next_control_ms_) {
+    ControlOrFollow(now);
+    next_control_ms_ += controller_interval_ms_;
+    if (next_control_ms_ <= now) next_control_ms_ = now + controller_interval_ms_;
+  }
+  ExportLoopMetrics(now);
+}
+
+int64_t Pacer::NextDueMillis() const {
+  return std::min({next_flush_ms_, next_boundary_ms_, next_control_ms_});
+}
+
+void Pacer::FlushNow() { Flush(clock_->NowMillis()); }
+
+void Pacer::Flush(int64_t as_of_ms) { flusher_->Flush(as_of_ms); }
+
+void Pacer::ControlOrFollow(int64_t now_ms) {
+  if (follow_) {
+    if (!board_->ReadInto(*decisions_, state_max_age_ms_).ok()) {
+      metrics_->CountStoreError(internal::StoreOperation::kBoardRead);
+    }
+    return;
+  }
+  controller_->Tick(now_ms);
+  for (size_t i = 0; i < controller_->campaigns(); ++i) {
+    const internal::CampaignDecision& d = controller_->decision(i);
+    if (d.computed_at_ms == now_ms) {
+      decisions_->Publish(i, d.decision.throttle, now_ms + state_max_age_ms_);
+    }
+  }
+}
+
+void Pacer::ExportLoopMetrics(int64_t now_ms) {
+  const uint64_t refusals = decisions_->fail_safe_refusals();
+  metrics_->AddFailSafeRefusals(refusals - exported_refusals_);
+  exported_refusals_ = refusals;
+  ExportAge(*decisions_, state_max_age_ms_, started_at_ms_, now_ms, *metrics_);
+}
+
+int64_t Pacer::NextBoundaryAfter(int64_t unix_ms) const {
+  int64_t next = kNever;
+  for (const CampaignBudget& campaign : campaigns_) {
+    next = std::min(next, campaign.day.EndMillis(campaign.day.DayAt(unix_ms)));
+  }
+  return next;
+}
+
+// ---------------------------------------------------------------------------
+// PacerService
+
+PacerService::PacerService() = default;
+
+PacerService::~PacerService() { Stop(); }
+
+absl::StatusOr<std::unique_ptr<PacerService>> PacerService::Create(
+    const config::BidderConfig& config, storage::Store& store, prometheus::Registry* registry,
+    PacerOptions options) {
+  if (absl::Status s = CheckPacingConfig(config.pacing); !s.ok()) return s;
+  absl::StatusOr<std::vector<CampaignBudget>> campaigns =
+      internal::CampaignBudgets(config.campaigns);
+  if (!campaigns.ok()) return campaigns.status();
+
+  std::unique_ptr<PacerService> service(new PacerService());
+  service->campaigns_ = *std::move(campaigns);
+  service->controller_interval_ms_ = config.pacing.controller_interval_ms;
+  service->state_max_age_ms_ = config.pacing.state_max_age_ms;
+  service->clock_ = options.clock ? options.clock : storage::SystemClock();
+  absl::StatusOr<std::unique_ptr<internal::PacingMetrics>> metrics =
+      MakeMetrics(registry, service->campaigns_, /*flushes=*/false);
+  if (!metrics.ok()) return metrics.status();
+  service->metrics_ = *std::move(metrics);
+  service->decisions_ = std::make_unique<Decisions>(service->campaigns_.size(), service->clock_);
+  service->controller_ = std::make_unique<internal::BudgetController>(
+      service->campaigns_, ControllerOptionsFor(config.pacing, /*workers_poll=*/true), store,
+      *service->metrics_);
+  service->board_ = std::make_unique<internal::DecisionBoard>(service->campaigns_, store);
+  service->started_at_ms_ = service->clock_->NowMillis();
+  service->next_control_ms_ = service->started_at_ms_;
+  return service;
+}
+
+absl::Status PacerService::Start() {
+  if (loop_ != nullptr && loop_->running()) {
+    return absl::FailedPreconditionError("the pacer service is already started");
+  }
+  RunDue();
+  loop_ = std::make_unique<internal::LoopThread>(
+      clock_, [this] { RunDue(); }, [this] { return NextDueMillis(); });
+  loop_->Start();
+  return absl::OkStatus();
+}
+
+void PacerService::Stop() {
+  if (loop_ == nullptr) return;
+  loop_->Stop();
+  loop_.reset();
+}
+
+void PacerService::RunDue() {
+  const int64_t now = clock_->NowMillis();
+  if (now >= next_control_ms_) {
+    Control(now);
+    next_control_ms_ += controller_interval_ms_;
+    if (next_control_ms_ <= now) next_control_ms_ = now + controller_interval_ms_;
+  }
+  ExportAge(*decisions_, state_max_age_ms_, started_at_ms_, now, *metrics_);
+}
+
+void PacerService::Control(int64_t now_ms) {
+  controller_->Tick(now_ms);
+  for (size_t i = 0; i < controller_->campaigns(); ++i) {
+    const internal::CampaignDecision& d = controller_->decision(i);
+    if (d.computed_at_ms == now_ms) {
+      decisions_->Publish(i, d.decision.throttle, now_ms + state_max_age_ms_);
+    }
+  }
+  if (!board_->Write(*controller_).ok()) {
+    metrics_->CountStoreError(internal::StoreOperation::kBoardWrite);
+  }
+}
+
+}  // namespace rtb::pacing

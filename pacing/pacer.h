@@ -1,0 +1,293 @@
+// Budget pacing: the loop that keeps every campaign inside its daily budget
+// without ever running on, or blocking, the bid path (ad-tech seed, "Budget
+// pacing without a hot row"; DESIGN.md, "Pacing loop").
+//
+//   beacon path ── SpendRecorder::Record ──► striped in-memory sums
+//   every flush interval: one Increment per campaign with spend, to the
+//     worker's shard row campaignId|NN of `budget` (NN = worker id mod 16,
+//     qualifier = the day in the campaign's time zone, micro-currency)
+//   every controller interval: one short scan of a campaign's 16 shards gives
+//     today's total; with the spend rate over the sliding window it yields a
+//     throttle probability (even: the remaining budget over the remaining
+//     hours of the campaign's day; asap: 1) and a stop decision taken at
+//     least the maximum unflushed amount below the cap
+//   bid path ── Decisions::MayBid ──► two relaxed atomic loads and a clock read
+//
+// Who runs what:
+//   - pacing.mode "sidecar" (default): each bidder process runs a Pacer that
+//     flushes its own spend and controls every campaign from the shards.
+//   - pacing.mode "pacer": each bidder process runs a Pacer that flushes its
+//     spend and follows the decisions that one rtb-pacer process (a
+//     PacerService) computes for all workers and publishes in the store.
+//
+// Overspend bound. When the controller stops a campaign, the spend it cannot
+// see is what workers hold in memory: at most one flush interval each. It
+// stops when  spent + reserve >= budget  with
+//   overspend bound = flush interval x max(highest shard rate x active shards,
+//                                          projected rate)
+//   reserve         = overspend bound + projected rate x (controller interval
+//                                                        + follow delay)
+// where shard rates are measured over the sliding window and over the last
+// three flush intervals (whichever is higher, so a burst counts), and the
+// projected rate is the estimated demand times the throttle about to be
+// published. Overspend therefore stays within the published bound as long as
+// the spend rate does not jump by more than the active-shard factor within a
+// few flush intervals.
+//
+// Replay safety. The recorder takes amounts, not impressions: the beacon path
+// must call Record once per impression id it has deduplicated (the beacon
+// dedup on impression id), so a replayed beacon never reaches it. A flush
+// carries a nonce, and a failed flush is retried with the same nonce and
+// amount, so a retry the store had applied counts once (the embedded store
+// honours nonces; Thrift2 cannot carry them, so over HBase or the storage
+// server an ambiguous failure may count twice, which under-spends). A process
+// that dies loses what it had not flushed, at most one flush interval of its
+// spend (plus any flush still failing), which is uncounted spend inside the
+// bound above.
+//
+// Thread-safety: SpendRecorder::Record and Decisions::MayBid may be called
+// from any number of threads at once and never block. Create, Start and Stop
+// from one thread; RunDue only while the loop is not started.
+#ifndef RTB_PACING_PACER_H_
+#define RTB_PACING_PACER_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "config/config.h"
+#include "prometheus/registry.h"
+#include "storage/clock.h"
+#include "storage/store.h"
+
+namespace rtb::pacing {
+
+// Spend not yet flushed, summed per campaign. Each thread adds to its own
+// stripe (threads are assigned stripes round-robin), so the beacon path's
+// add is an uncontended atomic add: no lock, no allocation.
+class SpendRecorder final {
+ public:
+  // Stripes of counters; threads beyond this many share stripes.
+  static constexpr size_t kStripes = 16;
+
+  explicit SpendRecorder(size_t campaigns);
+  SpendRecorder(const SpendRecorder&) = delete;
+  SpendRecorder& operator=(const SpendRecorder&) = delete;
+
+  // Adds the price of one won impression, in micro-units of the campaign's
+  // own currency (convert CPM prices: micros = CPM x 1e6 / 1000). The caller
+  // has deduplicated the impression id. Returns false, recording nothing,
+  // for an unknown campaign index or an amount <= 0.
+  bool Record(size_t campaign_index, int64_t micros) {
+    if (campaign_index >= campaigns_ || micros <= 0) return false;
+    counters_[ThreadStripe() * stride_ + campaign_index].fetch_add(micros,
+                                                                   std::memory_order_relaxed);
+    return true;
+  }
+
+  // Everything recorded for the campaign since the last Take; resets it.
+  int64_t Take(size_t campaign_index);
+  // What Take would return now, without resetting it.
+  int64_t Pending(size_t campaign_index) const;
+  size_t campaigns() const { return campaigns_; }
+
+ private:
+  static size_t ThreadStripe() {
+    thread_local const size_t stripe = NextStripe();
+    return stripe;
+  }
+  static size_t NextStripe();
+
+  size_t campaigns_;
+  // Counters per stripe, rounded up to whole cache lines so two stripes never
+  // share one.
+  size_t stride_;
+  std::unique_ptr<std::atomic<int64_t>[]> storage_;
+  std::atomic<int64_t>* counters_;  // storage_ aligned to a cache line
+};
+
+// The published decisions, read by the bid path: per campaign a throttle
+// probability in [0, 1] (0 = no bid) and the time until which it is valid.
+// A decision past its validity (the loop has not refreshed it within
+// pacing.state_max_age_ms) stops the campaign: fail safe.
+class Decisions final {
+ public:
+  Decisions(size_t campaigns, std::shared_ptr<const storage::Clock> clock);
+  Decisions(const Decisions&) = delete;
+  Decisions& operator=(const Decisions&) = delete;
+
+  // Same contract as rtb::bidder::PacingSnapshot::MayBid: true when campaign
+  // `campaign_index` (its position in config.campaigns) may bid on this
+  // impression; `uniform` is a random draw in [0, 1). False for an unknown
+  // index, before the first decision, and while the decision is too old.
+  bool MayBid(size_t campaign_index, double uniform) const {
+    if (campaign_index >= campaigns_) return false;
+    const Slot& slot = slots_[campaign_index];
+    if (clock_->NowMillis() >= slot.valid_until_ms.load(std::memory_order_acquire)) {
+      fail_safe_refusals_.fetch_add(1, std::memory_order_relaxed);
+      return false;
+    }
+    return uniform < slot.throttle.load(std::memory_order_relaxed);
+  }
+
+  // Writer side (the pacing loop).
+  void Publish(size_t campaign_index, double throttle, int64_t valid_until_ms);
+  double throttle(size_t campaign_index) const;
+  int64_t valid_until_ms(size_t campaign_index) const;
+  size_t campaigns() const { return campaigns_; }
+  // Bids refused because a decision was too old, since construction.
+  uint64_t fail_safe_refusals() const {
+    return fail_safe_refusals_.load(std::memory_order_relaxed);
+  }
+
+ private:
+  struct Slot {
+    std::atomic<double> throttle{0.0};
+    std::atomic<int64_t> valid_until_ms{0};
+  };
+  size_t campaigns_;
+  std::unique_ptr<Slot[]> slots_;
+  std::shared_ptr<const storage::Clock> clock_;
+  // Its own cache line: only written while failing safe.
+  alignas(64) mutable std::atomic<uint64_t> fail_safe_refusals_{0};
+};
+
+// What tests and simulations change; production uses the defaults.
+struct PacerOptions {
+  // Time of every schedule, day and decision age. Default: the system clock.
+  std::shared_ptr<const storage::Clock> clock;
+  // Seed of the flush nonces. Default 0: a random seed per Pacer, so two
+  // incarnations of a worker never reuse a nonce.
+  uint64_t nonce_seed = 0;
+};
+
+namespace internal {
+struct CampaignBudget;
+class PacingMetrics;
+class SpendFlusher;
+class BudgetController;
+class DecisionBoard;
+class LoopThread;
+class WorkerIdClaim;
+}  // namespace internal
+
+// The pacing loop of one bidder worker (see the top of this file): flushes
+// its spend, and either controls every campaign (sidecar) or follows the
+// decisions of the rtb-pacer process (pacer).
+class Pacer {
+ public:
+  // Uses config.pacing and config.campaigns. `store` must hold the `budget`
+  // table and outlive the Pacer; `registry` (may be null: no metrics) too.
+  // Errors: AlreadyExists when another Pacer of this process holds
+  // pacing.worker_id; NotFound for a campaign time zone missing from the zone
+  // database; InvalidArgument for a config ValidateConfig would refuse.
+  static absl::StatusOr<std::unique_ptr<Pacer>> Create(const config::BidderConfig& config,
+                                                       storage::Store& store,
+                                                       prometheus::Registry* registry,
+                                                       PacerOptions options = {});
+  ~Pacer();  // Stop()
+  Pacer(const Pacer&) = delete;
+  Pacer& operator=(const Pacer&) = delete;
+
+  // Computes (or fetches) the first decisions before returning, so the
+  // bidder starts with a fresh state when the store answers, then starts the
+  // loop thread. FailedPrecondition when already started.
+  absl::Status Start();
+  // Stops the thread, then flushes what is left (one attempt). Idempotent.
+  void Stop();
+
+  // The beacon path's entry: Record() each won impression's price.
+  SpendRecorder& spend() { return *spend_; }
+  // The bid path's entry: MayBid().
+  const Decisions& decisions() const { return *decisions_; }
+
+  // Runs what is due at the clock's time: flushes (every flush interval and
+  // at each campaign's midnight), then control or following. The loop thread
+  // calls it; a simulation on a ManualClock calls it instead of Start().
+  void RunDue();
+  // Clock time at which RunDue has work next.
+  int64_t NextDueMillis() const;
+  // Flushes everything recorded so far at the clock's time.
+  void FlushNow();
+
+  int worker_id() const { return worker_id_; }
+  bool follows_pacer_service() const { return follow_; }
+
+ private:
+  Pacer();
+  void Flush(int64_t as_of_ms);
+  void ControlOrFollow(int64_t now_ms);
+  void ExportLoopMetrics(int64_t now_ms);
+  int64_t NextBoundaryAfter(int64_t unix_ms) const;
+
+  std::vector<internal::CampaignBudget> campaigns_;
+  int worker_id_ = 0;
+  bool follow_ = false;
+  int64_t flush_interval_ms_ = 0;
+  int64_t controller_interval_ms_ = 0;
+  int64_t state_max_age_ms_ = 0;
+  std::shared_ptr<const storage::Clock> clock_;
+  std::unique_ptr<internal::WorkerIdClaim> claim_;
+  std::unique_ptr<internal::PacingMetrics> metrics_;
+  std::unique_ptr<SpendRecorder> spend_;
+  std::unique_ptr<Decisions> decisions_;
+  std::unique_ptr<internal::SpendFlusher> flusher_;
+  std::unique_ptr<internal::BudgetController> controller_;  // sidecar
+  std::unique_ptr<internal::DecisionBoard> board_;          // pacer mode
+  std::unique_ptr<internal::LoopThread> loop_;
+  int64_t started_at_ms_ = 0;
+  int64_t next_flush_ms_ = 0;
+  int64_t next_boundary_ms_ = 0;
+  int64_t next_control_ms_ = 0;
+  uint64_t exported_refusals_ = 0;
+};
+
+// The rtb-pacer process's loop (pacing.mode "pacer"): controls every campaign
+// from the shards all workers write, and publishes the decisions in the store
+// for the workers' Pacers to follow. It records no spend itself.
+class PacerService {
+ public:
+  // As Pacer::Create, without a worker id.
+  static absl::StatusOr<std::unique_ptr<PacerService>> Create(const config::BidderConfig& config,
+                                                              storage::Store& store,
+                                                              prometheus::Registry* registry,
+                                                              PacerOptions options = {});
+  ~PacerService();  // Stop()
+  PacerService(const PacerService&) = delete;
+  PacerService& operator=(const PacerService&) = delete;
+
+  // Publishes the first decisions, then starts the loop thread.
+  absl::Status Start();
+  void Stop();
+  void RunDue();
+  int64_t NextDueMillis() const { return next_control_ms_; }
+  // This process's own view of what it published (tests, logs).
+  const Decisions& decisions() const { return *decisions_; }
+  // The controller behind the decisions, with their inputs (tests).
+  const internal::BudgetController& controller() const { return *controller_; }
+
+ private:
+  PacerService();
+  void Control(int64_t now_ms);
+
+  std::vector<internal::CampaignBudget> campaigns_;
+  int64_t controller_interval_ms_ = 0;
+  int64_t state_max_age_ms_ = 0;
+  std::shared_ptr<const storage::Clock> clock_;
+  std::unique_ptr<internal::PacingMetrics> metrics_;
+  std::unique_ptr<Decisions> decisions_;
+  std::unique_ptr<internal::BudgetController> controller_;
+  std::unique_ptr<internal::DecisionBoard> board_;
+  std::unique_ptr<internal::LoopThread> loop_;
+  int64_t started_at_ms_ = 0;
+  int64_t next_control_ms_ = 0;
+};
+
+}  // namespace rtb::pacing
+
+#endif  // RTB_PACING_PACER_H_
