@@ -1,0 +1,65 @@
+// Metrics of the events module, declared once; the write path only increments
+// handles resolved here. Label values are the fixed sets below.
+//
+//   bidder_events_recorded_total{type}            events written (first time)
+//   bidder_events_replayed_total                  Records of an event already complete
+//   bidder_events_skipped_erased_total            Records skipped: the user is erased
+//   bidder_events_record_failures_total           Records that returned an error
+//   bidder_events_reconcile_users_total           users compared by Reconcile
+//   bidder_events_index_repairs_total{action}     added | removed index rows
+//   bidder_erasures_total{step}                   requested | tombstoned |
+//                                                 major_compacted | prior_snapshots_expired
+//   bidder_erasure_rows_deleted_total{table}      rows deleted by erasures, per table role
+//   bidder_erasure_failures_total                 Erase / AdvancePending errors
+//
+// Thread-safety: prometheus-cpp handles are safe to update from any thread.
+#ifndef RTB_BIDDER_EVENTS_INTERNAL_METRICS_H_
+#define RTB_BIDDER_EVENTS_INTERNAL_METRICS_H_
+
+#include <array>
+#include <cstddef>
+
+#include "prometheus/counter.h"
+#include "prometheus/registry.h"
+
+namespace rtb::bidder::events::internal {
+
+struct EventMetrics {
+  explicit EventMetrics(prometheus::Registry& registry);
+
+  // By EventType code; 0 holds codes this build does not know.
+  std::array<prometheus::Counter*, 7> recorded{};
+  prometheus::Counter* replayed = nullptr;
+  prometheus::Counter* skipped_erased = nullptr;
+  prometheus::Counter* record_failures = nullptr;
+  prometheus::Counter* reconcile_users = nullptr;
+  prometheus::Counter* index_rows_added = nullptr;
+  prometheus::Counter* index_rows_removed = nullptr;
+};
+
+// Table roles an erasure deletes from, in the order of ErasureStatus.
+enum class ErasedTable : size_t {
+  kProfiles,
+  kImpressions,
+  kDeviceImpressions,
+  kTimeline,
+  kIndex,
+  kRollups,
+};
+inline constexpr size_t kErasedTableCount = 6;
+const char* ErasedTableName(ErasedTable table);
+
+struct ErasureMetrics {
+  explicit ErasureMetrics(prometheus::Registry& registry);
+
+  prometheus::Counter* requested = nullptr;
+  prometheus::Counter* tombstoned = nullptr;
+  prometheus::Counter* major_compacted = nullptr;
+  prometheus::Counter* prior_snapshots_expired = nullptr;
+  std::array<prometheus::Counter*, kErasedTableCount> rows_deleted{};
+  prometheus::Counter* failures = nullptr;
+};
+
+}  // namespace rtb::bidder::events::internal
+
+#endif  // RTB_BIDDER_EVENTS_INTERNAL_METRICS_H_
