@@ -1,0 +1,38 @@
+#include "pacing/internal/decision_board.h"
+
+#include <memory>
+
+#include "gtest/gtest.h"
+#include "tests/pacing/pacing_test_support.h"
+
+namespace rtb::pacing::internal {
+namespace {
+
+TEST(DecisionBoardTest, EntryRoundTrips) {
+  const BoardEntry entry{.computed_at_ms = 1791115200123,
+                         .day = absl::CivilDay(2026, 10, 4),
+                         .throttle = 0.3125,
+                         .stopped = false,
+                         .spent_today_micros = 123456789,
+                         .overspend_bound_micros = 4242};
+  const std::string bytes = EncodeBoardEntry(entry);
+  EXPECT_EQ(bytes.size(), 38u);
+  EXPECT_EQ(bytes[0], 1);
+  EXPECT_EQ(DecodeBoardEntry(bytes), entry);
+  BoardEntry stopped = entry;
+  stopped.stopped = true;
+  stopped.throttle = 0;
+  EXPECT_EQ(DecodeBoardEntry(EncodeBoardEntry(stopped)), stopped);
+}
+
+TEST(DecisionBoardTest, ForeignValuesAreRejected) {
+  std::string bytes = EncodeBoardEntry(BoardEntry{.computed_at_ms = 1, .throttle = 0.5});
+  EXPECT_EQ(DecodeBoardEntry(bytes.substr(0, 37)), std::nullopt);
+  std::string other_version = bytes;
+  other_version[0] = 2;
+  EXPECT_EQ(DecodeBoardEntry(other_version), std::nullopt);
+  EXPECT_EQ(DecodeBoardEntry(EncodeBoardEntry(BoardEntry{.throttle = 1.5})), std::nullopt);
+}
+
+}  // namespace
+}  // namespace rtb::pacing::internal

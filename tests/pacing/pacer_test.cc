@@ -1,0 +1,191 @@
+#include "pacing/pacer.h"
+
+#include <memory>
+
+#include "gtest/gtest.h"
+#include "pacing/internal/budget_shard.h"
+#include "tests/pacing/metric_reader.h"
+#include "tests/pacing/pacing_test_support.h"
+
+namespace rtb::pacing {
+namespace {
+
+using config::PacingMode;
+using testing::MetricValue;
+
+class PacerTest : public ::testing::Test {
+ protected:
+  PacerTest()
+      : clock_(std::make_shared<storage::ManualClock>(testing::kNoon)),
+        temp_(clock_),
+        faulty_(temp_.store()) {}
+
+  PacerOptions Options() {
+    PacerOptions options;
+    options.clock = clock_;
+    options.nonce_seed = 7;
+    return options;
+  }
+
+  int64_t Stored(const std::string& campaign, int worker, const std::string& day) {
+    storage::Get get;
+    get.row = internal::BudgetShardRow(campaign, internal::ShardOf(worker));
+    auto row = temp_.store().Get(storage::kBudgetTable, get);
+    EXPECT_TRUE(row.ok()) << row.status();
+    return row->Counter("spend", day).value_or(0);
+  }
+
+  std::shared_ptr<storage::ManualClock> clock_;
+  testing::TempStore temp_;
+  testing::FaultyStore faulty_;
+  prometheus::Registry registry_;
+};
+
+TEST_F(PacerTest, WorkerIdsAreUniqueWithinAProcess) {
+  const config::BidderConfig config = testing::PacingOnlyConfig({testing::Campaign("c1", 1000)}, 3);
+  auto first = Pacer::Create(config, temp_.store(), nullptr, Options());
+  ASSERT_TRUE(first.ok()) << first.status();
+  auto second = Pacer::Create(config, temp_.store(), nullptr, Options());
+  EXPECT_EQ(second.status().code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_NE(second.status().message().find("worker_id 3"), absl::string_view::npos)
+      << second.status();
+  auto other = Pacer::Create(testing::PacingOnlyConfig({testing::Campaign("c1", 1000)}, 19),
+                             temp_.store(), nullptr, Options());
+  EXPECT_TRUE(other.ok()) << other.status();  // same shard (19 mod 16 = 3), other worker
+  first->reset();
+  auto again = Pacer::Create(config, temp_.store(), nullptr, Options());
+  EXPECT_TRUE(again.ok()) << again.status();
+}
+
+TEST_F(PacerTest, BadCampaignsAndIntervalsAreRefused) {
+  auto zone = Pacer::Create(
+      testing::PacingOnlyConfig({testing::Campaign("c1", 1000, PacingMode::kEven, "Nowhere/City")}),
+      temp_.store(), nullptr, Options());
+  EXPECT_EQ(zone.status().code(), absl::StatusCode::kNotFound);
+  auto budget = Pacer::Create(testing::PacingOnlyConfig({testing::Campaign("c1", 0)}),
+                              temp_.store(), nullptr, Options());
+  EXPECT_EQ(budget.status().code(), absl::StatusCode::kInvalidArgument);
+  config::BidderConfig config = testing::PacingOnlyConfig({testing::Campaign("c1", 1000)});
+  config.pacing.state_max_age_ms = config.pacing.controller_interval_ms;
+  EXPECT_EQ(Pacer::Create(config, temp_.store(), nullptr, Options()).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(PacerTest, StartPublishesDecisionsAndStopFlushesTheRest) {
+  auto pacer = Pacer::Create(
+      testing::PacingOnlyConfig({testing::Campaign("c1", 1000000000, PacingMode::kAsap)}, 5),
+      temp_.store(), &registry_, Options());
+  ASSERT_TRUE(pacer.ok()) << pacer.status();
+  EXPECT_FALSE((*pacer)->decisions().MayBid(0, 0.5));
+  ASSERT_TRUE((*pacer)->Start().ok());
+  EXPECT_TRUE((*pacer)->decisions().MayBid(0, 0.5));
+  EXPECT_EQ((*pacer)->Start().code(), absl::StatusCode::kFailedPrecondition);
+  (*pacer)->spend().Record(0, 1234);
+  (*pacer)->Stop();
+  EXPECT_EQ(Stored("c1", 5, "20261004"), 1234);
+  (*pacer)->Stop();
+  EXPECT_EQ(MetricValue(registry_, "bidder_pacing_budget_micros", {{"campaign", "c1"}}), 1e9);
+  EXPECT_EQ(MetricValue(registry_, "bidder_pacing_throttle_ratio", {{"campaign", "c1"}}), 1.0);
+  EXPECT_EQ(MetricValue(registry_, "bidder_pacing_spend_flushed_micros_total", {{"campaign", "c1"}}),
+            1234);
+}
+
+TEST_F(PacerTest, RunDueFlushesEveryIntervalAndAtTheCampaignsMidnight) {
+  const int64_t midnight =
+      testing::UnixMillis(absl::CivilSecond(2026, 10, 5, 0, 0, 0), "America/New_York");
+  clock_->Set(midnight - 7000);
+  auto pacer = Pacer::Create(
+      testing::PacingOnlyConfig(
+          {testing::Campaign("ny", 1000000000, PacingMode::kAsap, "America/New_York")}, 2),
+      temp_.store(), nullptr, Options());
+  ASSERT_TRUE(pacer.ok()) << pacer.status();
+  Pacer& p = **pacer;
+  p.RunDue();
+  p.spend().Record(0, 100);
+  clock_->Advance(4999);
+  p.RunDue();
+  EXPECT_EQ(Stored("ny", 2, "20261004"), 0);
+  clock_->Advance(1);  // midnight - 2 s: the regular flush
+  p.RunDue();
+  EXPECT_EQ(Stored("ny", 2, "20261004"), 100);
+  p.spend().Record(0, 20);
+  clock_->Advance(2500);  // half a second past midnight: the midnight flush is due
+  p.RunDue();
+  EXPECT_EQ(Stored("ny", 2, "20261004"), 120);
+  EXPECT_EQ(p.NextDueMillis(), midnight + 1500);  // next controller tick
+  p.spend().Record(0, 30);
+  clock_->Set(midnight + 3000);
+  p.RunDue();
+  EXPECT_EQ(Stored("ny", 2, "20261005"), 30);
+  EXPECT_EQ(Stored("ny", 2, "20261004"), 120);
+}
+
+TEST_F(PacerTest, DecisionsOlderThanTheMaxAgeStopBiddingWithMetrics) {
+  config::BidderConfig config =
+      testing::PacingOnlyConfig({testing::Campaign("c1", 1000000000, PacingMode::kAsap)});
+  config.pacing.state_max_age_ms = 3000;
+  auto pacer = Pacer::Create(config, faulty_, &registry_, Options());
+  ASSERT_TRUE(pacer.ok()) << pacer.status();
+  Pacer& p = **pacer;
+  p.RunDue();
+  EXPECT_TRUE(p.decisions().MayBid(0, 0.5));
+  faulty_.fail_reads = true;
+  for (int s = 0; s < 2; ++s) {
+    clock_->Advance(1000);
+    p.RunDue();
+  }
+  EXPECT_TRUE(p.decisions().MayBid(0, 0.5));
+  EXPECT_EQ(MetricValue(registry_, "bidder_pacing_state_age_seconds"), 2.0);
+  clock_->Advance(1000);
+  EXPECT_FALSE(p.decisions().MayBid(0, 0.5));
+  p.RunDue();
+  EXPECT_EQ(MetricValue(registry_, "bidder_pacing_stale_campaigns"), 1.0);
+  EXPECT_EQ(MetricValue(registry_, "bidder_pacing_fail_safe_refusals_total"), 1.0);
+  EXPECT_EQ(MetricValue(registry_, "bidder_pacing_store_errors_total", {{"operation", "scan"}}),
+            3.0);
+  faulty_.fail_reads = false;
+  clock_->Advance(1000);
+  p.RunDue();
+  EXPECT_TRUE(p.decisions().MayBid(0, 0.5));
+  EXPECT_EQ(MetricValue(registry_, "bidder_pacing_stale_campaigns"), 0.0);
+}
+
+// pacing.mode "pacer": the worker flushes, the service decides, the worker
+// follows what the service published; when the service goes away the
+// worker's decisions age out.
+TEST_F(PacerTest, WorkerFollowsThePacerServiceAndFailsSafeWithoutIt) {
+  config::BidderConfig config = testing::PacingOnlyConfig(
+      {testing::Campaign("a", 100000, PacingMode::kAsap), testing::Campaign("b", 1000000000)}, 4);
+  config.pacing.mode = config::PacingProcessMode::kPacer;
+  config.pacing.state_max_age_ms = 10000;
+  auto service = PacerService::Create(config, temp_.store(), nullptr, Options());
+  ASSERT_TRUE(service.ok()) << service.status();
+  auto worker = Pacer::Create(config, temp_.store(), nullptr, Options());
+  ASSERT_TRUE(worker.ok()) << worker.status();
+  ASSERT_TRUE((*worker)->follows_pacer_service());
+  (*service)->RunDue();
+  (*worker)->RunDue();
+  EXPECT_TRUE((*worker)->decisions().MayBid(0, 0.5));
+  EXPECT_TRUE((*worker)->decisions().MayBid(1, 0.5));
+
+  (*worker)->spend().Record(0, 100000);  // the whole budget of "a"
+  clock_->Advance(5000);
+  (*worker)->RunDue();  // flush, then follow (the service has not run)
+  EXPECT_TRUE((*worker)->decisions().MayBid(0, 0.5));
+  (*service)->RunDue();
+  clock_->Advance(1000);
+  (*worker)->RunDue();
+  EXPECT_FALSE((*worker)->decisions().MayBid(0, 0.5));
+  EXPECT_TRUE((*worker)->decisions().MayBid(1, 0.0));
+
+  // No more decisions: within state_max_age_ms everything stops.
+  clock_->Advance(8000);
+  (*worker)->RunDue();
+  EXPECT_TRUE((*worker)->decisions().MayBid(1, 0.0));
+  clock_->Advance(1000);
+  (*worker)->RunDue();
+  EXPECT_FALSE((*worker)->decisions().MayBid(1, 0.0));
+}
+
+}  // namespace
+}  // namespace rtb::pacing
