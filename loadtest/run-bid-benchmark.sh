@@ -6,7 +6,8 @@
 # take turns at each rate, so a burst of noise from other work on the machine
 # hits both; a server's sweep stops at its first rate that fails the limit
 # (p99 too high, errors, unanswered requests, or under 95 % of the offered
-# rate completed).
+# rate completed) twice in a row: a failed run is repeated once, since one
+# burst of other work on a shared machine can spoil a 10 s run.
 #
 # The bidder runs the example configuration on an embedded store in a fresh
 # temp dir, seeded by rtb-seed-profiles for the device population rtb-load
@@ -15,7 +16,7 @@
 #
 # Environment (defaults in brackets):
 #   BUILD_DIR     build directory [build]
-#   RATES         offered rates, requests/s, ascending [1000 2000 3000 4000 6000 8000 10000 12000 14000 16000 20000]
+#   RATES         offered rates, requests/s, ascending [4000 8000 12000 16000 20000 24000 28000 32000]
 #   DURATION      seconds per run, warm-up included [10]
 #   WARMUP        seconds not measured at the start of each run [2]
 #   CONNECTIONS   keep-alive connections of rtb-load [64]
@@ -28,7 +29,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 BUILD_DIR=${BUILD_DIR:-build}
-RATES=${RATES:-"1000 2000 3000 4000 6000 8000 10000 12000 14000 16000 20000"}
+RATES=${RATES:-"4000 8000 12000 16000 20000 24000 28000 32000"}
 DURATION=${DURATION:-10}
 WARMUP=${WARMUP:-2}
 CONNECTIONS=${CONNECTIONS:-64}
@@ -103,9 +104,16 @@ run_one() {
     --warmup "$WARMUP" --connections "$CONNECTIONS" --requests "$REQUESTS_DIR" \
     --devices "$DEVICES" |
     jq -c --arg server "$server" --argjson limit "$P99_LIMIT_US" \
-      '. + {server: $server, passed: (.latency_us.p99 < $limit and .errors == 0 and
+      --arg load "$(cut -d' ' -f1 /proc/loadavg)" \
+      '. + {server: $server, load_average: $load, passed: (.latency_us.p99 < $limit and .errors == 0 and
              .unanswered == 0 and .throughput_rps >= 0.95 * .offered_rate)}'
 }
+
+# One unreported run per server first: the bidder's caches (row cache,
+# block cache) and the seeding's compactions settle before anything counts.
+first_rate=${RATES%% *}
+run_one bare "$BARE_PORT" "$first_rate" >/dev/null
+run_one bidder "$BIDDER_PORT" "$first_rate" >/dev/null
 
 declare -A BEST=([bare]=0 [bidder]=0) ALIVE=([bare]=1 [bidder]=1)
 HITS_BEFORE=$(lookups hit)
@@ -118,6 +126,10 @@ for rate in $RATES; do
     [[ $server == bidder ]] && port=$BIDDER_PORT
     report=$(run_one "$server" "$port" "$rate")
     echo "$report"
+    if [[ $(jq -r .passed <<<"$report") != true ]]; then
+      report=$(run_one "$server" "$port" "$rate")
+      echo "$report"
+    fi
     if [[ $(jq -r .passed <<<"$report") == true ]]; then
       BEST[$server]=$(jq -r .throughput_rps <<<"$report")
     else
