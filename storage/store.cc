@@ -4,6 +4,10 @@
 
 namespace rtb::storage {
 
+absl::StatusOr<std::vector<TableSchema>> Store::ListTables() {
+  return absl::UnimplementedError("this storage backend cannot list its tables");
+}
+
 absl::Status ApplySchemas(Store& store, std::span<const TableSchema> schemas) {
   for (const TableSchema& schema : schemas) {
     absl::Status status = store.CreateTable(schema);

@@ -52,6 +52,9 @@ class Store {
   virtual absl::Status CreateTable(const TableSchema& schema) = 0;
   virtual absl::StatusOr<bool> TableExists(std::string_view table) = 0;
   virtual absl::Status DeleteTable(std::string_view table) = 0;
+  // The schemas of every table, sorted by name. A backend that cannot list
+  // its tables answers Unimplemented, which is what this default does.
+  virtual absl::StatusOr<std::vector<TableSchema>> ListTables();
 
   virtual absl::StatusOr<RowResult> Get(std::string_view table, const storage::Get& get) = 0;
   virtual absl::StatusOr<std::vector<RowResult>> MultiGet(std::string_view table,

@@ -310,8 +310,10 @@ enum class CompareOp {
 // Atomic check-then-mutate on one row. The check reads as HBase's does,
 // "`value` op stored": `kLess` succeeds when `value` is less than the latest
 // stored value of (family, qualifier), compared as unsigned bytes. An unset
-// `value` succeeds only when the column is absent; any other op on an absent
-// column fails.
+// or empty `value` is HBase's null check: it succeeds when the column is
+// absent or holds an empty value, whatever the op, except that an empty
+// (set) value with kNotEqual succeeds when the column holds a non-empty
+// value. A non-empty value fails on an absent column, whatever the op.
 struct CheckAndMutate {
   std::string row;
   std::string family;

@@ -14,10 +14,13 @@
 #ifndef RTB_STORAGE_HBASE_ROW_RANGE_FILTER_H_
 #define RTB_STORAGE_HBASE_ROW_RANGE_FILTER_H_
 
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "storage/types.h"
 
 namespace rtb::storage::hbase {
@@ -32,6 +35,21 @@ std::string EncodeMultiRowRangeFilter(std::span<const RowRange> ranges);
 // `ranges` without the ones that cannot contain any row ([a, a), (a, a], ...),
 // which HBase would reject. The order is kept.
 std::vector<RowRange> RangesThatCanHoldRows(std::span<const RowRange> ranges);
+
+// PrefixFilter { 1: bytes prefix }, wrapped in hbase.pb.Filter as above.
+inline constexpr char kPrefixFilterClass[] = "org.apache.hadoop.hbase.filter.PrefixFilter";
+std::string EncodePrefixFilter(std::string_view prefix);
+
+// The row filters a serialized hbase.pb.Filter can hold that the storage
+// server applies: several row ranges, or one row prefix.
+struct DecodedRowFilter {
+  std::vector<RowRange> ranges;        // a MultiRowRangeFilter's ranges, as sent
+  std::optional<std::string> prefix;   // a PrefixFilter's prefix
+};
+
+// InvalidArgument when `bytes` is not a well-formed hbase.pb.Filter;
+// Unimplemented, naming the class, for any other filter.
+absl::StatusOr<DecodedRowFilter> DecodeRowFilter(std::string_view bytes);
 
 }  // namespace rtb::storage::hbase
 

@@ -608,6 +608,16 @@ class EmbeddedStore final : public Store {
     return tables_.contains(absl::string_view(table.data(), table.size()));
   }
 
+  absl::StatusOr<std::vector<TableSchema>> ListTables() override {
+    absl::ReaderMutexLock lock(&tables_mutex_);
+    std::vector<TableSchema> out;
+    out.reserve(tables_.size());
+    for (const auto& [name, table] : tables_) out.push_back(table->schema);
+    std::sort(out.begin(), out.end(),
+              [](const TableSchema& a, const TableSchema& b) { return a.name < b.name; });
+    return out;
+  }
+
   absl::Status DeleteTable(std::string_view name) override {
     absl::MutexLock lock(&tables_mutex_);
     auto it = tables_.find(absl::string_view(name.data(), name.size()));
@@ -991,8 +1001,14 @@ class EmbeddedStore final : public Store {
 
   static bool Matches(CompareOp op, const std::optional<std::string>& value,
                       std::optional<std::string_view> stored) {
-    if (!value) {
-      return op == CompareOp::kNotEqual ? stored.has_value() : !stored.has_value();
+    if (!value || value->empty()) {
+      // HBase's null check: an empty value matches a column that is absent
+      // or empty, except under NOT_EQUAL, which wants one present and not
+      // empty. An unset value is that check with EQUAL, as the hbase
+      // backend sends it.
+      const bool absent_or_empty = !stored || stored->empty();
+      const CompareOp effective = value ? op : CompareOp::kEqual;
+      return effective == CompareOp::kNotEqual ? !absent_or_empty : absent_or_empty;
     }
     if (!stored) return false;
     // HBase compares the given value against the stored one.

@@ -1,0 +1,85 @@
+// Thrift2 requests, as any HBase client sends them, turned into the storage
+// data model (storage/types.h), and results turned back: the storage
+// server's half of the translation whose client half is
+// storage/hbase/convert.h.
+//
+// Fields are read as HBase's own gateway reads them (ThriftUtilities, HBase
+// 2.x): a TGet timestamp wins over its time range, a TDelete without columns
+// deletes the whole row, LATEST_TIMESTAMP (2^63-1) means "the server assigns
+// it", the mutation attribute `_ttl` is the cell TTL in milliseconds.
+// Settings that only tune HBase (block caching, read type, replica id,
+// authorizations, data block encoding, ...) are accepted and ignored. Fields
+// that would change what a call returns and that the engine cannot honour
+// (filters other than row ranges and a row prefix, batchSize, per-family time
+// ranges, storeLimit/storeOffset, existence_only, cell visibility labels,
+// KEEP_DELETED_CELLS, namespaces) are refused with InvalidArgument rather
+// than silently dropped.
+#ifndef RTB_STORAGE_SERVER_CONVERT_H_
+#define RTB_STORAGE_SERVER_CONVERT_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "storage/thrift/hbase_types.h"
+#include "storage/types.h"
+
+namespace rtb::storage::server {
+
+// HBase's "no timestamp given" (HConstants.LATEST_TIMESTAMP).
+inline constexpr int64_t kHBaseLatestTimestamp = kLatestTimestamp;
+// KeyValue.Type.Put: the cell type every returned cell carries.
+inline constexpr int8_t kPutCellType = 4;
+
+// A data call names its table as "table" or "default:table".
+std::string TableFromThrift(const std::string& name);
+// InvalidArgument for a namespace other than the default one.
+absl::StatusOr<std::string> TableFromThrift(const thrift2::TTableName& name);
+
+Durability DurabilityFromThrift(thrift2::TDurability::type durability);
+
+absl::StatusOr<Get> GetFromThrift(const thrift2::TGet& in);
+absl::StatusOr<Put> PutFromThrift(const thrift2::TPut& in);
+absl::StatusOr<Delete> DeleteFromThrift(const thrift2::TDelete& in);
+// Thrift2 carries no nonce, so the Increment has none.
+absl::StatusOr<Increment> IncrementFromThrift(const thrift2::TIncrement& in);
+
+// The mutations of mutateRow, every one for `row`.
+struct RowMutations {
+  std::string row;
+  std::vector<Put> puts;
+  std::vector<Delete> deletes;
+};
+absl::StatusOr<RowMutations> RowMutationsFromThrift(const thrift2::TRowMutations& in);
+
+// An empty `value` is HBase's null check: it passes when the column is
+// absent or empty (NOT_EQUAL: present and not empty). NO_OP is refused.
+absl::StatusOr<CheckAndMutate> CheckAndMutateFromThrift(
+    const std::string& row, const std::string& family, const std::string& qualifier,
+    thrift2::TCompareOperator::type op, const std::string& value,
+    const thrift2::TRowMutations& mutations);
+
+struct ScanRequest {
+  Scan scan;
+  // True when no row can match (the filter's ranges lie outside the start
+  // and stop rows): answer without reading.
+  bool matches_nothing = false;
+};
+// A MultiRowRangeFilter or PrefixFilter (filterBytes, or "PrefixFilter('p')"
+// in filterString) becomes row ranges cut to the scan's start and stop rows.
+absl::StatusOr<ScanRequest> ScanFromThrift(const thrift2::TScan& in);
+
+// The family configuration keys that storage/hbase/convert.h adds for FIFO
+// compaction are folded back into FamilyOptions::fifo_compaction, so a table
+// created through Thrift2 from a TableSchema reads back as that TableSchema.
+absl::StatusOr<TableSchema> SchemaFromThrift(const thrift2::TTableDescriptor& in,
+                                             const std::vector<std::string>& split_keys);
+// As HBase describes a table: default namespace, FOREVER as 2^31-1 seconds.
+absl::StatusOr<thrift2::TTableDescriptor> DescriptorToThrift(const TableSchema& schema);
+
+// An empty row comes back as HBase sends an absent row: no row, no cells.
+thrift2::TResult ResultToThrift(const RowResult& row);
+
+}  // namespace rtb::storage::server
+
+#endif  // RTB_STORAGE_SERVER_CONVERT_H_

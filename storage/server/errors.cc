@@ -1,0 +1,69 @@
+#include "storage/server/errors.h"
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "storage/hbase/absl_compat.h"
+
+namespace rtb::storage::server {
+namespace {
+
+using hbase::AsAbsl;
+using hbase::AsStd;
+
+thrift2::TIOError MakeIOError(std::string_view java_class, std::string_view message,
+                              bool can_retry) {
+  thrift2::TIOError error;
+  error.__set_message(absl::StrCat(AsAbsl(java_class), ": ", AsAbsl(message)));
+  error.__set_canRetry(can_retry);
+  return error;
+}
+
+// The embedded engine names a missing table as "unknown table 'name'";
+// HBase names it by the bare table name in a TableNotFoundException.
+bool UnknownTable(std::string_view message, std::string_view* table) {
+  constexpr std::string_view kPrefix = "unknown table '";
+  if (!message.starts_with(kPrefix) || !message.ends_with("'")) return false;
+  *table = message.substr(kPrefix.size(), message.size() - kPrefix.size() - 1);
+  return true;
+}
+
+}  // namespace
+
+thrift2::TIOError IOErrorFromStatus(const absl::Status& status) {
+  const std::string_view message = AsStd(status.message());
+  switch (status.code()) {
+    case absl::StatusCode::kInvalidArgument: {
+      std::string_view table;
+      if (UnknownTable(message, &table)) return MakeIOError(kTableNotFound, table, false);
+      return MakeIOError(kDoNotRetry, message, false);
+    }
+    case absl::StatusCode::kAlreadyExists:
+      return MakeIOError(kTableExists, message, false);
+    case absl::StatusCode::kNotFound:
+      return MakeIOError(kTableNotFound, message, false);
+    case absl::StatusCode::kUnavailable:
+    case absl::StatusCode::kDeadlineExceeded:
+    case absl::StatusCode::kResourceExhausted:
+    case absl::StatusCode::kAborted:
+      return MakeIOError(kIOException, message, true);
+    default:
+      return MakeIOError(kIOException, message, false);
+  }
+}
+
+void ThrowStatus(const absl::Status& status, IllegalArgument declared) {
+  std::string_view unused;
+  if (declared == IllegalArgument::kDeclared && absl::IsInvalidArgument(status) &&
+      !UnknownTable(AsStd(status.message()), &unused)) {
+    thrift2::TIllegalArgument error;
+    error.__set_message(std::string(status.message()));
+    throw error;
+  }
+  throw IOErrorFromStatus(status);
+}
+
+void ThrowIOError(std::string_view java_class, std::string_view message, bool can_retry) {
+  throw MakeIOError(java_class, message, can_retry);
+}
+
+}  // namespace rtb::storage::server

@@ -1,0 +1,51 @@
+// Where an absl::Status of the store becomes what an HBase client expects on
+// the wire. It mirrors what HBase's gateway sends, so storage/hbase/errors.h
+// (and any HBase client) reads the same meaning back:
+//
+//   InvalidArgument "unknown table 't'"  TIOError "org.apache.hadoop.hbase.TableNotFoundException: t"
+//   InvalidArgument, call declares       TIllegalArgument with the message
+//     TIllegalArgument
+//   InvalidArgument otherwise            TIOError "org.apache.hadoop.hbase.DoNotRetryIOException: ..."
+//   AlreadyExists                        TIOError "org.apache.hadoop.hbase.TableExistsException: ..."
+//   NotFound                             TIOError "org.apache.hadoop.hbase.TableNotFoundException: ..."
+//   Unavailable, DeadlineExceeded,       TIOError "java.io.IOException: ...", canRetry true
+//     ResourceExhausted, Aborted
+//   anything else                        TIOError "java.io.IOException: ...", canRetry false
+//
+// canRetry is false except where noted, as HBase sets it for
+// DoNotRetryIOExceptions.
+#ifndef RTB_STORAGE_SERVER_ERRORS_H_
+#define RTB_STORAGE_SERVER_ERRORS_H_
+
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "storage/thrift/hbase_types.h"
+
+namespace rtb::storage::server {
+
+inline constexpr char kTableNotFound[] = "org.apache.hadoop.hbase.TableNotFoundException";
+inline constexpr char kTableExists[] = "org.apache.hadoop.hbase.TableExistsException";
+inline constexpr char kTableNotEnabled[] = "org.apache.hadoop.hbase.TableNotEnabledException";
+inline constexpr char kTableNotDisabled[] = "org.apache.hadoop.hbase.TableNotDisabledException";
+inline constexpr char kDoNotRetry[] = "org.apache.hadoop.hbase.DoNotRetryIOException";
+inline constexpr char kIOException[] = "java.io.IOException";
+
+// Whether the failing call lists TIllegalArgument among its exceptions
+// (getScannerRows and closeScanner do); throwing it from another call would
+// reach the client as an opaque TApplicationException.
+enum class IllegalArgument { kNotDeclared, kDeclared };
+
+thrift2::TIOError IOErrorFromStatus(const absl::Status& status);
+
+// Throws the Thrift exception for a failed `status` (which must not be OK).
+[[noreturn]] void ThrowStatus(const absl::Status& status, IllegalArgument declared);
+
+// TIOError "<java_class>: <message>".
+[[noreturn]] void ThrowIOError(std::string_view java_class, std::string_view message,
+                               bool can_retry);
+
+}  // namespace rtb::storage::server
+
+#endif  // RTB_STORAGE_SERVER_ERRORS_H_
