@@ -436,7 +436,8 @@ absl::StatusOr<DeviceEraser::AdvanceReport> DeviceEraser::AdvancePending() {
         const int64_t due = s.major_compaction_due_ms.value_or(
             *s.tombstoned_ms + options_.periodic_major_compaction_ms);
         if (!s.major_compaction_due_ms) {
-          if (absl::Status st = PutTimes(s.user_key, {{kPeriodicColumn, 1}, {kCompactionDueColumn, due}});
+          if (absl::Status st =
+                  PutTimes(s.user_key, {{kPeriodicColumn, 1}, {kCompactionDueColumn, due}});
               !st.ok()) {
             return failed(st);
           }

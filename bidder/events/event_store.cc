@@ -54,7 +54,8 @@ std::string Code64(int64_t v) {
 std::optional<Event> FromTimelineRow(const storage::RowResult& row) {
   std::optional<internal::TimelineKeyParts> parts = internal::ParseTimelineKey(row.row);
   if (!parts) return std::nullopt;
-  std::optional<std::string_view> type = row.Value(internal::kTimelineFamily, internal::kTypeColumn);
+  std::optional<std::string_view> type =
+      row.Value(internal::kTimelineFamily, internal::kTypeColumn);
   if (!type || type->size() != internal::kTypeBytes) return std::nullopt;
   Event e;
   e.user_key = Str(parts->user_key);
@@ -278,7 +279,8 @@ absl::Status EventStore::RemoveWritten(const Event& event) {
 }
 
 absl::StatusOr<std::vector<Event>> EventStore::ScanTimeline(const storage::Scan& scan) {
-  absl::StatusOr<std::vector<storage::RowResult>> rows = store_.Scan(options_.tables.timeline, scan);
+  absl::StatusOr<std::vector<storage::RowResult>> rows =
+      store_.Scan(options_.tables.timeline, scan);
   if (!rows.ok()) return rows.status();
   std::vector<Event> events;
   events.reserve(rows->size());

@@ -1,0 +1,28 @@
+// Reads one counter out of a prometheus registry, for tests.
+#ifndef RTB_TESTS_BIDDER_EVENTS_METRIC_VALUE_H_
+#define RTB_TESTS_BIDDER_EVENTS_METRIC_VALUE_H_
+
+#include <map>
+#include <string>
+
+#include "prometheus/registry.h"
+
+namespace rtb::bidder::events::testing {
+
+// The value of counter `name` with exactly `labels`, or -1 when absent.
+inline double CounterValue(prometheus::Registry& registry, const std::string& name,
+                           const std::map<std::string, std::string>& labels = {}) {
+  for (const prometheus::MetricFamily& family : registry.Collect()) {
+    if (family.name != name) continue;
+    for (const prometheus::ClientMetric& metric : family.metric) {
+      std::map<std::string, std::string> got;
+      for (const auto& label : metric.label) got[label.name] = label.value;
+      if (got == labels) return metric.counter.value;
+    }
+  }
+  return -1;
+}
+
+}  // namespace rtb::bidder::events::testing
+
+#endif  // RTB_TESTS_BIDDER_EVENTS_METRIC_VALUE_H_
