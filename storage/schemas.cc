@@ -75,7 +75,9 @@ std::vector<TableSchema> BidderTables(const TableOptions& options) {
     t.families = {Family("spend", 400 * kDay)};
     tables.push_back(std::move(t));
   }
-  // events (timeline): salt(2) + user(16) + reverse ms(8) + event id(16).
+  // events (timeline): salt(2) + user(16) + reverse ms(8) + event id(16); d holds
+  // type, ts (event time), body, summary and the replay marker. TTL 90 days counted
+  // from ingest: cell timestamps are the server's. Layout: bidder/events/internal/keys.h.
   {
     TableSchema t;
     t.name = std::string(kEventsTable);
@@ -83,7 +85,8 @@ std::vector<TableSchema> BidderTables(const TableOptions& options) {
     t.split_keys = HashSplits(16);
     tables.push_back(std::move(t));
   }
-  // events_by_type (index): bucket(1) + type(4) + reverse ms(8) + user(16) + event id(16).
+  // events_by_type (index): bucket(1, event id hash mod 16) + type(4) + reverse ms(8) +
+  // user(16) + event id(16); i:s holds the summary. TTL 30 days.
   {
     TableSchema t;
     t.name = std::string(kEventsByTypeTable);
@@ -91,7 +94,8 @@ std::vector<TableSchema> BidderTables(const TableOptions& options) {
     t.split_keys = SaltSplits(16);
     tables.push_back(std::move(t));
   }
-  // event_rollups: salt(2) + user(16) + day; a counter per event type.
+  // event_rollups: salt(2) + user(16) + day (yyyymmdd, UTC); c holds one counter per
+  // event type, qualifier = type name. TTL 2 years.
   {
     TableSchema t;
     t.name = std::string(kEventRollupsTable);
@@ -99,8 +103,9 @@ std::vector<TableSchema> BidderTables(const TableOptions& options) {
     t.split_keys = HashSplits(16);
     tables.push_back(std::move(t));
   }
-  // erasures: row = device key; the erasure request and its steps. Kept so
-  // replayed beacons for an erased device are skipped at ingest.
+  // erasures: row = 's' + device key: the erasure request and its steps (kept for
+  // good, so replayed beacons for an erased device are skipped at ingest); row =
+  // 'p' + device key while the erasure still has steps to finish.
   {
     TableSchema t;
     t.name = std::string(kErasuresTable);
