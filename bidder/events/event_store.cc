@@ -3,8 +3,10 @@
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "bidder/events/events.h"
+#include "bidder/events/internal/hot_keys.h"
 #include "bidder/events/internal/keys.h"
 #include "bidder/events/internal/metrics.h"
 
@@ -145,9 +147,25 @@ EventStore::EventStore(storage::Store& store, storage::Clock& clock,
     registry = own_registry_.get();
   }
   metrics_ = std::make_unique<internal::EventMetrics>(*registry);
+  hot_keys_ = std::make_unique<internal::HotKeyCounter>(options_.hot_keys);
 }
 
 EventStore::~EventStore() = default;
+
+std::vector<HotKey> EventStore::HotKeys() const { return hot_keys_->LastWindowTop(); }
+
+void EventStore::PublishHotKeys(const std::vector<HotKey>& top) {
+  absl::MutexLock lock(&metrics_->hot_keys_mu);
+  for (prometheus::Gauge* g : metrics_->hot_key_series) metrics_->hot_keys->Remove(g);
+  metrics_->hot_key_series.clear();
+  for (size_t i = 0; i < top.size(); ++i) {
+    const std::string prefix = absl::BytesToHexString(top[i].user_key.substr(0, 4));
+    prometheus::Gauge& g =
+        metrics_->hot_keys->Add({{"rank", absl::StrCat(i + 1)}, {"key_prefix", prefix}});
+    g.Set(static_cast<double>(top[i].events));
+    metrics_->hot_key_series.push_back(&g);
+  }
+}
 
 absl::Status EventStore::ValidateUserKey(std::string_view user_key) const {
   if (user_key.size() != kUserKeyBytes) {
@@ -184,6 +202,15 @@ absl::Status EventStore::Record(const Event& event) {
   const uint32_t code = static_cast<uint32_t>(event.type);
   if (!KnownType(code)) {
     return failed(absl::InvalidArgumentError(absl::StrCat("unknown event type code ", code)));
+  }
+
+  // Before any storage call, so a flood from one key costs no round trips.
+  internal::HotKeyCounter::Counted counted =
+      hot_keys_->Count(event.user_key, clock_.NowMillis());
+  if (counted.window_closed) PublishHotKeys(counted.closed_top);
+  if (!counted.admitted) {
+    metrics_->rate_limited->Increment();
+    return absl::OkStatus();
   }
 
   absl::StatusOr<bool> erased = IsErased(event.user_key);

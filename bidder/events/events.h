@@ -54,6 +54,7 @@ namespace rtb::bidder::events {
 
 namespace internal {
 struct EventMetrics;
+class HotKeyCounter;
 }  // namespace internal
 
 // Codes are stored in keys and values: never renumber.
@@ -103,6 +104,31 @@ struct EventTables {
   std::string erasures = std::string(storage::kErasuresTable);
 };
 
+// Hot entities: events per user key are counted in fixed windows (a bounded
+// sketch, bidder/events/internal/hot_keys.h); after each window the top keys
+// are exported as bidder_events_hot_key_events{rank,key_prefix} (the first 4
+// bytes of the device key in hex: a hash, never an id). A window closes on
+// the first Record after it ends.
+struct HotKeyOptions {
+  // Length of a counting window, ms; 0 turns counting off. Default 60000.
+  int64_t window_ms = 60000;
+  // Keys counted per window; keys above events/tracked_keys are always
+  // found. Default 64.
+  int tracked_keys = 64;
+  // Top keys exported per window. Default 5.
+  int reported_keys = 5;
+  // Events of one key per window beyond which Record skips that key's events
+  // (bidder_events_rate_limited_total), so one bot or shared id cannot make
+  // a hot region. 0 (default): never skip.
+  int64_t max_events_per_window = 0;
+};
+
+struct HotKey {
+  std::string user_key;
+  int64_t events = 0;             // estimate, at most the true count + error
+  int64_t guaranteed_events = 0;  // at most the true count
+};
+
 struct EventStoreOptions {
   EventTables tables;
   // Lifetime of an index row since ingest, ms. Reconcile does not re-add the
@@ -116,6 +142,7 @@ struct EventStoreOptions {
   // Index rows (following a cursor through the index) whose timeline row
   // Reconcile checks, per sampled user. Default 64.
   int reconcile_index_rows_per_user = 64;
+  HotKeyOptions hot_keys;
 };
 
 // Largest `limit` a read accepts.
@@ -144,7 +171,9 @@ class EventStore {
   // Timeline row, index row, rollup counter (Increment with a nonce derived
   // from event_id), then the replay marker; timeline and index SYNC_WAL, so
   // both are durable when this returns OK. Skips (returns OK, counts
-  // bidder_events_skipped_erased_total) when the user is erased.
+  // bidder_events_skipped_erased_total) when the user is erased, and (counts
+  // bidder_events_rate_limited_total) when the user is over
+  // hot_keys.max_events_per_window.
   // InvalidArgument for ids that are not 16 bytes or a negative time.
   absl::Status Record(const Event& event);
 
@@ -184,6 +213,9 @@ class EventStore {
   };
   absl::StatusOr<ReconcileReport> Reconcile(int sample_users);
 
+  // The most active user keys of the last closed window, most events first.
+  std::vector<HotKey> HotKeys() const;
+
   const EventTables& tables() const { return options_.tables; }
 
  private:
@@ -192,12 +224,14 @@ class EventStore {
   absl::StatusOr<std::vector<Event>> ScanTimeline(const storage::Scan& scan);
   absl::Status ReconcileUser(std::string_view user_key, ReconcileReport* report);
   absl::Status ReconcileIndexRows(int rows, ReconcileReport* report);
+  void PublishHotKeys(const std::vector<HotKey>& top);
 
   storage::Store& store_;
   storage::Clock& clock_;
   EventStoreOptions options_;
   std::unique_ptr<prometheus::Registry> own_registry_;
   std::unique_ptr<internal::EventMetrics> metrics_;
+  std::unique_ptr<internal::HotKeyCounter> hot_keys_;
 
   absl::Mutex reconcile_mu_;
   // Where the next Reconcile continues in the timeline (a user prefix

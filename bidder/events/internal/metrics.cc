@@ -30,6 +30,16 @@ EventMetrics::EventMetrics(prometheus::Registry& registry) {
                          .Help("Records that returned an error")
                          .Register(registry)
                          .Add({});
+  rate_limited = &prometheus::BuildCounter()
+                      .Name("bidder_events_rate_limited_total")
+                      .Help("Records skipped because the user passed its events per window")
+                      .Register(registry)
+                      .Add({});
+  hot_keys = &prometheus::BuildGauge()
+                  .Name("bidder_events_hot_key_events")
+                  .Help("Events of the most active device keys in the last closed window "
+                        "(key_prefix: first 4 bytes of the device key, hex)")
+                  .Register(registry);
   reconcile_users = &prometheus::BuildCounter()
                          .Name("bidder_events_reconcile_users_total")
                          .Help("Users whose index rows Reconcile compared with the timeline")

@@ -5,6 +5,8 @@
 //   bidder_events_replayed_total                  Records of an event already complete
 //   bidder_events_skipped_erased_total            Records skipped: the user is erased
 //   bidder_events_record_failures_total           Records that returned an error
+//   bidder_events_rate_limited_total              Records skipped: the user is over its rate
+//   bidder_events_hot_key_events{rank,key_prefix} events of the top keys in the last window
 //   bidder_events_reconcile_users_total           users compared by Reconcile
 //   bidder_events_index_repairs_total{action}     added | removed index rows
 //   bidder_erasures_total{step}                   requested | tombstoned |
@@ -18,8 +20,13 @@
 
 #include <array>
 #include <cstddef>
+#include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "prometheus/counter.h"
+#include "prometheus/family.h"
+#include "prometheus/gauge.h"
 #include "prometheus/registry.h"
 
 namespace rtb::bidder::events::internal {
@@ -32,6 +39,11 @@ struct EventMetrics {
   prometheus::Counter* replayed = nullptr;
   prometheus::Counter* skipped_erased = nullptr;
   prometheus::Counter* record_failures = nullptr;
+  prometheus::Counter* rate_limited = nullptr;
+  // Series are replaced when a window closes: at most reported_keys exist.
+  prometheus::Family<prometheus::Gauge>* hot_keys = nullptr;
+  absl::Mutex hot_keys_mu;
+  std::vector<prometheus::Gauge*> hot_key_series ABSL_GUARDED_BY(hot_keys_mu);
   prometheus::Counter* reconcile_users = nullptr;
   prometheus::Counter* index_rows_added = nullptr;
   prometheus::Counter* index_rows_removed = nullptr;

@@ -390,6 +390,38 @@ TEST_F(EventStoreTest, ErasureLandingDuringRecordLeavesNothing) {
   EXPECT_EQ(CounterValue(registry, "bidder_events_skipped_erased_total"), 1);
 }
 
+TEST_F(EventStoreTest, HotKeysAreExportedAndKeysOverTheLimitSkipped) {
+  EventStoreOptions options = StoreOptions();
+  options.hot_keys.max_events_per_window = 10;
+  prometheus::Registry registry;
+  EventStore limited(store(), clock(), &registry, options);
+  clock().Set((Now() / 60000 + 1) * 60000);  // the start of a counting window
+  const int64_t base = Now() - kDayMs;
+  for (int i = 0; i < 15; ++i) {
+    ASSERT_TRUE(limited.Record(MakeEvent(UserKey(1), i, EventType::kImpression, base + i)).ok());
+  }
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(limited.Record(MakeEvent(UserKey(2), 100 + i, EventType::kWin, base + i)).ok());
+  }
+  EXPECT_EQ(Last(UserKey(1)).size(), 10u) << "events past the limit are skipped";
+  EXPECT_EQ(Last(UserKey(2)).size(), 3u);
+  EXPECT_EQ(CounterValue(registry, "bidder_events_rate_limited_total"), 5);
+
+  clock().Advance(60000);
+  ASSERT_TRUE(limited.Record(MakeEvent(UserKey(3), 200, EventType::kClick, base)).ok());
+  std::vector<HotKey> hot = limited.HotKeys();
+  ASSERT_EQ(hot.size(), 2u);
+  EXPECT_EQ(hot[0].user_key, UserKey(1));
+  EXPECT_EQ(hot[0].events, 15);
+  EXPECT_EQ(hot[1].user_key, UserKey(2));
+  EXPECT_EQ(CounterValue(registry, "bidder_events_hot_key_events",
+                         {{"rank", "1"}, {"key_prefix", "75757575"}}),
+            15);
+  EXPECT_EQ(CounterValue(registry, "bidder_events_hot_key_events",
+                         {{"rank", "2"}, {"key_prefix", "75757575"}}),
+            3);
+}
+
 TEST_F(EventStoreTest, MalformedEventsAreRejected) {
   Event e = MakeEvent(UserKey(1), 1, EventType::kClick, Now());
   Event short_user = e;
