@@ -358,6 +358,31 @@ struct Interval {
   }
 };
 
+// Sorted intervals with the overlapping and touching ones joined, so every
+// row is read once (HBase's MultiRowRangeFilter merges its ranges too).
+std::vector<Interval> MergeOverlapping(std::vector<Interval> sorted) {
+  std::vector<Interval> out;
+  for (Interval& next : sorted) {
+    if (!out.empty()) {
+      Interval& last = out.back();
+      const bool joins = !last.upper || next.lower < *last.upper ||
+                         (next.lower == *last.upper && (last.upper_inclusive || next.lower_inclusive));
+      if (joins) {
+        if (next.lower == last.lower) last.lower_inclusive |= next.lower_inclusive;
+        if (last.upper && (!next.upper || *next.upper > *last.upper)) {
+          last.upper = next.upper;
+          last.upper_inclusive = next.upper_inclusive;
+        } else if (last.upper && next.upper && *next.upper == *last.upper) {
+          last.upper_inclusive |= next.upper_inclusive;
+        }
+        continue;
+      }
+    }
+    out.push_back(std::move(next));
+  }
+  return out;
+}
+
 std::vector<Interval> Intervals(const Scan& scan) {
   std::vector<Interval> out;
   if (scan.prefix) {
@@ -373,9 +398,10 @@ std::vector<Interval> Intervals(const Scan& scan) {
       if (!r.stop.empty()) i.upper = r.stop;
       out.push_back(std::move(i));
     }
-    std::sort(out.begin(), out.end(),
-              [](const Interval& a, const Interval& b) { return a.lower < b.lower; });
-    return out;
+    std::sort(out.begin(), out.end(), [](const Interval& a, const Interval& b) {
+      return a.lower != b.lower ? a.lower < b.lower : a.lower_inclusive > b.lower_inclusive;
+    });
+    return MergeOverlapping(std::move(out));
   }
   if (scan.reversed) {
     // HBase reversed scans start at start_row (inclusive) and walk down to
@@ -825,7 +851,9 @@ class EmbeddedStore final : public Store {
               "-byte value; Increment needs an 8-byte big-endian counter"));
         }
         base = *v;
-        ts = std::max(now, c.timestamp);
+        // As HBase: a new version above the current one even when that one
+        // carries a timestamp from the future.
+        ts = std::max(now, c.timestamp + 1);
         break;
       }
       const int64_t next = static_cast<int64_t>(static_cast<uint64_t>(base) +

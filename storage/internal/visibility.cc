@@ -36,6 +36,7 @@ void VisibleCellFilter::StartColumn(std::string_view qualifier) {
   column_deleted_through_ = -1;
   version_deletes_.clear();
   versions_seen_ = 0;
+  column_stopped_ = false;
 }
 
 bool VisibleCellFilter::Wanted(std::string_view qualifier) const {
@@ -82,10 +83,17 @@ void VisibleCellFilter::Add(const CellSuffix& key, const DecodedValue& value,
     return;
   }
   if (ts < time_range_.min || ts >= time_range_.max) return;
+  if (column_stopped_) return;
   ++versions_seen_;
   if (versions_seen_ > max_versions_) return;
-  if (IsExpired(ts, EffectiveTtlMs(family_, value.ttl_ms), now_ms_) &&
-      versions_seen_ > family_.min_versions) {
+  const bool expired = IsExpired(ts, EffectiveTtlMs(family_, value.ttl_ms), now_ms_);
+  if (expired && family_.min_versions > 0 && qualifiers_ != nullptr && !qualifiers_->empty()) {
+    // HBase reads named columns with another tracker (ExplicitColumnTracker)
+    // than whole families: it returns the first expired version once
+    // min_versions are reached, then stops the column; the whole-family
+    // tracker stops before it.
+    if (versions_seen_ >= family_.min_versions) column_stopped_ = true;
+  } else if (expired && versions_seen_ > family_.min_versions) {
     return;
   }
   out->emplace_back(family_.name, key.qualifier, ts, value.value);

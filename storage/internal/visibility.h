@@ -12,7 +12,9 @@
 // Expiry: a cell expires when now - timestamp exceeds its TTL, the smaller of
 // the family TTL (seconds) and the cell TTL (milliseconds): a cell TTL can
 // shorten a family TTL, never extend it. The newest `min_versions` versions of
-// a column are kept even when expired.
+// a column are kept even when expired; a read that names the column (rather
+// than its family) also gets the first expired version past them, as HBase's
+// ExplicitColumnTracker returns it.
 //
 // Thread-safety: one instance per reader thread.
 #ifndef RTB_STORAGE_INTERNAL_VISIBILITY_H_
@@ -45,7 +47,9 @@ class VisibleCellFilter {
   void Add(const CellSuffix& cell, const DecodedValue& value, CellList* out);
   // True once the current column has yielded all the versions a reader
   // asked for: its remaining cells can be skipped.
-  bool ColumnDone() const { return in_column_ && versions_seen_ >= max_versions_; }
+  bool ColumnDone() const {
+    return in_column_ && (versions_seen_ >= max_versions_ || column_stopped_);
+  }
   bool Wanted(std::string_view qualifier) const;
   // The first selected qualifier after `qualifier`, when only some are selected.
   std::optional<std::string_view> NextWanted(std::string_view qualifier) const;
@@ -67,6 +71,7 @@ class VisibleCellFilter {
   int64_t column_deleted_through_ = -1;
   std::vector<int64_t> version_deletes_;
   int versions_seen_ = 0;
+  bool column_stopped_ = false;  // no further version of the column is visible
 };
 
 }  // namespace rtb::storage::internal

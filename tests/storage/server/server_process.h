@@ -1,0 +1,132 @@
+// A storage-server process for tests and benchmarks: started on an
+// ephemeral loopback port with its own data directory, stopped with a
+// signal, waited for with bounds. The binary's path comes from the build
+// (RTB_STORAGE_SERVER_BINARY).
+#ifndef RTB_TESTS_STORAGE_SERVER_SERVER_PROCESS_H_
+#define RTB_TESTS_STORAGE_SERVER_SERVER_PROCESS_H_
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+extern char** environ;
+
+namespace rtb::storage::testing {
+
+class StorageServerProcess {
+ public:
+  // `dir` holds the store (dir/data), the port file and stderr.txt.
+  explicit StorageServerProcess(std::filesystem::path dir) : dir_(std::move(dir)) {}
+  StorageServerProcess(const StorageServerProcess&) = delete;
+  StorageServerProcess& operator=(const StorageServerProcess&) = delete;
+  ~StorageServerProcess() { Kill(); }
+
+  // Starts storage-server with --path, --port 0 and --port-file set, plus
+  // `args`; waits (at most 30 s) until it listens. False when it did not.
+  bool Start(const std::vector<std::string>& args) {
+    std::filesystem::create_directories(dir_);
+    const std::filesystem::path port_file = dir_ / "port";
+    std::filesystem::remove(port_file);
+    std::vector<std::string> argv_strings = {RTB_STORAGE_SERVER_BINARY,
+                                             "--path",
+                                             (dir_ / "data").string(),
+                                             "--port",
+                                             "0",
+                                             "--port-file",
+                                             port_file.string()};
+    argv_strings.insert(argv_strings.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (std::string& a : argv_strings) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    const std::string err = (dir_ / "stderr.txt").string();
+    posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    const int rc = posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (rc != 0) {
+      pid_ = -1;
+      return false;
+    }
+    for (int i = 0; i < 3000; ++i) {
+      std::ifstream in(port_file);
+      int port = 0;
+      if (in >> port && port > 0) {
+        port_ = port;
+        return true;
+      }
+      if (!Running()) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+  }
+
+  int port() const { return port_; }
+  std::string endpoint() const { return "127.0.0.1:" + std::to_string(port_); }
+  pid_t pid() const { return pid_; }
+
+  // True while the process has not exited.
+  bool Running() {
+    if (pid_ <= 0) return false;
+    int status = 0;
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      exit_status_ = status;
+      return false;
+    }
+    return true;
+  }
+
+  // Sends `signal` and waits (at most 30 s) for the exit code; nullopt when
+  // the process did not exit normally in time.
+  std::optional<int> Stop(int signal = SIGTERM) {
+    if (pid_ > 0) ::kill(pid_, signal);
+    return AwaitExit();
+  }
+
+  std::optional<int> AwaitExit() {
+    for (int i = 0; i < 3000 && Running(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (Running()) return std::nullopt;
+    if (!WIFEXITED(exit_status_)) return std::nullopt;
+    return WEXITSTATUS(exit_status_);
+  }
+
+  void Kill() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGKILL);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    pid_ = -1;
+  }
+
+  std::string Stderr() const {
+    std::ifstream in(dir_ / "stderr.txt");
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+
+ private:
+  std::filesystem::path dir_;
+  pid_t pid_ = -1;
+  int port_ = 0;
+  int exit_status_ = 0;
+};
+
+}  // namespace rtb::storage::testing
+
+#endif  // RTB_TESTS_STORAGE_SERVER_SERVER_PROCESS_H_
