@@ -1,15 +1,24 @@
 #include "bidder/app.h"
 
+#include <condition_variable>
+#include <cstdio>
 #include <exception>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "bidder/admin_api.h"
+#include "bidder/beacon_handler.h"
 #include "bidder/bid_handler.h"
 #include "bidder/bid_metrics.h"
 #include "bidder/operational_endpoints.h"
+#include "bidder/events/erasure.h"
+#include "bidder/events/events.h"
 #include "bidder/pacing_snapshot.h"
+#include "pacing/pacer.h"
 #include "storage/embedded_store.h"
 #include "storage/hbase_store.h"
 #include "storage/schemas.h"
@@ -68,10 +77,62 @@ absl::StatusOr<std::unique_ptr<storage::Store>> OpenConfiguredStore(
   return store;
 }
 
+// Periodic upkeep off the request path: event index reconcile (every
+// minute, a sample of users) and pending erasures (every hour). Failures are
+// logged and retried at the next period; the storage layer counts them.
+class MaintenanceLoop {
+ public:
+  MaintenanceLoop(events::EventStore& events, events::DeviceEraser& eraser)
+      : events_(events), eraser_(eraser) {
+    thread_ = std::thread([this] { Run(); });
+  }
+  ~MaintenanceLoop() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  static constexpr auto kReconcileEvery = std::chrono::minutes(1);
+  static constexpr int kReconcileUsers = 32;
+  static constexpr int kMinutesBetweenErasureRuns = 60;
+
+  void Run() {
+    int minutes = 0;
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!wake_.wait_for(lock, kReconcileEvery, [this] { return stopping_; })) {
+      lock.unlock();
+      if (absl::StatusOr<events::EventStore::ReconcileReport> r = events_.Reconcile(kReconcileUsers);
+          !r.ok()) {
+        Log("event reconcile", r.status());
+      }
+      if (++minutes % kMinutesBetweenErasureRuns == 0) {
+        if (auto r = eraser_.AdvancePending(); !r.ok()) Log("pending erasures", r.status());
+      }
+      lock.lock();
+    }
+  }
+
+  static void Log(const char* what, const absl::Status& status) {
+    std::fprintf(stderr, "rtb-bidder: %s failed: %s\n", what, std::string(status.message()).c_str());
+  }
+
+  events::EventStore& events_;
+  events::DeviceEraser& eraser_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
 BidderApp::BidderApp(config::BidderConfig config) : config_(std::move(config)) {}
 
 BidderApp::~BidderApp() {
   if (server_ != nullptr) server_->Shutdown(std::chrono::milliseconds(0));
+  maintenance_.reset();
 }
 
 absl::StatusOr<std::unique_ptr<BidderApp>> BidderApp::Create(config::BidderConfig config) {
@@ -111,6 +172,7 @@ absl::StatusOr<std::unique_ptr<BidderApp>> BidderApp::Create(config::BidderConfi
   app->readiness_ = std::make_unique<StorageReadiness>(*app->store_);
   AddOperationalEndpoints(*app->server_, *app->readiness_, app->registry_, cfg.metrics.path);
   if (absl::Status s = app->RegisterBidRoutes(); !s.ok()) return s;
+  if (absl::Status s = app->RegisterBeaconRoutes(); !s.ok()) return s;
   return app;
 }
 
@@ -120,7 +182,11 @@ absl::Status BidderApp::RegisterBidRoutes() {
   } catch (const std::exception& e) {
     return absl::InternalError(absl::StrCat("cannot declare the bid metrics: ", e.what()));
   }
-  pacing_ = std::make_unique<UnpacedSnapshot>();
+  absl::StatusOr<std::unique_ptr<pacing::Pacer>> pacer =
+      pacing::Pacer::Create(config_, *store_, &registry_);
+  if (!pacer.ok()) return Annotate(pacer.status(), "cannot build the pacing loop");
+  pacer_ = *std::move(pacer);
+  pacing_ = std::make_unique<PacerSnapshot>(pacer_->decisions());
   BidHandler::Dependencies deps;
   deps.config = &config_;
   deps.store = store_.get();
@@ -139,10 +205,39 @@ absl::Status BidderApp::RegisterBidRoutes() {
   return absl::OkStatus();
 }
 
-absl::Status BidderApp::Start() { return server_->Start(); }
+absl::Status BidderApp::RegisterBeaconRoutes() {
+  events_ = std::make_unique<events::EventStore>(*store_, *storage::SystemClock(), &registry_);
+  eraser_ = std::make_unique<events::DeviceEraser>(*store_, *storage::SystemClock(), &registry_);
+  BeaconHandler::Dependencies deps;
+  deps.config = &config_;
+  deps.store = store_.get();
+  deps.events = events_.get();
+  deps.spend = &pacer_->spend();
+  deps.registry = &registry_;
+  const HttpServer* server = server_.get();
+  deps.bound_port = [server] { return server->port(); };
+  absl::StatusOr<std::unique_ptr<BeaconHandler>> beacons = BeaconHandler::Create(std::move(deps));
+  if (!beacons.ok()) return Annotate(beacons.status(), "cannot build the beacon handler");
+  beacon_handler_ = *std::move(beacons);
+  beacon_handler_->Register(*server_);
+  if (config_.server.admin_api_enabled) {
+    admin_api_ = std::make_unique<AdminApi>(config_, *events_, *eraser_);
+    admin_api_->Register(*server_);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status BidderApp::Start() {
+  if (absl::Status s = pacer_->Start(); !s.ok()) return Annotate(s, "cannot start the pacing loop");
+  if (absl::Status s = server_->Start(); !s.ok()) return s;
+  maintenance_ = std::make_unique<MaintenanceLoop>(*events_, *eraser_);
+  return absl::OkStatus();
+}
 
 void BidderApp::Shutdown() {
   server_->Shutdown(std::chrono::milliseconds(config_.server.graceful_shutdown_timeout_ms));
+  maintenance_.reset();
+  pacer_->Stop();
 }
 
 }  // namespace rtb::bidder

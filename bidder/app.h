@@ -6,6 +6,14 @@
 // Routes:
 //   GET /healthz, GET /readyz, GET <metrics.path>   bidder/operational_endpoints.h
 //   the bid path, one route per exchange             RegisterBidRoutes() in app.cc
+//   the beacons (win, billing, imp, loss, click,     bidder/beacon_handler.h
+//   conversion)
+//   /api/... when server.admin_api_enabled           bidder/admin_api.h
+//
+// Background work: the pacing loop (pacing/pacer.h, started by Start and
+// stopped, with a last spend flush, by Shutdown), and a maintenance thread
+// that reconciles event index rows with the timeline every minute and moves
+// pending privacy erasures on every hour.
 //
 // Thread-safety: Create, Start and Shutdown from one thread. The accessors
 // return objects that are themselves thread-safe.
@@ -24,11 +32,23 @@
 #include "prometheus/registry.h"
 #include "storage/store.h"
 
+namespace rtb::pacing {
+class Pacer;
+}  // namespace rtb::pacing
+
 namespace rtb::bidder {
 
+class AdminApi;
+class BeaconHandler;
 class BidHandler;
 class BidMetrics;
 class PacingSnapshot;
+class MaintenanceLoop;
+
+namespace events {
+class DeviceEraser;
+class EventStore;
+}  // namespace events
 
 // Opens the Store `config.backend` names: the embedded engine, or HBase's
 // (or the storage server's) Thrift2 gateways. Does not create tables.
@@ -48,10 +68,12 @@ class BidderApp {
   BidderApp(const BidderApp&) = delete;
   BidderApp& operator=(const BidderApp&) = delete;
 
-  // Binds and starts serving.
+  // Starts the pacing loop (its first decisions are computed before this
+  // returns), binds and starts serving.
   absl::Status Start();
   // Graceful: stops accepting, lets requests in flight finish for at most
-  // server.graceful_shutdown_timeout_ms, then stops the I/O threads.
+  // server.graceful_shutdown_timeout_ms, then stops the I/O threads, the
+  // maintenance thread and the pacing loop (which flushes its spend).
   void Shutdown();
 
   uint16_t port() const { return server_->port(); }
@@ -65,6 +87,8 @@ class BidderApp {
   // The bid path: a POST route at each exchange's bid_path, served by the
   // bid handler, which is built here from config_, *store_ and registry_.
   absl::Status RegisterBidRoutes();
+  // Beacons, the event store behind them, erasure and the admin API.
+  absl::Status RegisterBeaconRoutes();
 
   // Members are destroyed bottom-up, after ~BidderApp has stopped the I/O
   // threads: route handlers and their state first, then what they read (the
@@ -77,10 +101,14 @@ class BidderApp {
   std::unique_ptr<StorageReadiness> readiness_;
   // Components of the bid path are declared below this line.
   std::unique_ptr<BidMetrics> bid_metrics_;
-  // Until the pacing loop publishes decisions (the pacing issue), every
-  // campaign may bid: UnpacedSnapshot.
+  std::unique_ptr<pacing::Pacer> pacer_;
   std::unique_ptr<PacingSnapshot> pacing_;
   std::unique_ptr<BidHandler> bid_handler_;
+  std::unique_ptr<events::EventStore> events_;
+  std::unique_ptr<events::DeviceEraser> eraser_;
+  std::unique_ptr<BeaconHandler> beacon_handler_;
+  std::unique_ptr<AdminApi> admin_api_;
+  std::unique_ptr<MaintenanceLoop> maintenance_;
 };
 
 }  // namespace rtb::bidder

@@ -1,5 +1,7 @@
 #include "bidder/beacon_url.h"
 
+#include <algorithm>
+
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -98,8 +100,31 @@ std::string_view BeaconPath(BeaconKind kind) {
       return "/loss";
     case BeaconKind::kClick:
       return "/click";
+    case BeaconKind::kImpression:
+      return "/imp";
   }
   return "/win";
+}
+
+bool PercentDecode(std::string_view in, std::string* out) { return Unescape(in, out); }
+
+std::string FillMarkup(std::string_view adm, std::string_view click_url,
+                       std::string_view impression_url) {
+  std::string out;
+  out.reserve(adm.size() + click_url.size() + impression_url.size());
+  size_t from = 0;
+  while (true) {
+    const size_t click_at = adm.find(kClickUrlPlaceholder, from);
+    const size_t pixel_at = adm.find(kImpressionUrlPlaceholder, from);
+    const size_t at = std::min(click_at, pixel_at);
+    if (at == std::string_view::npos) break;
+    out.append(adm.substr(from, at - from));
+    const bool click = at == click_at;
+    out.append(click ? click_url : impression_url);
+    from = at + (click ? kClickUrlPlaceholder : kImpressionUrlPlaceholder).size();
+  }
+  out.append(adm.substr(from));
+  return out;
 }
 
 BeaconSigner::BeaconSigner(std::string_view secret) : hmac_(secret) {}
@@ -209,6 +234,7 @@ void BeaconSigner::AppendOne(BeaconKind kind, std::string_view base_url, std::st
       out->append(kAuctionPriceMacro);
       break;
     case BeaconKind::kClick:
+    case BeaconKind::kImpression:
       break;
   }
   out->append("&sig=");
@@ -225,7 +251,8 @@ void BeaconSigner::AppendUrl(BeaconKind kind, std::string_view base_url, const B
 }
 
 void BeaconSigner::AppendUrls(std::string_view base_url, const BeaconParams& p, std::string* win,
-                              std::string* billing, std::string* loss, std::string* click) const {
+                              std::string* billing, std::string* loss, std::string* click,
+                              std::string* impression) const {
   thread_local std::string query;
   query.clear();
   AppendSharedQuery(p, &query);
@@ -234,6 +261,52 @@ void BeaconSigner::AppendUrls(std::string_view base_url, const BeaconParams& p, 
   if (billing != nullptr) AppendOne(BeaconKind::kBilling, base_url, query, prefix, billing);
   if (loss != nullptr) AppendOne(BeaconKind::kLoss, base_url, query, prefix, loss);
   if (click != nullptr) AppendOne(BeaconKind::kClick, base_url, query, prefix, click);
+  if (impression != nullptr) AppendOne(BeaconKind::kImpression, base_url, query, prefix, impression);
+}
+
+namespace {
+constexpr std::string_view kClickTokenVersion = "rtb-click-token-v1";
+constexpr size_t kImpressionIdBytes = 16;
+}  // namespace
+
+std::string BeaconSigner::ClickToken(std::string_view impression_id) const {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string token;
+  token.reserve(2 * impression_id.size() + 1 + 22);
+  for (unsigned char c : impression_id) {
+    token.push_back(kHex[c >> 4]);
+    token.push_back(kHex[c & 15]);
+  }
+  std::string text;
+  AppendField(kClickTokenVersion, &text);
+  AppendField(impression_id, &text);
+  internal::HmacSha256::Partial prefix = hmac_.Begin();
+  prefix.Update(text);
+  // Signature() appends a kind field; the token's own version field above
+  // already keeps its signed text apart from every beacon's.
+  const SignatureText signature = Signature(prefix, BeaconKind::kClick);
+  token.push_back('.');
+  token.append(signature.data(), signature.size());
+  return token;
+}
+
+absl::StatusOr<std::string> BeaconSigner::VerifyClickToken(std::string_view token) const {
+  const size_t dot = token.find('.');
+  if (dot != 2 * kImpressionIdBytes) {
+    return absl::InvalidArgumentError("click token: not <32 hex digits>.<signature>");
+  }
+  std::string impression_id;
+  for (size_t i = 0; i < dot; i += 2) {
+    const int hi = HexValue(token[i]);
+    const int lo = HexValue(token[i + 1]);
+    if (hi < 0 || lo < 0) return absl::InvalidArgumentError("click token: not hex");
+    impression_id.push_back(static_cast<char>(hi * 16 + lo));
+  }
+  const std::string expected = ClickToken(impression_id);
+  if (!internal::ConstantTimeEquals(expected, token)) {
+    return absl::UnauthenticatedError("click token signature does not match");
+  }
+  return impression_id;
 }
 
 std::string BeaconSigner::Url(BeaconKind kind, std::string_view base_url,

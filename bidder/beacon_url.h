@@ -10,6 +10,8 @@
 //   <base>/billing?...  same parameters as win
 //   <base>/loss?...     without p and cur, with &loss=${AUCTION_LOSS}&p=${AUCTION_PRICE}
 //   <base>/click?...    without p, cur and loss
+//   <base>/imp?...      the impression pixel (the ${IMPRESSION_URL} of the
+//                       markup), like click
 //
 // The ${...} macros are left for the exchange to substitute (OpenRTB 2.5
 // section 4.4); the markup's click URL is substituted too, since exchanges
@@ -45,9 +47,9 @@
 
 namespace rtb::bidder {
 
-enum class BeaconKind { kWin, kBilling, kLoss, kClick };
+enum class BeaconKind { kWin, kBilling, kLoss, kClick, kImpression };
 
-// "/win", "/billing", "/loss", "/click".
+// "/win", "/billing", "/loss", "/click", "/imp".
 std::string_view BeaconPath(BeaconKind kind);
 
 // What one bid's beacons carry, as views (signing copies nothing).
@@ -92,6 +94,19 @@ struct VerifiedBeacon {
   std::string loss_reason;
 };
 
+// Placeholders of creative markup that the bidder fills with a bid's signed
+// URLs: where a click goes, and the impression pixel.
+inline constexpr std::string_view kClickUrlPlaceholder = "${CLICK_URL}";
+inline constexpr std::string_view kImpressionUrlPlaceholder = "${IMPRESSION_URL}";
+
+// Percent-decodes a query parameter value ('+' is a space, as in forms);
+// false on a malformed escape.
+bool PercentDecode(std::string_view in, std::string* out);
+
+// `adm` with every ${CLICK_URL} and ${IMPRESSION_URL} replaced.
+std::string FillMarkup(std::string_view adm, std::string_view click_url,
+                       std::string_view impression_url);
+
 class BeaconSigner {
  public:
   // `secret` is bid.beacon_secret (not kept).
@@ -105,10 +120,19 @@ class BeaconSigner {
                  std::string* out) const;
   std::string Url(BeaconKind kind, std::string_view base_url, const BeaconParams& params) const;
 
-  // The four URLs of one bid at once, appended to the non-null outputs: the
+  // The URLs of one bid at once, appended to the non-null outputs: the
   // signed text and the query they share are built and hashed once.
   void AppendUrls(std::string_view base_url, const BeaconParams& params, std::string* win,
-                  std::string* billing, std::string* loss, std::string* click) const;
+                  std::string* billing, std::string* loss, std::string* click,
+                  std::string* impression = nullptr) const;
+
+  // The click token a click redirect hands to the landing page (parameter
+  // rtb_click), which the advertiser's conversion call brings back: the
+  // impression id (16 bytes) as hex, '.', and its signature. Conversions are
+  // attributed only through a token we issued.
+  std::string ClickToken(std::string_view impression_id) const;
+  // The impression id of a token; Unauthenticated when it was not ours.
+  absl::StatusOr<std::string> VerifyClickToken(std::string_view token) const;
 
   // Checks a received beacon. `query` is the URL's query (after '?'), still
   // percent-encoded. Unknown parameters are ignored (exchanges append their

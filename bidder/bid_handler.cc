@@ -20,7 +20,6 @@ namespace {
 using SteadyClock = std::chrono::steady_clock;
 
 constexpr std::string_view kJson = "application/json";
-constexpr std::string_view kClickUrlPlaceholder = "${CLICK_URL}";
 
 // Bid response ids: unique, not secret. 128 random bits per response from a
 // per-thread generator seeded from the OS.
@@ -93,20 +92,6 @@ BidOutcome NoBidOutcome(const AuctionResult& result) {
       return BidOutcome::kNoBidPacing;
   }
   return BidOutcome::kNoBidError;
-}
-
-// `adm` with every ${CLICK_URL} replaced by `click_url`.
-std::string SubstituteClickUrl(std::string_view adm, std::string_view click_url) {
-  std::string out;
-  out.reserve(adm.size() + click_url.size());
-  size_t from = 0;
-  for (size_t at; (at = adm.find(kClickUrlPlaceholder, from)) != std::string_view::npos;) {
-    out.append(adm.substr(from, at - from));
-    out.append(click_url);
-    from = at + kClickUrlPlaceholder.size();
-  }
-  out.append(adm.substr(from));
-  return out;
 }
 
 }  // namespace
@@ -331,6 +316,7 @@ bool BidHandler::WriteResponse(const PendingBid& pending, const AuctionResult& r
       pending.identity.key.has_value() ? pending.identity.key->Hex() : std::string();
   const std::string base_url = BeaconBaseUrl();
   std::string click_url;
+  std::string impression_url;
 
   for (size_t n = 0; n < result.bids.size(); ++n) {
     const ImpBid& win = result.bids[n];
@@ -357,9 +343,14 @@ bool BidHandler::WriteResponse(const PendingBid& pending, const AuctionResult& r
     params.imp_id = imp.id;
     params.bid_id = bid.id;
     click_url.clear();
+    impression_url.clear();
+    // Markup served by the win notice is filled in there, from the same
+    // signed parameters.
+    const bool fill_markup = !creative.nurl_delivery;
     beacons_.AppendUrls(base_url, params, &bid.nurl, &bid.burl, &bid.lurl,
-                        creative.nurl_delivery ? nullptr : &click_url);
-    if (!creative.nurl_delivery) bid.adm = SubstituteClickUrl(creative.adm, click_url);
+                        fill_markup ? &click_url : nullptr,
+                        fill_markup && creative.has_impression_pixel ? &impression_url : nullptr);
+    if (fill_markup) bid.adm = FillMarkup(creative.adm, click_url, impression_url);
     bid.adomain = campaign.advertiser_domains;
     bid.crid = creative.id;
     bid.cid = campaign.id;

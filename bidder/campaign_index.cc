@@ -5,6 +5,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "bidder/beacon_url.h"
 
 namespace rtb::bidder {
 namespace {
@@ -172,6 +173,7 @@ absl::StatusOr<CampaignIndex> CampaignIndex::Build(
       for (const std::string& m : cc.mimes) creative.mimes.push_back(Lower(m));
       creative.duration_s = cc.duration_s;
       creative.adm = cc.adm;
+      creative.has_impression_pixel = cc.adm.find(kImpressionUrlPlaceholder) != std::string::npos;
       creative.nurl_delivery = cc.nurl_delivery;
       creative.secure = Lower(cc.adm).find("http://") == std::string::npos;
       creative.categories = c.iab_categories;

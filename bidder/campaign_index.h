@@ -57,7 +57,9 @@ struct Creative {
   int h = 0;
   std::vector<std::string> mimes;  // lower-case
   int duration_s = 0;
-  std::string adm;  // with the ${CLICK_URL} placeholder
+  std::string adm;  // with the ${CLICK_URL} (and ${IMPRESSION_URL}) placeholders
+  // The markup holds ${IMPRESSION_URL}: the bid signs an impression pixel URL.
+  bool has_impression_pixel = false;
   bool nurl_delivery = false;
   // False when the markup references an http:// resource, so it may not
   // serve on imp.secure=1.

@@ -14,6 +14,8 @@
 
 #include <cstddef>
 
+#include "pacing/pacer.h"
+
 namespace rtb::bidder {
 
 class PacingSnapshot {
@@ -27,9 +29,23 @@ class PacingSnapshot {
   virtual bool MayBid(size_t campaign_index, double uniform) const = 0;
 };
 
-// Lets every campaign bid: there is no budget control behind it. It is what
-// the bidder runs with until the pacing loop (the pacing issue) publishes real
-// decisions, and must be replaced by that implementation then.
+// The decisions the pacing loop publishes (pacing/pacer.h): what the bidder
+// process runs with. Two relaxed atomic loads and a clock read; a decision
+// older than pacing.state_max_age_ms refuses (fail safe).
+class PacerSnapshot final : public PacingSnapshot {
+ public:
+  explicit PacerSnapshot(const pacing::Decisions& decisions) : decisions_(decisions) {}
+  bool MayBid(size_t campaign_index, double uniform) const override {
+    return decisions_.MayBid(campaign_index, uniform);
+  }
+
+ private:
+  const pacing::Decisions& decisions_;
+};
+
+// Lets every campaign bid, with no budget control behind it: for tests and
+// benchmarks of the auction that leave pacing out. The bidder process never
+// uses it.
 class UnpacedSnapshot final : public PacingSnapshot {
  public:
   bool MayBid(size_t /*campaign_index*/, double /*uniform*/) const override { return true; }

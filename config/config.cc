@@ -145,6 +145,7 @@ void DecodeServer(const json& value, const std::string& path, ErrorList* errors,
   fields.Read("max_connections", &out->max_connections);
   fields.Read("graceful_shutdown_timeout_ms", &out->graceful_shutdown_timeout_ms);
   fields.Read("console_enabled", &out->console_enabled);
+  fields.Read("admin_api_enabled", &out->admin_api_enabled);
   ReadObjectList(fields, "exchanges", &out->exchanges, DecodeExchange);
   fields.RejectUnknownKeys();
 }

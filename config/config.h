@@ -106,6 +106,11 @@ struct ServerConfig {
   int graceful_shutdown_timeout_ms = 5000;
   // Serves the operator console at /console. Default true.
   bool console_enabled = true;
+  // Serves the admin API (/api/...: a device's events, events by type,
+  // privacy erasure). Until operator login guards it, it is off by default:
+  // turn it on only where the listen address is reachable by operators
+  // alone. Default false.
+  bool admin_api_enabled = false;
   // Exchanges served. Default: one exchange named "default" at
   // "/openrtb2/bid". When the key is given the list must not be empty.
   std::vector<ExchangeConfig> exchanges{

@@ -1,0 +1,242 @@
+#include "bidder/admin_api.h"
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/numbers.h"
+#include "bidder/beacon_url.h"
+#include "bidder/device_key.h"
+#include "bidder/events/erasure.h"
+#include "bidder/events/events.h"
+#include "boost/asio/post.hpp"
+#include "boost/asio/thread_pool.hpp"
+#include "nlohmann/json.hpp"
+
+namespace rtb::bidder {
+namespace {
+
+namespace http = boost::beast::http;
+
+constexpr std::string_view kDevicesPrefix = "/api/devices/";
+constexpr int kDefaultLimit = 100;
+
+HttpResponse Json(unsigned status, std::string body) {
+  HttpResponse response;
+  response.status = status;
+  response.content_type = "application/json";
+  response.body = std::move(body);
+  response.headers.emplace_back("Cache-Control", "no-store");
+  return response;
+}
+
+HttpResponse Error(unsigned status, std::string_view message) {
+  return Json(status, nlohmann::json{{"error", std::string(message)}}.dump());
+}
+
+HttpResponse Error(const absl::Status& status) {
+  const std::string message(status.message());
+  return Error(status.code() == absl::StatusCode::kInvalidArgument ? 400 : 500, message);
+}
+
+std::string Hex(std::string_view bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : bytes) {
+    out.push_back(kHex[c >> 4]);
+    out.push_back(kHex[c & 15]);
+  }
+  return out;
+}
+
+nlohmann::json EventJson(const events::Event& e) {
+  nlohmann::json out = {{"type", std::string(events::EventTypeName(e.type))},
+                        {"event_time_ms", e.event_time_ms},
+                        {"event_id", Hex(e.event_id)},
+                        {"summary", e.summary}};
+  if (!e.body.empty()) {
+    nlohmann::json body = nlohmann::json::parse(e.body, nullptr, false);
+    out["body"] = body.is_discarded() ? nlohmann::json(e.body) : body;
+  }
+  return out;
+}
+
+// The query parameters the API reads, decoded.
+struct Query {
+  std::optional<std::string> Get(std::string_view name) const {
+    for (const auto& [n, v] : pairs) {
+      if (n == name) return v;
+    }
+    return std::nullopt;
+  }
+  std::vector<std::pair<std::string, std::string>> pairs;
+};
+
+absl::StatusOr<Query> ParseQuery(std::string_view target) {
+  Query query;
+  const size_t q = target.find('?');
+  std::string_view rest = q == std::string_view::npos ? std::string_view() : target.substr(q + 1);
+  while (!rest.empty()) {
+    const size_t amp = rest.find('&');
+    const std::string_view pair = rest.substr(0, amp);
+    rest = amp == std::string_view::npos ? std::string_view() : rest.substr(amp + 1);
+    if (pair.empty()) continue;
+    const size_t eq = pair.find('=');
+    std::string name;
+    std::string value;
+    if (!PercentDecode(pair.substr(0, eq), &name) ||
+        !PercentDecode(eq == std::string_view::npos ? "" : pair.substr(eq + 1), &value)) {
+      return absl::InvalidArgumentError("malformed percent escape in the query");
+    }
+    query.pairs.emplace_back(std::move(name), std::move(value));
+  }
+  return query;
+}
+
+// An integer parameter in [min, max], `fallback` when absent.
+absl::StatusOr<int64_t> IntParam(const Query& query, std::string_view name, int64_t fallback,
+                                 int64_t min, int64_t max) {
+  std::optional<std::string> text = query.Get(name);
+  if (!text.has_value()) return fallback;
+  int64_t value = 0;
+  if (!absl::SimpleAtoi(*text, &value) || value < min || value > max) {
+    return absl::InvalidArgumentError(std::string(name) + ": must be an integer in [" +
+                                      std::to_string(min) + ", " + std::to_string(max) + "]");
+  }
+  return value;
+}
+
+}  // namespace
+
+class AdminApi::Impl {
+ public:
+  Impl(const config::BidderConfig& config, events::EventStore& events, events::DeviceEraser& eraser)
+      : config_(config), events_(events), eraser_(eraser), hasher_(config.bid.device_key_secret),
+        pool_(2) {}
+  ~Impl() { pool_.join(); }
+
+  void Register(HttpServer& server) {
+    server.RoutePrefix(http::verb::get, std::string(kDevicesPrefix), Off(&Impl::GetDevice));
+    server.RoutePrefix(http::verb::delete_, std::string(kDevicesPrefix), Off(&Impl::EraseDevice));
+    server.Route(http::verb::get, "/api/events", Off(&Impl::GetEventsOfType));
+  }
+
+ private:
+  using Method = HttpResponse (Impl::*)(std::string_view path, const Query& query);
+
+  // A handler that runs `method` on the API's threads and answers on the
+  // connection's executor.
+  HttpHandler Off(Method method) {
+    return [this, method](const HttpRequest& request, Responder respond) {
+      boost::asio::post(pool_, [this, method, path = std::string(request.path),
+                                target = std::string(request.target), executor = request.executor,
+                                respond = std::move(respond)]() mutable {
+        absl::StatusOr<Query> query = ParseQuery(target);
+        HttpResponse response = query.ok() ? (this->*method)(path, *query) : Error(query.status());
+        boost::asio::post(executor, [respond = std::move(respond),
+                                     response = std::move(response)]() mutable {
+          respond(std::move(response));
+        });
+      });
+    };
+  }
+
+  // The device key of the {id} segment; its length is the raw id's.
+  absl::StatusOr<std::string> DeviceKeyOf(std::string_view escaped_id) const {
+    std::string id;
+    if (!PercentDecode(escaped_id, &id)) return absl::InvalidArgumentError("malformed device id");
+    if (IsKnownInvalidDeviceId(id)) {
+      return absl::InvalidArgumentError("not a device id (empty, zeros or a placeholder)");
+    }
+    return std::string(hasher_.Hash(id).bytes());
+  }
+
+  // /api/devices/{id}/events and /api/devices/{id}/erasure
+  HttpResponse GetDevice(std::string_view path, const Query& query) {
+    std::string_view rest = path.substr(kDevicesPrefix.size());
+    const size_t slash = rest.rfind('/');
+    if (slash == std::string_view::npos || slash == 0) return Error(404, "no such resource");
+    const std::string_view resource = rest.substr(slash + 1);
+    absl::StatusOr<std::string> key = DeviceKeyOf(rest.substr(0, slash));
+    if (!key.ok()) return Error(key.status());
+    if (resource == "erasure") {
+      absl::StatusOr<std::optional<events::ErasureStatus>> status = eraser_.Status(*key);
+      if (!status.ok()) return Error(status.status());
+      if (!status->has_value()) return Error(404, "this device was never erased");
+      return Json(200, events::ErasureStatusJson(**status));
+    }
+    if (resource != "events") return Error(404, "no such resource");
+    absl::StatusOr<int64_t> limit = IntParam(query, "limit", kDefaultLimit, 1, events::kMaxReadLimit);
+    if (!limit.ok()) return Error(limit.status());
+    const bool windowed = query.Get("from").has_value() || query.Get("to").has_value();
+    absl::StatusOr<std::vector<events::Event>> found;
+    if (windowed) {
+      absl::StatusOr<int64_t> from = IntParam(query, "from", 0, 0, std::numeric_limits<int64_t>::max());
+      absl::StatusOr<int64_t> to = IntParam(query, "to", std::numeric_limits<int64_t>::max(), 0,
+                                            std::numeric_limits<int64_t>::max());
+      if (!from.ok()) return Error(from.status());
+      if (!to.ok()) return Error(to.status());
+      found = events_.EventsInWindow(*key, *from, *to, static_cast<int>(*limit));
+    } else {
+      found = events_.LastEvents(*key, static_cast<int>(*limit));
+    }
+    if (!found.ok()) return Error(found.status());
+    nlohmann::json out = nlohmann::json::array();
+    for (const events::Event& e : *found) out.push_back(EventJson(e));
+    return Json(200, nlohmann::json{{"events", out}}.dump());
+  }
+
+  // DELETE /api/devices/{id}
+  HttpResponse EraseDevice(std::string_view path, const Query&) {
+    const std::string_view id = path.substr(kDevicesPrefix.size());
+    if (id.empty() || id.find('/') != std::string_view::npos) return Error(404, "no such resource");
+    absl::StatusOr<std::string> key = DeviceKeyOf(id);
+    if (!key.ok()) return Error(key.status());
+    absl::StatusOr<events::ErasureStatus> status = eraser_.Erase(*key);
+    if (!status.ok()) return Error(status.status());
+    return Json(202, events::ErasureStatusJson(*status));
+  }
+
+  // GET /api/events
+  HttpResponse GetEventsOfType(std::string_view, const Query& query) {
+    std::optional<std::string> type_name = query.Get("type");
+    if (!type_name.has_value()) return Error(400, "type: required");
+    std::optional<events::EventType> type = events::ParseEventType(*type_name);
+    if (!type.has_value()) return Error(400, "type: not an event type");
+    if (!query.Get("from").has_value() || !query.Get("to").has_value()) {
+      return Error(400, "from and to (ms since the epoch) are required");
+    }
+    absl::StatusOr<int64_t> from = IntParam(query, "from", 0, 0, std::numeric_limits<int64_t>::max());
+    absl::StatusOr<int64_t> to = IntParam(query, "to", 0, 0, std::numeric_limits<int64_t>::max());
+    absl::StatusOr<int64_t> limit = IntParam(query, "limit", kDefaultLimit, 1, events::kMaxReadLimit);
+    for (const auto* p : {&from, &to, &limit}) {
+      if (!p->ok()) return Error(p->status());
+    }
+    absl::StatusOr<std::vector<events::Event>> found =
+        events_.EventsOfType(*type, *from, *to, static_cast<int>(*limit));
+    if (!found.ok()) return Error(found.status());
+    nlohmann::json out = nlohmann::json::array();
+    for (const events::Event& e : *found) out.push_back(EventJson(e));
+    return Json(200, nlohmann::json{{"events", out}}.dump());
+  }
+
+  const config::BidderConfig& config_;
+  events::EventStore& events_;
+  events::DeviceEraser& eraser_;
+  DeviceKeyHasher hasher_;
+  boost::asio::thread_pool pool_;
+};
+
+AdminApi::AdminApi(const config::BidderConfig& config, events::EventStore& events,
+                   events::DeviceEraser& eraser)
+    : impl_(std::make_unique<Impl>(config, events, eraser)) {}
+AdminApi::~AdminApi() = default;
+
+void AdminApi::Register(HttpServer& server) { impl_->Register(server); }
+
+}  // namespace rtb::bidder
