@@ -488,14 +488,6 @@ absl::StatusOr<TableSchema> SchemaFromThrift(const t2::TTableDescriptor& in,
   }
   TableSchema schema = hbase::FromThrift(in);
   schema.name = *name;
-  for (FamilyOptions& f : schema.families) {
-    if (!f.fifo_compaction) continue;
-    f.configuration.erase(hbase::kCompactionPolicyKey);
-    auto blocking = f.configuration.find(hbase::kBlockingStoreFilesKey);
-    if (blocking != f.configuration.end() && blocking->second == hbase::kFifoBlockingStoreFiles) {
-      f.configuration.erase(blocking);
-    }
-  }
   schema.split_keys = split_keys;
   return schema;
 }

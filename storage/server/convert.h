@@ -69,9 +69,9 @@ struct ScanRequest {
 // in filterString) becomes row ranges cut to the scan's start and stop rows.
 absl::StatusOr<ScanRequest> ScanFromThrift(const thrift2::TScan& in);
 
-// The family configuration keys that storage/hbase/convert.h adds for FIFO
-// compaction are folded back into FamilyOptions::fifo_compaction, so a table
-// created through Thrift2 from a TableSchema reads back as that TableSchema.
+// Family configuration is kept as sent; HBase's FIFO compaction policy in it
+// sets FamilyOptions::fifo_compaction. The bidder's tables (which name the
+// FIFO keys themselves) read back exactly as storage/schemas.h defines them.
 absl::StatusOr<TableSchema> SchemaFromThrift(const thrift2::TTableDescriptor& in,
                                              const std::vector<std::string>& split_keys);
 // As HBase describes a table: default namespace, FOREVER as 2^31-1 seconds.

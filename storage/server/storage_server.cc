@@ -27,22 +27,6 @@ using at::transport::TTransport;
 
 constexpr int64_t kMaxMessageBytesLimit = int64_t{1} << 30;
 
-// Counts each message against the size limit on its own. The buffered
-// transport otherwise counts every byte a connection ever read, so a long-
-// lived connection would hit the limit after enough small calls.
-class PerMessageBufferedTransport : public at::transport::TBufferedTransport {
- public:
-  PerMessageBufferedTransport(std::shared_ptr<TTransport> transport,
-                              std::shared_ptr<TConfiguration> config)
-      : TBufferedTransport(std::move(transport), std::move(config)) {}
-
-  uint32_t readEnd() override {
-    uint32_t bytes = TBufferedTransport::readEnd();
-    resetConsumedMessageSize();
-    return bytes;
-  }
-};
-
 class TransportFactory : public at::transport::TTransportFactory {
  public:
   TransportFactory(ThriftTransport framing, std::shared_ptr<TConfiguration> config)
@@ -52,7 +36,7 @@ class TransportFactory : public at::transport::TTransportFactory {
     if (framing_ == ThriftTransport::kFramed) {
       return std::make_shared<at::transport::TFramedTransport>(std::move(socket), config_);
     }
-    return std::make_shared<PerMessageBufferedTransport>(std::move(socket), config_);
+    return std::make_shared<at::transport::TBufferedTransport>(std::move(socket), config_);
   }
 
  private:
