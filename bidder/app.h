@@ -81,6 +81,7 @@ class BidderApp {
   storage::Store& store() { return *store_; }
   prometheus::Registry& registry() { return registry_; }
   HttpServer& server() { return *server_; }
+  pacing::Pacer& pacer() { return *pacer_; }
 
  private:
   explicit BidderApp(config::BidderConfig config);
