@@ -28,7 +28,7 @@
 //   reserve         = overspend bound + projected rate x (controller interval
 //                                                        + follow delay)
 // where shard rates are measured over the sliding window and over the last
-// three flush intervals (whichever is higher, so a burst counts), and the
+// six flush intervals (whichever is higher, so a burst counts), and the
 // projected rate is the estimated demand times the throttle about to be
 // published. Overspend therefore stays within the published bound as long as
 // the spend rate does not jump by more than the active-shard factor within a

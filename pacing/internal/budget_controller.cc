@@ -12,12 +12,18 @@ namespace {
 // Even pacing never plans to spend what is left faster than over this long,
 // so the last minutes of a day do not turn into a rush at full demand.
 constexpr int64_t kMinSpreadMs = 60 * 1000;
-// A mean throttle below this says too little about demand to divide by.
-constexpr double kMinMeanThrottle = 0.02;
-// The recent estimate replaces the window's when they differ by this factor.
-constexpr double kDemandShift = 1.5;
+// A mean throttle below this says nothing about demand. Kept far below any
+// throttle even pacing needs: a higher floor would freeze the estimate of a
+// campaign throttled that low, and with it the throttle.
+constexpr double kMinMeanThrottle = 0.001;
+// The recent estimate replaces the window's when it is this many times
+// higher (a surge, which overspends while unnoticed: switch early) or lower
+// (a lull, which only underspends: switch only well outside the recent
+// window's sampling noise, whose low outliers would raise the throttle).
+constexpr double kDemandSurge = 1.5;
+constexpr double kDemandDrop = 2.0;
 // Flush intervals the recent window covers.
-constexpr int64_t kRecentFlushes = 3;
+constexpr int64_t kRecentFlushes = 6;
 
 int64_t CeilMicros(double micros) {
   if (!(micros > 0)) return 0;
@@ -187,8 +193,10 @@ bool BudgetController::Observe(size_t campaign, int64_t now_ms) {
   const std::optional<double> short_demand =
       demand_of(recent, track.recent.empty() ? nullptr : &track.recent.front(), 2 * flush);
   if (long_demand && short_demand) {
-    const bool shifted = *short_demand > *long_demand * kDemandShift ||
-                         *short_demand * kDemandShift < *long_demand;
+    // A recent window without any spend is too small a sample to lower the
+    // estimate on: at a low throttle it happens by chance.
+    const bool shifted = *short_demand > *long_demand * kDemandSurge ||
+                         (*short_demand > 0 && *short_demand * kDemandDrop < *long_demand);
     track.demand = shifted ? short_demand : long_demand;
   } else if (long_demand || short_demand) {
     track.demand = long_demand ? long_demand : short_demand;

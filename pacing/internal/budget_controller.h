@@ -13,9 +13,9 @@
 //
 // Demand (the rate the campaign would spend at throttle 1) is the observed
 // rate divided by the mean published throttle over the same window: the
-// sliding window's estimate, or the last three flush intervals' when that one
-// differs by more than half, so a burst or a lull is followed within seconds
-// rather than a window.
+// sliding window's estimate, or the last six flush intervals' when that one
+// is 1.5 times higher or half as high, so a burst or its end is followed
+// within seconds rather than a window.
 //
 // Thread-safety: one thread calls Tick; decision() reads what it wrote.
 #ifndef RTB_PACING_INTERNAL_BUDGET_CONTROLLER_H_
@@ -52,7 +52,7 @@ struct ControllerOptions {
 // One campaign's spend rates, micro-units per second.
 struct RateEstimate {
   double window_rate = 0;     // all shards, over the sliding window
-  double recent_rate = 0;     // all shards, over the last three flush intervals
+  double recent_rate = 0;     // all shards, over the last six flush intervals
   double max_shard_rate = 0;  // highest single shard, window or recent
   int active_shards = 0;      // shards that spent within the window
   // Spend rate at throttle 1; unknown until spend was seen at a throttle > 0.
@@ -122,7 +122,7 @@ class BudgetController {
     int64_t integral_at_ms = 0;
     std::optional<double> demand;
     std::deque<Sample> window;  // spaced samples covering the sliding window
-    std::deque<Sample> recent;  // every sample of the last three flush intervals
+    std::deque<Sample> recent;  // every sample of the last six flush intervals
     CampaignDecision decision;
   };
   struct WindowRates {

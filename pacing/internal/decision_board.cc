@@ -1,7 +1,9 @@
 #include "pacing/internal/decision_board.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
+#include <utility>
 
 #include "pacing/internal/budget_shard.h"
 #include "storage/schemas.h"
@@ -60,28 +62,64 @@ std::optional<BoardEntry> DecodeBoardEntry(std::string_view value) {
   return entry;
 }
 
+std::string EncodeBoard(const std::vector<std::pair<std::string, BoardEntry>>& entries) {
+  std::string out;
+  out.reserve(5 + entries.size() * (1 + 32 + kEntryBytes));
+  out.push_back(static_cast<char>(kVersion));
+  PutBigEndian(entries.size(), 4, &out);
+  for (const auto& [id, entry] : entries) {
+    // Campaign ids are at most 32 characters (config/config.h).
+    const size_t length = std::min<size_t>(id.size(), 255);
+    out.push_back(static_cast<char>(length));
+    out.append(id, 0, length);
+    out += EncodeBoardEntry(entry);
+  }
+  return out;
+}
+
+std::optional<std::vector<std::pair<std::string, BoardEntry>>> DecodeBoard(
+    std::string_view value) {
+  if (value.size() < 5 || static_cast<uint8_t>(value[0]) != kVersion) return std::nullopt;
+  const uint64_t count = GetBigEndian(value, 1, 4);
+  std::vector<std::pair<std::string, BoardEntry>> entries;
+  size_t at = 5;
+  for (uint64_t i = 0; i < count; ++i) {
+    if (at >= value.size()) return std::nullopt;
+    const size_t length = static_cast<uint8_t>(value[at]);
+    if (value.size() - at - 1 < length + kEntryBytes) return std::nullopt;
+    std::string id(value.substr(at + 1, length));
+    std::optional<BoardEntry> entry = DecodeBoardEntry(value.substr(at + 1 + length, kEntryBytes));
+    at += 1 + length + kEntryBytes;
+    if (entry) entries.emplace_back(std::move(id), *entry);
+  }
+  if (at != value.size()) return std::nullopt;
+  return entries;
+}
+
 DecisionBoard::DecisionBoard(const std::vector<CampaignBudget>& campaigns, storage::Store& store)
     : campaigns_(campaigns), store_(store) {
   for (size_t i = 0; i < campaigns.size(); ++i) index_.emplace(campaigns[i].id, i);
 }
 
 absl::Status DecisionBoard::Write(const BudgetController& controller) {
-  storage::Put put;
-  put.row = std::string(kDecisionBoardRow);
-  put.ttl_ms = kDecisionBoardTtlMs;
+  std::vector<std::pair<std::string, BoardEntry>> entries;
   for (size_t i = 0; i < controller.campaigns(); ++i) {
     const CampaignDecision& d = controller.decision(i);
     if (d.computed_at_ms == 0) continue;
-    const BoardEntry entry{.computed_at_ms = d.computed_at_ms,
-                           .day = d.day,
-                           .throttle = d.decision.throttle,
-                           .stopped = d.decision.stopped,
-                           .spent_today_micros = d.spent_today_micros,
-                           .overspend_bound_micros = d.decision.overspend_bound_micros};
-    put.values.push_back(
-        storage::PutValue{std::string(kSpendFamily), campaigns_[i].id, EncodeBoardEntry(entry)});
+    entries.emplace_back(campaigns_[i].id,
+                         BoardEntry{.computed_at_ms = d.computed_at_ms,
+                                    .day = d.day,
+                                    .throttle = d.decision.throttle,
+                                    .stopped = d.decision.stopped,
+                                    .spent_today_micros = d.spent_today_micros,
+                                    .overspend_bound_micros = d.decision.overspend_bound_micros});
   }
-  if (put.values.empty()) return absl::OkStatus();
+  if (entries.empty()) return absl::OkStatus();
+  storage::Put put;
+  put.row = std::string(kDecisionBoardRow);
+  put.ttl_ms = kDecisionBoardTtlMs;
+  put.values.push_back(storage::PutValue{std::string(kSpendFamily),
+                                         std::string(kDecisionBoardQualifier), EncodeBoard(entries)});
   return store_.Put(storage::kBudgetTable, put);
 }
 
@@ -89,20 +127,23 @@ absl::Status DecisionBoard::ReadInto(Decisions& decisions, int64_t max_age_ms,
                                      std::vector<std::optional<BoardEntry>>* entries) {
   storage::Get get;
   get.row = std::string(kDecisionBoardRow);
-  get.columns = {storage::Column{std::string(kSpendFamily), std::nullopt}};
+  get.columns = {
+      storage::Column{std::string(kSpendFamily), std::string(kDecisionBoardQualifier)}};
   absl::StatusOr<storage::RowResult> row = store_.Get(storage::kBudgetTable, get);
   if (!row.ok()) return row.status();
   if (entries != nullptr) entries->assign(campaigns_.size(), std::nullopt);
-  for (const storage::Cell& cell : row->cells) {
-    auto it = index_.find(cell.qualifier);
+  std::optional<std::string_view> value = row->Value(kSpendFamily, kDecisionBoardQualifier);
+  if (!value) return absl::OkStatus();  // no pacer has published yet
+  std::optional<std::vector<std::pair<std::string, BoardEntry>>> board = DecodeBoard(*value);
+  if (!board) return absl::DataLossError("the pacing decision board does not decode");
+  for (const auto& [id, entry] : *board) {
+    auto it = index_.find(id);
     if (it == index_.end()) continue;
-    std::optional<BoardEntry> entry = DecodeBoardEntry(cell.value);
-    if (!entry) continue;
-    // A cell older than what is already published (a pacer restarted on a
-    // clock behind) must not extend the validity.
-    const int64_t valid_until = entry->computed_at_ms + max_age_ms;
+    // Decisions older than what is already published (a pacer restarted on
+    // a clock behind) must not extend the validity.
+    const int64_t valid_until = entry.computed_at_ms + max_age_ms;
     if (valid_until >= decisions.valid_until_ms(it->second)) {
-      decisions.Publish(it->second, entry->throttle, valid_until);
+      decisions.Publish(it->second, entry.throttle, valid_until);
     }
     if (entries != nullptr) (*entries)[it->second] = entry;
   }

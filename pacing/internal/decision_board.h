@@ -1,23 +1,29 @@
 // Where the rtb-pacer process publishes its decisions for the workers'
-// Pacers (pacing.mode "pacer"): one row of the `budget` table, one cell per
-// campaign, replaced whole at every controller tick and read with one Get.
+// Pacers (pacing.mode "pacer"): one cell of the `budget` table holding every
+// campaign's decision of one controller tick, replaced whole at every tick
+// and read with one Get. One cell rather than one per campaign, so a reader
+// sees the decisions of a single tick, and each tick adds one cell version,
+// not one per campaign, to what a read walks until compaction.
 //
 //   row        "|decisions"   (a campaign's rows start with its id, which
 //                              holds no '|': no shard scan ever reaches it)
 //   family     spend
-//   qualifier  campaign id
-//   value      38 bytes, big-endian:
-//     offset size
-//     0      1    layout version, 1
-//     1      1    flags: bit 0 = stopped
-//     2      8    computed_at: ms since the Unix epoch, int64
-//     10     8    throttle: IEEE-754 binary64 bits
-//     18     4    day in the campaign's time zone, yyyymmdd as uint32
-//     22     8    spent today, micros, int64
-//     30     8    overspend bound, micros, int64
+//   qualifier  "decisions"
+//   value      big-endian:
+//     1 byte   layout version, 1
+//     4 bytes  number of campaigns N
+//     N times: 1 byte id length L, L bytes campaign id, then 38 bytes:
+//       offset size
+//       0      1    layout version, 1
+//       1      1    flags: bit 0 = stopped
+//       2      8    computed_at: ms since the Unix epoch, int64
+//       10     8    throttle: IEEE-754 binary64 bits
+//       18     4    day in the campaign's time zone, yyyymmdd as uint32
+//       22     8    spent today, micros, int64
+//       30     8    overspend bound, micros, int64
 //
-// The cells carry a TTL of a day, so decisions of a pacer that is gone stop
-// being read at all; long before that their age stops the campaigns.
+// The cell carries a TTL of a day, so the decisions of a pacer that is gone
+// stop being read at all; long before that their age stops the campaigns.
 //
 // Thread-safety: one thread per instance.
 #ifndef RTB_PACING_INTERNAL_DECISION_BOARD_H_
@@ -27,6 +33,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -40,6 +47,7 @@
 namespace rtb::pacing::internal {
 
 inline constexpr std::string_view kDecisionBoardRow = "|decisions";
+inline constexpr std::string_view kDecisionBoardQualifier = "decisions";
 inline constexpr int64_t kDecisionBoardTtlMs = 24 * 3600 * 1000;
 
 struct BoardEntry {
@@ -57,12 +65,18 @@ std::string EncodeBoardEntry(const BoardEntry& entry);
 // nullopt for a value of another size or version, or a throttle outside [0, 1].
 std::optional<BoardEntry> DecodeBoardEntry(std::string_view value);
 
+// The whole cell: (campaign id, entry) pairs. Decoding skips entries that do
+// not decode and fails (nullopt) only when the framing is broken.
+std::string EncodeBoard(const std::vector<std::pair<std::string, BoardEntry>>& entries);
+std::optional<std::vector<std::pair<std::string, BoardEntry>>> DecodeBoard(
+    std::string_view value);
+
 class DecisionBoard {
  public:
   // `campaigns` and `store` must outlive this.
   DecisionBoard(const std::vector<CampaignBudget>& campaigns, storage::Store& store);
 
-  // Writes every campaign that has a decision, in one Put.
+  // Writes every campaign that has a decision, in one Put of one cell.
   absl::Status Write(const BudgetController& controller);
   // Reads the board and publishes each campaign found into `decisions`,
   // valid until computed_at + max_age_ms. Campaigns absent from the board

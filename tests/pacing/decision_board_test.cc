@@ -34,5 +34,27 @@ TEST(DecisionBoardTest, ForeignValuesAreRejected) {
   EXPECT_EQ(DecodeBoardEntry(EncodeBoardEntry(BoardEntry{.throttle = 1.5})), std::nullopt);
 }
 
+TEST(DecisionBoardTest, BoardRoundTripsAndSkipsEntriesThatDoNotDecode) {
+  const BoardEntry a{.computed_at_ms = 5, .day = absl::CivilDay(2026, 10, 4), .throttle = 1.0};
+  const BoardEntry b{.computed_at_ms = 6, .day = absl::CivilDay(2026, 10, 3), .stopped = true};
+  const std::string bytes = EncodeBoard({{"camp-a", a}, {"b", b}});
+  auto decoded = DecodeBoard(bytes);
+  ASSERT_TRUE(decoded.has_value());
+  ASSERT_EQ(decoded->size(), 2u);
+  EXPECT_EQ((*decoded)[0].first, "camp-a");
+  EXPECT_EQ((*decoded)[0].second, a);
+  EXPECT_EQ((*decoded)[1].first, "b");
+  EXPECT_EQ((*decoded)[1].second, b);
+
+  BoardEntry bad = b;
+  bad.throttle = 7;
+  auto partly = DecodeBoard(EncodeBoard({{"camp-a", a}, {"b", bad}}));
+  ASSERT_TRUE(partly.has_value());
+  EXPECT_EQ(partly->size(), 1u);
+  EXPECT_EQ(DecodeBoard(bytes.substr(0, bytes.size() - 1)), std::nullopt);
+  EXPECT_EQ(DecodeBoard(bytes + "x"), std::nullopt);
+  EXPECT_EQ(DecodeBoard(""), std::nullopt);
+}
+
 }  // namespace
 }  // namespace rtb::pacing::internal
