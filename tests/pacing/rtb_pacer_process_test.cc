@@ -1,0 +1,193 @@
+// The rtb-pacer binary as a process: it refuses a sidecar configuration, and
+// with pacing.mode "pacer" on a storage-server it publishes decisions that
+// an in-process worker follows, serves /metrics, and exits 0 on SIGTERM.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "pacing/pacer.h"
+#include "storage/hbase_store.h"
+#include "tests/config/sample_config.h"
+#include "tests/pacing/pacing_test_support.h"
+#include "tests/storage/server/server_process.h"
+
+extern char** environ;
+
+namespace rtb::pacing {
+namespace {
+
+namespace fs = std::filesystem;
+
+// One rtb-pacer process, stderr captured to a file; killed if still running.
+class PacerProcess {
+ public:
+  explicit PacerProcess(fs::path dir) : dir_(std::move(dir)) { fs::create_directories(dir_); }
+  ~PacerProcess() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+
+  bool Spawn(const std::vector<std::string>& args) {
+    std::vector<std::string> strings = {RTB_PACER_BINARY};
+    strings.insert(strings.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (std::string& s : strings) argv.push_back(s.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    const std::string err = (dir_ / "stderr.txt").string();
+    posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    const int rc = posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (rc != 0) pid_ = -1;
+    return rc == 0;
+  }
+
+  // The exit code, waiting at most 30 s; nullopt when it did not exit.
+  std::optional<int> AwaitExit() {
+    for (int i = 0; i < 3000 && pid_ > 0; ++i) {
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        if (WIFEXITED(status)) return WEXITSTATUS(status);
+        return std::nullopt;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return std::nullopt;
+  }
+  std::optional<int> Stop() {
+    if (pid_ > 0) ::kill(pid_, SIGTERM);
+    return AwaitExit();
+  }
+
+  std::string Stderr() const {
+    std::ifstream in(dir_ / "stderr.txt");
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+
+ private:
+  fs::path dir_;
+  pid_t pid_ = -1;
+};
+
+std::string WriteConfig(const fs::path& dir, const nlohmann::json& config) {
+  const fs::path path = dir / "config.json";
+  std::ofstream(path) << config.dump(2);
+  return path.string();
+}
+
+// The response to GET `path` on 127.0.0.1:`port`, or "" on failure (5 s).
+std::string HttpGet(int port, const std::string& path) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return "";
+  timeval timeout{5, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string response;
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0) {
+    const std::string request =
+        "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    if (::send(fd, request.data(), request.size(), 0) == static_cast<ssize_t>(request.size())) {
+      char buffer[4096];
+      ssize_t n;
+      while ((n = ::recv(fd, buffer, sizeof(buffer), 0)) > 0) response.append(buffer, n);
+    }
+  }
+  ::close(fd);
+  return response;
+}
+
+TEST(RtbPacerProcessTest, RefusesASidecarConfiguration) {
+  const fs::path dir = testing::TempDir("pacer-sidecar");
+  fs::create_directories(dir);
+  const std::string config = WriteConfig(dir, config::testing::ConfigWithCampaigns(1));
+  PacerProcess pacer(dir);
+  ASSERT_TRUE(pacer.Spawn({"--config", config}));
+  EXPECT_EQ(pacer.AwaitExit(), 1);
+  EXPECT_NE(pacer.Stderr().find("sidecar"), std::string::npos) << pacer.Stderr();
+  fs::remove_all(dir);
+}
+
+TEST(RtbPacerProcessTest, PublishesDecisionsWorkersFollowAndStopsOnSigterm) {
+  const fs::path dir = testing::TempDir("pacer-process");
+  storage::testing::StorageServerProcess server(dir / "server");
+  ASSERT_TRUE(server.Start({})) << server.Stderr();
+
+  nlohmann::json json = config::testing::ConfigWithCampaigns(2);
+  json["storage"] = {{"backend", "storage-server"},
+                     {"hbase", {{"endpoints", {server.endpoint()}}}}};
+  json["pacing"] = {{"mode", "pacer"}, {"controller_interval_ms", 200}, {"worker_id", 3}};
+  const std::string config_path = WriteConfig(dir, json);
+  PacerProcess pacer(dir / "pacer");
+  const fs::path port_file = dir / "metrics.port";
+  ASSERT_TRUE(pacer.Spawn({"--config", config_path, "--metrics-address", "127.0.0.1:0",
+                           "--port-file", port_file.string()}));
+
+  int metrics_port = 0;
+  for (int i = 0; i < 3000 && metrics_port == 0; ++i) {
+    std::ifstream in(port_file);
+    if (!(in >> metrics_port)) {
+      metrics_port = 0;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  ASSERT_GT(metrics_port, 0) << pacer.Stderr();
+
+  storage::HBaseStoreOptions options;
+  options.endpoints = {server.endpoint()};
+  auto store = storage::OpenHBaseStore(options);
+  ASSERT_TRUE(store.ok()) << store.status();
+
+  // A worker of the same configuration follows what the process publishes.
+  auto config = config::LoadConfigFile(config_path);
+  ASSERT_TRUE(config.ok()) << config.status();
+  auto worker = Pacer::Create(*config, **store, nullptr);
+  ASSERT_TRUE(worker.ok()) << worker.status();
+  bool followed = false;
+  for (int i = 0; i < 300 && !followed; ++i) {
+    (*worker)->RunDue();
+    followed = (*worker)->decisions().MayBid(0, 0.0) && (*worker)->decisions().MayBid(1, 0.0);
+    if (!followed) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_TRUE(followed) << pacer.Stderr();
+
+  const std::string metrics = HttpGet(metrics_port, "/metrics");
+  EXPECT_NE(metrics.find("bidder_pacing_budget_micros{campaign=\"camp-1\"} 100000000"),
+            std::string::npos)
+      << metrics;
+  EXPECT_NE(metrics.find("bidder_pacing_throttle_ratio{campaign=\"camp-0\"}"), std::string::npos);
+
+  EXPECT_EQ(pacer.Stop(), 0) << pacer.Stderr();
+  worker->reset();
+  store->reset();
+  EXPECT_EQ(server.Stop(), 0) << server.Stderr();
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace rtb::pacing
