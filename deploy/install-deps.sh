@@ -15,6 +15,7 @@ PACKAGES=(
   libssl-dev libsodium-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   curl jq procps openssl
+  tzdata  # campaign time zones: absl::LoadTimeZone reads /usr/share/zoneinfo
   openjdk-17-jdk-headless maven
   prometheus
 )
