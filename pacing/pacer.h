@@ -42,8 +42,8 @@
 // honours nonces; Thrift2 cannot carry them, so over HBase or the storage
 // server an ambiguous failure may count twice, which under-spends). A process
 // that dies loses what it had not flushed, at most one flush interval of its
-// spend (plus any flush still failing), which is uncounted spend inside the
-// bound above.
+// own spend (plus any flush still failing): spend that is never counted, so
+// each crash may add that much to the overspend above the bound.
 //
 // Thread-safety: SpendRecorder::Record and Decisions::MayBid may be called
 // from any number of threads at once and never block. Create, Start and Stop
