@@ -689,30 +689,10 @@ class BeaconHandler::Impl {
     return nonce == 0 ? 1 : nonce;
   }
 
-  static BeaconParams ParamsOf(const VerifiedBeacon& b) {
-    BeaconParams p;
-    p.exchange = b.exchange;
-    p.campaign_id = b.campaign_id;
-    p.creative_id = b.creative_id;
-    p.device_key = b.device_key;
-    p.deal_id = b.deal_id;
-    p.bid_price_micros = b.bid_price_micros;
-    p.bid_currency = b.bid_currency;
-    p.bid_time_ms = b.bid_time_ms;
-    p.test = b.test;
-    p.request_id = b.request_id;
-    p.imp_id = b.imp_id;
-    p.bid_id = b.bid_id;
-    return p;
-  }
-
   std::string BaseUrl() const {
     const config::BidderConfig& config = *deps_.config;
-    if (!config.bid.beacon_base_url.empty()) return config.bid.beacon_base_url;
-    const std::string& host = config.server.listen_address;
-    const bool v6 = host.find(':') != std::string::npos;
-    const int port = deps_.bound_port ? deps_.bound_port() : config.server.port;
-    return absl::StrCat("http://", v6 ? "[" : "", host, v6 ? "]" : "", ":", port);
+    return BeaconBaseUrl(config.bid.beacon_base_url, config.server.listen_address,
+                         deps_.bound_port ? deps_.bound_port() : config.server.port);
   }
 
   Dependencies deps_;

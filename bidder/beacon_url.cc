@@ -108,6 +108,35 @@ std::string_view BeaconPath(BeaconKind kind) {
 
 bool PercentDecode(std::string_view in, std::string* out) { return Unescape(in, out); }
 
+BeaconParams ParamsOf(const VerifiedBeacon& beacon) {
+  BeaconParams params;
+  params.exchange = beacon.exchange;
+  params.campaign_id = beacon.campaign_id;
+  params.creative_id = beacon.creative_id;
+  params.device_key = beacon.device_key;
+  params.deal_id = beacon.deal_id;
+  params.bid_price_micros = beacon.bid_price_micros;
+  params.bid_currency = beacon.bid_currency;
+  params.bid_time_ms = beacon.bid_time_ms;
+  params.test = beacon.test;
+  params.request_id = beacon.request_id;
+  params.imp_id = beacon.imp_id;
+  params.bid_id = beacon.bid_id;
+  return params;
+}
+
+std::string BeaconBaseUrl(std::string_view configured, std::string_view listen_address, int port) {
+  if (!configured.empty()) return std::string(configured);
+  const bool v6 = listen_address.find(':') != std::string_view::npos;
+  std::string url = "http://";
+  if (v6) url += '[';
+  url += listen_address;
+  if (v6) url += ']';
+  url += ':';
+  url += std::to_string(port);
+  return url;
+}
+
 std::string FillMarkup(std::string_view adm, std::string_view click_url,
                        std::string_view impression_url) {
   std::string out;
@@ -375,19 +404,7 @@ absl::StatusOr<VerifiedBeacon> BeaconSigner::Verify(BeaconKind kind, std::string
   beacon.imp_id = text(kIid);
   beacon.bid_id = text(kBid);
 
-  BeaconParams params;
-  params.exchange = beacon.exchange;
-  params.campaign_id = beacon.campaign_id;
-  params.creative_id = beacon.creative_id;
-  params.device_key = beacon.device_key;
-  params.deal_id = beacon.deal_id;
-  params.bid_price_micros = beacon.bid_price_micros;
-  params.bid_currency = beacon.bid_currency;
-  params.bid_time_ms = beacon.bid_time_ms;
-  params.test = beacon.test;
-  params.request_id = beacon.request_id;
-  params.imp_id = beacon.imp_id;
-  params.bid_id = beacon.bid_id;
+  const BeaconParams params = ParamsOf(beacon);
   const SignatureText expected = Signature(SignedPrefix(params), kind);
   if (!internal::ConstantTimeEquals(std::string_view(expected.data(), expected.size()), text(kSig))) {
     return absl::UnauthenticatedError("beacon signature does not match");

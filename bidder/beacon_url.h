@@ -99,6 +99,12 @@ struct VerifiedBeacon {
 inline constexpr std::string_view kClickUrlPlaceholder = "${CLICK_URL}";
 inline constexpr std::string_view kImpressionUrlPlaceholder = "${IMPRESSION_URL}";
 
+// The parameters a verified beacon was signed with (views into `beacon`).
+BeaconParams ParamsOf(const VerifiedBeacon& beacon);
+
+// `configured` (bid.beacon_base_url) when set, else http://<listen address>:<port>.
+std::string BeaconBaseUrl(std::string_view configured, std::string_view listen_address, int port);
+
 // Percent-decodes a query parameter value ('+' is a space, as in forms);
 // false on a malformed escape.
 bool PercentDecode(std::string_view in, std::string* out);

@@ -377,11 +377,8 @@ bool BidHandler::WriteResponse(const PendingBid& pending, const AuctionResult& r
 
 std::string BidHandler::BeaconBaseUrl() const {
   const config::BidderConfig& config = *deps_.config;
-  if (!config.bid.beacon_base_url.empty()) return config.bid.beacon_base_url;
-  const std::string& host = config.server.listen_address;
-  const bool v6 = host.find(':') != std::string::npos;
-  const int port = deps_.bound_port ? deps_.bound_port() : config.server.port;
-  return absl::StrCat("http://", v6 ? "[" : "", host, v6 ? "]" : "", ":", port);
+  return bidder::BeaconBaseUrl(config.bid.beacon_base_url, config.server.listen_address,
+                               deps_.bound_port ? deps_.bound_port() : config.server.port);
 }
 
 HttpResponse BidHandler::NoBid(const PendingBid& pending) const {
