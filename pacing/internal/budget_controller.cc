@@ -88,12 +88,21 @@ BudgetController::BudgetController(const std::vector<CampaignBudget>& campaigns,
       window_spacing_ms_(std::max(options.controller_interval_ms, options.sliding_window_ms / 32)),
       tracks_(campaigns.size()) {}
 
+bool StoreIsDown(const absl::Status& status) {
+  return absl::IsUnavailable(status) || absl::IsDeadlineExceeded(status);
+}
+
 int BudgetController::Tick(int64_t now_ms) {
-  int failed = 0;
   for (size_t i = 0; i < campaigns_.size(); ++i) {
-    if (!Observe(i, now_ms)) ++failed;
+    const absl::Status observed = Observe(i, now_ms);
+    // A store that is down or timing out would cost a timeout per campaign;
+    // the campaigns not reached age like the failed one, and the next tick
+    // tries again.
+    if (StoreIsDown(observed)) return static_cast<int>(campaigns_.size() - i);
   }
-  return failed;
+  return static_cast<int>(std::count_if(tracks_.begin(), tracks_.end(), [&](const Track& t) {
+    return t.decision.computed_at_ms != now_ms;
+  }));
 }
 
 BudgetController::WindowRates BudgetController::RatesSince(const Sample& base,
@@ -123,7 +132,7 @@ BudgetController::WindowRates BudgetController::RatesSince(const Sample& base,
   return rates;
 }
 
-bool BudgetController::Observe(size_t campaign, int64_t now_ms) {
+absl::Status BudgetController::Observe(size_t campaign, int64_t now_ms) {
   const CampaignBudget& budget = campaigns_[campaign];
   Track& track = tracks_[campaign];
   const absl::CivilDay today = budget.day.DayAt(now_ms);
@@ -132,7 +141,7 @@ bool BudgetController::Observe(size_t campaign, int64_t now_ms) {
       store_.Scan(storage::kBudgetTable, BudgetShardScan(budget.id, today, yesterday));
   if (!rows.ok()) {
     metrics_.CountStoreError(StoreOperation::kScan);
-    return false;
+    return rows.status();
   }
   const std::string today_column = DayQualifier(today);
   const std::string yesterday_column = DayQualifier(yesterday);
@@ -227,7 +236,7 @@ bool BudgetController::Observe(size_t campaign, int64_t now_ms) {
          track.window[1].at_ms <= now_ms - options_.sliding_window_ms) {
     track.window.pop_front();
   }
-  return true;
+  return absl::OkStatus();
 }
 
 }  // namespace rtb::pacing::internal

@@ -27,6 +27,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/time/civil_time.h"
 #include "config/config.h"
 #include "pacing/internal/budget_shard.h"
@@ -89,6 +90,9 @@ struct CampaignDecision {
   ThrottleDecision decision;
 };
 
+// True for the errors that say the store as a whole is not answering.
+bool StoreIsDown(const absl::Status& status);
+
 class BudgetController {
  public:
   // `campaigns`, `store` and `metrics` must outlive this.
@@ -96,8 +100,10 @@ class BudgetController {
                    storage::Store& store, PacingMetrics& metrics);
 
   // Scans and decides every campaign at clock time `now_ms`. A campaign whose
-  // scan fails keeps its previous decision, and with it its age. Returns the
-  // number of failed scans.
+  // scan fails keeps its previous decision, and with it its age; after an
+  // Unavailable or DeadlineExceeded scan the tick stops, so a store that is
+  // down costs one timeout per tick, not one per campaign. Returns the number
+  // of campaigns not decided.
   int Tick(int64_t now_ms);
 
   const CampaignDecision& decision(size_t campaign) const { return tracks_[campaign].decision; }
@@ -134,7 +140,7 @@ class BudgetController {
     ShardValues delta{};
   };
 
-  bool Observe(size_t campaign, int64_t now_ms);
+  absl::Status Observe(size_t campaign, int64_t now_ms);
   WindowRates RatesSince(const Sample& base, const Sample& now) const;
 
   const std::vector<CampaignBudget>& campaigns_;

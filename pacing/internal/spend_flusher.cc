@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "pacing/internal/budget_controller.h"
 #include "pacing/internal/budget_shard.h"
 #include "storage/schemas.h"
 
@@ -48,9 +49,10 @@ FlushResult SpendFlusher::Flush(int64_t as_of_ms) {
   for (size_t i = 0; i < campaigns_.size(); ++i) {
     std::optional<storage::Increment>& pending = unacknowledged_[i];
     if (pending) {
-      if (!store_.Increment(storage::kBudgetTable, *pending).ok()) {
+      if (absl::Status s = store_.Increment(storage::kBudgetTable, *pending).status(); !s.ok()) {
         ++result.increments_failed;
         metrics_.CountFlushFailure();
+        if (StoreIsDown(s)) break;
         continue;
       }
       const int64_t amount = pending->columns.front().amount;
@@ -66,10 +68,12 @@ FlushResult SpendFlusher::Flush(int64_t as_of_ms) {
     increment.columns.push_back(storage::IncrementColumn{
         std::string(kSpendFamily), DayQualifier(campaigns_[i].day.DayAt(as_of_ms - 1)), amount});
     increment.nonce = NextNonce();
-    if (!store_.Increment(storage::kBudgetTable, increment).ok()) {
+    if (absl::Status s = store_.Increment(storage::kBudgetTable, increment).status(); !s.ok()) {
       ++result.increments_failed;
       metrics_.CountFlushFailure();
       pending = std::move(increment);
+      // The campaigns not reached keep their spend in the recorder.
+      if (StoreIsDown(s)) break;
       continue;
     }
     ++result.increments_ok;

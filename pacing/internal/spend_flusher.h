@@ -6,7 +6,9 @@
 // sent again first at the next flush; spend recorded meanwhile stays in the
 // recorder until that retry succeeds. So a retry the store had in fact
 // applied is recognised by its nonce and counts once, and new spend is never
-// folded into an amount the store may already hold.
+// folded into an amount the store may already hold. An Unavailable or
+// DeadlineExceeded answer ends the flush: the campaigns not reached keep their
+// spend for the next one, and a store that is down costs one timeout.
 //
 // Thread-safety: one thread calls Flush (the pacing loop).
 #ifndef RTB_PACING_INTERNAL_SPEND_FLUSHER_H_

@@ -273,5 +273,17 @@ TEST_F(BudgetControllerTest, FailedScanKeepsThePreviousDecisionAndItsAge) {
   EXPECT_EQ(controller_->decision(0).computed_at_ms, testing::kNoon + 2000);
 }
 
+// A store that is down costs one timeout per tick, not one per campaign.
+TEST_F(BudgetControllerTest, AnUnavailableStoreEndsTheTickAtTheFirstScan) {
+  Build({testing::Campaign("a", 1000000), testing::Campaign("b", 1000000),
+         testing::Campaign("c", 1000000)});
+  faulty_.fail_reads = true;
+  EXPECT_EQ(controller_->Tick(testing::kNoon), 3);
+  EXPECT_EQ(faulty_.scans_sent, 1);
+  faulty_.fail_reads = false;
+  EXPECT_EQ(controller_->Tick(testing::kNoon + 1000), 0);
+  EXPECT_EQ(faulty_.scans_sent, 4);
+}
+
 }  // namespace
 }  // namespace rtb::pacing::internal

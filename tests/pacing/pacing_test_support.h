@@ -88,6 +88,7 @@ class FaultyStore final : public storage::Store {
   std::atomic<bool> fail_reads{false};
   std::atomic<bool> fail_puts{false};
   std::atomic<int> increments_sent{0};
+  std::atomic<int> scans_sent{0};
   std::vector<storage::Increment> increments;  // every Increment received
 
   absl::Status CreateTable(const storage::TableSchema& schema) override {
@@ -142,6 +143,7 @@ class FaultyStore final : public storage::Store {
   }
   absl::StatusOr<std::vector<storage::RowResult>> Scan(std::string_view table,
                                                        const storage::Scan& scan) override {
+    ++scans_sent;
     if (fail_reads) return absl::UnavailableError("injected");
     return inner_.Scan(table, scan);
   }

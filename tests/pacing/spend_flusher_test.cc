@@ -142,5 +142,22 @@ TEST_F(SpendFlusherTest, NewSpendWaitsInTheRecorderWhileARetryFails) {
   EXPECT_EQ(MetricValue(registry_, "bidder_pacing_flush_failures_total"), 2);
 }
 
+// The first Unavailable ends the flush: the campaigns after it keep their
+// spend in the recorder instead of each waiting for a timeout.
+TEST_F(SpendFlusherTest, AnUnavailableStoreEndsTheFlushAtTheFirstIncrement) {
+  faulty_.fail_increments = 1;
+  recorder_->Record(0, 100);
+  recorder_->Record(1, 200);
+  FlushResult first = flusher_->Flush(testing::kNoon);
+  EXPECT_EQ(first.increments_failed, 1);
+  EXPECT_EQ(faulty_.increments_sent, 1);
+  EXPECT_EQ(flusher_->Unacknowledged(0), 100);
+  EXPECT_EQ(recorder_->Pending(1), 200);
+  FlushResult second = flusher_->Flush(testing::kNoon + 5000);
+  EXPECT_EQ(second.increments_ok, 2);
+  EXPECT_EQ(Stored("c0", "20261004"), 100);
+  EXPECT_EQ(Stored("ny", "20261004"), 200);
+}
+
 }  // namespace
 }  // namespace rtb::pacing::internal
