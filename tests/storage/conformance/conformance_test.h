@@ -84,7 +84,8 @@ class ConformanceTest : public ::testing::TestWithParam<std::string> {
 
   std::optional<std::string> Latest(const std::string& row, const std::string& family,
                                     const std::string& qualifier) {
-    std::optional<std::string_view> v = GetRow(row).Value(family, qualifier);
+    const RowResult result = GetRow(row);
+    std::optional<std::string_view> v = result.Value(family, qualifier);
     if (!v) return std::nullopt;
     return std::string(*v);
   }
