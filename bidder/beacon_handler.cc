@@ -44,6 +44,8 @@ constexpr std::string_view kExchangeColumn = "x";
 constexpr std::string_view kSpendColumn = "spend";  // micro-units of the campaign currency
 constexpr std::string_view kTimeColumn = "ts";       // impression time, 8-byte ms
 constexpr std::string_view kFirstClickColumn = "clk";  // first click time, 8-byte ms
+// + hex of the conversion's event id: the time it was first recorded.
+constexpr std::string_view kConversionColumnPrefix = "cv.";
 // `device_impressions`: row = device key + reverse ms + impression id.
 constexpr std::string_view kDeviceImpressionFamily = "x";
 
@@ -432,7 +434,9 @@ class BeaconHandler::Impl {
     if (b.test) return {std::move(response), Outcome::kTest};
     nlohmann::json body = BeaconJson(b, impression_id);
     body["clearing_price"] = b.price_text;
-    absl::StatusOr<Outcome> recorded = RecordEvent(b, impression_id, EventType::kWin, body);
+    body["received_ms"] = deps_.wall_clock->NowMillis();
+    absl::StatusOr<Outcome> recorded =
+        RecordEvent(b, impression_id, EventType::kWin, NoticeTime(b), body);
     if (!recorded.ok()) return {Status(500, recorded.status()), Outcome::kError};
     return {std::move(response), *recorded};
   }
@@ -442,15 +446,20 @@ class BeaconHandler::Impl {
     nlohmann::json body = BeaconJson(b, impression_id);
     body["loss_reason"] = b.loss_reason;
     body["clearing_price"] = b.price_text;
-    absl::StatusOr<Outcome> recorded = RecordEvent(b, impression_id, EventType::kLoss, body);
+    body["received_ms"] = deps_.wall_clock->NowMillis();
+    absl::StatusOr<Outcome> recorded =
+        RecordEvent(b, impression_id, EventType::kLoss, NoticeTime(b), body);
     if (!recorded.ok()) return {Status(500, recorded.status()), Outcome::kError};
     return {Status(204), *recorded};
   }
 
   // An event of this beacon, unless its device is erased.
+  // `event_time_ms` must be the same on every replay of the beacon (it is
+  // part of the timeline key): the signed bid time for notices, the time
+  // the first click or conversion claimed for those.
   absl::StatusOr<Outcome> RecordEvent(const VerifiedBeacon& b, std::string_view impression_id,
-                                      EventType type, const nlohmann::json& body,
-                                      std::string_view extra = {}) {
+                                      EventType type, int64_t event_time_ms,
+                                      const nlohmann::json& body, std::string_view extra = {}) {
     const std::string user_key = UserKey(b, impression_id);
     absl::StatusOr<bool> erased = deps_.events->IsErased(user_key);
     if (!erased.ok()) return erased.status();
@@ -459,7 +468,7 @@ class BeaconHandler::Impl {
     event.user_key = user_key;
     event.event_id = EventId(impression_id, events::EventTypeName(type), extra);
     event.type = type;
-    event.event_time_ms = deps_.wall_clock->NowMillis();
+    event.event_time_ms = event_time_ms;
     event.body = body.dump();
     event.summary =
         std::string(events::EventTypeName(type)) + " " + b.campaign_id + "/" + b.creative_id;
@@ -509,7 +518,9 @@ class BeaconHandler::Impl {
       body["spend_micros"] = spend_micros;
       body["campaign_currency"] = campaign.config->currency;
       body["source"] = endpoint == Endpoint::kBilling ? "billing" : "pixel";
-      absl::StatusOr<Outcome> event = RecordEvent(b, impression_id, EventType::kImpression, body);
+      body["received_ms"] = now;
+      absl::StatusOr<Outcome> event =
+          RecordEvent(b, impression_id, EventType::kImpression, NoticeTime(b), body);
       if (!event.ok()) return fail(event.status());
     }
     if (device_key.has_value() && !erased) {
@@ -616,7 +627,7 @@ class BeaconHandler::Impl {
     nlohmann::json body = BeaconJson(b, impression_id);
     body["impression_ms"] = shown_ms;
     body["click_delay_ms"] = now - shown_ms;
-    absl::StatusOr<Outcome> recorded = RecordEvent(b, impression_id, EventType::kClick, body);
+    absl::StatusOr<Outcome> recorded = RecordEvent(b, impression_id, EventType::kClick, now, body);
     if (!recorded.ok()) return {std::move(redirect), Outcome::kError};
     return {std::move(redirect), *recorded};
   }
@@ -673,12 +684,31 @@ class BeaconHandler::Impl {
       body["click_ms"] = *clicked_ms;
       body["click_delay_ms"] = now - *clicked_ms;
     }
-    // One conversion per order id (or per click without one): replays
-    // rewrite the same event.
-    absl::StatusOr<Outcome> recorded =
-        RecordEvent(b, *impression_id, EventType::kConversion, body, order->value_or(""));
+    // One conversion per order id (or per click without one): the first
+    // claims a column of the impression row, replays find it taken.
+    storage::CheckAndMutate claim;
+    claim.row = *impression_id;
+    claim.family = std::string(kImpressionFamily);
+    claim.qualifier = std::string(kConversionColumnPrefix) +
+                      Hex(EventId(*impression_id, "conversion", order->value_or("")));
+    claim.value = std::nullopt;
+    storage::Put claimed;
+    claimed.row = *impression_id;
+    claimed.values.push_back({claim.family, claim.qualifier, EncodeMillis(now), std::nullopt});
+    claimed.durability = storage::Durability::kSyncWal;
+    claim.puts.push_back(std::move(claimed));
+    absl::StatusOr<bool> first = deps_.store->CheckAndMutate(storage::kImpressionsTable, claim);
+    if (!first.ok()) return {Status(500, first.status()), Outcome::kError};
+    if (!*first) return {Status(204), Outcome::kDuplicate};
+    absl::StatusOr<Outcome> recorded = RecordEvent(b, *impression_id, EventType::kConversion, now,
+                                                   body, order->value_or(""));
     if (!recorded.ok()) return {Status(500, recorded.status()), Outcome::kError};
     return {Status(204), *recorded};
+  }
+
+  // The signed bid time, the same on every replay of a notice.
+  int64_t NoticeTime(const VerifiedBeacon& b) const {
+    return b.bid_time_ms > 0 ? b.bid_time_ms : deps_.wall_clock->NowMillis();
   }
 
   static uint64_t Nonce(std::string_view impression_id) {

@@ -57,6 +57,18 @@ storage::Delete WholeRow(std::string row) {
   return d;
 }
 
+// A whole-row delete that masks every cell `row` holds. A delete with no
+// timestamp masks cells up to the server's "now", but an Increment writes at
+// max(now, previous timestamp + 1), so a counter bumped many times within one
+// millisecond carries a timestamp ahead of the clock and would outlive it.
+storage::Delete WholeRowCovering(const storage::RowResult& row, int64_t now) {
+  storage::Delete d = WholeRow(row.row);
+  int64_t newest = now;
+  for (const storage::Cell& c : row.cells) newest = std::max(newest, c.timestamp);
+  d.timestamp = newest;
+  return d;
+}
+
 int64_t Present(const std::vector<storage::RowResult>& rows) {
   return std::count_if(rows.begin(), rows.end(),
                        [](const storage::RowResult& r) { return !r.empty(); });
@@ -243,7 +255,13 @@ absl::StatusOr<ErasedRows> DeviceEraser::Sweep(std::string_view user_key) {
   if (!existing.ok()) return existing.status();
   // Deleted even when nothing is visible: the marker also masks cells the
   // bid path might still find in a stale replica or a late write.
-  if (absl::Status s = store_.Delete(options_.profiles, WholeRow(Str(user_key))); !s.ok()) return s;
+  storage::RowResult profile_row = *existing;
+  profile_row.row = Str(user_key);
+  if (absl::Status s = store_.Delete(options_.profiles,
+                                     WholeRowCovering(profile_row, clock_.NowMillis()));
+      !s.ok()) {
+    return s;
+  }
   rows.profiles = existing->empty() ? 0 : 1;
   if (absl::Status s = SweepImpressions(user_key, &rows); !s.ok()) return s;
   if (absl::Status s = SweepEvents(user_key, &rows); !s.ok()) return s;
@@ -366,7 +384,8 @@ absl::Status DeviceEraser::SweepRollups(std::string_view user_key, ErasedRows* r
     if (page->empty()) return absl::OkStatus();
     start = page->back().row + '\0';
     std::vector<storage::Delete> deletes;
-    for (const storage::RowResult& row : *page) deletes.push_back(WholeRow(row.row));
+    const int64_t now = clock_.NowMillis();
+    for (const storage::RowResult& row : *page) deletes.push_back(WholeRowCovering(row, now));
     if (absl::Status s = store_.DeleteBatch(options_.events.rollups, deletes); !s.ok()) return s;
     rows->rollups += static_cast<int64_t>(deletes.size());
   }

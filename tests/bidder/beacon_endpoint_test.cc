@@ -3,11 +3,13 @@
 // them. What they write is read back from the store, the pacing recorder,
 // the metrics and the admin API.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -180,6 +182,9 @@ TEST_F(BeaconEndpointTest, BillingRecordsTheImpressionOnceWithCapSpendAndEvents)
   const WonBid bid = Bid("req-billing", kDeviceId);
   ASSERT_FALSE(bid.billing.empty());
   EXPECT_EQ(Send(GetRequest(bid.win)).status, 204u);
+  // A retried win notice, a moment later, rewrites the same event.
+  std::this_thread::sleep_for(std::chrono::milliseconds(3));
+  EXPECT_EQ(Send(GetRequest(bid.win)).status, 204u);
   EXPECT_EQ(Send(GetRequest(bid.billing)).status, 204u);
   // The exchange retries, and the pixel of the same impression fires too.
   EXPECT_EQ(Send(GetRequest(bid.billing)).status, 204u);
@@ -196,7 +201,7 @@ TEST_F(BeaconEndpointTest, BillingRecordsTheImpressionOnceWithCapSpendAndEvents)
   const std::string metrics = Metrics();
   EXPECT_THAT(metrics, HasSubstr(R"(bidder_beacons_total{kind="billing",outcome="recorded"} 1)"));
   EXPECT_THAT(metrics, HasSubstr(R"(bidder_beacons_total{kind="billing",outcome="duplicate"} 1)"));
-  EXPECT_THAT(metrics, HasSubstr(R"(bidder_beacons_total{kind="win",outcome="recorded"} 1)"));
+  EXPECT_THAT(metrics, HasSubstr(R"(bidder_beacons_total{kind="win",outcome="recorded"} 2)"));
 
   const TestResponse events = Send(GetRequest(absl::StrCat("/api/devices/", kDeviceId, "/events")));
   ASSERT_EQ(events.status, 200u) << events.body;
@@ -223,7 +228,8 @@ TEST_F(BeaconEndpointTest, ClickRedirectsToTheConfiguredLandingPageAndConversion
   EXPECT_EQ(Send(GetRequest(absl::StrCat("/conversion?click=", token, "&oid=order-7&value=49.5&cur=USD")))
                 .status,
             204u);
-  // The advertiser's retry of the same order changes nothing.
+  // The advertiser's retry of the same order, a moment later, changes nothing.
+  std::this_thread::sleep_for(std::chrono::milliseconds(3));
   EXPECT_EQ(Send(GetRequest(absl::StrCat("/conversion?click=", token, "&oid=order-7"))).status, 204u);
 
   const TestResponse events = Send(GetRequest(absl::StrCat("/api/devices/", kDeviceId, "/events")));
