@@ -1,0 +1,85 @@
+// Runs the fuzz entry point over random, truncated and bit-flipped blocks, so
+// builds without libFuzzer (GCC) exercise it too. Deterministic seeds.
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bidder/telemetry/gorilla.h"
+#include "gtest/gtest.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
+
+namespace rtb::bidder::telemetry {
+namespace {
+
+constexpr int64_t kBucket = 1791072000;
+
+int RunFuzzInput(int64_t bucket_start, const std::string& block) {
+  std::string input(8, '\0');
+  int64_t shifted = bucket_start << 2;
+  std::memcpy(input.data(), &shifted, 8);
+  input += block;
+  return LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(input.data()), input.size());
+}
+
+std::string ValidBlock(std::mt19937_64& rng, int n) {
+  GorillaEncoder encoder(kBucket);
+  int64_t t = kBucket + static_cast<int64_t>(rng() % 30);
+  double v = 100;
+  for (int i = 0; i < n && t < kBucket + kGorillaMaxOffset; ++i) {
+    EXPECT_TRUE(encoder.Append(t, v).ok());
+    t += 1 + static_cast<int64_t>(rng() % (rng() % 4 == 0 ? 3000 : 20));
+    switch (rng() % 4) {
+      case 0: break;
+      case 1: v += 1; break;
+      case 2: v = static_cast<double>(rng() % 1000) / 7; break;
+      default: {
+        const uint64_t bits = rng();
+        std::memcpy(&v, &bits, 8);
+        break;
+      }
+    }
+  }
+  return encoder.Finish();
+}
+
+TEST(GorillaFuzzTest, RandomBytesNeverCrashTheDecoder) {
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 20000; ++i) {
+    std::string block(rng() % 64, '\0');
+    for (char& c : block) c = static_cast<char>(rng());
+    if (!block.empty() && rng() % 2 == 0) block[0] = static_cast<char>(kGorillaVersion);
+    EXPECT_EQ(RunFuzzInput(static_cast<int64_t>(rng() % (int64_t{1} << 40)), block), 0);
+  }
+}
+
+TEST(GorillaFuzzTest, EveryTruncationOfValidBlocksIsAnErrorNotACrash) {
+  std::mt19937_64 rng(11);
+  for (int round = 0; round < 50; ++round) {
+    const std::string block = ValidBlock(rng, 1 + static_cast<int>(rng() % 400));
+    for (size_t len = 0; len < block.size(); ++len) {
+      const std::string cut = block.substr(0, len);
+      EXPECT_EQ(RunFuzzInput(kBucket, cut), 0);
+      // Losing a whole byte always loses at least one bit of a point.
+      EXPECT_FALSE(DecodeGorillaBlock(kBucket, cut).ok()) << "length " << len << " of " << block.size();
+    }
+  }
+}
+
+TEST(GorillaFuzzTest, BitFlipsInValidBlocksNeverCrashTheDecoder) {
+  std::mt19937_64 rng(13);
+  for (int round = 0; round < 200; ++round) {
+    std::string block = ValidBlock(rng, 1 + static_cast<int>(rng() % 200));
+    for (int flip = 0; flip < 50; ++flip) {
+      std::string mutated = block;
+      const size_t bit = rng() % (mutated.size() * 8);
+      mutated[bit / 8] = static_cast<char>(mutated[bit / 8] ^ (1 << (bit % 8)));
+      EXPECT_EQ(RunFuzzInput(kBucket, mutated), 0);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace rtb::bidder::telemetry
