@@ -133,6 +133,39 @@ std::vector<TableSchema> BidderTables(const TableOptions& options) {
     t.split_keys = SaltSplits(16);
     tables.push_back(std::move(t));
   }
+  // metric_ids: the telemetry registry. Row "c" holds the id counter (advanced with
+  // CheckAndMutate), "n" + metric name -> 4-byte id, "r" + id -> name, "k"/"v" + tag
+  // key/value -> "" for suggestions, "packer" -> the packer's last run.
+  // Layout: bidder/telemetry/internal/keys.h.
+  {
+    TableSchema t;
+    t.name = std::string(kMetricIdsTable);
+    t.families = {Family("i", kForever)};
+    tables.push_back(std::move(t));
+  }
+  // metric_series: the series index. "s" + metric id(4) + series id(8) -> sorted tags;
+  // "t" + metric id(4) + tag key + 0 + tag value + 0 + series id(8) -> ""; row "c" holds
+  // the series counters (total and per metric id) the cardinality limits read.
+  {
+    TableSchema t;
+    t.name = std::string(kMetricSeriesTable);
+    t.families = {Family("s", kForever)};
+    tables.push_back(std::move(t));
+  }
+  // metric_rollups: salt(1) + metric id(4) + series id(8) + day start(4), as metrics.
+  // m: 1-minute rollups, qualifier = 2-byte minute of the day; h: 1-hour rollups,
+  // qualifier = 2-byte hour of the day; value = count(8) + sum, min, max (8 each).
+  {
+    TableSchema t;
+    t.name = std::string(kMetricRollupsTable);
+    FamilyOptions m = Family("m", 400 * kDay);
+    m.compression = Compression::kSnappy;
+    FamilyOptions h = Family("h", kForever);
+    h.compression = Compression::kSnappy;
+    t.families = {m, h};
+    t.split_keys = SaltSplits(16);
+    tables.push_back(std::move(t));
+  }
   // sessions: row = SHA-256(token); s holds one state cell and a ver cell.
   {
     TableSchema t;

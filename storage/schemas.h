@@ -23,6 +23,9 @@ inline constexpr std::string_view kEventsByTypeTable = "events_by_type";
 inline constexpr std::string_view kEventRollupsTable = "event_rollups";
 inline constexpr std::string_view kErasuresTable = "erasures";
 inline constexpr std::string_view kMetricsTable = "metrics";
+inline constexpr std::string_view kMetricIdsTable = "metric_ids";
+inline constexpr std::string_view kMetricSeriesTable = "metric_series";
+inline constexpr std::string_view kMetricRollupsTable = "metric_rollups";
 inline constexpr std::string_view kSessionsTable = "sessions";
 inline constexpr std::string_view kUserSessionsTable = "user_sessions";
 

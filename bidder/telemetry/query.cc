@@ -1,0 +1,351 @@
+// Telemetry::Query: series index -> resolution router -> one multi-range scan
+// -> per-series steps -> groups.
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "bidder/telemetry/internal/keys.h"
+#include "bidder/telemetry/internal/series_registry.h"
+#include "bidder/telemetry/telemetry.h"
+#include "storage/schemas.h"
+
+namespace rtb::bidder::telemetry {
+namespace {
+
+using internal::Rollup;
+
+constexpr int64_t kMaxSteps = 1000000;
+constexpr int kScanBatchRows = 1000;
+// Raw cells live two days from ingest (metrics:d TTL).
+constexpr int64_t kRawRetentionSeconds = 2 * 86400;
+
+struct SeriesData {
+  uint64_t id = 0;
+  std::map<std::string, std::string> tags;
+  // Per step (step > 0) ...
+  std::vector<Rollup> steps;
+  // ... or per raw timestamp (step == 0).
+  std::map<int64_t, double> raw;
+  // Hours (start, s) with rollup cells.
+  absl::flat_hash_set<int64_t> covered_hours;
+};
+
+double Reduce(const Rollup& r, Aggregator a) {
+  switch (a) {
+    case Aggregator::kAvg: return r.sum / static_cast<double>(r.count);
+    case Aggregator::kSum: return r.sum;
+    case Aggregator::kMin: return r.min;
+    case Aggregator::kMax: return r.max;
+    case Aggregator::kCount: return static_cast<double>(r.count);
+  }
+  return 0;
+}
+
+class Accumulator {
+ public:
+  Accumulator(const TimeSeriesQuery& q) : q_(q), origin_(q.step_s > 0 ? q.start_s - q.start_s % q.step_s : 0) {}
+  int64_t origin() const { return origin_; }
+  size_t steps() const { return q_.step_s > 0 ? static_cast<size_t>((q_.end_s - origin_) / q_.step_s + 1) : 0; }
+
+  void AddPoint(SeriesData& s, int64_t t, double v) const {
+    if (t < q_.start_s || t > q_.end_s) return;
+    if (q_.step_s == 0) {
+      s.raw[t] = v;
+      return;
+    }
+    s.steps[static_cast<size_t>((t - origin_) / q_.step_s)].Add(v);
+  }
+  // A rollup interval [t, t + width): kept when it starts inside the range
+  // aligned down to its width.
+  void AddRollup(SeriesData& s, int64_t t, int64_t width, const Rollup& r) const {
+    if (t < q_.start_s - q_.start_s % width || t > q_.end_s) return;
+    const int64_t at = std::max(t, origin_);
+    s.steps[static_cast<size_t>((at - origin_) / q_.step_s)].Merge(r);
+  }
+
+ private:
+  const TimeSeriesQuery& q_;
+  int64_t origin_;
+};
+
+absl::StatusOr<std::vector<uint64_t>> ScanIds(storage::Store& store, const std::string& prefix,
+                                              int limit, bool from_series_rows) {
+  storage::Scan scan;
+  scan.prefix = prefix;
+  scan.columns.push_back({std::string(internal::kSeriesFamily), std::nullopt});
+  scan.limit = limit;
+  auto rows = store.Scan(storage::kMetricSeriesTable, scan);
+  if (!rows.ok()) return rows.status();
+  std::vector<uint64_t> ids;
+  for (const storage::RowResult& row : *rows) {
+    if (row.row.size() < 8) continue;
+    (void)from_series_rows;
+    if (auto id = internal::DecodeUint64(std::string_view(row.row).substr(row.row.size() - 8))) ids.push_back(*id);
+  }
+  return ids;
+}
+
+// Points of one metrics row: the block's, with raw cells merged over them.
+absl::Status RowPoints(const internal::RowKey& key, const storage::RowResult& row, std::vector<Point>* block_points,
+                       std::vector<Point>* out) {
+  out->clear();
+  block_points->clear();
+  if (auto block = row.Value(internal::kPackedFamily, internal::kPackedQualifier)) {
+    if (absl::Status s = DecodeGorillaBlock(key.bucket_start, *block, block_points); !s.ok()) return s;
+  }
+  size_t b = 0;
+  for (const storage::Cell& cell : row.cells) {
+    if (cell.family != internal::kRawFamily) continue;
+    auto offset = internal::DecodeUint16(cell.qualifier);
+    auto value = internal::DecodeDouble(cell.value);
+    if (!offset || !value) continue;
+    const int64_t t = key.bucket_start + *offset;
+    while (b < block_points->size() && (*block_points)[b].timestamp < t) out->push_back((*block_points)[b++]);
+    if (b < block_points->size() && (*block_points)[b].timestamp == t) ++b;  // raw wins
+    out->push_back({t, *value});
+  }
+  while (b < block_points->size()) out->push_back((*block_points)[b++]);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<QueryResult> Telemetry::Query(const TimeSeriesQuery& q) {
+  if (q.end_s < q.start_s || q.start_s < 0) return absl::InvalidArgumentError("query: end is before start");
+  if (q.step_s < 0) return absl::InvalidArgumentError("query: step must be >= 0");
+  if (q.step_s > 0 && (q.end_s - q.start_s) / q.step_s + 2 > kMaxSteps) {
+    return absl::InvalidArgumentError("query: more than 1000000 steps; use a larger step");
+  }
+  QueryResult result;
+  result.resolution = q.force_resolution.value_or(ChooseResolution(q.step_s));
+  if (result.resolution != Resolution::kRaw &&
+      (q.step_s == 0 || q.step_s % static_cast<int64_t>(result.resolution) != 0)) {
+    return absl::InvalidArgumentError("query: a rollup resolution needs a step that is a multiple of it");
+  }
+  auto metric_id = registry_->MetricId(q.metric, /*create=*/false);
+  if (!metric_id.ok()) return metric_id.status();
+  const uint32_t mid = *metric_id;
+
+  // 1. Series ids from the index.
+  const int limit = options_.max_query_series + 1;
+  std::optional<std::set<uint64_t>> ids;
+  std::vector<std::string> group_by;
+  for (const auto& [k, v] : q.tags) {
+    std::set<uint64_t> matched;
+    std::vector<std::string> prefixes;
+    if (v == "*") {
+      prefixes.push_back(internal::TagIndexPrefix(mid, k));
+      group_by.push_back(k);
+    } else {
+      std::vector<std::string> values = absl::StrSplit(absl::string_view(v.data(), v.size()), '|');
+      if (values.size() > 1) group_by.push_back(k);
+      for (const std::string& one : values) prefixes.push_back(internal::TagIndexPrefix(mid, k, one));
+    }
+    for (const std::string& prefix : prefixes) {
+      auto found = ScanIds(store_, prefix, limit, false);
+      if (!found.ok()) return found.status();
+      matched.insert(found->begin(), found->end());
+    }
+    if (ids) {
+      std::set<uint64_t> both;
+      std::set_intersection(ids->begin(), ids->end(), matched.begin(), matched.end(),
+                            std::inserter(both, both.begin()));
+      ids = std::move(both);
+    } else {
+      ids = std::move(matched);
+    }
+  }
+  if (!ids) {
+    auto all = ScanIds(store_, internal::SeriesPrefix(mid), limit, true);
+    if (!all.ok()) return all.status();
+    ids = std::set<uint64_t>(all->begin(), all->end());
+  }
+  if (ids->size() > static_cast<size_t>(options_.max_query_series)) {
+    return absl::ResourceExhaustedError(absl::StrCat("query: more than ", options_.max_query_series,
+                                                     " series match; narrow the tag filter"));
+  }
+  std::vector<storage::Get> gets;
+  for (uint64_t id : *ids) {
+    storage::Get get;
+    get.row = internal::SeriesRow(mid, id);
+    gets.push_back(std::move(get));
+  }
+  std::vector<SeriesData> series;
+  absl::flat_hash_map<uint64_t, size_t> index_of;
+  Accumulator acc(q);
+  if (!gets.empty()) {
+    auto rows = store_.MultiGet(storage::kMetricSeriesTable, gets);
+    if (!rows.ok()) return rows.status();
+    for (const storage::RowResult& row : *rows) {
+      auto tags = row.Value(internal::kSeriesFamily, "t");
+      if (!tags || row.row.size() < 8) continue;
+      SeriesData s;
+      s.id = *internal::DecodeUint64(std::string_view(row.row).substr(row.row.size() - 8));
+      s.tags = internal::ParseCanonicalTags(*tags);
+      s.steps.resize(acc.steps());
+      index_of[s.id] = series.size();
+      series.push_back(std::move(s));
+    }
+  }
+  result.series = static_cast<int64_t>(series.size());
+
+  // 2-4. One scan over one row range per series (per run of hours, for raw
+  // fallbacks), decode, merge, accumulate.
+  auto scan_raw = [&](const std::vector<storage::RowRange>& ranges) -> absl::Status {
+    if (ranges.empty()) return absl::OkStatus();
+    storage::Scan scan;
+    scan.ranges = ranges;
+    scan.caching = kScanBatchRows;
+    auto scanner = store_.OpenScanner(storage::kMetricsTable, scan);
+    if (!scanner.ok()) return scanner.status();
+    std::vector<Point> block_points, points;
+    while (true) {
+      auto batch = (*scanner)->Next(kScanBatchRows);
+      if (!batch.ok()) return batch.status();
+      if (batch->empty()) return absl::OkStatus();
+      for (const storage::RowResult& row : *batch) {
+        auto key = internal::DecodeRowKey(row.row);
+        if (!key || key->metric_id != mid) continue;
+        auto it = index_of.find(key->series_id);
+        if (it == index_of.end()) continue;
+        ++result.rows_read;
+        if (absl::Status s = RowPoints(*key, row, &block_points, &points); !s.ok()) return s;
+        result.points_read += static_cast<int64_t>(points.size());
+        for (const Point& p : points) acc.AddPoint(series[it->second], p.timestamp, p.value);
+      }
+    }
+  };
+  auto range_of = [&](uint64_t sid, int64_t first_bucket, int64_t last_bucket, int64_t width) {
+    storage::RowRange r;
+    r.start = internal::EncodeRowKey({mid, sid, first_bucket});
+    r.stop = internal::EncodeRowKey({mid, sid, last_bucket + width});
+    return r;
+  };
+
+  const int64_t first_hour = q.start_s - q.start_s % 3600;
+  const int64_t last_hour = q.end_s - q.end_s % 3600;
+  if (result.resolution == Resolution::kRaw) {
+    std::vector<storage::RowRange> ranges;
+    for (const SeriesData& s : series) ranges.push_back(range_of(s.id, first_hour, last_hour, 3600));
+    if (absl::Status st = scan_raw(ranges); !st.ok()) return st;
+  } else {
+    const int64_t width = static_cast<int64_t>(result.resolution);
+    const std::string family(result.resolution == Resolution::kMinute ? internal::kMinuteFamily
+                                                                      : internal::kHourFamily);
+    const int64_t first_day = q.start_s - q.start_s % internal::kRollupRowSeconds;
+    const int64_t last_day = q.end_s - q.end_s % internal::kRollupRowSeconds;
+    storage::Scan scan;
+    for (const SeriesData& s : series) {
+      scan.ranges.push_back(range_of(s.id, first_day, last_day, internal::kRollupRowSeconds));
+    }
+    scan.columns.push_back({family, std::nullopt});
+    scan.caching = kScanBatchRows;
+    if (!scan.ranges.empty()) {
+      auto scanner = store_.OpenScanner(storage::kMetricRollupsTable, scan);
+      if (!scanner.ok()) return scanner.status();
+      while (true) {
+        auto batch = (*scanner)->Next(kScanBatchRows);
+        if (!batch.ok()) return batch.status();
+        if (batch->empty()) break;
+        for (const storage::RowResult& row : *batch) {
+          auto key = internal::DecodeRowKey(row.row);
+          if (!key || key->metric_id != mid) continue;
+          auto it = index_of.find(key->series_id);
+          if (it == index_of.end()) continue;
+          ++result.rows_read;
+          SeriesData& s = series[it->second];
+          for (const storage::Cell& cell : row.cells) {
+            auto index = internal::DecodeUint16(cell.qualifier);
+            auto rollup = internal::DecodeRollup(cell.value);
+            if (!index || !rollup) continue;
+            const int64_t t = key->bucket_start + *index * width;
+            s.covered_hours.insert(t - t % 3600);
+            ++result.points_read;
+            acc.AddRollup(s, t, width, *rollup);
+          }
+        }
+      }
+    }
+    // Hours not packed yet (the current ones, or a packer behind) have no
+    // rollups: read them raw while raw cells still exist.
+    const int64_t now_s = options_.clock->NowMillis() / 1000;
+    const int64_t raw_from = std::max(first_hour, now_s - kRawRetentionSeconds - (now_s % 3600));
+    std::vector<storage::RowRange> ranges;
+    for (const SeriesData& s : series) {
+      int64_t run_start = -1;
+      for (int64_t h = raw_from; h <= last_hour && h <= now_s; h += 3600) {
+        const bool missing = !s.covered_hours.contains(h);
+        if (missing && run_start < 0) run_start = h;
+        if (!missing && run_start >= 0) {
+          ranges.push_back(range_of(s.id, run_start, h - 3600, 3600));
+          run_start = -1;
+        }
+      }
+      if (run_start >= 0) ranges.push_back(range_of(s.id, run_start, std::min(last_hour, now_s - now_s % 3600), 3600));
+    }
+    if (absl::Status st = scan_raw(ranges); !st.ok()) return st;
+  }
+
+  // Groups by the values of the group-by tags.
+  std::map<std::vector<std::string>, std::vector<const SeriesData*>> groups;
+  for (const SeriesData& s : series) {
+    std::vector<std::string> key;
+    for (const std::string& k : group_by) {
+      auto it = s.tags.find(k);
+      key.push_back(it == s.tags.end() ? "" : it->second);
+    }
+    groups[key].push_back(&s);
+  }
+  for (const auto& [unused, members] : groups) {
+    SeriesGroup g;
+    g.metric = q.metric;
+    std::set<std::string> keys;
+    for (const SeriesData* s : members) {
+      for (const auto& [k, v] : s->tags) keys.insert(k);
+    }
+    for (const std::string& k : keys) {
+      const SeriesData* first = members.front();
+      auto f = first->tags.find(k);
+      bool same = f != first->tags.end();
+      for (const SeriesData* s : members) {
+        auto it = s->tags.find(k);
+        same = same && it != s->tags.end() && it->second == f->second;
+      }
+      if (same) {
+        g.tags[k] = f->second;
+      } else {
+        g.aggregated_tags.push_back(k);
+      }
+    }
+    auto combine = [&](const std::vector<double>& values) {
+      Rollup r;
+      for (double v : values) r.Add(v);
+      return q.aggregator == Aggregator::kCount ? static_cast<double>(r.count) : Reduce(r, q.aggregator);
+    };
+    std::vector<double> values;
+    if (q.step_s > 0) {
+      for (size_t i = 0; i < acc.steps(); ++i) {
+        values.clear();
+        for (const SeriesData* s : members) {
+          if (s->steps[i].count > 0) values.push_back(Reduce(s->steps[i], q.downsample));
+        }
+        if (!values.empty()) g.points.push_back({acc.origin() + static_cast<int64_t>(i) * q.step_s, combine(values)});
+      }
+    } else {
+      std::map<int64_t, std::vector<double>> by_time;
+      for (const SeriesData* s : members) {
+        for (const auto& [t, v] : s->raw) by_time[t].push_back(v);
+      }
+      for (const auto& [t, vs] : by_time) g.points.push_back({t, combine(vs)});
+    }
+    result.groups.push_back(std::move(g));
+  }
+  return result;
+}
+
+}  // namespace rtb::bidder::telemetry
