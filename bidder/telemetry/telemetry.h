@@ -152,6 +152,9 @@ class Telemetry {
   // user ids (uuids, long hex or digit runs, long tokens with many digits).
   static std::optional<std::string> IdLikeTagValue(std::string_view value);
 
+  // The clock's time, seconds (relative query times count from it).
+  int64_t NowSeconds() const { return options_.clock->NowMillis() / 1000; }
+
  private:
   Telemetry(storage::Store& store, TelemetryOptions options);
 

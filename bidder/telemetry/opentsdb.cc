@@ -1,0 +1,218 @@
+#include "bidder/telemetry/opentsdb.h"
+
+#include <cctype>
+#include <charconv>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "nlohmann/json.hpp"
+
+namespace rtb::bidder::telemetry {
+namespace {
+
+using nlohmann::json;
+
+constexpr int64_t kMillisThreshold = 100000000000;
+
+std::optional<int64_t> UnitSeconds(std::string_view unit) {
+  if (unit == "s") return 1;
+  if (unit == "m") return 60;
+  if (unit == "h") return 3600;
+  if (unit == "d") return 86400;
+  if (unit == "w") return 7 * 86400;
+  if (unit == "n") return 30 * 86400;
+  if (unit == "y") return 365 * 86400;
+  return std::nullopt;
+}
+
+// "<n><unit>", e.g. "5m"; the seconds, or nullopt.
+std::optional<int64_t> ParseDuration(std::string_view text) {
+  size_t digits = 0;
+  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
+  if (digits == 0 || digits > 9) return std::nullopt;
+  int64_t n = 0;
+  std::from_chars(text.data(), text.data() + digits, n);
+  auto unit = UnitSeconds(text.substr(digits));
+  if (!unit || n <= 0) return std::nullopt;
+  return n * *unit;
+}
+
+std::optional<int64_t> TimeOf(const json& value, int64_t now_s) {
+  if (value.is_number_integer()) {
+    const int64_t t = value.get<int64_t>();
+    return t >= kMillisThreshold ? t / 1000 : t;
+  }
+  if (value.is_string()) return ParseOpenTsdbTime(value.get<std::string>(), now_s);
+  return std::nullopt;
+}
+
+absl::Status BadRequest(std::string_view why) {
+  return absl::InvalidArgumentError(std::string(why));
+}
+
+}  // namespace
+
+std::optional<int64_t> ParseOpenTsdbTime(const std::string& text, int64_t now_s) {
+  std::string_view t(text);
+  if (t.size() > 4 && t.substr(t.size() - 4) == "-ago") {
+    auto d = ParseDuration(t.substr(0, t.size() - 4));
+    if (!d) return std::nullopt;
+    return now_s - *d;
+  }
+  if (t.empty() || t.size() > 16) return std::nullopt;
+  int64_t v = 0;
+  auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (ec != std::errc() || end != t.data() + t.size() || v < 0) return std::nullopt;
+  return v >= kMillisThreshold ? v / 1000 : v;
+}
+
+absl::StatusOr<std::string> HandlePut(Telemetry& telemetry, std::string_view body) {
+  json doc = json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return BadRequest("/api/put: the body is not JSON");
+  if (doc.is_object()) doc = json::array({doc});
+  if (!doc.is_array()) return BadRequest("/api/put: expected a data point or an array of them");
+  std::vector<DataPoint> points;
+  std::vector<std::string> errors;
+  int64_t malformed = 0;
+  for (size_t i = 0; i < doc.size(); ++i) {
+    const json& p = doc[i];
+    auto bad = [&](std::string_view why) {
+      ++malformed;
+      if (errors.size() < 20) errors.push_back(absl::StrCat(i, ": ", absl::string_view(why.data(), why.size())));
+    };
+    if (!p.is_object()) {
+      bad("not an object");
+      continue;
+    }
+    DataPoint point;
+    auto metric = p.find("metric");
+    auto timestamp = p.find("timestamp");
+    auto value = p.find("value");
+    if (metric == p.end() || !metric->is_string()) { bad("metric is missing or not a string"); continue; }
+    point.metric = metric->get<std::string>();
+    if (timestamp == p.end() || !timestamp->is_number_integer()) { bad("timestamp is missing or not an integer"); continue; }
+    point.timestamp = timestamp->get<int64_t>();
+    if (value != p.end() && value->is_number()) {
+      point.value = value->get<double>();
+    } else if (value != p.end() && value->is_string()) {
+      const std::string& s = value->get_ref<const std::string&>();
+      char* end = nullptr;
+      point.value = std::strtod(s.c_str(), &end);
+      if (s.empty() || end != s.c_str() + s.size()) { bad("value is not a number"); continue; }
+    } else {
+      bad("value is missing or not a number");
+      continue;
+    }
+    auto tags = p.find("tags");
+    bool tags_ok = true;
+    if (tags != p.end()) {
+      if (!tags->is_object()) {
+        tags_ok = false;
+      } else {
+        for (auto it = tags->begin(); it != tags->end(); ++it) {
+          if (!it.value().is_string()) { tags_ok = false; break; }
+          point.tags[it.key()] = it.value().get<std::string>();
+        }
+      }
+    }
+    if (!tags_ok) { bad("tags must be an object of strings"); continue; }
+    points.push_back(std::move(point));
+  }
+  WriteSummary summary = telemetry.Write(points);
+  for (std::string& e : summary.errors) {
+    if (errors.size() < 20) errors.push_back(std::move(e));
+  }
+  json out = {{"success", summary.success}, {"failed", summary.failed + malformed}, {"errors", errors}};
+  if (summary.failed + malformed > 0) return absl::InvalidArgumentError(out.dump());
+  return out.dump();
+}
+
+absl::StatusOr<std::string> HandleQuery(Telemetry& telemetry, std::string_view body) {
+  const json doc = json::parse(body.begin(), body.end(), nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) return BadRequest("/api/query: the body is not a JSON object");
+  const int64_t now_s = telemetry.NowSeconds();
+  auto start_it = doc.find("start");
+  if (start_it == doc.end()) return BadRequest("/api/query: start is required");
+  auto start = TimeOf(*start_it, now_s);
+  if (!start) return BadRequest("/api/query: start is not a time");
+  std::optional<int64_t> end = now_s;
+  if (auto e = doc.find("end"); e != doc.end()) end = TimeOf(*e, now_s);
+  if (!end) return BadRequest("/api/query: end is not a time");
+  auto queries = doc.find("queries");
+  if (queries == doc.end() || !queries->is_array() || queries->empty()) {
+    return BadRequest("/api/query: queries must be a non-empty array");
+  }
+  json out = json::array();
+  for (const json& sub : *queries) {
+    if (!sub.is_object()) return BadRequest("/api/query: each query is an object");
+    TimeSeriesQuery q;
+    q.start_s = *start;
+    q.end_s = *end;
+    auto metric = sub.find("metric");
+    if (metric == sub.end() || !metric->is_string()) return BadRequest("/api/query: metric is required");
+    q.metric = metric->get<std::string>();
+    auto aggregator = sub.find("aggregator");
+    if (aggregator == sub.end() || !aggregator->is_string()) return BadRequest("/api/query: aggregator is required");
+    auto agg = ParseAggregator(aggregator->get<std::string>());
+    if (!agg) return BadRequest("/api/query: aggregator must be avg, sum, min, max or count");
+    q.aggregator = *agg;
+    if (auto ds = sub.find("downsample"); ds != sub.end()) {
+      if (!ds->is_string()) return BadRequest("/api/query: downsample must be like \"5m-avg\"");
+      const std::string& text = ds->get_ref<const std::string&>();
+      const size_t dash = text.find('-');
+      auto step = ParseDuration(std::string_view(text).substr(0, dash));
+      auto down = dash == std::string::npos ? std::nullopt : ParseAggregator(std::string_view(text).substr(dash + 1));
+      if (!step || !down) return BadRequest("/api/query: downsample must be like \"5m-avg\"");
+      q.step_s = *step;
+      q.downsample = *down;
+    }
+    if (auto tags = sub.find("tags"); tags != sub.end()) {
+      if (!tags->is_object()) return BadRequest("/api/query: tags must be an object of strings");
+      for (auto it = tags->begin(); it != tags->end(); ++it) {
+        if (!it.value().is_string()) return BadRequest("/api/query: tags must be an object of strings");
+        q.tags[it.key()] = it.value().get<std::string>();
+      }
+    }
+    auto result = telemetry.Query(q);
+    if (!result.ok()) return result.status();
+    for (const SeriesGroup& g : result->groups) {
+      json dps = json::object();
+      for (const Point& p : g.points) dps[std::to_string(p.timestamp)] = p.value;
+      out.push_back({{"metric", g.metric}, {"tags", g.tags}, {"aggregateTags", g.aggregated_tags}, {"dps", dps}});
+    }
+  }
+  return out.dump();
+}
+
+absl::StatusOr<std::string> HandleSuggest(Telemetry& telemetry, std::string_view body) {
+  const json doc = json::parse(body.begin(), body.end(), nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) return BadRequest("/api/suggest: the body is not a JSON object");
+  const std::string type = doc.value("type", std::string());
+  SuggestType t;
+  if (type == "metrics") {
+    t = SuggestType::kMetrics;
+  } else if (type == "tagk") {
+    t = SuggestType::kTagKeys;
+  } else if (type == "tagv") {
+    t = SuggestType::kTagValues;
+  } else {
+    return BadRequest("/api/suggest: type must be metrics, tagk or tagv");
+  }
+  std::string prefix;
+  if (auto q = doc.find("q"); q != doc.end()) {
+    if (!q->is_string()) return BadRequest("/api/suggest: q must be a string");
+    prefix = q->get<std::string>();
+  }
+  int max = 25;
+  if (auto m = doc.find("max"); m != doc.end()) {
+    if (!m->is_number_integer()) return BadRequest("/api/suggest: max must be an integer");
+    const int64_t v = m->get<int64_t>();
+    if (v < 1 || v > 1000) return BadRequest("/api/suggest: max must be in [1, 1000]");
+    max = static_cast<int>(v);
+  }
+  auto names = telemetry.Suggest(t, prefix, max);
+  if (!names.ok()) return names.status();
+  return json(*names).dump();
+}
+
+}  // namespace rtb::bidder::telemetry

@@ -1,0 +1,130 @@
+#include "bidder/telemetry/self_telemetry.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/time/time.h"
+#include "bidder/telemetry/internal/keys.h"
+
+namespace rtb::bidder::telemetry {
+namespace {
+
+std::map<std::string, std::string> TagsOf(const prometheus::ClientMetric& metric) {
+  std::map<std::string, std::string> tags;
+  for (const auto& label : metric.label) tags[label.name] = label.value;
+  return tags;
+}
+
+// The q-quantile of the observations counted in `delta` (per bucket, not
+// cumulative) with upper bounds `bounds` (the last bucket is +Inf).
+double Quantile(double q, const std::vector<uint64_t>& delta, const std::vector<double>& bounds) {
+  uint64_t total = 0;
+  for (uint64_t d : delta) total += d;
+  const double rank = q * static_cast<double>(total);
+  double seen = 0;
+  for (size_t i = 0; i < delta.size(); ++i) {
+    const double next = seen + static_cast<double>(delta[i]);
+    if (next >= rank && delta[i] > 0) {
+      const double lower = i == 0 ? 0 : bounds[i - 1];
+      if (i >= bounds.size() || std::isinf(bounds[i])) return lower;  // +Inf bucket: its lower bound
+      return lower + (bounds[i] - lower) * (rank - seen) / static_cast<double>(delta[i]);
+    }
+    seen = next;
+  }
+  return bounds.empty() ? 0 : bounds.back();
+}
+
+}  // namespace
+
+SelfTelemetryOptions SelfTelemetryOptions::FromConfig(const config::TelemetryConfig& config) {
+  SelfTelemetryOptions options;
+  options.write_interval_s = config.write_interval_s;
+  return options;
+}
+
+SelfTelemetry::SelfTelemetry(Telemetry& telemetry, prometheus::Registry& source,
+                             SelfTelemetryOptions options)
+    : telemetry_(telemetry), source_(source), options_(std::move(options)) {}
+
+SelfTelemetry::~SelfTelemetry() { Stop(); }
+
+void SelfTelemetry::Start() {
+  if (thread_.joinable()) return;
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = false;
+  }
+  thread_ = std::thread([this] { Loop(); });
+}
+
+void SelfTelemetry::Stop() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+  }
+  if (thread_.joinable()) thread_.join();
+}
+
+void SelfTelemetry::Loop() {
+  const absl::Duration interval = absl::Seconds(std::max(1, options_.write_interval_s));
+  while (true) {
+    {
+      absl::MutexLock lock(&mu_);
+      auto stopping = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return stopping_; };
+      if (mu_.AwaitWithTimeout(absl::Condition(&stopping), interval)) return;
+    }
+    SampleOnce();
+  }
+}
+
+WriteSummary SelfTelemetry::SampleOnce() {
+  const int64_t now_s = telemetry_.NowSeconds();
+  std::vector<DataPoint> points;
+  for (const prometheus::MetricFamily& family : source_.Collect()) {
+    const bool counter = std::find(options_.counters.begin(), options_.counters.end(), family.name) !=
+                         options_.counters.end();
+    const bool histogram = std::find(options_.histograms.begin(), options_.histograms.end(),
+                                     family.name) != options_.histograms.end();
+    if (counter) {
+      for (const prometheus::ClientMetric& m : family.metric) {
+        const double v = family.type == prometheus::MetricType::Gauge ? m.gauge.value : m.counter.value;
+        points.push_back({family.name, TagsOf(m), now_s, v});
+      }
+    }
+    if (histogram && family.type == prometheus::MetricType::Histogram) {
+      for (const prometheus::ClientMetric& m : family.metric) {
+        const std::map<std::string, std::string> tags = TagsOf(m);
+        std::vector<uint64_t> cumulative;
+        std::vector<double> bounds;
+        for (const auto& b : m.histogram.bucket) {
+          cumulative.push_back(b.cumulative_count);
+          bounds.push_back(b.upper_bound);
+        }
+        const std::string key = family.name + internal::CanonicalTags(tags);
+        std::vector<uint64_t> delta(cumulative.size());
+        {
+          absl::MutexLock lock(&mu_);
+          std::vector<uint64_t>& before = previous_[key];
+          if (before.size() != cumulative.size()) before.assign(cumulative.size(), 0);
+          uint64_t prev_cum = 0, prev_before = 0;
+          for (size_t i = 0; i < cumulative.size(); ++i) {
+            const uint64_t now_count = cumulative[i] - prev_cum;
+            const uint64_t then_count = before[i] - prev_before;
+            delta[i] = now_count >= then_count ? now_count - then_count : now_count;
+            prev_cum = cumulative[i];
+            prev_before = before[i];
+          }
+          before = cumulative;
+        }
+        uint64_t observed = 0;
+        for (uint64_t d : delta) observed += d;
+        if (observed == 0) continue;
+        points.push_back({family.name + ".p50", tags, now_s, Quantile(0.50, delta, bounds)});
+        points.push_back({family.name + ".p99", tags, now_s, Quantile(0.99, delta, bounds)});
+      }
+    }
+  }
+  return telemetry_.Write(points);
+}
+
+}  // namespace rtb::bidder::telemetry

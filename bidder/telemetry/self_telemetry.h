@@ -1,0 +1,67 @@
+// The bidder's own series: every write_interval_s, reads a prometheus
+// Registry (Collect()) and writes the selected families as points, one series
+// per label set (labels become tags):
+//   counters  bidder_bid_requests_total, bidder_bids_total, bidder_beacons_total,
+//             bidder_profile_lookups_total (cumulative values, as Prometheus has them)
+//   histogram bidder_bid_latency_seconds -> bidder_bid_latency_seconds.p50 and .p99,
+//             of the observations since the previous sample (interpolated
+//             inside the histogram's buckets)
+//
+// Construction, for the process:
+//   SelfTelemetry self(telemetry, registry, SelfTelemetryOptions::FromConfig(config.telemetry));
+//   self.Start();  ...  self.Stop();   // Stop also runs in the destructor
+//
+// Thread-safety: Start/Stop from one owner thread; SampleOnce from anywhere.
+#ifndef RTB_BIDDER_TELEMETRY_SELF_TELEMETRY_H_
+#define RTB_BIDDER_TELEMETRY_SELF_TELEMETRY_H_
+
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "bidder/telemetry/telemetry.h"
+#include "config/config.h"
+#include "prometheus/registry.h"
+
+namespace rtb::bidder::telemetry {
+
+struct SelfTelemetryOptions {
+  // Seconds between samples. Default 10 (telemetry.write_interval_s).
+  int write_interval_s = 10;
+  std::vector<std::string> counters = {"bidder_bid_requests_total", "bidder_bids_total",
+                                       "bidder_beacons_total", "bidder_profile_lookups_total"};
+  std::vector<std::string> histograms = {"bidder_bid_latency_seconds"};
+
+  static SelfTelemetryOptions FromConfig(const config::TelemetryConfig& config);
+};
+
+class SelfTelemetry {
+ public:
+  // `telemetry` and `source` must outlive this.
+  SelfTelemetry(Telemetry& telemetry, prometheus::Registry& source, SelfTelemetryOptions options);
+  ~SelfTelemetry();
+
+  void Start();
+  void Stop();
+  // One sample now: the points written (and refused) by it.
+  WriteSummary SampleOnce();
+
+ private:
+  void Loop();
+
+  Telemetry& telemetry_;
+  prometheus::Registry& source_;
+  const SelfTelemetryOptions options_;
+  absl::Mutex mu_;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  // Cumulative bucket counts per histogram series at the previous sample.
+  std::map<std::string, std::vector<uint64_t>> previous_ ABSL_GUARDED_BY(mu_);
+  std::thread thread_;
+};
+
+}  // namespace rtb::bidder::telemetry
+
+#endif  // RTB_BIDDER_TELEMETRY_SELF_TELEMETRY_H_

@@ -1,0 +1,146 @@
+#include "bidder/telemetry/opentsdb.h"
+
+#include "bidder/telemetry/self_telemetry.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "prometheus/counter.h"
+#include "prometheus/histogram.h"
+#include "telemetry_fixture.h"
+
+namespace rtb::bidder::telemetry {
+namespace {
+
+using nlohmann::json;
+using testing::kNowS;
+using testing::TelemetryStoreHarness;
+
+class OpenTsdbTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    h_ = std::make_unique<TelemetryStoreHarness>(::testing::UnitTest::GetInstance()->current_test_info()->name());
+    ASSERT_TRUE(h_->status.ok()) << h_->status;
+  }
+  std::unique_ptr<TelemetryStoreHarness> h_;
+};
+
+TEST_F(OpenTsdbTest, PutThenQueryWithDownsampleAndGroupBy) {
+  json points = json::array();
+  for (int i = 0; i < 60; ++i) {
+    points.push_back({{"metric", "sys.cpu.user"}, {"timestamp", kNowS - 600 + i * 10},
+                      {"value", i}, {"tags", {{"host", i % 2 ? "web01" : "web02"}, {"dc", "fra"}}}});
+  }
+  auto put = HandlePut(*h_->telemetry, points.dump());
+  ASSERT_TRUE(put.ok()) << put.status();
+  EXPECT_EQ(json::parse(*put)["success"], 60);
+
+  auto single = HandlePut(*h_->telemetry, R"({"metric":"sys.cpu.user","timestamp":)" +
+                                              std::to_string((kNowS - 5) * 1000) +
+                                              R"(,"value":"2.5","tags":{"host":"web03","dc":"fra"}})");
+  ASSERT_TRUE(single.ok()) << single.status();
+
+  auto q = HandleQuery(*h_->telemetry, R"({"start":"10m-ago","queries":[{"aggregator":"sum","metric":"sys.cpu.user",
+      "downsample":"5m-count","tags":{"host":"*"}}]})");
+  ASSERT_TRUE(q.ok()) << q.status();
+  json out = json::parse(*q);
+  ASSERT_EQ(out.size(), 3u) << out.dump();
+  EXPECT_EQ(out[0]["tags"]["host"], "web01");
+  EXPECT_EQ(out[0]["tags"]["dc"], "fra");
+  int64_t total = 0;
+  for (const auto& g : out) {
+    for (auto it = g["dps"].begin(); it != g["dps"].end(); ++it) total += it.value().get<int64_t>();
+  }
+  EXPECT_EQ(total, 61);
+
+  auto all = HandleQuery(*h_->telemetry, R"({"start":)" + std::to_string(kNowS - 600) +
+                                             R"(,"end":)" + std::to_string(kNowS) +
+                                             R"(,"queries":[{"aggregator":"max","metric":"sys.cpu.user"}]})");
+  ASSERT_TRUE(all.ok()) << all.status();
+  json one = json::parse(*all);
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0]["aggregateTags"], json::array({"host"}));
+  EXPECT_EQ(one[0]["dps"].size(), 61u);
+}
+
+TEST_F(OpenTsdbTest, PutReportsEveryBadPointAsA400Summary) {
+  auto put = HandlePut(*h_->telemetry, R"([{"metric":"ok","timestamp":1791071990,"value":1},
+      {"metric":"ok","value":1},{"metric":"ok","timestamp":1791071990,"value":"x"},
+      {"metric":"ok","timestamp":1791071990,"value":1,"tags":{"req":"0123456789abcdef0123"}}])");
+  ASSERT_EQ(put.status().code(), absl::StatusCode::kInvalidArgument);
+  json summary = json::parse(put.status().message());
+  EXPECT_EQ(summary["success"], 1);
+  EXPECT_EQ(summary["failed"], 3);
+  EXPECT_EQ(summary["errors"].size(), 3u);
+  EXPECT_EQ(HandlePut(*h_->telemetry, "{not json").status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(HandleQuery(*h_->telemetry, R"({"start":"1h-ago","queries":[{"aggregator":"median","metric":"ok"}]})")
+                .status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(HandleQuery(*h_->telemetry, R"({"start":"1h-ago","queries":[{"aggregator":"sum","metric":"none"}]})")
+                .status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST_F(OpenTsdbTest, SuggestMetricsTagKeysAndValues) {
+  ASSERT_TRUE(HandlePut(*h_->telemetry, R"([{"metric":"bidder.bids","timestamp":1791071990,"value":1,"tags":{"exchange":"openx"}},
+      {"metric":"bidder.wins","timestamp":1791071990,"value":1},{"metric":"other","timestamp":1791071990,"value":1}])").ok());
+  auto metrics = HandleSuggest(*h_->telemetry, R"({"type":"metrics","q":"bidder.","max":10})");
+  ASSERT_TRUE(metrics.ok()) << metrics.status();
+  EXPECT_EQ(json::parse(*metrics), json::array({"bidder.bids", "bidder.wins"}));
+  EXPECT_EQ(json::parse(*HandleSuggest(*h_->telemetry, R"({"type":"tagk","q":"ex"})")), json::array({"exchange"}));
+  EXPECT_EQ(json::parse(*HandleSuggest(*h_->telemetry, R"({"type":"tagv","q":""})")), json::array({"openx"}));
+  EXPECT_FALSE(HandleSuggest(*h_->telemetry, R"({"type":"bogus"})").ok());
+}
+
+TEST(OpenTsdbTimeTest, RelativeAndAbsoluteTimes) {
+  EXPECT_EQ(ParseOpenTsdbTime("1h-ago", 10000), 10000 - 3600);
+  EXPECT_EQ(ParseOpenTsdbTime("2d-ago", 1000000), 1000000 - 2 * 86400);
+  EXPECT_EQ(ParseOpenTsdbTime("1791072000", 0), 1791072000);
+  EXPECT_EQ(ParseOpenTsdbTime("1791072000123", 0), 1791072000);
+  EXPECT_FALSE(ParseOpenTsdbTime("yesterday", 0).has_value());
+  EXPECT_FALSE(ParseOpenTsdbTime("5x-ago", 0).has_value());
+}
+
+TEST_F(OpenTsdbTest, SelfTelemetryWritesCountersAndLatencyPercentiles) {
+  prometheus::Registry source;
+  auto& requests = prometheus::BuildCounter().Name("bidder_bid_requests_total").Help("r").Register(source);
+  requests.Add({{"exchange", "openx"}}).Increment(42);
+  prometheus::BuildCounter().Name("bidder_unrelated_total").Help("u").Register(source).Add({}).Increment();
+  auto& latency = prometheus::BuildHistogram().Name("bidder_bid_latency_seconds").Help("l").Register(source)
+                      .Add({}, prometheus::Histogram::BucketBoundaries{0.001, 0.002, 0.005, 0.01});
+  for (int i = 0; i < 98; ++i) latency.Observe(0.0015);
+  latency.Observe(0.007);
+  latency.Observe(0.008);
+
+  SelfTelemetry self(*h_->telemetry, source, {});
+  WriteSummary first = self.SampleOnce();
+  EXPECT_EQ(first.failed, 0);
+  EXPECT_EQ(first.success, 3) << "one counter series, p50 and p99";
+  h_->clock->Advance(10000);
+  EXPECT_EQ(self.SampleOnce().success, 1) << "no new latency observations: counters only";
+
+  TimeSeriesQuery q;
+  q.metric = "bidder_bid_latency_seconds.p50";
+  q.start_s = kNowS - 60;
+  q.end_s = kNowS + 60;
+  auto p50 = h_->telemetry->Query(q);
+  ASSERT_TRUE(p50.ok()) << p50.status();
+  ASSERT_EQ(p50->groups.size(), 1u);
+  EXPECT_GT(p50->groups[0].points[0].value, 0.001);
+  EXPECT_LE(p50->groups[0].points[0].value, 0.002);
+  q.metric = "bidder_bid_latency_seconds.p99";
+  auto p99 = h_->telemetry->Query(q);
+  ASSERT_TRUE(p99.ok());
+  EXPECT_GT(p99->groups[0].points[0].value, 0.005);
+  q.metric = "bidder_bid_requests_total";
+  q.tags = {{"exchange", "openx"}};
+  auto counter = h_->telemetry->Query(q);
+  ASSERT_TRUE(counter.ok());
+  ASSERT_EQ(counter->groups[0].points.size(), 2u);
+  EXPECT_EQ(counter->groups[0].points[1].value, 42);
+
+  // Start/Stop: the thread starts and stops promptly without sampling twice.
+  self.Start();
+  self.Stop();
+}
+
+}  // namespace
+}  // namespace rtb::bidder::telemetry
