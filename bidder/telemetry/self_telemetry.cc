@@ -74,6 +74,12 @@ void SelfTelemetry::Loop() {
       if (mu_.AwaitWithTimeout(absl::Condition(&stopping), interval)) return;
     }
     SampleOnce();
+    const int64_t now_s = telemetry_.NowSeconds();
+    if (options_.pack_interval_s > 0 && now_s - last_pack_s_ >= options_.pack_interval_s) {
+      // Errors are counted by the packer's own metrics; the next run retries.
+      (void)telemetry_.Pack();
+      last_pack_s_ = now_s;
+    }
   }
 }
 

@@ -6,6 +6,7 @@
 //   histogram bidder_bid_latency_seconds -> bidder_bid_latency_seconds.p50 and .p99,
 //             of the observations since the previous sample (interpolated
 //             inside the histogram's buckets)
+// and, every pack_interval_s, runs the packer on the same thread.
 //
 // Construction, for the process:
 //   SelfTelemetry self(telemetry, registry, SelfTelemetryOptions::FromConfig(config.telemetry));
@@ -34,6 +35,9 @@ struct SelfTelemetryOptions {
   std::vector<std::string> counters = {"bidder_bid_requests_total", "bidder_bids_total",
                                        "bidder_beacons_total", "bidder_profile_lookups_total"};
   std::vector<std::string> histograms = {"bidder_bid_latency_seconds"};
+  // The loop also runs Telemetry::Pack when this many seconds have passed
+  // since its last pack; 0 leaves packing to the caller. Default 300.
+  int pack_interval_s = 300;
 
   static SelfTelemetryOptions FromConfig(const config::TelemetryConfig& config);
 };
@@ -59,6 +63,7 @@ class SelfTelemetry {
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   // Cumulative bucket counts per histogram series at the previous sample.
   std::map<std::string, std::vector<uint64_t>> previous_ ABSL_GUARDED_BY(mu_);
+  int64_t last_pack_s_ = 0;  // loop thread only
   std::thread thread_;
 };
 
