@@ -153,8 +153,8 @@ std::vector<TableSchema> BidderTables(const TableOptions& options) {
     tables.push_back(std::move(t));
   }
   // metric_rollups: salt(1) + metric id(4) + series id(8) + day start(4), as metrics.
-  // m: 1-minute rollups, qualifier = 2-byte minute of the day; h: 1-hour rollups,
-  // qualifier = 2-byte hour of the day; value = count(8) + sum, min, max (8 each).
+  // qualifier = 2-byte hour of the day. h: the hour's rollup, count(8) + sum, min,
+  // max (8 each); m: the hour's 1-minute rollups in one cell (minute(2) + rollup each).
   {
     TableSchema t;
     t.name = std::string(kMetricRollupsTable);

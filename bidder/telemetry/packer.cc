@@ -79,16 +79,21 @@ absl::StatusOr<PackedRow> PackRow(storage::Store& store, const std::string& row_
   std::map<int64_t, internal::Rollup> minutes;
   internal::Rollup hour;
   for (const Point& p : *points) {
-    minutes[(p.timestamp - day) / 60].Add(p.value);
+    minutes[(p.timestamp - key->bucket_start) / 60].Add(p.value);
     hour.Add(p.value);
   }
   storage::Put rollups;
   rollups.row = internal::EncodeRowKey({key->metric_id, key->series_id, day});
+  // The hour's minutes in one cell: a query reads one cell per series-hour,
+  // not sixty (per-cell cost dominates reads).
+  std::string minute_cell;
   for (const auto& [minute, rollup] : minutes) {
-    rollups.values.push_back({std::string(internal::kMinuteFamily),
-                              internal::EncodeUint16(static_cast<uint16_t>(minute)),
-                              internal::EncodeRollup(rollup), std::nullopt});
+    minute_cell += internal::EncodeUint16(static_cast<uint16_t>(minute % 60));
+    minute_cell += internal::EncodeRollup(rollup);
   }
+  const auto hour_of_day = static_cast<uint16_t>((key->bucket_start - day) / 3600);
+  rollups.values.push_back({std::string(internal::kMinuteFamily), internal::EncodeUint16(hour_of_day),
+                            std::move(minute_cell), std::nullopt});
   rollups.values.push_back({std::string(internal::kHourFamily),
                             internal::EncodeUint16(static_cast<uint16_t>((key->bucket_start - day) / 3600)),
                             internal::EncodeRollup(hour), std::nullopt});

@@ -260,13 +260,25 @@ absl::StatusOr<QueryResult> Telemetry::Query(const TimeSeriesQuery& q) {
           ++result.rows_read;
           SeriesData& s = series[it->second];
           for (const storage::Cell& cell : row.cells) {
-            auto index = internal::DecodeUint16(cell.qualifier);
-            auto rollup = internal::DecodeRollup(cell.value);
-            if (!index || !rollup) continue;
-            const int64_t t = key->bucket_start + *index * width;
-            s.covered_hours.insert(t - t % 3600);
-            ++result.points_read;
-            acc.AddRollup(s, t, width, *rollup);
+            auto hour = internal::DecodeUint16(cell.qualifier);
+            if (!hour) continue;
+            const int64_t hour_start = key->bucket_start + *hour * 3600;
+            s.covered_hours.insert(hour_start);
+            if (result.resolution == Resolution::kHour) {
+              if (auto rollup = internal::DecodeRollup(cell.value)) {
+                ++result.points_read;
+                acc.AddRollup(s, hour_start, width, *rollup);
+              }
+              continue;
+            }
+            std::string_view entries(cell.value);
+            for (; entries.size() >= 34; entries.remove_prefix(34)) {
+              auto minute = internal::DecodeUint16(entries.substr(0, 2));
+              auto rollup = internal::DecodeRollup(entries.substr(2, 32));
+              if (!minute || !rollup) break;
+              ++result.points_read;
+              acc.AddRollup(s, hour_start + *minute * 60, width, *rollup);
+            }
           }
         }
       }

@@ -13,8 +13,10 @@
 // metrics:d       qualifier = 2-byte BE offset in the hour, value = 8-byte BE
 //                 IEEE-754 bits of the point.
 // metrics:p       qualifier "b", value = the Gorilla block of the hour.
-// metric_rollups  qualifier = 2-byte BE minute (m) or hour (h) of the day,
-//                 value = count (8 B BE) + sum, min, max (8 B BE doubles).
+// metric_rollups  qualifier = 2-byte BE hour of the day.
+//                 h: value = one rollup: count (8 B BE) + sum, min, max (8 B BE doubles);
+//                 m: value = the hour's minutes with points, each 2-byte BE
+//                    minute of the hour + one rollup (34 B per minute).
 //
 // metric_ids rows: "c" (id counter, 8-byte counter), "n"+name -> id (4 B BE),
 // "r"+id -> name, "k"+tag key, "v"+tag value, "packer" (last run, ms).
