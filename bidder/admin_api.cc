@@ -14,6 +14,8 @@
 #include "bidder/device_key.h"
 #include "bidder/events/erasure.h"
 #include "bidder/events/events.h"
+#include "bidder/telemetry/opentsdb.h"
+#include "bidder/telemetry/telemetry.h"
 #include "boost/asio/post.hpp"
 #include "boost/asio/thread_pool.hpp"
 #include "nlohmann/json.hpp"
@@ -115,29 +117,38 @@ absl::StatusOr<int64_t> IntParam(const Query& query, std::string_view name, int6
 
 class AdminApi::Impl {
  public:
-  Impl(const config::BidderConfig& config, events::EventStore& events, events::DeviceEraser& eraser)
-      : config_(config), events_(events), eraser_(eraser), hasher_(config.bid.device_key_secret),
-        pool_(2) {}
+  Impl(const config::BidderConfig& config, events::EventStore& events, events::DeviceEraser& eraser,
+       telemetry::Telemetry* telemetry)
+      : config_(config), events_(events), eraser_(eraser), telemetry_(telemetry),
+        hasher_(config.bid.device_key_secret), pool_(2) {}
   ~Impl() { pool_.join(); }
 
   void Register(HttpServer& server) {
     server.RoutePrefix(http::verb::get, std::string(kDevicesPrefix), Off(&Impl::GetDevice));
     server.RoutePrefix(http::verb::delete_, std::string(kDevicesPrefix), Off(&Impl::EraseDevice));
     server.Route(http::verb::get, "/api/events", Off(&Impl::GetEventsOfType));
+    if (telemetry_ != nullptr) {
+      server.Route(http::verb::post, "/api/put", Off(&Impl::TelemetryPut));
+      server.Route(http::verb::post, "/api/query", Off(&Impl::TelemetryQuery));
+      server.Route(http::verb::post, "/api/suggest", Off(&Impl::TelemetrySuggest));
+      server.Route(http::verb::get, "/api/suggest", Off(&Impl::TelemetrySuggest));
+    }
   }
 
  private:
-  using Method = HttpResponse (Impl::*)(std::string_view path, const Query& query);
+  using Method = HttpResponse (Impl::*)(std::string_view path, const Query& query,
+                                        std::string_view body);
 
   // A handler that runs `method` on the API's threads and answers on the
   // connection's executor.
   HttpHandler Off(Method method) {
     return [this, method](const HttpRequest& request, Responder respond) {
       boost::asio::post(pool_, [this, method, path = std::string(request.path),
-                                target = std::string(request.target), executor = request.executor,
+                                target = std::string(request.target), body = std::string(request.body),
+                                executor = request.executor,
                                 respond = std::move(respond)]() mutable {
         absl::StatusOr<Query> query = ParseQuery(target);
-        HttpResponse response = query.ok() ? (this->*method)(path, *query) : Error(query.status());
+        HttpResponse response = query.ok() ? (this->*method)(path, *query, body) : Error(query.status());
         boost::asio::post(executor, [respond = std::move(respond),
                                      response = std::move(response)]() mutable {
           respond(std::move(response));
@@ -157,7 +168,7 @@ class AdminApi::Impl {
   }
 
   // /api/devices/{id}/events and /api/devices/{id}/erasure
-  HttpResponse GetDevice(std::string_view path, const Query& query) {
+  HttpResponse GetDevice(std::string_view path, const Query& query, std::string_view) {
     std::string_view rest = path.substr(kDevicesPrefix.size());
     const size_t slash = rest.rfind('/');
     if (slash == std::string_view::npos || slash == 0) return Error(404, "no such resource");
@@ -192,7 +203,7 @@ class AdminApi::Impl {
   }
 
   // DELETE /api/devices/{id}
-  HttpResponse EraseDevice(std::string_view path, const Query&) {
+  HttpResponse EraseDevice(std::string_view path, const Query&, std::string_view) {
     const std::string_view id = path.substr(kDevicesPrefix.size());
     if (id.empty() || id.find('/') != std::string_view::npos) return Error(404, "no such resource");
     absl::StatusOr<std::string> key = DeviceKeyOf(id);
@@ -203,7 +214,7 @@ class AdminApi::Impl {
   }
 
   // GET /api/events
-  HttpResponse GetEventsOfType(std::string_view, const Query& query) {
+  HttpResponse GetEventsOfType(std::string_view, const Query& query, std::string_view) {
     std::optional<std::string> type_name = query.Get("type");
     if (!type_name.has_value()) return Error(400, "type: required");
     std::optional<events::EventType> type = events::ParseEventType(*type_name);
@@ -225,16 +236,54 @@ class AdminApi::Impl {
     return Json(200, nlohmann::json{{"events", out}}.dump());
   }
 
+  // OpenTSDB's status codes for a handler's answer (bidder/telemetry/opentsdb.h).
+  static HttpResponse TelemetryAnswer(const absl::StatusOr<std::string>& answer) {
+    if (answer.ok()) return Json(200, *answer);
+    const std::string message(answer.status().message());
+    switch (answer.status().code()) {
+      case absl::StatusCode::kInvalidArgument:
+        // /api/put answers its JSON summary as the message.
+        return message.starts_with("{") ? Json(400, message) : Error(400, message);
+      case absl::StatusCode::kNotFound:
+        return Error(400, message);
+      case absl::StatusCode::kResourceExhausted:
+        return Error(413, message);
+      default:
+        return Error(500, message);
+    }
+  }
+
+  HttpResponse TelemetryPut(std::string_view, const Query&, std::string_view body) {
+    return TelemetryAnswer(telemetry::HandlePut(*telemetry_, body));
+  }
+  HttpResponse TelemetryQuery(std::string_view, const Query&, std::string_view body) {
+    return TelemetryAnswer(telemetry::HandleQuery(*telemetry_, body));
+  }
+  HttpResponse TelemetrySuggest(std::string_view, const Query& query, std::string_view body) {
+    if (!body.empty()) return TelemetryAnswer(telemetry::HandleSuggest(*telemetry_, body));
+    nlohmann::json request = nlohmann::json::object();
+    for (const char* key : {"type", "q"}) {
+      if (std::optional<std::string> v = query.Get(key)) request[key] = *v;
+    }
+    if (std::optional<std::string> max = query.Get("max")) {
+      int64_t n = 0;
+      if (!absl::SimpleAtoi(*max, &n)) return Error(400, "max: not an integer");
+      request["max"] = n;
+    }
+    return TelemetryAnswer(telemetry::HandleSuggest(*telemetry_, request.dump()));
+  }
+
   const config::BidderConfig& config_;
   events::EventStore& events_;
   events::DeviceEraser& eraser_;
+  telemetry::Telemetry* telemetry_;
   DeviceKeyHasher hasher_;
   boost::asio::thread_pool pool_;
 };
 
 AdminApi::AdminApi(const config::BidderConfig& config, events::EventStore& events,
-                   events::DeviceEraser& eraser)
-    : impl_(std::make_unique<Impl>(config, events, eraser)) {}
+                   events::DeviceEraser& eraser, telemetry::Telemetry* telemetry)
+    : impl_(std::make_unique<Impl>(config, events, eraser, telemetry)) {}
 AdminApi::~AdminApi() = default;
 
 void AdminApi::Register(HttpServer& server) { impl_->Register(server); }

@@ -12,6 +12,9 @@
 //          erases the device: 202 with the erasure's status
 //   GET    /api/devices/{id}/erasure
 //          the erasure's steps (404 when the device was never erased)
+//   POST   /api/put, POST /api/query, GET|POST /api/suggest
+//          the OpenTSDB-compatible telemetry API (bidder/telemetry/opentsdb.h),
+//          when telemetry is on
 //
 // {id} is the raw device id (advertising id or our user id), percent-encoded;
 // it is hashed into the device key at once and never stored or logged.
@@ -34,11 +37,16 @@ class EventStore;
 class DeviceEraser;
 }  // namespace events
 
+namespace telemetry {
+class Telemetry;
+}  // namespace telemetry
+
 class AdminApi {
  public:
-  // `config`, `events` and `eraser` must outlive the API.
+  // `config`, `events`, `eraser` and `telemetry` (null: no telemetry
+  // routes) must outlive the API.
   AdminApi(const config::BidderConfig& config, events::EventStore& events,
-           events::DeviceEraser& eraser);
+           events::DeviceEraser& eraser, telemetry::Telemetry* telemetry);
   // Waits for the calls still running.
   ~AdminApi();
   AdminApi(const AdminApi&) = delete;

@@ -18,6 +18,8 @@
 #include "bidder/events/erasure.h"
 #include "bidder/events/events.h"
 #include "bidder/pacing_snapshot.h"
+#include "bidder/telemetry/self_telemetry.h"
+#include "bidder/telemetry/telemetry.h"
 #include "pacing/pacer.h"
 #include "storage/embedded_store.h"
 #include "storage/hbase_store.h"
@@ -132,6 +134,7 @@ BidderApp::BidderApp(config::BidderConfig config) : config_(std::move(config)) {
 
 BidderApp::~BidderApp() {
   if (server_ != nullptr) server_->Shutdown(std::chrono::milliseconds(0));
+  self_telemetry_.reset();
   maintenance_.reset();
 }
 
@@ -220,8 +223,16 @@ absl::Status BidderApp::RegisterBeaconRoutes() {
   if (!beacons.ok()) return Annotate(beacons.status(), "cannot build the beacon handler");
   beacon_handler_ = *std::move(beacons);
   beacon_handler_->Register(*server_);
+  if (config_.telemetry.enabled) {
+    telemetry::TelemetryOptions options = telemetry::TelemetryOptions::FromConfig(config_.telemetry);
+    options.registry = &registry_;
+    absl::StatusOr<std::unique_ptr<telemetry::Telemetry>> telemetry =
+        telemetry::Telemetry::Create(*store_, std::move(options));
+    if (!telemetry.ok()) return Annotate(telemetry.status(), "cannot build the telemetry store");
+    telemetry_ = *std::move(telemetry);
+  }
   if (config_.server.admin_api_enabled) {
-    admin_api_ = std::make_unique<AdminApi>(config_, *events_, *eraser_);
+    admin_api_ = std::make_unique<AdminApi>(config_, *events_, *eraser_, telemetry_.get());
     admin_api_->Register(*server_);
   }
   return absl::OkStatus();
@@ -231,11 +242,17 @@ absl::Status BidderApp::Start() {
   if (absl::Status s = pacer_->Start(); !s.ok()) return Annotate(s, "cannot start the pacing loop");
   if (absl::Status s = server_->Start(); !s.ok()) return s;
   maintenance_ = std::make_unique<MaintenanceLoop>(*events_, *eraser_);
+  if (telemetry_ != nullptr) {
+    self_telemetry_ = std::make_unique<telemetry::SelfTelemetry>(
+        *telemetry_, registry_, telemetry::SelfTelemetryOptions::FromConfig(config_.telemetry));
+    self_telemetry_->Start();
+  }
   return absl::OkStatus();
 }
 
 void BidderApp::Shutdown() {
   server_->Shutdown(std::chrono::milliseconds(config_.server.graceful_shutdown_timeout_ms));
+  self_telemetry_.reset();
   maintenance_.reset();
   pacer_->Stop();
 }

@@ -11,7 +11,9 @@
 //   /api/... when server.admin_api_enabled           bidder/admin_api.h
 //
 // Background work: the pacing loop (pacing/pacer.h, started by Start and
-// stopped, with a last spend flush, by Shutdown), and a maintenance thread
+// stopped, with a last spend flush, by Shutdown), the bidder's own time
+// series every telemetry.write_interval_s (bidder/telemetry/self_telemetry.h,
+// when telemetry.enabled), and a maintenance thread
 // that reconciles event index rows with the timeline every minute and moves
 // pending privacy erasures on every hour.
 //
@@ -49,6 +51,11 @@ namespace events {
 class DeviceEraser;
 class EventStore;
 }  // namespace events
+
+namespace telemetry {
+class SelfTelemetry;
+class Telemetry;
+}  // namespace telemetry
 
 // Opens the Store `config.backend` names: the embedded engine, or HBase's
 // (or the storage server's) Thrift2 gateways. Does not create tables.
@@ -108,8 +115,11 @@ class BidderApp {
   std::unique_ptr<events::EventStore> events_;
   std::unique_ptr<events::DeviceEraser> eraser_;
   std::unique_ptr<BeaconHandler> beacon_handler_;
+  // Null when telemetry.enabled is false.
+  std::unique_ptr<telemetry::Telemetry> telemetry_;
   std::unique_ptr<AdminApi> admin_api_;
   std::unique_ptr<MaintenanceLoop> maintenance_;
+  std::unique_ptr<telemetry::SelfTelemetry> self_telemetry_;
 };
 
 }  // namespace rtb::bidder

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <ctime>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -363,6 +364,32 @@ TEST_F(BeaconEndpointTest, BadRequestsGetClearErrors) {
   const TestResponse by_type = Send(GetRequest("/api/events?type=impression&from=0&to=9999999999999"));
   EXPECT_EQ(by_type.status, 200u);
   EXPECT_THAT(by_type.body, Not(HasSubstr(kDeviceId)));
+}
+
+TEST_F(BeaconEndpointTest, OpenTsdbApiStoresAndChartsPoints) {
+  const int64_t now_s = ::time(nullptr);
+  const std::string points = nlohmann::json::array({
+      {{"metric", "ops.cpu"}, {"timestamp", now_s - 120}, {"value", 0.5}, {"tags", {{"host", "a"}}}},
+      {{"metric", "ops.cpu"}, {"timestamp", now_s - 60}, {"value", 0.75}, {"tags", {{"host", "a"}}}},
+  }).dump();
+  const TestResponse put = Send(PostRequest("/api/put", points));
+  ASSERT_EQ(put.status, 200u) << put.body;
+  const std::string query = nlohmann::json{
+      {"start", now_s - 600}, {"end", now_s},
+      {"queries", {{{"aggregator", "sum"}, {"metric", "ops.cpu"}, {"tags", {{"host", "a"}}}}}}}.dump();
+  const TestResponse answer = Send(PostRequest("/api/query", query));
+  ASSERT_EQ(answer.status, 200u) << answer.body;
+  const nlohmann::json series = nlohmann::json::parse(answer.body);
+  ASSERT_EQ(series.size(), 1u) << answer.body;
+  EXPECT_EQ(series[0]["dps"].size(), 2u) << answer.body;
+  const TestResponse suggest = Send(GetRequest("/api/suggest?type=metrics&q=ops"));
+  ASSERT_EQ(suggest.status, 200u) << suggest.body;
+  EXPECT_THAT(suggest.body, HasSubstr("ops.cpu"));
+  // A tag that holds a request id is refused with a reason.
+  const TestResponse refused = Send(PostRequest("/api/put", nlohmann::json{
+      {"metric", "ops.cpu"}, {"timestamp", now_s}, {"value", 1},
+      {"tags", {{"request", "6d92078a-8246-4ba4-ae5b-76104861e7dc"}}}}.dump()));
+  EXPECT_EQ(refused.status, 400u) << refused.body;
 }
 
 }  // namespace
