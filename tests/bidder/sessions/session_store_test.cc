@@ -404,3 +404,21 @@ TEST_F(SessionStoreTest, IndexEntriesAgeOutWithTheLifetime) {
 
 }  // namespace
 }  // namespace rtb::bidder::sessions::testing
+
+namespace rtb::bidder::sessions::testing {
+namespace {
+
+TEST_F(SessionStoreTest, FailedTouchDoesNotFailTheRequest) {
+  SessionStore sessions(*hooked_, Options());
+  CreatedSession created = MustCreate(sessions, "alice");
+  hooked_->SetWriteHook([](std::string_view, std::string_view) {
+    return absl::UnavailableError("region moving");
+  });
+  clock_->Advance(2 * kMinute);
+  auto session = sessions.Authenticate(created.token);
+  ASSERT_TRUE(session.ok()) << session.status();
+  EXPECT_EQ(session->state.last_seen_ms, kStart);  // the stored activity is unchanged
+}
+
+}  // namespace
+}  // namespace rtb::bidder::sessions::testing
