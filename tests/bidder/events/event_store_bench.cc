@@ -76,7 +76,8 @@ void BM_RecordNewEvent(benchmark::State& state) {
   const int64_t base = f.now();
   for (auto _ : state) {
     const int id = next++;
-    absl::Status s = f.events().Record(MakeEvent(id % 10000, id, EventType::kImpression, base + id));
+    absl::Status s =
+        f.events().Record(MakeEvent(id % 10000, id, EventType::kImpression, base + id));
     if (!s.ok()) state.SkipWithError(s.ToString().c_str());
   }
 }
