@@ -14,11 +14,14 @@
 #include "bidder/device_key.h"
 #include "bidder/events/erasure.h"
 #include "bidder/events/events.h"
+#include "bidder/operator_access.h"
 #include "bidder/telemetry/opentsdb.h"
 #include "bidder/telemetry/telemetry.h"
 #include "boost/asio/post.hpp"
 #include "boost/asio/thread_pool.hpp"
 #include "nlohmann/json.hpp"
+#include "pacing/pacer.h"
+#include "storage/clock.h"
 
 namespace rtb::bidder {
 namespace {
@@ -113,25 +116,50 @@ absl::StatusOr<int64_t> IntParam(const Query& query, std::string_view name, int6
   return value;
 }
 
+// What a route asks of the caller's session.
+struct Guard {
+  // Needs a live session (else 401).
+  bool session = true;
+  // Changes state: needs the X-CSRF-Token too (else 403).
+  bool changes_state = false;
+  // Needs this privilege (else 403); empty: none.
+  std::string_view privilege = "read";
+};
+
+constexpr Guard kRead{};
+constexpr Guard kErase{.changes_state = true, .privilege = "erase"};
+constexpr Guard kWrite{.changes_state = true, .privilege = "read"};
+constexpr Guard kOpen{.session = false, .privilege = ""};
+
+std::string_view PacingStateName(const pacing::CampaignPacingStatus& status, int64_t now_ms) {
+  if (status.decided_at_ms == 0 || now_ms > status.valid_until_ms) return "fail-safe";
+  if (status.stopped || status.throttle <= 0) return "stopped";
+  if (status.throttle < 1) return "throttled";
+  return "open";
+}
+
 }  // namespace
 
 class AdminApi::Impl {
  public:
-  Impl(const config::BidderConfig& config, events::EventStore& events, events::DeviceEraser& eraser,
-       telemetry::Telemetry* telemetry)
-      : config_(config), events_(events), eraser_(eraser), telemetry_(telemetry),
-        hasher_(config.bid.device_key_secret), pool_(2) {}
+  explicit Impl(const Dependencies& deps)
+      : config_(*deps.config), access_(*deps.access), pacer_(*deps.pacer), events_(*deps.events),
+        eraser_(*deps.eraser), telemetry_(deps.telemetry),
+        hasher_(deps.config->bid.device_key_secret), pool_(2) {}
   ~Impl() { pool_.join(); }
 
   void Register(HttpServer& server) {
-    server.RoutePrefix(http::verb::get, std::string(kDevicesPrefix), Off(&Impl::GetDevice));
-    server.RoutePrefix(http::verb::delete_, std::string(kDevicesPrefix), Off(&Impl::EraseDevice));
-    server.Route(http::verb::get, "/api/events", Off(&Impl::GetEventsOfType));
+    server.Route(http::verb::get, "/api/campaigns", Off(&Impl::GetCampaigns, kRead));
+    server.RoutePrefix(http::verb::get, std::string(kDevicesPrefix), Off(&Impl::GetDevice, kRead));
+    server.RoutePrefix(http::verb::delete_, std::string(kDevicesPrefix),
+                       Off(&Impl::EraseDevice, kErase));
+    server.Route(http::verb::get, "/api/events", Off(&Impl::GetEventsOfType, kRead));
     if (telemetry_ != nullptr) {
-      server.Route(http::verb::post, "/api/put", Off(&Impl::TelemetryPut));
-      server.Route(http::verb::post, "/api/query", Off(&Impl::TelemetryQuery));
-      server.Route(http::verb::post, "/api/suggest", Off(&Impl::TelemetrySuggest));
-      server.Route(http::verb::get, "/api/suggest", Off(&Impl::TelemetrySuggest));
+      const Guard read = config_.telemetry.query_requires_login ? kRead : kOpen;
+      server.Route(http::verb::post, "/api/put", Off(&Impl::TelemetryPut, kWrite));
+      server.Route(http::verb::post, "/api/query", Off(&Impl::TelemetryQuery, read));
+      server.Route(http::verb::post, "/api/suggest", Off(&Impl::TelemetrySuggest, read));
+      server.Route(http::verb::get, "/api/suggest", Off(&Impl::TelemetrySuggest, read));
     }
   }
 
@@ -139,22 +167,56 @@ class AdminApi::Impl {
   using Method = HttpResponse (Impl::*)(std::string_view path, const Query& query,
                                         std::string_view body);
 
-  // A handler that runs `method` on the API's threads and answers on the
-  // connection's executor.
-  HttpHandler Off(Method method) {
-    return [this, method](const HttpRequest& request, Responder respond) {
-      boost::asio::post(pool_, [this, method, path = std::string(request.path),
-                                target = std::string(request.target), body = std::string(request.body),
-                                executor = request.executor,
+  // A handler that checks the caller's session as `guard` says, then runs
+  // `method`, both on the API's threads (they block on storage), and answers
+  // on the connection's executor.
+  HttpHandler Off(Method method, Guard guard) {
+    return [this, method, guard](const HttpRequest& request, Responder respond) {
+      boost::asio::post(pool_, [this, method, guard, owned = OperatorRequest(request),
+                                target = std::string(request.target), executor = request.executor,
                                 respond = std::move(respond)]() mutable {
-        absl::StatusOr<Query> query = ParseQuery(target);
-        HttpResponse response = query.ok() ? (this->*method)(path, *query, body) : Error(query.status());
+        HttpResponse response = Answer(method, guard, owned, target);
         boost::asio::post(executor, [respond = std::move(respond),
                                      response = std::move(response)]() mutable {
           respond(std::move(response));
         });
       });
     };
+  }
+
+  HttpResponse Answer(Method method, Guard guard, const OperatorRequest& request,
+                      const std::string& target) {
+    if (guard.session) {
+      absl::StatusOr<sessions::AuthenticatedSession> session =
+          access_.Authorize(request, guard.privilege, guard.changes_state);
+      if (!session.ok()) return OperatorAccess::ErrorResponse(session.status());
+    }
+    absl::StatusOr<Query> query = ParseQuery(target);
+    if (!query.ok()) return Error(query.status());
+    return (this->*method)(request.path, *query, request.body);
+  }
+
+  // GET /api/campaigns
+  HttpResponse GetCampaigns(std::string_view, const Query&, std::string_view) {
+    const int64_t now_ms = storage::SystemClock()->NowMillis();
+    const std::vector<pacing::CampaignPacingStatus> statuses = pacer_.CampaignStatuses();
+    nlohmann::json campaigns = nlohmann::json::array();
+    for (size_t i = 0; i < config_.campaigns.size() && i < statuses.size(); ++i) {
+      const config::CampaignConfig& campaign = config_.campaigns[i];
+      const pacing::CampaignPacingStatus& status = statuses[i];
+      campaigns.push_back({{"id", campaign.id},
+                           {"currency", campaign.currency},
+                           {"daily_budget_micros", status.daily_budget_micros},
+                           {"spend_today_micros", status.spent_today_micros},
+                           {"pacing_mode", campaign.pacing_mode == config::PacingMode::kEven
+                                               ? "even"
+                                               : "asap"},
+                           {"time_zone", campaign.time_zone},
+                           {"throttle", status.throttle},
+                           {"state", std::string(PacingStateName(status, now_ms))},
+                           {"decided_at_ms", status.decided_at_ms}});
+    }
+    return Json(200, nlohmann::json{{"as_of_ms", now_ms}, {"campaigns", campaigns}}.dump());
   }
 
   // The device key of the {id} segment; its length is the raw id's.
@@ -274,6 +336,8 @@ class AdminApi::Impl {
   }
 
   const config::BidderConfig& config_;
+  OperatorAccess& access_;
+  const pacing::Pacer& pacer_;
   events::EventStore& events_;
   events::DeviceEraser& eraser_;
   telemetry::Telemetry* telemetry_;
@@ -281,9 +345,7 @@ class AdminApi::Impl {
   boost::asio::thread_pool pool_;
 };
 
-AdminApi::AdminApi(const config::BidderConfig& config, events::EventStore& events,
-                   events::DeviceEraser& eraser, telemetry::Telemetry* telemetry)
-    : impl_(std::make_unique<Impl>(config, events, eraser, telemetry)) {}
+AdminApi::AdminApi(const Dependencies& deps) : impl_(std::make_unique<Impl>(deps)) {}
 AdminApi::~AdminApi() = default;
 
 void AdminApi::Register(HttpServer& server) { impl_->Register(server); }

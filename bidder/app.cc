@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "bidder/admin_api.h"
+#include "bidder/operator_access.h"
 #include "bidder/beacon_handler.h"
 #include "bidder/bid_handler.h"
 #include "bidder/bid_metrics.h"
@@ -231,8 +232,21 @@ absl::Status BidderApp::RegisterBeaconRoutes() {
     if (!telemetry.ok()) return Annotate(telemetry.status(), "cannot build the telemetry store");
     telemetry_ = *std::move(telemetry);
   }
+  try {
+    operator_access_ = std::make_unique<OperatorAccess>(config_, *store_, registry_);
+  } catch (const std::exception& e) {
+    return absl::InternalError(absl::StrCat("cannot declare the session metrics: ", e.what()));
+  }
+  operator_access_->Register(*server_);
   if (config_.server.admin_api_enabled) {
-    admin_api_ = std::make_unique<AdminApi>(config_, *events_, *eraser_, telemetry_.get());
+    AdminApi::Dependencies admin;
+    admin.config = &config_;
+    admin.access = operator_access_.get();
+    admin.pacer = pacer_.get();
+    admin.events = events_.get();
+    admin.eraser = eraser_.get();
+    admin.telemetry = telemetry_.get();
+    admin_api_ = std::make_unique<AdminApi>(admin);
     admin_api_->Register(*server_);
   }
   return absl::OkStatus();

@@ -8,6 +8,7 @@
 //   the bid path, one route per exchange             RegisterBidRoutes() in app.cc
 //   the beacons (win, billing, imp, loss, click,     bidder/beacon_handler.h
 //   conversion)
+//   /api/login, /api/logout, /api/session, /console  bidder/operator_access.h
 //   /api/... when server.admin_api_enabled           bidder/admin_api.h
 //
 // Background work: the pacing loop (pacing/pacer.h, started by Start and
@@ -42,6 +43,7 @@ namespace rtb::bidder {
 
 class AdminApi;
 class BeaconHandler;
+class OperatorAccess;
 class BidHandler;
 class BidMetrics;
 class PacingSnapshot;
@@ -117,6 +119,7 @@ class BidderApp {
   std::unique_ptr<BeaconHandler> beacon_handler_;
   // Null when telemetry.enabled is false.
   std::unique_ptr<telemetry::Telemetry> telemetry_;
+  std::unique_ptr<OperatorAccess> operator_access_;
   std::unique_ptr<AdminApi> admin_api_;
   std::unique_ptr<MaintenanceLoop> maintenance_;
   std::unique_ptr<telemetry::SelfTelemetry> self_telemetry_;

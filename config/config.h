@@ -106,11 +106,10 @@ struct ServerConfig {
   int graceful_shutdown_timeout_ms = 5000;
   // Serves the operator console at /console. Default true.
   bool console_enabled = true;
-  // Serves the admin API (/api/...: a device's events, events by type,
-  // privacy erasure). Until operator login guards it, it is off by default:
-  // turn it on only where the listen address is reachable by operators
-  // alone. Default false.
-  bool admin_api_enabled = false;
+  // Serves the admin API (/api/...: campaigns, a device's events, events by
+  // type, privacy erasure, telemetry), every route behind an operator
+  // session (sessions.operators). Default true.
+  bool admin_api_enabled = true;
   // Exchanges served. Default: one exchange named "default" at
   // "/openrtb2/bid". When the key is given the list must not be empty.
   std::vector<ExchangeConfig> exchanges{
@@ -382,6 +381,10 @@ struct TelemetryConfig {
   int max_series = 10000;
   // Distinct series per metric name. Default 1000. Range [1, max_series].
   int max_series_per_metric = 1000;
+  // /api/query and /api/suggest need an operator session. False serves them
+  // to anyone who reaches the listen address (e.g. a Grafana on a private
+  // network); /api/put always needs a session. Default true.
+  bool query_requires_login = true;
 };
 
 // ---------------------------------------------------------------------------

@@ -199,9 +199,12 @@ void Pacer::Flush(int64_t as_of_ms) { flusher_->Flush(as_of_ms); }
 
 void Pacer::ControlOrFollow(int64_t now_ms) {
   if (follow_) {
-    if (!board_->ReadInto(*decisions_, state_max_age_ms_).ok()) {
+    std::vector<std::optional<internal::BoardEntry>> entries;
+    if (!board_->ReadInto(*decisions_, state_max_age_ms_, &entries).ok()) {
       metrics_->CountStoreError(internal::StoreOperation::kBoardRead);
+      return;
     }
+    RecordStatuses(&entries);
     return;
   }
   controller_->Tick(now_ms);
@@ -211,6 +214,45 @@ void Pacer::ControlOrFollow(int64_t now_ms) {
       decisions_->Publish(i, d.decision.throttle, now_ms + state_max_age_ms_);
     }
   }
+  RecordStatuses(nullptr);
+}
+
+void Pacer::RecordStatuses(
+    const std::vector<std::optional<internal::BoardEntry>>* board_entries) {
+  absl::MutexLock lock(&statuses_mu_);
+  statuses_.resize(campaigns_.size());
+  for (size_t i = 0; i < campaigns_.size(); ++i) {
+    CampaignPacingStatus& status = statuses_[i];
+    status.campaign_id = campaigns_[i].id;
+    status.daily_budget_micros = campaigns_[i].daily_budget_micros;
+    status.valid_until_ms = decisions_->valid_until_ms(i);
+    if (board_entries != nullptr) {
+      if (i >= board_entries->size() || !(*board_entries)[i].has_value()) continue;
+      const internal::BoardEntry& entry = *(*board_entries)[i];
+      status.spent_today_micros = entry.spent_today_micros;
+      status.throttle = entry.throttle;
+      status.stopped = entry.stopped;
+      status.decided_at_ms = entry.computed_at_ms;
+      continue;
+    }
+    const internal::CampaignDecision& d = controller_->decision(i);
+    if (d.computed_at_ms == 0) continue;
+    status.spent_today_micros = d.spent_today_micros;
+    status.throttle = d.decision.throttle;
+    status.stopped = d.decision.stopped;
+    status.decided_at_ms = d.computed_at_ms;
+  }
+}
+
+std::vector<CampaignPacingStatus> Pacer::CampaignStatuses() const {
+  absl::MutexLock lock(&statuses_mu_);
+  if (!statuses_.empty()) return statuses_;
+  std::vector<CampaignPacingStatus> fresh(campaigns_.size());
+  for (size_t i = 0; i < campaigns_.size(); ++i) {
+    fresh[i].campaign_id = campaigns_[i].id;
+    fresh[i].daily_budget_micros = campaigns_[i].daily_budget_micros;
+  }
+  return fresh;
 }
 
 void Pacer::ExportLoopMetrics(int64_t now_ms) {

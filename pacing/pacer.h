@@ -55,11 +55,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "config/config.h"
 #include "prometheus/registry.h"
 #include "storage/clock.h"
@@ -174,7 +177,25 @@ class BudgetController;
 class DecisionBoard;
 class LoopThread;
 class WorkerIdClaim;
+struct BoardEntry;
 }  // namespace internal
+
+// One campaign as the pacing loop last saw it, for operators.
+struct CampaignPacingStatus {
+  std::string campaign_id;
+  int64_t daily_budget_micros = 0;
+  // Today's total over all workers as of decided_at_ms (micro-units of the
+  // campaign's currency).
+  int64_t spent_today_micros = 0;
+  // Bid probability published, [0, 1]; 0 when stopped.
+  double throttle = 0;
+  // The budget (minus the reserve) is reached for today.
+  bool stopped = false;
+  // Clock time of the decision; 0 = none yet.
+  int64_t decided_at_ms = 0;
+  // After this the bid path refuses the campaign (fail safe).
+  int64_t valid_until_ms = 0;
+};
 
 // The pacing loop of one bidder worker (see the top of this file): flushes
 // its spend, and either controls every campaign (sidecar) or follows the
@@ -218,8 +239,14 @@ class Pacer {
   int worker_id() const { return worker_id_; }
   bool follows_pacer_service() const { return follow_; }
 
+  // Every campaign, in config order, as of the loop's last decision (or, in
+  // pacer mode, the last board read). Safe from any thread.
+  std::vector<CampaignPacingStatus> CampaignStatuses() const;
+
  private:
   Pacer();
+  // Copies what the loop just decided or read into statuses_.
+  void RecordStatuses(const std::vector<std::optional<internal::BoardEntry>>* board_entries);
   void Flush(int64_t as_of_ms);
   void ControlOrFollow(int64_t now_ms);
   void ExportLoopMetrics(int64_t now_ms);
@@ -245,6 +272,8 @@ class Pacer {
   int64_t next_boundary_ms_ = 0;
   int64_t next_control_ms_ = 0;
   uint64_t exported_refusals_ = 0;
+  mutable absl::Mutex statuses_mu_;
+  std::vector<CampaignPacingStatus> statuses_ ABSL_GUARDED_BY(statuses_mu_);
 };
 
 // The rtb-pacer process's loop (pacing.mode "pacer"): controls every campaign

@@ -1,10 +1,11 @@
 #include "bidder/sessions/console_files.h"
 
-#include <fstream>
-#include <sstream>
+#include <algorithm>
+#include <span>
 #include <string>
 
 #include "absl/strings/ascii.h"
+#include "bidder/sessions/internal/console_assets.h"
 
 namespace rtb::bidder::sessions {
 namespace {
@@ -48,8 +49,7 @@ bool IsConsolePath(std::string_view path) {
           path[kConsolePath.size()] == '/');
 }
 
-SessionHttpResponse ServeConsoleFile(const std::filesystem::path& root, std::string_view method,
-                                     std::string_view path) {
+SessionHttpResponse ServeConsoleFile(std::string_view method, std::string_view path) {
   if (!IsConsolePath(path)) return NotFound();
   if (method != "GET" && method != "HEAD") {
     SessionHttpResponse response;
@@ -61,13 +61,14 @@ SessionHttpResponse ServeConsoleFile(const std::filesystem::path& root, std::str
   if (!name.empty()) name.remove_prefix(1);  // the '/'
   if (name.empty()) name = "index.html";
   if (!IsPlainFileName(name)) return NotFound();
-  std::ifstream file(root / std::string(name), std::ios::binary);
-  if (!file) return NotFound();
-  std::ostringstream content;
-  content << file.rdbuf();
+  const std::span<const internal::ConsoleAsset> assets = internal::ConsoleAssets();
+  const auto asset = std::lower_bound(
+      assets.begin(), assets.end(), name,
+      [](const internal::ConsoleAsset& a, std::string_view n) { return a.name < n; });
+  if (asset == assets.end() || asset->name != name) return NotFound();
   SessionHttpResponse response;
   response.content_type = ContentTypeOf(name);
-  response.body = content.str();
+  response.body = std::string(asset->content);
   response.headers = {
       {"Content-Security-Policy",
        "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"},

@@ -25,12 +25,16 @@
 #include "storage/schemas.h"
 #include "tests/bidder/decision_fixtures.h"
 #include "tests/bidder/http_test_client.h"
+#include "tests/bidder/operator_login.h"
 
 namespace rtb::bidder {
 namespace {
 
+using testing::DeleteRequest;
 using testing::ExampleConfig;
 using testing::GetRequest;
+using testing::OperatorSession;
+using testing::SessionHeaders;
 using testing::PostRequest;
 using testing::SampleRequest;
 using testing::TestConnection;
@@ -62,6 +66,7 @@ class BeaconEndpointTest : public ::testing::Test {
     config.server.port = 0;
     config.server.io_threads = 2;
     config.server.admin_api_enabled = true;
+    testing::AddTestOperator(config);
     config.storage.embedded.path = data_dir_;
     config.storage.embedded.block_cache_mib = 8;
     absl::StatusOr<std::unique_ptr<BidderApp>> app = BidderApp::Create(std::move(config));
@@ -70,6 +75,8 @@ class BeaconEndpointTest : public ::testing::Test {
     ASSERT_TRUE(app_->Start().ok());
     connection_ = std::make_unique<TestConnection>(app_->port());
     ASSERT_TRUE(connection_->connected());
+    operator_ = testing::LogIn(*connection_);
+    ASSERT_EQ(operator_.status, 200);
   }
   void TearDown() override {
     connection_.reset();
@@ -133,6 +140,17 @@ class BeaconEndpointTest : public ::testing::Test {
 
   std::string Metrics() { return Send(GetRequest(app_->config().metrics.path)).body; }
 
+  // Admin API calls, as the logged-in operator.
+  TestResponse AdminGet(std::string_view target) {
+    return Send(GetRequest(target, SessionHeaders(operator_)));
+  }
+  TestResponse AdminPost(std::string_view target, std::string_view body) {
+    return Send(PostRequest(target, body, SessionHeaders(operator_)));
+  }
+  TestResponse AdminDelete(std::string_view target) {
+    return Send(DeleteRequest(target, SessionHeaders(operator_)));
+  }
+
   std::string ImpressionId(const WonBid& b) const {
     return BeaconHandler::ImpressionId(app_->config().server.exchanges[0].name, b.request_id,
                                        b.imp_id, b.bid_id);
@@ -177,6 +195,7 @@ class BeaconEndpointTest : public ::testing::Test {
   std::string data_dir_;
   std::unique_ptr<BidderApp> app_;
   std::unique_ptr<TestConnection> connection_;
+  OperatorSession operator_;
 };
 
 TEST_F(BeaconEndpointTest, BillingRecordsTheImpressionOnceWithCapSpendAndEvents) {
@@ -204,7 +223,7 @@ TEST_F(BeaconEndpointTest, BillingRecordsTheImpressionOnceWithCapSpendAndEvents)
   EXPECT_THAT(metrics, HasSubstr(R"(bidder_beacons_total{kind="billing",outcome="duplicate"} 1)"));
   EXPECT_THAT(metrics, HasSubstr(R"(bidder_beacons_total{kind="win",outcome="recorded"} 2)"));
 
-  const TestResponse events = Send(GetRequest(absl::StrCat("/api/devices/", kDeviceId, "/events")));
+  const TestResponse events = AdminGet(absl::StrCat("/api/devices/", kDeviceId, "/events"));
   ASSERT_EQ(events.status, 200u) << events.body;
   const nlohmann::json list = nlohmann::json::parse(events.body)["events"];
   std::vector<std::string> types;
@@ -233,7 +252,7 @@ TEST_F(BeaconEndpointTest, ClickRedirectsToTheConfiguredLandingPageAndConversion
   std::this_thread::sleep_for(std::chrono::milliseconds(3));
   EXPECT_EQ(Send(GetRequest(absl::StrCat("/conversion?click=", token, "&oid=order-7"))).status, 204u);
 
-  const TestResponse events = Send(GetRequest(absl::StrCat("/api/devices/", kDeviceId, "/events")));
+  const TestResponse events = AdminGet(absl::StrCat("/api/devices/", kDeviceId, "/events"));
   ASSERT_EQ(events.status, 200u);
   const nlohmann::json list = nlohmann::json::parse(events.body)["events"];
   int clicks = 0, conversions = 0;
@@ -324,8 +343,7 @@ TEST_F(BeaconEndpointTest, ErasedDeviceKeepsSpendButGetsNoDeviceData) {
   ASSERT_EQ(Send(GetRequest(before.billing)).status, 204u);
   ASSERT_EQ(CapCount(kDeviceId), 1);
 
-  const TestResponse erased = Send(absl::StrCat("DELETE /api/devices/", kDeviceId,
-                                                " HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n"));
+  const TestResponse erased = AdminDelete(absl::StrCat("/api/devices/", kDeviceId));
   ASSERT_EQ(erased.status, 202u) << erased.body;
   EXPECT_EQ(nlohmann::json::parse(erased.body)["step"], "tombstoned") << erased.body;
   EXPECT_EQ(CapCount(kDeviceId), 0);
@@ -338,10 +356,10 @@ TEST_F(BeaconEndpointTest, ErasedDeviceKeepsSpendButGetsNoDeviceData) {
   ASSERT_FALSE(row.empty());
   EXPECT_FALSE(row.Value("i", "dk").has_value());
   EXPECT_EQ(CapCount(kDeviceId), 0);
-  const TestResponse events = Send(GetRequest(absl::StrCat("/api/devices/", kDeviceId, "/events")));
+  const TestResponse events = AdminGet(absl::StrCat("/api/devices/", kDeviceId, "/events"));
   ASSERT_EQ(events.status, 200u);
   EXPECT_TRUE(nlohmann::json::parse(events.body)["events"].empty()) << events.body;
-  const TestResponse status = Send(GetRequest(absl::StrCat("/api/devices/", kDeviceId, "/erasure")));
+  const TestResponse status = AdminGet(absl::StrCat("/api/devices/", kDeviceId, "/erasure"));
   EXPECT_EQ(status.status, 200u);
   EXPECT_THAT(Metrics(), HasSubstr(R"(bidder_beacons_total{kind="billing",outcome="erased"} 1)"));
 }
@@ -358,10 +376,10 @@ TEST_F(BeaconEndpointTest, BadRequestsGetClearErrors) {
   EXPECT_EQ(Send(GetRequest("/billing?x=a")).status, 400u);
   EXPECT_EQ(Send(GetRequest("/conversion")).status, 400u);
   EXPECT_EQ(Send(GetRequest("/conversion?click=nothex")).status, 400u);
-  EXPECT_EQ(Send(GetRequest("/api/events?type=nope&from=0&to=1")).status, 400u);
-  EXPECT_EQ(Send(GetRequest("/api/devices/00000000-0000-0000-0000-000000000000/events")).status, 400u);
-  EXPECT_EQ(Send(GetRequest("/api/devices/never-seen-device/erasure")).status, 404u);
-  const TestResponse by_type = Send(GetRequest("/api/events?type=impression&from=0&to=9999999999999"));
+  EXPECT_EQ(AdminGet("/api/events?type=nope&from=0&to=1").status, 400u);
+  EXPECT_EQ(AdminGet("/api/devices/00000000-0000-0000-0000-000000000000/events").status, 400u);
+  EXPECT_EQ(AdminGet("/api/devices/never-seen-device/erasure").status, 404u);
+  const TestResponse by_type = AdminGet("/api/events?type=impression&from=0&to=9999999999999");
   EXPECT_EQ(by_type.status, 200u);
   EXPECT_THAT(by_type.body, Not(HasSubstr(kDeviceId)));
 }
@@ -372,23 +390,23 @@ TEST_F(BeaconEndpointTest, OpenTsdbApiStoresAndChartsPoints) {
       {{"metric", "ops.cpu"}, {"timestamp", now_s - 120}, {"value", 0.5}, {"tags", {{"host", "a"}}}},
       {{"metric", "ops.cpu"}, {"timestamp", now_s - 60}, {"value", 0.75}, {"tags", {{"host", "a"}}}},
   }).dump();
-  const TestResponse put = Send(PostRequest("/api/put", points));
+  const TestResponse put = AdminPost("/api/put", points);
   ASSERT_EQ(put.status, 200u) << put.body;
   const std::string query = nlohmann::json{
       {"start", now_s - 600}, {"end", now_s},
       {"queries", {{{"aggregator", "sum"}, {"metric", "ops.cpu"}, {"tags", {{"host", "a"}}}}}}}.dump();
-  const TestResponse answer = Send(PostRequest("/api/query", query));
+  const TestResponse answer = AdminPost("/api/query", query);
   ASSERT_EQ(answer.status, 200u) << answer.body;
   const nlohmann::json series = nlohmann::json::parse(answer.body);
   ASSERT_EQ(series.size(), 1u) << answer.body;
   EXPECT_EQ(series[0]["dps"].size(), 2u) << answer.body;
-  const TestResponse suggest = Send(GetRequest("/api/suggest?type=metrics&q=ops"));
+  const TestResponse suggest = AdminGet("/api/suggest?type=metrics&q=ops");
   ASSERT_EQ(suggest.status, 200u) << suggest.body;
   EXPECT_THAT(suggest.body, HasSubstr("ops.cpu"));
   // A tag that holds a request id is refused with a reason.
-  const TestResponse refused = Send(PostRequest("/api/put", nlohmann::json{
+  const TestResponse refused = AdminPost("/api/put", nlohmann::json{
       {"metric", "ops.cpu"}, {"timestamp", now_s}, {"value", 1},
-      {"tags", {{"request", "6d92078a-8246-4ba4-ae5b-76104861e7dc"}}}}.dump()));
+      {"tags", {{"request", "6d92078a-8246-4ba4-ae5b-76104861e7dc"}}}}.dump());
   EXPECT_EQ(refused.status, 400u) << refused.body;
 }
 
