@@ -187,5 +187,47 @@ TEST_F(PacerTest, WorkerFollowsThePacerServiceAndFailsSafeWithoutIt) {
   EXPECT_FALSE((*worker)->decisions().MayBid(1, 0.0));
 }
 
+// What operators see (GET /api/campaigns): today's spend, the throttle and
+// the stop, from the controller in sidecar mode and from the board in pacer
+// mode.
+TEST_F(PacerTest, CampaignStatusesShowTheLastDecisionInBothModes) {
+  config::BidderConfig config = testing::PacingOnlyConfig(
+      {testing::Campaign("a", 100000, PacingMode::kAsap), testing::Campaign("b", 1000000000)}, 6);
+  auto sidecar = Pacer::Create(config, temp_.store(), nullptr, Options());
+  ASSERT_TRUE(sidecar.ok()) << sidecar.status();
+  std::vector<CampaignPacingStatus> before = (*sidecar)->CampaignStatuses();
+  ASSERT_EQ(before.size(), 2u);
+  EXPECT_EQ(before[0].campaign_id, "a");
+  EXPECT_EQ(before[0].daily_budget_micros, 100000);
+  EXPECT_EQ(before[0].decided_at_ms, 0);  // nothing decided yet
+
+  (*sidecar)->RunDue();
+  (*sidecar)->spend().Record(0, 100000);  // the whole budget of "a"
+  clock_->Advance(5000);
+  (*sidecar)->RunDue();
+  std::vector<CampaignPacingStatus> after = (*sidecar)->CampaignStatuses();
+  EXPECT_EQ(after[0].spent_today_micros, 100000);
+  EXPECT_TRUE(after[0].stopped);
+  EXPECT_EQ(after[0].throttle, 0.0);
+  EXPECT_EQ(after[0].decided_at_ms, clock_->NowMillis());
+  EXPECT_GT(after[0].valid_until_ms, clock_->NowMillis());
+  EXPECT_FALSE(after[1].stopped);
+  EXPECT_GT(after[1].throttle, 0.0);
+  sidecar->reset();
+
+  config.pacing.mode = config::PacingProcessMode::kPacer;
+  auto service = PacerService::Create(config, temp_.store(), nullptr, Options());
+  ASSERT_TRUE(service.ok()) << service.status();
+  auto worker = Pacer::Create(config, temp_.store(), nullptr, Options());
+  ASSERT_TRUE(worker.ok()) << worker.status();
+  (*service)->RunDue();
+  (*worker)->RunDue();
+  std::vector<CampaignPacingStatus> followed = (*worker)->CampaignStatuses();
+  EXPECT_EQ(followed[0].spent_today_micros, 100000);
+  EXPECT_TRUE(followed[0].stopped);
+  EXPECT_EQ(followed[0].decided_at_ms, clock_->NowMillis());
+  EXPECT_FALSE(followed[1].stopped);
+}
+
 }  // namespace
 }  // namespace rtb::pacing
