@@ -86,7 +86,7 @@ BidMetrics::BidMetrics(prometheus::Registry& registry,
                    .Help("Bids made, one per impression bid on, by campaign")
                    .Register(registry);
   auto& price_sum = prometheus::BuildCounter()
-                        .Name("bidder_bid_price_sum")
+                        .Name("bidder_bid_price_cpm_total")
                         .Help("Sum of bid prices, CPM in bid.default_currency, by campaign")
                         .Register(registry);
 

@@ -6,7 +6,7 @@
 //   bidder_bid_latency_seconds{exchange}         first byte read -> response handed to the server
 //   bidder_profile_lookups_total{outcome}        hit|miss|timeout|error|stale|skipped
 //   bidder_bids_total{campaign}                  bids made (one per impression bid on)
-//   bidder_bid_price_sum{campaign}               sum of bid prices, CPM in bid.default_currency
+//   bidder_bid_price_cpm_total{campaign}         sum of bid prices, CPM in bid.default_currency
 //
 // Request outcomes: "bid"; "invalid" (400); "late" (the auction finished
 // after the deadline, answered 204); "nobid_<reason>" (204), the reason being

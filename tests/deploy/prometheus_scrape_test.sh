@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# A real Prometheus scrapes a real rtb-bidder on loopback:
+#   - the exposition passes `promtool check metrics` (names, suffixes, types);
+#   - deploy/prometheus/prometheus.yml and the rules pass promtool's checks;
+#   - Prometheus, started with those rules and the bidder as its target,
+#     reports the target up, stores the bid counters after a few bid
+#     requests, and evaluates the recording rules over them.
+# Every wait is bounded; both processes are stopped on exit.
+#   prometheus_scrape_test.sh <rtb-bidder> <source dir>
+set -euo pipefail
+
+BIDDER=${1:?usage: prometheus_scrape_test.sh <rtb-bidder> <source dir>}
+SRC=${2:?usage: prometheus_scrape_test.sh <rtb-bidder> <source dir>}
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+for tool in prometheus promtool jq curl; do
+  command -v "$tool" >/dev/null || fail "$tool is not installed (deploy/install-deps.sh installs it)"
+done
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/rtb-prometheus-test.XXXXXX")
+PIDS=()
+cleanup() {
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# Waits up to $1 seconds for the command after it to succeed.
+wait_for() {
+  local seconds=$1; shift
+  for ((i = 0; i < seconds * 5; i++)); do
+    if "$@" >/dev/null 2>&1; then return 0; fi
+    sleep 0.2
+  done
+  return 1
+}
+
+# A free loopback port, chosen by the kernel.
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+echo "== promtool: shipped config and rules"
+promtool check rules "$SRC/deploy/prometheus/rtb-bidder.rules.yml"
+cp "$SRC/deploy/prometheus/rtb-bidder.rules.yml" "$WORK/"
+
+echo "== start rtb-bidder"
+export RTB_DEVICE_KEY_SECRET=prometheus-test-device-key-secret-0123456789
+export RTB_BEACON_SECRET=prometheus-test-beacon-secret-abcdefghijklmnop
+jq --arg data "$WORK/data" '.server.port = 0 | .storage.embedded.path = $data
+    | .storage.embedded.block_cache_mib = 8' \
+  "$SRC/config/bidder.example.json" > "$WORK/bidder.json"
+"$BIDDER" --config "$WORK/bidder.json" --port-file "$WORK/port" > "$WORK/bidder.log" 2>&1 &
+PIDS+=($!)
+wait_for 60 test -s "$WORK/port" || { cat "$WORK/bidder.log" >&2; fail "rtb-bidder did not start in 60 s"; }
+PORT=$(cat "$WORK/port")
+BIDDER_URL="http://127.0.0.1:$PORT"
+METRICS_PATH=$(jq -r '.metrics.path // "/metrics"' "$WORK/bidder.json")
+
+echo "== a few bid requests"
+for i in $(seq 1 20); do
+  body=$(jq -nc --arg id "prom-test-$i" --arg ifa "$(printf '6e1d3c52-0d3f-4f57-9d38-%012d' "$i")" '{id: $id, tmax: 100, at: 1, cur: ["USD"],
+    imp: [{id: "1", banner: {w: 300, h: 250}, bidfloor: 0.1}],
+    site: {id: "s1", domain: "news.example", page: "https://news.example/a", cat: ["IAB20"]},
+    device: {ua: "Mozilla/5.0", ip: "192.0.2.1", devicetype: 2, os: "Linux",
+             geo: {country: "USA"}, ifa: $ifa},
+    user: {id: "u1"}}')
+  curl -s -o /dev/null -w '%{http_code}\n' -H 'Content-Type: application/json' \
+       -H 'x-openrtb-version: 2.5' -d "$body" "$BIDDER_URL/openrtb2/bid" >> "$WORK/codes"
+done
+sort "$WORK/codes" | uniq -c
+grep -qE '^(200|204)$' "$WORK/codes" || fail "no bid request was answered 200 or 204"
+
+echo "== promtool: the bidder's exposition"
+curl -sf "$BIDDER_URL$METRICS_PATH" > "$WORK/metrics.txt"
+promtool check metrics < "$WORK/metrics.txt" || fail "promtool check metrics refused the exposition"
+
+echo "== start prometheus"
+PROM_PORT=$(free_port)
+cat > "$WORK/prometheus.yml" <<YAML
+global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+rule_files:
+  - rtb-bidder.rules.yml
+scrape_configs:
+  - job_name: rtb-bidder
+    metrics_path: $METRICS_PATH
+    static_configs:
+      - targets: ["127.0.0.1:$PORT"]
+YAML
+promtool check config "$WORK/prometheus.yml"
+prometheus --config.file="$WORK/prometheus.yml" --storage.tsdb.path="$WORK/tsdb" \
+  --web.listen-address="127.0.0.1:$PROM_PORT" > "$WORK/prometheus.log" 2>&1 &
+PIDS+=($!)
+PROM="http://127.0.0.1:$PROM_PORT"
+wait_for 60 curl -sf "$PROM/-/ready" || { tail -20 "$WORK/prometheus.log" >&2; fail "prometheus not ready in 60 s"; }
+
+# The value of an instant query's first sample, or nothing.
+query() {
+  curl -sf --data-urlencode "query=$1" "$PROM/api/v1/query" | jq -er '.data.result[0].value[1]'
+}
+target_up() { [[ "$(query 'up{job="rtb-bidder"}')" == "1" ]]; }
+requests_seen() { (( $(query 'sum(bidder_bid_requests_total)' | cut -d. -f1) >= 20 )); }
+recording_rule() { query 'sum(exchange:bidder_bid_requests:rate1m)'; }
+
+wait_for 60 target_up || fail "the bidder target is not up in prometheus after 60 s"
+echo "target up"
+wait_for 60 requests_seen || fail "prometheus did not store the 20 bid requests in 60 s"
+echo "bid requests stored: $(query 'sum(bidder_bid_requests_total)')"
+wait_for 90 recording_rule || fail "the recording rule gave no value in 90 s"
+echo "recording rule evaluated: $(recording_rule)"
+rules_health=$(curl -sf "$PROM/api/v1/rules" | jq -r '[.data.groups[].rules[] | .health] | unique | join(",")')
+[[ "$rules_health" == "ok" ]] || fail "rule health: $rules_health"
+echo "PASS"
