@@ -1,0 +1,83 @@
+// The admin API as the console calls it: same origin, the session cookie
+// (HttpOnly, so this code never sees it) and, on calls that change state,
+// the CSRF token from /api/session in X-CSRF-Token.
+
+export class ApiError extends Error {
+  constructor(status, message, retryAfterS) {
+    super(message);
+    this.status = status;
+    this.retryAfterS = retryAfterS;
+  }
+}
+
+const kTimeoutMs = 15000;
+
+export class Api {
+  // onUnauthorized runs when a call that needed a session got 401.
+  constructor(onUnauthorized) {
+    this.csrfToken = '';
+    this.onUnauthorized = onUnauthorized;
+  }
+
+  // The parsed JSON answer (null for 204); throws ApiError otherwise.
+  async call(method, path, { json, changesState = false, quiet401 = false } = {}) {
+    const headers = {};
+    if (json !== undefined) headers['Content-Type'] = 'application/json';
+    if (changesState) headers['X-CSRF-Token'] = this.csrfToken;
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), kTimeoutMs);
+    let response;
+    try {
+      response = await fetch(path, {
+        method,
+        headers,
+        body: json === undefined ? undefined : JSON.stringify(json),
+        credentials: 'same-origin',
+        cache: 'no-store',
+        signal: controller.signal,
+      });
+    } catch (e) {
+      throw new ApiError(0, e.name === 'AbortError' ? 'the bidder did not answer in time'
+                                                      : 'the bidder cannot be reached');
+    } finally {
+      clearTimeout(timer);
+    }
+    if (response.status === 204) return null;
+    const text = await response.text();
+    let body = null;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      body = null;
+    }
+    if (response.ok) return body;
+    const message = (body && typeof body.error === 'string') ? body.error
+                                                             : `${response.status} ${response.statusText}`;
+    const retry = Number.parseInt(response.headers.get('Retry-After') || '', 10);
+    const error = new ApiError(response.status, message, Number.isFinite(retry) ? retry : undefined);
+    if (response.status === 401 && !quiet401) this.onUnauthorized(error);
+    throw error;
+  }
+
+  session() { return this.call('GET', '/api/session', { quiet401: true }); }
+  login(user, password) {
+    return this.call('POST', '/api/login', { json: { user, password }, quiet401: true });
+  }
+  logout(everywhere) {
+    return this.call('POST', everywhere ? '/api/logout-everywhere' : '/api/logout',
+                     { changesState: true, quiet401: true });
+  }
+  campaigns() { return this.call('GET', '/api/campaigns'); }
+  query(body) { return this.call('POST', '/api/query', { json: body }); }
+
+  // The raw device id goes only into the path, percent-encoded.
+  deviceEvents(deviceId, limit) {
+    return this.call('GET', `/api/devices/${encodeURIComponent(deviceId)}/events?limit=${limit}`);
+  }
+  eraseDevice(deviceId) {
+    return this.call('DELETE', `/api/devices/${encodeURIComponent(deviceId)}`, { changesState: true });
+  }
+  erasureStatus(deviceId) {
+    return this.call('GET', `/api/devices/${encodeURIComponent(deviceId)}/erasure`);
+  }
+}
