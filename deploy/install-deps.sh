@@ -18,6 +18,7 @@ PACKAGES=(
   tzdata  # campaign time zones: absl::LoadTimeZone reads /usr/share/zoneinfo
   openjdk-17-jdk-headless maven
   prometheus
+  chromium fonts-dejavu-core nodejs  # the console's browser test (tests/console)
 )
 
 if [[ $(id -u) -ne 0 ]]; then
@@ -35,10 +36,19 @@ done
 
 if [[ ${#missing[@]} -eq 0 ]]; then
   echo "install-deps: all ${#PACKAGES[@]} packages present"
-  exit 0
+else
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-echo "install-deps: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# The browser test's npm packages, exactly as its lock file pins them, from
+# the cache in ~/.npm when it has them (no browser download: the test uses
+# Debian's Chromium). Debian's npm only when the installed nodejs has none.
+if ! command -v npm >/dev/null; then
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends npm
+fi
+(cd "$(dirname "${BASH_SOURCE[0]}")/../tests/console" &&
+  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefer-offline --no-audit --no-fund --loglevel=error)

@@ -9,6 +9,9 @@
 #   RTB_WITH_HBASE   0 leaves HBase out: the tests labelled "hbase" are not
 #                    run (default 1; CI=true always runs them).
 #   JOBS             parallel build jobs (default: 2)
+#   RTB_ARTIFACTS_DIR  where the console's browser test (label "browser")
+#                    saves its screenshots and the bidder's log (default:
+#                    $BUILD_DIR/tests/console/artifacts)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
