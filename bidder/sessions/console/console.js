@@ -383,6 +383,7 @@ async function loadCharts() {
     }
     drawChart(c.figure, c.points, { format: c.format, gapMs, domain, emptyText: c.emptyText });
   }
+  $('charts').dataset.drawn = String(generation);
 }
 $('charts-range').addEventListener('change', () => loadCharts());
 
