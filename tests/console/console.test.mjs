@@ -463,9 +463,11 @@ step('logout: the API answers 401, the old cookie included, and the login form i
   assert.equal(await pageFetchStatus('/api/campaigns'), 401);
   const replay = await api('/api/campaigns', { cookie: `rtb_session=${session.value}` });
   assert.equal(replay.status, 401, 'the revoked cookie is refused');
+  assert.match(await page.textContent('#notice'), /Logged out/);
+  await screenshot('logged-out');
   await page.reload();
   await page.waitForSelector('#login:not([hidden])');
-  await screenshot('logged-out');
+  assert.equal(await page.isVisible('#home'), false, 'a reload stays logged out');
 });
 
 step('logout everywhere revokes the other sessions too', async () => {
