@@ -233,8 +233,6 @@ function startConsole() {
 // ---------------------------------------------------------------------------
 // Campaigns
 
-const kStateLabels = { open: 'open', throttled: 'throttled', stopped: 'stopped', 'fail-safe': 'fail-safe' };
-
 function campaignRow(c) {
   const row = element('tr', { dataset: { campaignId: c.id, state: c.state } });
   if (c.id === state.selected) row.classList.add('selected');
@@ -261,7 +259,7 @@ function campaignRow(c) {
   ]);
 
   const stateCell = element('td', {}, [
-    element('span', { className: `badge state-${c.state}`, text: kStateLabels[c.state] || c.state }),
+    element('span', { className: `badge state-${c.state}`, text: c.state }),
   ]);
   const throttle = element('td', { className: 'num', text: `${Math.round(c.throttle * 100)} %` });
 
