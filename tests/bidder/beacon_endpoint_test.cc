@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -23,6 +22,7 @@
 #include "nlohmann/json.hpp"
 #include "pacing/pacer.h"
 #include "storage/schemas.h"
+#include "tests/bidder/bidder_app_fixture.h"
 #include "tests/bidder/decision_fixtures.h"
 #include "tests/bidder/http_test_client.h"
 #include "tests/bidder/operator_login.h"
@@ -31,13 +31,11 @@ namespace rtb::bidder {
 namespace {
 
 using testing::DeleteRequest;
-using testing::ExampleConfig;
 using testing::GetRequest;
 using testing::OperatorSession;
 using testing::SessionHeaders;
 using testing::PostRequest;
 using testing::SampleRequest;
-using testing::TestConnection;
 using testing::TestResponse;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -55,40 +53,12 @@ struct WonBid {
   std::string win, billing, loss, click;
 };
 
-class BeaconEndpointTest : public ::testing::Test {
+class BeaconEndpointTest : public testing::BidderAppTest {
  protected:
   void SetUp() override {
-    data_dir_ = (std::filesystem::temp_directory_path() /
-                 absl::StrCat("rtb-beacon-endpoint-", ::getpid()))
-                    .string();
-    std::filesystem::remove_all(data_dir_);
-    config::BidderConfig config = ExampleConfig();
-    config.server.port = 0;
-    config.server.io_threads = 2;
-    config.server.admin_api_enabled = true;
-    testing::AddTestOperator(config);
-    config.storage.embedded.path = data_dir_;
-    config.storage.embedded.block_cache_mib = 8;
-    absl::StatusOr<std::unique_ptr<BidderApp>> app = BidderApp::Create(std::move(config));
-    ASSERT_TRUE(app.ok()) << app.status();
-    app_ = *std::move(app);
-    ASSERT_TRUE(app_->Start().ok());
-    connection_ = std::make_unique<TestConnection>(app_->port());
-    ASSERT_TRUE(connection_->connected());
+    Boot("beacon-endpoint");
     operator_ = testing::LogIn(*connection_);
     ASSERT_EQ(operator_.status, 200);
-  }
-  void TearDown() override {
-    connection_.reset();
-    if (app_ != nullptr) app_->Shutdown();
-    app_.reset();
-    std::filesystem::remove_all(data_dir_);
-  }
-
-  TestResponse Send(const std::string& request) {
-    std::optional<TestResponse> response = connection_->RoundTrip(request);
-    EXPECT_TRUE(response.has_value());
-    return response.value_or(TestResponse{});
   }
 
   // The path and query of one of our absolute beacon URLs.
@@ -192,9 +162,6 @@ class BeaconEndpointTest : public ::testing::Test {
     return 0;
   }
 
-  std::string data_dir_;
-  std::unique_ptr<BidderApp> app_;
-  std::unique_ptr<TestConnection> connection_;
   OperatorSession operator_;
 };
 

@@ -141,13 +141,25 @@ class TestConnection {
   std::string pending_;
 };
 
-inline std::string GetRequest(std::string_view target, std::string_view extra_headers = "") {
-  std::string r = "GET ";
+// A request without a body: "<method> <target> HTTP/1.1" and the headers.
+inline std::string BodylessRequest(std::string_view method, std::string_view target,
+                                   std::string_view extra_headers) {
+  std::string r(method);
+  r += ' ';
   r += target;
   r += " HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+  if (method != "GET") r += "Content-Length: 0\r\n";
   r += extra_headers;
   r += "\r\n";
   return r;
+}
+
+inline std::string GetRequest(std::string_view target, std::string_view extra_headers = "") {
+  return BodylessRequest("GET", target, extra_headers);
+}
+
+inline std::string DeleteRequest(std::string_view target, std::string_view extra_headers = "") {
+  return BodylessRequest("DELETE", target, extra_headers);
 }
 
 inline std::string PostRequest(std::string_view target, std::string_view body,

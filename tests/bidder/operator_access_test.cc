@@ -1,17 +1,15 @@
 // Operators over real HTTP: a whole BidderApp, its login and session routes,
 // the guard in front of every admin route, /api/campaigns and the console's
 // files.
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <string_view>
 
 #include "absl/strings/str_cat.h"
-#include "bidder/app.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "tests/bidder/decision_fixtures.h"
+#include "tests/bidder/bidder_app_fixture.h"
 #include "tests/bidder/http_test_client.h"
 #include "tests/bidder/operator_login.h"
 
@@ -19,60 +17,20 @@ namespace rtb::bidder {
 namespace {
 
 using testing::DeleteRequest;
-using testing::ExampleConfig;
 using testing::GetRequest;
 using testing::LogIn;
 using testing::OperatorSession;
 using testing::PostRequest;
 using testing::SessionHeaders;
-using testing::TestConnection;
 using testing::TestResponse;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
 constexpr char kDeviceId[] = "8c9d0e1f-2a3b-4c5d-8e9f-0a1b2c3d4e5f";
 
-class OperatorAccessTest : public ::testing::Test {
+class OperatorAccessTest : public testing::BidderAppTest {
  protected:
-  void SetUp() override { Boot([](config::BidderConfig&) {}); }
-  void TearDown() override { Stop(); }
-
-  template <typename Change>
-  void Boot(Change change) {
-    data_dir_ = (std::filesystem::temp_directory_path() /
-                 absl::StrCat("rtb-operator-access-", ::getpid()))
-                    .string();
-    std::filesystem::remove_all(data_dir_);
-    config::BidderConfig config = ExampleConfig();
-    config.server.port = 0;
-    config.server.io_threads = 2;
-    testing::AddTestOperator(config);
-    config.storage.embedded.path = data_dir_;
-    config.storage.embedded.block_cache_mib = 8;
-    change(config);
-    absl::StatusOr<std::unique_ptr<BidderApp>> app = BidderApp::Create(std::move(config));
-    ASSERT_TRUE(app.ok()) << app.status();
-    app_ = *std::move(app);
-    ASSERT_TRUE(app_->Start().ok());
-    connection_ = std::make_unique<TestConnection>(app_->port());
-    ASSERT_TRUE(connection_->connected());
-  }
-  void Stop() {
-    connection_.reset();
-    if (app_ != nullptr) app_->Shutdown();
-    app_.reset();
-    std::filesystem::remove_all(data_dir_);
-  }
-
-  TestResponse Send(const std::string& request) {
-    std::optional<TestResponse> response = connection_->RoundTrip(request);
-    EXPECT_TRUE(response.has_value());
-    return response.value_or(TestResponse{});
-  }
-
-  std::string data_dir_;
-  std::unique_ptr<BidderApp> app_;
-  std::unique_ptr<TestConnection> connection_;
+  void SetUp() override { Boot("operator-access"); }
 };
 
 TEST_F(OperatorAccessTest, EveryAdminRouteRefusesACallerWithoutASession) {
@@ -196,7 +154,9 @@ class OperatorAccessConfigTest : public OperatorAccessTest {
 };
 
 TEST_F(OperatorAccessConfigTest, TelemetryQueriesMayBeOpenedWhilePutAndEverythingElseStayGuarded) {
-  Boot([](config::BidderConfig& config) { config.telemetry.query_requires_login = false; });
+  Boot("operator-access", [](config::BidderConfig& config) {
+    config.telemetry.query_requires_login = false;
+  });
   EXPECT_EQ(Send(GetRequest("/api/suggest?type=metrics")).status, 200u);
   EXPECT_NE(Send(PostRequest("/api/query", R"({"start":"1h-ago","queries":[]})")).status, 401u);
   EXPECT_EQ(Send(PostRequest("/api/put", "[]")).status, 401u);
@@ -204,7 +164,8 @@ TEST_F(OperatorAccessConfigTest, TelemetryQueriesMayBeOpenedWhilePutAndEverythin
 }
 
 TEST_F(OperatorAccessConfigTest, AdminApiCanBeTurnedOffButLoginStays) {
-  Boot([](config::BidderConfig& config) { config.server.admin_api_enabled = false; });
+  Boot("operator-access",
+       [](config::BidderConfig& config) { config.server.admin_api_enabled = false; });
   EXPECT_EQ(Send(GetRequest("/api/campaigns")).status, 404u);
   EXPECT_EQ(LogIn(*connection_).status, 200);
 }

@@ -68,15 +68,6 @@ inline std::string SessionHeaders(const OperatorSession& session, bool with_csrf
   return headers;
 }
 
-inline std::string DeleteRequest(std::string_view target, std::string_view extra_headers = "") {
-  std::string r = "DELETE ";
-  r += target;
-  r += " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n";
-  r += extra_headers;
-  r += "\r\n";
-  return r;
-}
-
 }  // namespace rtb::bidder::testing
 
 #endif  // RTB_TESTS_BIDDER_OPERATOR_LOGIN_H_
