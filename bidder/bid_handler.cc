@@ -227,7 +227,7 @@ void BidHandler::Handle(size_t exchange, const HttpRequest& http, Responder resp
   pending->identity = ResolveDeviceIdentity(request, key_policy_, device_keys_);
   if (!preview.needs_profile) return Decide(*pending, nullptr);
   if (!pending->identity.key.has_value() || !pending->deadline.LookupPossible(now)) {
-    deps_.metrics->CountLookup(LookupOutcome::kSkipped);
+    deps_.metrics->CountLookup(pending->exchange->index, LookupOutcome::kSkipped);
     return Decide(*pending, nullptr);
   }
 
@@ -246,7 +246,7 @@ void BidHandler::LookUpProfile(std::shared_ptr<PendingBid> pending) {
   pending->guard->expires_at(pending->deadline.lookup);
   pending->guard->async_wait([this, pending](const boost::system::error_code& error) {
     if (error || pending->settled.exchange(true)) return;
-    deps_.metrics->CountLookup(LookupOutcome::kTimeout);
+    deps_.metrics->CountLookup(pending->exchange->index, LookupOutcome::kTimeout);
     Decide(*pending, nullptr);
   });
 
@@ -267,7 +267,7 @@ void BidHandler::LookUpProfile(std::shared_ptr<PendingBid> pending) {
         } else {
           outcome = row->empty() ? LookupOutcome::kMiss : LookupOutcome::kHit;
         }
-        deps_.metrics->CountLookup(outcome);
+        deps_.metrics->CountLookup(pending->exchange->index, outcome);
         Decide(*pending, row.ok() ? &*row : nullptr);
       });
 }
@@ -298,7 +298,7 @@ void BidHandler::Decide(PendingBid& pending, const storage::RowResult* row) {
                              .Convert(bid.price, PackCurrencyCode(result.currency),
                                       PackCurrencyCode(deps_.config->bid.default_currency))
                              .value_or(0);
-    deps_.metrics->CountBid(bid.campaign->index, price);
+    deps_.metrics->CountBid(pending.exchange->index, bid.campaign->index, price);
   }
   response.headers.emplace_back("x-openrtb-version", std::string(openrtb::ToString(pending.version)));
   Finish(pending, BidOutcome::kBid, std::move(response));

@@ -81,9 +81,14 @@ BidMetrics::BidMetrics(prometheus::Registry& registry,
                       .Name("bidder_profile_lookups_total")
                       .Help("Profile lookups on the bid path, by outcome")
                       .Register(registry);
+  auto& timeouts = prometheus::BuildCounter()
+                       .Name("bidder_profile_timeouts_total")
+                       .Help("Profile lookups on the bid path that timed out (bid on an empty "
+                             "profile), by exchange")
+                       .Register(registry);
   auto& bids = prometheus::BuildCounter()
                    .Name("bidder_bids_total")
-                   .Help("Bids made, one per impression bid on, by campaign")
+                   .Help("Bids made, one per impression bid on, by exchange and campaign")
                    .Register(registry);
   auto& price_sum = prometheus::BuildCounter()
                         .Name("bidder_bid_price_cpm_total")
@@ -97,14 +102,17 @@ BidMetrics::BidMetrics(prometheus::Registry& registry,
           {{"exchange", exchange.name}, {"outcome", BidOutcomeName(static_cast<BidOutcome>(i))}});
     }
     handles.latency = &latency.Add({{"exchange", exchange.name}}, LatencyBuckets());
-    exchanges_.push_back(handles);
+    handles.profile_timeouts = &timeouts.Add({{"exchange", exchange.name}});
+    for (const config::CampaignConfig& campaign : campaigns) {
+      handles.bids.push_back(&bids.Add({{"exchange", exchange.name}, {"campaign", campaign.id}}));
+    }
+    exchanges_.push_back(std::move(handles));
   }
   for (size_t i = 0; i < kLookupOutcomeCount; ++i) {
     lookups_[i] = &lookups.Add({{"outcome", LookupOutcomeName(static_cast<LookupOutcome>(i))}});
   }
   for (const config::CampaignConfig& campaign : campaigns) {
-    campaigns_.push_back(
-        {&bids.Add({{"campaign", campaign.id}}), &price_sum.Add({{"campaign", campaign.id}})});
+    campaigns_.push_back({&price_sum.Add({{"campaign", campaign.id}})});
   }
 }
 
@@ -114,8 +122,13 @@ void BidMetrics::CountRequest(size_t exchange, BidOutcome outcome, double latenc
   handles.latency->Observe(latency_seconds);
 }
 
-void BidMetrics::CountBid(size_t campaign, double price_cpm) {
-  campaigns_[campaign].bids->Increment();
+void BidMetrics::CountLookup(size_t exchange, LookupOutcome outcome) {
+  lookups_[static_cast<size_t>(outcome)]->Increment();
+  if (outcome == LookupOutcome::kTimeout) exchanges_[exchange].profile_timeouts->Increment();
+}
+
+void BidMetrics::CountBid(size_t exchange, size_t campaign, double price_cpm) {
+  exchanges_[exchange].bids[campaign]->Increment();
   campaigns_[campaign].price_sum->Increment(price_cpm);
 }
 

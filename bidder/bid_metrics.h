@@ -5,7 +5,8 @@
 //   bidder_bid_requests_total{exchange,outcome}  bid requests answered, by outcome
 //   bidder_bid_latency_seconds{exchange}         first byte read -> response handed to the server
 //   bidder_profile_lookups_total{outcome}        hit|miss|timeout|error|stale|skipped
-//   bidder_bids_total{campaign}                  bids made (one per impression bid on)
+//   bidder_profile_timeouts_total{exchange}      the lookups above that timed out, by exchange
+//   bidder_bids_total{exchange,campaign}         bids made (one per impression bid on)
 //   bidder_bid_price_cpm_total{campaign}         sum of bid prices, CPM in bid.default_currency
 //
 // Request outcomes: "bid"; "invalid" (400); "late" (the auction finished
@@ -64,7 +65,7 @@ const char* LookupOutcomeName(LookupOutcome outcome);
 class BidMetrics {
  public:
   // Declares the families in `registry` (which must outlive this) with one
-  // series per exchange x outcome and per campaign, so every series exists
+  // series per exchange x outcome, exchange x campaign and per campaign, so every series exists
   // (at 0) from the start. Throws only on a name clash with a metric of
   // another type, a start-up error.
   BidMetrics(prometheus::Registry& registry, const std::vector<config::ExchangeConfig>& exchanges,
@@ -72,8 +73,8 @@ class BidMetrics {
 
   // `exchange` and `campaign` are positions in the config lists.
   void CountRequest(size_t exchange, BidOutcome outcome, double latency_seconds);
-  void CountLookup(LookupOutcome outcome) { lookups_[static_cast<size_t>(outcome)]->Increment(); }
-  void CountBid(size_t campaign, double price_cpm);
+  void CountLookup(size_t exchange, LookupOutcome outcome);
+  void CountBid(size_t exchange, size_t campaign, double price_cpm);
 
   // The handles, for tests and the telemetry writer.
   prometheus::Counter& requests(size_t exchange, BidOutcome outcome) {
@@ -83,7 +84,12 @@ class BidMetrics {
   prometheus::Counter& lookups(LookupOutcome outcome) {
     return *lookups_[static_cast<size_t>(outcome)];
   }
-  prometheus::Counter& bids(size_t campaign) { return *campaigns_[campaign].bids; }
+  prometheus::Counter& profile_timeouts(size_t exchange) {
+    return *exchanges_[exchange].profile_timeouts;
+  }
+  prometheus::Counter& bids(size_t exchange, size_t campaign) {
+    return *exchanges_[exchange].bids[campaign];
+  }
   prometheus::Counter& price_sum(size_t campaign) { return *campaigns_[campaign].price_sum; }
 
   // Seconds: 50 µs to 250 ms, dense around the 0.1-10 ms where bids live.
@@ -93,9 +99,10 @@ class BidMetrics {
   struct Exchange {
     std::array<prometheus::Counter*, kBidOutcomeCount> outcomes{};
     prometheus::Histogram* latency = nullptr;
+    prometheus::Counter* profile_timeouts = nullptr;
+    std::vector<prometheus::Counter*> bids;  // by campaign
   };
   struct Campaign {
-    prometheus::Counter* bids = nullptr;
     prometheus::Counter* price_sum = nullptr;
   };
 

@@ -130,8 +130,9 @@ TEST_F(BidEndpointTest, MetricsEndpointShowsBidOutcomes) {
               HasSubstr(R"(bidder_bid_requests_total{exchange="sample-exchange",outcome="bid"} 1)"));
   EXPECT_THAT(metrics->body,
               HasSubstr(R"(bidder_bid_requests_total{exchange="sample-exchange",outcome="invalid"} 1)"));
-  EXPECT_THAT(metrics->body, HasSubstr(R"(bidder_bids_total{campaign="northwind-travel-display"} 1)"));
+  EXPECT_THAT(metrics->body, HasSubstr(R"(bidder_bids_total{campaign="northwind-travel-display",exchange="sample-exchange"} 1)"));
   EXPECT_THAT(metrics->body, HasSubstr(R"(bidder_profile_lookups_total{outcome="miss"} 0)"));
+  EXPECT_THAT(metrics->body, HasSubstr(R"(bidder_profile_timeouts_total{exchange="sample-exchange"} 0)"));
   EXPECT_THAT(metrics->body, HasSubstr("bidder_bid_latency_seconds_bucket{exchange=\"sample-exchange\""));
 }
 

@@ -130,6 +130,7 @@ TEST_P(SlowStoreTest, EveryAnswerBeatsItsDeadlineAsAContextualBid) {
   }
   EXPECT_EQ(harness.store().async_gets(), static_cast<int>(outcomes.size()));
   EXPECT_EQ(harness.Lookups(LookupOutcome::kTimeout), static_cast<double>(outcomes.size()));
+  EXPECT_EQ(harness.metrics().profile_timeouts(0).Value(), static_cast<double>(outcomes.size()));
   EXPECT_EQ(harness.Lookups(LookupOutcome::kHit), 0);
   EXPECT_EQ(harness.Requests(BidOutcome::kBid), static_cast<double>(outcomes.size()));
 }

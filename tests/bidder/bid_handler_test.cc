@@ -219,7 +219,8 @@ TEST(BidHandlerTest, ProfileHitLetsTheSegmentCampaignWin) {
   EXPECT_DOUBLE_EQ(answer.FirstBid()["price"].get<double>(), 3.2 * 1.27);
   EXPECT_EQ(harness.Lookups(LookupOutcome::kHit), 1);
   EXPECT_EQ(harness.store().async_gets(), 1);
-  EXPECT_EQ(harness.metrics().bids(4).Value(), 1);  // litware is campaigns[4]
+  EXPECT_EQ(harness.metrics().bids(0, 4).Value(), 1);  // exchange 0, litware is campaigns[4]
+  EXPECT_EQ(harness.metrics().profile_timeouts(0).Value(), 0);
   EXPECT_DOUBLE_EQ(harness.metrics().price_sum(4).Value(), 3.2 * 1.27);
 }
 
