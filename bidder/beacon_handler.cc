@@ -26,6 +26,7 @@
 #include "nlohmann/json.hpp"
 #include "pacing/pacer.h"
 #include "prometheus/counter.h"
+#include "prometheus/family.h"
 #include "prometheus/histogram.h"
 #include "storage/schemas.h"
 
@@ -272,6 +273,13 @@ class BeaconHandler::Impl {
         outcomes{};
     std::array<prometheus::Counter*, static_cast<size_t>(Endpoint::kCount)> price_rejected{};
     std::array<prometheus::Histogram*, static_cast<size_t>(Endpoint::kCount)> latency{};
+    // Claimed impressions and their spend, [exchange][campaign] in config
+    // order; the families, for an exchange that left the config after it bid.
+    std::vector<std::vector<prometheus::Counter*>> wins;
+    std::vector<std::vector<prometheus::Counter*>> spend_micros;
+    absl::flat_hash_map<std::string, size_t> exchange_index;
+    prometheus::Family<prometheus::Counter>* wins_family = nullptr;
+    prometheus::Family<prometheus::Counter>* spend_family = nullptr;
   };
 
   struct Answer {
@@ -304,6 +312,45 @@ class BeaconHandler::Impl {
       metrics_.price_rejected[e] = &rejected.Add({{"kind", kind}});
       metrics_.latency[e] = &latency.Add({{"kind", kind}}, buckets);
     }
+    metrics_.wins_family = &prometheus::BuildCounter()
+                                .Name("bidder_wins_total")
+                                .Help("Impressions won and claimed (billing notice or pixel, "
+                                      "replays not counted), by exchange and campaign")
+                                .Register(registry);
+    metrics_.spend_family = &prometheus::BuildCounter()
+                                 .Name("bidder_spend_micros_total")
+                                 .Help("Spend of the claimed impressions, micro-units of the "
+                                       "campaign's currency, by exchange and campaign")
+                                 .Register(registry);
+    const auto& exchanges = deps_.config->server.exchanges;
+    for (size_t x = 0; x < exchanges.size(); ++x) {
+      metrics_.exchange_index.emplace(exchanges[x].name, x);
+      std::vector<prometheus::Counter*> wins, spend;
+      for (const config::CampaignConfig& campaign : deps_.config->campaigns) {
+        const prometheus::Labels labels = {{"exchange", exchanges[x].name}, {"campaign", campaign.id}};
+        wins.push_back(&metrics_.wins_family->Add(labels));
+        spend.push_back(&metrics_.spend_family->Add(labels));
+      }
+      metrics_.wins.push_back(std::move(wins));
+      metrics_.spend_micros.push_back(std::move(spend));
+    }
+  }
+
+  // The exchange name is signed, so one we no longer configure is still one
+  // we bid for: its series are added on first use (a bounded set).
+  void CountWin(const VerifiedBeacon& b, const CampaignEntry& campaign, int64_t spend_micros) {
+    prometheus::Counter* wins = nullptr;
+    prometheus::Counter* spend = nullptr;
+    if (auto x = metrics_.exchange_index.find(b.exchange); x != metrics_.exchange_index.end()) {
+      wins = metrics_.wins[x->second][campaign.index];
+      spend = metrics_.spend_micros[x->second][campaign.index];
+    } else {
+      const prometheus::Labels labels = {{"exchange", b.exchange}, {"campaign", campaign.config->id}};
+      wins = &metrics_.wins_family->Add(labels);
+      spend = &metrics_.spend_family->Add(labels);
+    }
+    wins->Increment();
+    if (spend_micros > 0) spend->Increment(static_cast<double>(spend_micros));
   }
 
   void Count(Endpoint endpoint, Outcome outcome) {
@@ -571,6 +618,7 @@ class BeaconHandler::Impl {
     absl::StatusOr<bool> claimed = deps_.store->CheckAndMutate(storage::kImpressionsTable, claim);
     if (!claimed.ok()) return fail(claimed.status());
     if (!*claimed) return {std::move(ok), Outcome::kDuplicate};
+    CountWin(b, campaign, spend_micros);
     if (deps_.spend != nullptr && spend_micros > 0) deps_.spend->Record(campaign.index, spend_micros);
     return {std::move(ok), erased ? Outcome::kErased : Outcome::kRecorded};
   }

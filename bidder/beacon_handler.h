@@ -53,7 +53,9 @@
 // retry notices).
 //
 // Metrics: bidder_beacons_total{kind,outcome}, bidder_beacon_price_rejected_total{kind},
-// bidder_beacon_latency_seconds{kind}.
+// bidder_beacon_latency_seconds{kind}, and per claimed impression (step 3)
+// bidder_wins_total{exchange,campaign} and bidder_spend_micros_total{exchange,campaign}
+// (micro-units of the campaign's currency).
 //
 // Thread-safety: handlers are called concurrently from every I/O thread.
 #ifndef RTB_BIDDER_BEACON_HANDLER_H_

@@ -189,6 +189,12 @@ TEST_F(BeaconEndpointTest, BillingRecordsTheImpressionOnceWithCapSpendAndEvents)
   EXPECT_THAT(metrics, HasSubstr(R"(bidder_beacons_total{kind="billing",outcome="recorded"} 1)"));
   EXPECT_THAT(metrics, HasSubstr(R"(bidder_beacons_total{kind="billing",outcome="duplicate"} 1)"));
   EXPECT_THAT(metrics, HasSubstr(R"(bidder_beacons_total{kind="win",outcome="recorded"} 2)"));
+  // The claimed impression, once, with its spend, by exchange and campaign.
+  EXPECT_THAT(metrics, HasSubstr(absl::StrCat(R"(bidder_wins_total{campaign=")", kNorthwind,
+                                              R"(",exchange="sample-exchange"} 1)")));
+  EXPECT_THAT(metrics, HasSubstr(absl::StrCat(R"(bidder_spend_micros_total{campaign=")", kNorthwind,
+                                              R"(",exchange="sample-exchange"} )", expected_spend,
+                                              "\n")));
 
   const TestResponse events = AdminGet(absl::StrCat("/api/devices/", kDeviceId, "/events"));
   ASSERT_EQ(events.status, 200u) << events.body;
@@ -302,7 +308,12 @@ TEST_F(BeaconEndpointTest, TestBidsRecordNothingBillable) {
   EXPECT_TRUE(ImpressionRow(bid).empty());
   EXPECT_EQ(CapCount(kDeviceId), 0);
   EXPECT_EQ(app_->pacer().spend().Pending(NorthwindIndex()), 0);
-  EXPECT_THAT(Metrics(), HasSubstr(R"(bidder_beacons_total{kind="billing",outcome="test"} 1)"));
+  const std::string metrics = Metrics();
+  EXPECT_THAT(metrics, HasSubstr(R"(bidder_beacons_total{kind="billing",outcome="test"} 1)"));
+  EXPECT_THAT(metrics, HasSubstr(absl::StrCat(R"(bidder_wins_total{campaign=")", kNorthwind,
+                                              R"(",exchange="sample-exchange"} 0)")));
+  EXPECT_THAT(metrics, HasSubstr(absl::StrCat(R"(bidder_spend_micros_total{campaign=")", kNorthwind,
+                                              R"(",exchange="sample-exchange"} 0)")));
 }
 
 TEST_F(BeaconEndpointTest, ErasedDeviceKeepsSpendButGetsNoDeviceData) {
