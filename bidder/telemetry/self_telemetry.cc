@@ -87,11 +87,13 @@ WriteSummary SelfTelemetry::SampleOnce() {
   const int64_t now_s = telemetry_.NowSeconds();
   std::vector<DataPoint> points;
   for (const prometheus::MetricFamily& family : source_.Collect()) {
-    const bool counter = std::find(options_.counters.begin(), options_.counters.end(), family.name) !=
-                         options_.counters.end();
+    const bool as_value =
+        std::find(options_.counters.begin(), options_.counters.end(), family.name) !=
+            options_.counters.end() ||
+        std::find(options_.gauges.begin(), options_.gauges.end(), family.name) != options_.gauges.end();
     const bool histogram = std::find(options_.histograms.begin(), options_.histograms.end(),
                                      family.name) != options_.histograms.end();
-    if (counter) {
+    if (as_value) {
       for (const prometheus::ClientMetric& m : family.metric) {
         const double v = family.type == prometheus::MetricType::Gauge ? m.gauge.value : m.counter.value;
         points.push_back({family.name, TagsOf(m), now_s, v});

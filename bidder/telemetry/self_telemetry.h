@@ -1,8 +1,12 @@
 // The bidder's own series: every write_interval_s, reads a prometheus
 // Registry (Collect()) and writes the selected families as points, one series
 // per label set (labels become tags):
-//   counters  bidder_bid_requests_total, bidder_bids_total, bidder_beacons_total,
-//             bidder_profile_lookups_total (cumulative values, as Prometheus has them)
+//   counters  bidder_bid_requests_total{exchange,outcome}, bidder_bids_total{exchange,campaign},
+//             bidder_wins_total{exchange,campaign}, bidder_spend_micros_total{exchange,campaign},
+//             bidder_profile_timeouts_total{exchange}, bidder_profile_lookups_total{outcome},
+//             bidder_beacons_total{kind,outcome} (cumulative values, as Prometheus has them)
+//   gauges    bidder_pacing_spend_today_micros{campaign}, bidder_pacing_throttle_ratio{campaign}
+//             (the value at the sample)
 //   histogram bidder_bid_latency_seconds -> bidder_bid_latency_seconds.p50 and .p99,
 //             of the observations since the previous sample (interpolated
 //             inside the histogram's buckets)
@@ -32,8 +36,14 @@ namespace rtb::bidder::telemetry {
 struct SelfTelemetryOptions {
   // Seconds between samples. Default 10 (telemetry.write_interval_s).
   int write_interval_s = 10;
-  std::vector<std::string> counters = {"bidder_bid_requests_total", "bidder_bids_total",
-                                       "bidder_beacons_total", "bidder_profile_lookups_total"};
+  // Families written as their values: counters (cumulative) and gauges.
+  std::vector<std::string> counters = {
+      "bidder_bid_requests_total",     "bidder_bids_total",
+      "bidder_wins_total",             "bidder_spend_micros_total",
+      "bidder_profile_timeouts_total", "bidder_profile_lookups_total",
+      "bidder_beacons_total"};
+  std::vector<std::string> gauges = {"bidder_pacing_spend_today_micros",
+                                     "bidder_pacing_throttle_ratio"};
   std::vector<std::string> histograms = {"bidder_bid_latency_seconds"};
   // The loop also runs Telemetry::Pack when this many seconds have passed
   // since its last pack; 0 leaves packing to the caller. Default 300.

@@ -4,6 +4,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "prometheus/counter.h"
+#include "prometheus/gauge.h"
 #include "prometheus/histogram.h"
 #include "telemetry_fixture.h"
 
@@ -140,6 +141,48 @@ TEST_F(OpenTsdbTest, SelfTelemetryWritesCountersAndLatencyPercentiles) {
   // Start/Stop: the thread starts and stops promptly without sampling twice.
   self.Start();
   self.Stop();
+}
+
+TEST_F(OpenTsdbTest, SelfTelemetryDefaultsCoverWinsSpendTimeoutsAndPacingGauges) {
+  prometheus::Registry source;
+  const prometheus::Labels by = {{"exchange", "openx"}, {"campaign", "northwind"}};
+  prometheus::BuildCounter().Name("bidder_wins_total").Help("w").Register(source).Add(by).Increment(3);
+  prometheus::BuildCounter().Name("bidder_spend_micros_total").Help("s").Register(source).Add(by)
+      .Increment(4500);
+  prometheus::BuildCounter().Name("bidder_bids_total").Help("b").Register(source).Add(by).Increment(7);
+  prometheus::BuildCounter().Name("bidder_profile_timeouts_total").Help("t").Register(source)
+      .Add({{"exchange", "openx"}}).Increment(2);
+  prometheus::BuildGauge().Name("bidder_pacing_spend_today_micros").Help("d").Register(source)
+      .Add({{"campaign", "northwind"}}).Set(123456);
+  prometheus::BuildGauge().Name("bidder_pacing_throttle_ratio").Help("r").Register(source)
+      .Add({{"campaign", "northwind"}}).Set(0.25);
+
+  SelfTelemetry self(*h_->telemetry, source, {});
+  const WriteSummary written = self.SampleOnce();
+  EXPECT_EQ(written.failed, 0);
+  EXPECT_EQ(written.success, 6);
+
+  auto value = [&](const std::string& metric, std::map<std::string, std::string> tags) {
+    TimeSeriesQuery q;
+    q.metric = metric;
+    q.tags = std::move(tags);
+    q.start_s = kNowS - 60;
+    q.end_s = kNowS + 60;
+    auto result = h_->telemetry->Query(q);
+    EXPECT_TRUE(result.ok()) << metric << ": " << result.status();
+    if (!result.ok() || result->groups.size() != 1 || result->groups[0].points.size() != 1) {
+      ADD_FAILURE() << metric << ": not one point";
+      return -1.0;
+    }
+    return result->groups[0].points[0].value;
+  };
+  const std::map<std::string, std::string> tags = {{"exchange", "openx"}, {"campaign", "northwind"}};
+  EXPECT_EQ(value("bidder_wins_total", tags), 3);
+  EXPECT_EQ(value("bidder_spend_micros_total", tags), 4500);
+  EXPECT_EQ(value("bidder_bids_total", tags), 7);
+  EXPECT_EQ(value("bidder_profile_timeouts_total", {{"exchange", "openx"}}), 2);
+  EXPECT_EQ(value("bidder_pacing_spend_today_micros", {{"campaign", "northwind"}}), 123456);
+  EXPECT_EQ(value("bidder_pacing_throttle_ratio", {{"campaign", "northwind"}}), 0.25);
 }
 
 }  // namespace
