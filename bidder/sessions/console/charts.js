@@ -86,7 +86,8 @@ function timeLabel(ms, spanMs) {
 
 // Draws `points` ([[ms, value], ...]) into `figure` (a <figure> with
 // [data-role=body] and [data-role=value]), or says there is no data.
-// `format` turns a value into text with its unit (`axis`: the number alone);
+// `format` turns a value into text with its unit (with `axis`: the number
+// alone, as precise as the tick `step`);
 // `gapMs` is the spacing beyond which two points are not joined (the bidder
 // was not writing); `domain` ([from ms, to ms]) is the time axis, shared by
 // the charts drawn together (default: the points' own span).
@@ -137,7 +138,7 @@ export function drawChart(figure, points, { format, gapMs, emptyText, domain }) 
                   class: i === 0 ? 'axis' : 'gridline' }, grid);
     const label = svg('text', { x: kMargin.left - 6, y: yy + 4, 'text-anchor': 'end',
                                 class: 'tick' }, grid);
-    label.textContent = format(v, { axis: true });
+    label.textContent = format(v, { axis: true, step });
   }
   const plotRight = kWidth - kMargin.right;
   for (const t of single ? [t0] : timeTicks(t0, t1)) {

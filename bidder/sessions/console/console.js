@@ -58,10 +58,17 @@ function compact(value, digits = 2) {
   return trim(value.toPrecision(2));
 }
 
-// A chart's value formatter: the number with its unit, the number alone on
+// An axis tick: as many decimals as the tick step has (0.25 -> 2).
+function tick(value, step) {
+  if (Math.abs(value) >= 1e4) return compact(value);
+  const decimals = (String(Number(step.toPrecision(3))).split('.')[1] || '').length;
+  return value.toFixed(Math.min(decimals, 6));
+}
+
+// A chart's value formatter: the number with its unit, the tick alone on
 // the axis.
 function withUnit(unit, digits) {
-  return (v, { axis = false } = {}) => (axis ? compact(v, digits) : `${compact(v, digits)} ${unit}`);
+  return (v, { axis = false, step = 1 } = {}) => (axis ? tick(v, step) : `${compact(v, digits)} ${unit}`);
 }
 
 function dateTime(ms) {
