@@ -1,10 +1,13 @@
 #include "bidder/operator_access.h"
 
 #include <atomic>
+#include <optional>
 #include <utility>
 
 #include "bidder/sessions/console_files.h"
 #include "bidder/sessions/session_store.h"
+#include "absl/strings/ascii.h"
+#include "boost/asio/ip/address.hpp"
 #include "boost/asio/post.hpp"
 #include "boost/asio/thread_pool.hpp"
 #include "boost/beast/http/field.hpp"
@@ -15,9 +18,11 @@ namespace {
 
 namespace http = boost::beast::http;
 
-std::string HeaderOf(const HttpRequest& request, http::field field) {
+// `name`: an http::field or a header name.
+template <typename Name>
+std::string HeaderOf(const HttpRequest& request, Name name) {
   if (request.headers == nullptr) return {};
-  const auto it = request.headers->find(field);
+  const auto it = request.headers->find(name);
   return it == request.headers->end() ? std::string() : std::string(it->value());
 }
 
@@ -30,20 +35,58 @@ HttpResponse Unavailable(std::string_view why) {
   return response;
 }
 
+std::optional<boost::asio::ip::address> ParsedAddress(std::string_view text) {
+  boost::system::error_code ec;
+  boost::asio::ip::address address = boost::asio::ip::make_address(std::string(text), ec);
+  if (ec) return std::nullopt;
+  // An IPv4 peer on a dual-stack socket shows as ::ffff:a.b.c.d.
+  if (address.is_v6() && address.to_v6().is_v4_mapped()) {
+    return boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, address.to_v6());
+  }
+  return address;
+}
+
 }  // namespace
 
-OperatorRequest::OperatorRequest(const HttpRequest& request)
+std::string ClientAddressOf(std::string_view peer, std::string_view forwarded_for,
+                            const std::vector<std::string>& trusted_proxies) {
+  auto trusted = [&](const boost::asio::ip::address& address) {
+    for (const std::string& proxy : trusted_proxies) {
+      if (ParsedAddress(proxy) == address) return true;
+    }
+    return false;
+  };
+  const std::optional<boost::asio::ip::address> peer_address = ParsedAddress(peer);
+  if (!peer_address.has_value() || !trusted(*peer_address)) return std::string(peer);
+  std::string client(peer);
+  std::string_view rest = forwarded_for;
+  while (!rest.empty()) {
+    const size_t comma = rest.rfind(',');
+    const std::string_view entry =
+        comma == std::string_view::npos ? rest : rest.substr(comma + 1);
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(0, comma);
+    const absl::string_view stripped =
+        absl::StripAsciiWhitespace(absl::string_view(entry.data(), entry.size()));
+    const std::optional<boost::asio::ip::address> hop =
+        ParsedAddress(std::string_view(stripped.data(), stripped.size()));
+    if (!hop.has_value()) break;
+    client = hop->to_string();
+    if (!trusted(*hop)) break;
+  }
+  return client;
+}
+
+OperatorRequest::OperatorRequest(const HttpRequest& request,
+                                 const std::vector<std::string>& trusted_proxies)
     : method(http::to_string(request.method)),
       path(request.path),
       cookie(HeaderOf(request, http::field::cookie)),
-      csrf_token([&] {
-        if (request.headers == nullptr) return std::string();
-        const auto it = request.headers->find(sessions::kCsrfHeader);
-        return it == request.headers->end() ? std::string() : std::string(it->value());
-      }()),
+      csrf_token(HeaderOf(request, sessions::kCsrfHeader)),
       content_type(HeaderOf(request, http::field::content_type)),
       body(request.body),
-      remote_address(request.remote_address) {}
+      remote_address(ClientAddressOf(request.remote_address,
+                                     HeaderOf(request, std::string_view("X-Forwarded-For")),
+                                     trusted_proxies)) {}
 
 sessions::SessionHttpRequest OperatorRequest::view() const {
   return {.method = method,
@@ -114,7 +157,8 @@ class OperatorAccess::Impl {
         respond(Unavailable("too many session calls in flight"));
         return;
       }
-      boost::asio::post(pool_, [this, owned = OperatorRequest(request), executor = request.executor,
+      boost::asio::post(pool_, [this, owned = OperatorRequest(request, config_.sessions.trusted_proxies),
+                                executor = request.executor,
                                 respond = std::move(respond)]() mutable {
         HttpResponse response = ToHttpResponse(routes_.Handle(owned.view()));
         // The password was in the body; keep no copy longer than needed.

@@ -20,6 +20,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "bidder/http_server.h"
@@ -31,10 +32,20 @@
 
 namespace rtb::bidder {
 
+// The address a login is counted under: `peer`, or when `peer` is one of
+// `trusted_proxies`, the rightmost entry of `forwarded_for` (the
+// X-Forwarded-For header) that is not itself a trusted proxy. Entries that
+// are not IP addresses end the walk (the peer's view is kept). Addresses
+// compare as parsed, so "::1" and "0:0::1" are one.
+std::string ClientAddressOf(std::string_view peer, std::string_view forwarded_for,
+                            const std::vector<std::string>& trusted_proxies);
+
 // What the session checks read of a request, copied so that it can cross to
 // a worker thread (HttpRequest's views end with the responder call).
 struct OperatorRequest {
-  explicit OperatorRequest(const HttpRequest& request);
+  // `remote_address` is ClientAddressOf the peer and its X-Forwarded-For.
+  explicit OperatorRequest(const HttpRequest& request,
+                           const std::vector<std::string>& trusted_proxies = {});
   sessions::SessionHttpRequest view() const;
 
   std::string method;

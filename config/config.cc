@@ -301,6 +301,7 @@ void DecodeSessions(const json& value, const std::string& path, ErrorList* error
   fields.Read("idle_timeout_s", &out->idle_timeout_s);
   fields.Read("touch_debounce_s", &out->touch_debounce_s);
   fields.Read("cookie_secure", &out->cookie_secure);
+  fields.Read("trusted_proxies", &out->trusted_proxies);
   ReadObject(fields, "login_rate_limit", &out->login_rate_limit, DecodeLoginRateLimit);
   fields.RejectUnknownKeys();
 }

@@ -430,6 +430,13 @@ struct SessionsConfig {
   // Sets `Secure` on the session cookie. Default true. May be false only when
   // server.listen_address is a loopback address (local development).
   bool cookie_secure = true;
+  // Addresses of the TLS-terminating proxies in front of the bidder. For a
+  // request from one of them, the client address that login rate limits
+  // count is the rightmost X-Forwarded-For entry that is not itself a
+  // trusted proxy; from any other peer X-Forwarded-For is ignored, so a
+  // client cannot pick the address it is counted under. Default none. Each
+  // an IPv4 or IPv6 address.
+  std::vector<std::string> trusted_proxies;
   LoginRateLimitConfig login_rate_limit;
 };
 

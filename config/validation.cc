@@ -466,6 +466,8 @@ void ValidateSessions(const BidderConfig& config, ErrorList* errors) {
                          "(it is ",
                          Checker::Shown(config.server.listen_address), ")"));
   }
+  at.EachString("trusted_proxies", sessions.trusted_proxies, internal::IsIpAddress,
+                "must be an IPv4 or IPv6 address");
   const LoginRateLimitConfig& limit = sessions.login_rate_limit;
   Checker rl = at.Member("login_rate_limit");
   rl.InRange("max_failures_per_user", limit.max_failures_per_user, 1, 1000);

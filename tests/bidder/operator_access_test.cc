@@ -4,11 +4,13 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "bidder/operator_access.h"
 #include "tests/bidder/bidder_app_fixture.h"
 #include "tests/bidder/http_test_client.h"
 #include "tests/bidder/operator_login.h"
@@ -147,6 +149,25 @@ TEST_F(OperatorAccessTest, ServesTheConsoleWithoutASessionAndKeepsItToItsOrigin)
   EXPECT_EQ(Send(GetRequest("/console/missing.js")).status, 404u);
 }
 
+TEST(ClientAddressTest, ForwardedForCountsOnlyBehindATrustedProxy) {
+  const std::vector<std::string> proxies = {"10.0.0.5", "10.0.0.6", "fd00::1"};
+  // Not a proxy: the header is the client's own claim, ignored.
+  EXPECT_EQ(ClientAddressOf("203.0.113.9", "198.51.100.1", proxies), "203.0.113.9");
+  EXPECT_EQ(ClientAddressOf("203.0.113.9", "198.51.100.1", {}), "203.0.113.9");
+  // A proxy: the rightmost hop that is not a proxy. What the client
+  // prepended (left of it) does not count.
+  EXPECT_EQ(ClientAddressOf("10.0.0.5", "198.51.100.1", proxies), "198.51.100.1");
+  EXPECT_EQ(ClientAddressOf("10.0.0.5", "1.2.3.4, 198.51.100.1, 10.0.0.6", proxies),
+            "198.51.100.1");
+  EXPECT_EQ(ClientAddressOf("::ffff:10.0.0.5", "2001:db8::7", proxies), "2001:db8::7");
+  EXPECT_EQ(ClientAddressOf("fd00:0::1", "198.51.100.2", proxies), "198.51.100.2");
+  // Nothing usable forwarded: the proxy's own address.
+  EXPECT_EQ(ClientAddressOf("10.0.0.5", "", proxies), "10.0.0.5");
+  EXPECT_EQ(ClientAddressOf("10.0.0.5", "garbage", proxies), "10.0.0.5");
+  EXPECT_EQ(ClientAddressOf("10.0.0.5", "unknown, 198.51.100.3", proxies), "198.51.100.3");
+  EXPECT_EQ(ClientAddressOf("10.0.0.5", "198.51.100.3, not-an-ip", proxies), "10.0.0.5");
+}
+
 // Boots the bidder in each test, with a changed config.
 class OperatorAccessConfigTest : public OperatorAccessTest {
  protected:
@@ -168,6 +189,38 @@ TEST_F(OperatorAccessConfigTest, AdminApiCanBeTurnedOffButLoginStays) {
        [](config::BidderConfig& config) { config.server.admin_api_enabled = false; });
   EXPECT_EQ(Send(GetRequest("/api/campaigns")).status, 404u);
   EXPECT_EQ(LogIn(*connection_).status, 200);
+}
+
+// Failed logins count per client address: behind a trusted proxy that is the
+// forwarded address, so one locked-out client does not lock out every
+// operator behind the same proxy; from an untrusted peer a forged header
+// does not escape the lockout.
+TEST_F(OperatorAccessConfigTest, AddressLockoutsFollowTheForwardedAddressOnlyBehindTrustedProxies) {
+  auto login_from = [&](std::string_view forwarded) {
+    return Send(PostRequest("/api/login",
+                            nlohmann::json{{"user", "nobody@example.test"}, {"password", "x"}}.dump(),
+                            absl::StrCat("X-Forwarded-For: ", std::string(forwarded), "\r\n")))
+        .status;
+  };
+  auto limits = [](config::BidderConfig& config) {
+    config.sessions.login_rate_limit.max_failures_per_address = 2;
+    config.sessions.login_rate_limit.max_failures_per_user = 1000;
+  };
+
+  Boot("operator-access", [&](config::BidderConfig& config) {
+    limits(config);
+    config.sessions.trusted_proxies = {"127.0.0.1"};
+  });
+  EXPECT_EQ(login_from("198.51.100.7"), 401u);
+  EXPECT_EQ(login_from("198.51.100.7"), 401u);
+  EXPECT_EQ(login_from("198.51.100.7"), 429u);
+  EXPECT_EQ(login_from("198.51.100.8"), 401u) << "another client behind the proxy";
+  Stop();
+
+  Boot("operator-access", limits);
+  EXPECT_EQ(login_from("198.51.100.7"), 401u);
+  EXPECT_EQ(login_from("198.51.100.7"), 401u);
+  EXPECT_EQ(login_from("198.51.100.8"), 429u) << "the header of an untrusted peer is ignored";
 }
 
 }  // namespace

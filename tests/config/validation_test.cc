@@ -588,6 +588,17 @@ TEST(SessionsValidationTest, InsecureCookieIsAllowedOnLoopback) {
   }
 }
 
+TEST(SessionsValidationTest, TrustedProxiesMustBeAddresses) {
+  json doc = MinimalConfig();
+  doc["sessions"]["trusted_proxies"] = {"10.0.0.5", "fd00::1"};
+  EXPECT_EQ(ParseError(doc), "OK");
+  doc["sessions"]["trusted_proxies"] = {"10.0.0.5", "proxy.internal", "10.0.0.0/8"};
+  const std::string error = ParseError(doc);
+  EXPECT_THAT(error, HasSubstr("sessions.trusted_proxies[1]: must be an IPv4 or IPv6 address"));
+  EXPECT_THAT(error, HasSubstr("sessions.trusted_proxies[2]: must be an IPv4 or IPv6 address"));
+  EXPECT_THAT(error, Not(HasSubstr("trusted_proxies[0]")));
+}
+
 TEST(SessionsValidationTest, DuplicateOperatorIsRejected) {
   json doc = MinimalConfig();
   doc["sessions"]["operators"] = {{{"user", "ops"}, {"password_hash", kWellFormedHash}},
