@@ -11,11 +11,13 @@
 #include "bidder/events/internal/keys.h"
 #include "gtest/gtest.h"
 #include "tests/bidder/events/event_tables.h"
-#include "tests/bidder/events/hooked_store.h"
 #include "tests/bidder/events/metric_value.h"
+#include "tests/storage/hooked_store.h"
 
 namespace rtb::bidder::events::testing {
 namespace {
+
+using ::rtb::testing::HookedStore;
 
 std::string ImpressionId(int user, int i) {
   return "imp-" + std::to_string(user) + "-" + std::to_string(i);

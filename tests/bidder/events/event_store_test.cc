@@ -14,11 +14,13 @@
 #include "bidder/events/internal/keys.h"
 #include "gtest/gtest.h"
 #include "tests/bidder/events/event_tables.h"
-#include "tests/bidder/events/hooked_store.h"
 #include "tests/bidder/events/metric_value.h"
+#include "tests/storage/hooked_store.h"
 
 namespace rtb::bidder::events::testing {
 namespace {
+
+using ::rtb::testing::HookedStore;
 
 std::vector<std::string> Ids(const std::vector<Event>& events) {
   std::vector<std::string> ids;
