@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -26,9 +25,9 @@
 #include "gtest/gtest.h"
 #include "storage/clock.h"
 #include "storage/embedded_store.h"
-#include "storage/hbase_store.h"
 #include "storage/schemas.h"
 #include "storage/store.h"
+#include "tests/storage/test_hbase.h"
 
 namespace rtb::bidder::events::testing {
 
@@ -41,11 +40,6 @@ inline constexpr bool kOnHBase = true;
 #else
 inline constexpr bool kOnHBase = false;
 #endif
-
-inline std::string Env(const char* name) {
-  const char* v = std::getenv(name);
-  return v == nullptr ? "" : v;
-}
 
 // 16 bytes, distinct per n; the first 15 bytes are shared, so a prefix that
 // is not fixed-width would mix users up.
@@ -80,21 +74,8 @@ class EventTablesTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (kOnHBase) {
-      if (Env("RTB_HBASE_THRIFT").empty()) {
-        if (Env("CI") == "true") {
-          GTEST_FAIL() << "RTB_HBASE_THRIFT is not set under CI=true: HBase did not start "
-                          "(deploy/hbase/hbase.sh start && wait)";
-        }
-        GTEST_SKIP() << "RTB_HBASE_THRIFT is not set; run deploy/hbase/hbase.sh start && "
-                        "deploy/hbase/hbase.sh wait and export it";
-      }
-      storage::HBaseStoreOptions o;
-      o.endpoints = {Env("RTB_HBASE_THRIFT")};
-      o.transport = Env("RTB_HBASE_THRIFT_TRANSPORT") == "framed"
-                        ? storage::ThriftTransport::kFramed
-                        : storage::ThriftTransport::kBuffered;
-      o.call_timeout_ms = 30000;
-      auto store = storage::OpenHBaseStore(o);
+      RTB_SKIP_OR_FAIL_WITHOUT_TEST_HBASE();
+      auto store = ::rtb::testing::OpenTestHBase();
       ASSERT_TRUE(store.ok()) << store.status();
       store_ = *std::move(store);
       clock_ = std::make_shared<storage::ManualClock>(
