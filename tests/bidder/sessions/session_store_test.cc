@@ -1,9 +1,17 @@
+// SessionStore against real tables: the seed's failure modes (a session
+// active past the idle timeout keeps every field, concurrent updates both
+// land, logout everywhere revokes all, a crash between the index and the
+// session write leaves nothing usable, dangling index entries), the
+// security properties and the durability of each write. Built for the
+// embedded store and for HBase (see session_fixture.h).
 #include "bidder/sessions/session_store.h"
 
 #include <sodium.h>
 
+#include <chrono>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "bidder/sessions/internal/keys.h"
@@ -26,6 +34,71 @@ class SessionStoreTest : public SessionTablesTest {
     EXPECT_TRUE(created.ok()) << created.status();
     return created.ok() ? *std::move(created) : CreatedSession{};
   }
+};
+
+// Tests that move the store's clock to watch TTLs remove rows: the embedded
+// store only. Skipped before any table is made.
+class SessionStoreClockTest : public SessionStoreTest {
+ protected:
+  void SetUp() override {
+    if (kOnHBase) {
+      GTEST_SKIP() << "moves the store's clock to expire cells by TTL; HBase stamps and "
+                      "expires cells by its own clock (CellTtlEmptiesHBaseStorage waits "
+                      "for a short lifetime there instead)";
+    }
+    SessionStoreTest::SetUp();
+  }
+};
+
+std::string DurabilityName(storage::Durability d) {
+  switch (d) {
+    case storage::Durability::kUseDefault:
+      return "DEFAULT";
+    case storage::Durability::kSkipWal:
+      return "SKIP_WAL";
+    case storage::Durability::kAsyncWal:
+      return "ASYNC_WAL";
+    case storage::Durability::kSyncWal:
+      return "SYNC_WAL";
+    case storage::Durability::kFsyncWal:
+      return "FSYNC_WAL";
+  }
+  return "?";
+}
+
+// Notes "table op DURABILITY" for every mutation written, then forwards it.
+class DurabilityLog final : public HookedStore {
+ public:
+  using HookedStore::HookedStore;
+
+  // What was written since the last call.
+  std::vector<std::string> Take() { return std::exchange(log_, {}); }
+
+  absl::Status Put(std::string_view table, const storage::Put& put) override {
+    Note(table, "Put", put.durability);
+    return HookedStore::Put(table, put);
+  }
+  absl::Status Delete(std::string_view table, const storage::Delete& del) override {
+    Note(table, "Delete", del.durability);
+    return HookedStore::Delete(table, del);
+  }
+  absl::Status DeleteBatch(std::string_view table,
+                           std::span<const storage::Delete> deletes) override {
+    for (const storage::Delete& del : deletes) Note(table, "DeleteBatch", del.durability);
+    return HookedStore::DeleteBatch(table, deletes);
+  }
+  absl::StatusOr<bool> CheckAndMutate(std::string_view table,
+                                      const storage::CheckAndMutate& cam) override {
+    for (const storage::Put& put : cam.puts) Note(table, "CheckAndMutate", put.durability);
+    return HookedStore::CheckAndMutate(table, cam);
+  }
+
+ private:
+  void Note(std::string_view table, std::string_view op, storage::Durability d) {
+    log_.push_back(std::string(table) + " " + std::string(op) + " " + DurabilityName(d));
+  }
+
+  std::vector<std::string> log_;
 };
 
 TEST(SessionKeysTest, TokenCarries256RandomBitsAndDecodes) {
@@ -117,12 +190,10 @@ TEST_F(SessionStoreTest, TokenNeverReachesStorageRaw) {
   // 4 live sessions; the 4 index entries share one row (same user, same ms).
   EXPECT_EQ(rows_seen, 5);
   // The session row is keyed by the hash of the token.
-  storage::Get get;
-  get.row = SessionKeyOf(*DecodeToken(created[0].token));
-  auto row = embedded_->Get(storage::kSessionsTable, get);
-  ASSERT_TRUE(row.ok());
-  EXPECT_TRUE(row->Value("s", "state").has_value());
-  EXPECT_TRUE(row->Counter("s", "ver").has_value());
+  storage::RowResult row =
+      StoredRow(storage::kSessionsTable, SessionKeyOf(*DecodeToken(created[0].token)));
+  EXPECT_TRUE(row.Value("s", "state").has_value());
+  EXPECT_TRUE(row.Counter("s", "ver").has_value());
 }
 
 // seeds/sessions.txt: "a test that keeps a session active past the TTL and
@@ -143,26 +214,66 @@ TEST_F(SessionStoreTest, SessionActivePastIdleTimeoutKeepsEveryField) {
   ASSERT_TRUE(session.ok());
   EXPECT_EQ(session->state.user, "alice");
   EXPECT_EQ(session->state.privileges, (std::set<std::string>{"erase", "read"}));
-  EXPECT_EQ(session->state.created_ms, kStart);
+  EXPECT_EQ(session->state.created_ms, Start());
   EXPECT_EQ(session->state.attributes,
             (std::map<std::string, std::string>{{"campaign", "c-7"}, {"range", "24h"}}));
   // Both cells survive in storage with aligned timestamps.
-  storage::Get get;
-  get.row = created.session.key;
-  auto row = embedded_->Get(storage::kSessionsTable, get);
-  ASSERT_TRUE(row.ok());
-  ASSERT_EQ(row->cells.size(), 2u);
-  EXPECT_EQ(row->cells[0].timestamp, row->cells[1].timestamp);
+  storage::RowResult row = StoredRow(storage::kSessionsTable, created.session.key);
+  ASSERT_EQ(row.cells.size(), 2u);
+  EXPECT_EQ(row.cells[0].timestamp, row.cells[1].timestamp);
+}
 
-  // The absolute lifetime ends it however active it is, in code and in
-  // storage (the cell TTL of the remaining lifetime; storage expires a cell
-  // once its age exceeds the TTL).
+// The absolute lifetime ends a session however active it is, in code and in
+// storage (the cell TTL of the remaining lifetime; storage expires a cell
+// once its age exceeds the TTL).
+TEST_F(SessionStoreClockTest, AbsoluteLifetimeEndsAnActiveSessionInCodeAndStorage) {
+  SessionStore sessions(*hooked_, Options());
+  CreatedSession created = MustCreate(sessions, "alice");
+  for (int step = 0; step < 90; ++step) {
+    clock_->Advance(5 * kMinute);
+    auto session = sessions.Authenticate(created.token);
+    ASSERT_TRUE(session.ok()) << "step " << step << ": " << session.status();
+  }
+  ASSERT_FALSE(StoredRow(storage::kSessionsTable, created.session.key).empty());
   clock_->Advance(30 * kMinute + 1);
   EXPECT_EQ(sessions.Authenticate(created.token).status().code(),
             absl::StatusCode::kUnauthenticated);
-  row = embedded_->Get(storage::kSessionsTable, get);
-  ASSERT_TRUE(row.ok());
-  EXPECT_TRUE(row->empty());
+  EXPECT_TRUE(StoredRow(storage::kSessionsTable, created.session.key).empty());
+}
+
+// The same on HBase, by HBase's clock: the cell TTLs the writes carry (the
+// remaining lifetime, as the `_ttl` attribute, on a plain Put and inside a
+// CheckAndMutate) remove the session row and its index entry. A lifetime of
+// a few seconds on the real clock; the wait for it is bounded.
+TEST_F(SessionStoreTest, CellTtlEmptiesHBaseStorage) {
+  if (!kOnHBase) {
+    GTEST_SKIP() << "waits on the real clock; the embedded store follows the ManualClock "
+                    "(AbsoluteLifetimeEndsAnActiveSessionInCodeAndStorage)";
+  }
+  SessionStoreOptions options = Options();
+  options.clock = storage::SystemClock();
+  options.absolute_lifetime = std::chrono::seconds(4);
+  SessionStore sessions(*hooked_, options);
+  const auto created_at = std::chrono::steady_clock::now();
+  CreatedSession created = MustCreate(sessions, "alice");
+  ASSERT_TRUE(sessions.Update(created.token, [](SessionState& s) {
+                        s.attributes["k"] = "v";
+                      }).ok());
+  ASSERT_FALSE(StoredRow(storage::kSessionsTable, created.session.key).empty());
+  ASSERT_EQ(Dump(storage::kUserSessionsTable).size(), 1u);
+
+  const auto give_up = created_at + std::chrono::seconds(30);
+  bool emptied = false;
+  while (!emptied && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    emptied = StoredRow(storage::kSessionsTable, created.session.key).empty() &&
+              Dump(storage::kUserSessionsTable).empty();
+  }
+  EXPECT_TRUE(emptied) << "the session's cells outlived their TTL by more than 26 s";
+  EXPECT_GE(std::chrono::steady_clock::now() - created_at, std::chrono::seconds(3))
+      << "the cells went before their lifetime was up";
+  EXPECT_EQ(sessions.Authenticate(created.token).status().code(),
+            absl::StatusCode::kUnauthenticated);
 }
 
 TEST_F(SessionStoreTest, IdleTimeoutEndsSessionOnRead) {
@@ -197,7 +308,7 @@ TEST_F(SessionStoreTest, TouchesAreDebounced) {
   auto session = sessions.Authenticate(created.token);
   ASSERT_TRUE(session.ok());
   EXPECT_EQ(session_writes, 1);
-  EXPECT_EQ(session->state.last_seen_ms, kStart + kMinute);
+  EXPECT_EQ(session->state.last_seen_ms, Start() + kMinute);
   EXPECT_EQ(session->version, 2);
 }
 
@@ -394,7 +505,88 @@ TEST_F(SessionStoreTest, CrashBetweenIndexAndSessionWriteLeavesNothingUsable) {
   EXPECT_TRUE(sessions.Authenticate(later.token).ok());
 }
 
-TEST_F(SessionStoreTest, IndexEntriesAgeOutWithTheLifetime) {
+// Dangling index entries among live ones (a login that died after its index
+// write, a logout that died after its session delete): readers skip them,
+// logout everywhere counts only the live sessions and removes every entry.
+TEST_F(SessionStoreTest, DanglingIndexEntriesAmongLiveOnesAreTolerated) {
+  SessionStore sessions(*hooked_, Options());
+  auto crash_on = [&](std::string_view crashing_table) {
+    hooked_->SetWriteHook([crashing_table](std::string_view table, std::string_view) {
+      return table == crashing_table ? absl::UnavailableError("crash") : absl::OkStatus();
+    });
+  };
+  CreatedSession oldest = MustCreate(sessions, "alice");
+  clock_->Advance(1000);
+  crash_on(storage::kSessionsTable);
+  EXPECT_FALSE(sessions.Create("alice", {"read"}).ok());
+  hooked_->SetWriteHook(nullptr);
+  clock_->Advance(1000);
+  CreatedSession logged_out = MustCreate(sessions, "alice");
+  crash_on(storage::kUserSessionsTable);
+  EXPECT_FALSE(sessions.Revoke(logged_out.token).ok());
+  hooked_->SetWriteHook(nullptr);
+  clock_->Advance(1000);
+  CreatedSession newest = MustCreate(sessions, "alice");
+  ASSERT_EQ(Dump(storage::kUserSessionsTable).size(), 4u);  // two of them dangling
+
+  auto listed = sessions.ListSessions("alice");
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  ASSERT_EQ(listed->size(), 2u);
+  EXPECT_EQ((*listed)[0].id, newest.session.id);
+  EXPECT_EQ((*listed)[1].id, oldest.session.id);
+  EXPECT_TRUE(sessions.Authenticate(oldest.token).ok());
+  EXPECT_TRUE(sessions.Authenticate(newest.token).ok());
+  EXPECT_EQ(sessions.Authenticate(logged_out.token).status().code(),
+            absl::StatusCode::kUnauthenticated);
+
+  auto revoked = sessions.RevokeAll("alice");
+  ASSERT_TRUE(revoked.ok()) << revoked.status();
+  EXPECT_EQ(*revoked, 2);
+  EXPECT_TRUE(Dump(storage::kUserSessionsTable).empty());
+  EXPECT_TRUE(Dump(storage::kSessionsTable).empty());
+}
+
+// seeds/sessions.txt: SYNC_WAL for login, privilege changes and revocation,
+// ASYNC_WAL for touches (and ordinary state updates). Every write says its
+// level, and the backend takes each of them.
+TEST_F(SessionStoreTest, WritesCarryTheirDurabilityAndTheBackendAcceptsIt) {
+  DurabilityLog log(*hooked_);
+  SessionStore sessions(log, Options());
+  CreatedSession a = MustCreate(sessions, "alice");
+  CreatedSession b = MustCreate(sessions, "alice");
+  EXPECT_EQ(log.Take(), (std::vector<std::string>{
+                            "user_sessions Put SYNC_WAL", "sessions CheckAndMutate SYNC_WAL",
+                            "user_sessions Put SYNC_WAL", "sessions CheckAndMutate SYNC_WAL"}));
+  ASSERT_TRUE(sessions.Update(a.token, [](SessionState& s) { s.attributes["k"] = "v"; }).ok());
+  EXPECT_EQ(log.Take(), (std::vector<std::string>{"sessions CheckAndMutate ASYNC_WAL"}));
+  clock_->Advance(2 * kMinute);
+  ASSERT_TRUE(sessions.Authenticate(a.token).ok());  // a touch
+  EXPECT_EQ(log.Take(), (std::vector<std::string>{"sessions CheckAndMutate ASYNC_WAL"}));
+  ASSERT_TRUE(sessions.ChangePrivileges(a.token, {"read", "erase"}).ok());
+  EXPECT_EQ(log.Take(), (std::vector<std::string>{"sessions CheckAndMutate SYNC_WAL"}));
+
+  auto session = sessions.Authenticate(a.token);
+  ASSERT_TRUE(session.ok()) << session.status();
+  EXPECT_EQ(session->version, 4);  // created, updated, touched, privileges changed
+  EXPECT_EQ(session->state.attributes.at("k"), "v");
+  EXPECT_EQ(session->state.last_seen_ms, Start() + 2 * kMinute);
+  EXPECT_EQ(session->state.privileges, (std::set<std::string>{"erase", "read"}));
+  EXPECT_TRUE(log.Take().empty());  // within the debounce: no touch
+
+  ASSERT_TRUE(sessions.Revoke(a.token).ok());
+  EXPECT_EQ(log.Take(), (std::vector<std::string>{"sessions Delete SYNC_WAL",
+                                                  "user_sessions Delete SYNC_WAL"}));
+  auto revoked = sessions.RevokeAll("alice");
+  ASSERT_TRUE(revoked.ok()) << revoked.status();
+  EXPECT_EQ(*revoked, 1);
+  EXPECT_EQ(log.Take(), (std::vector<std::string>{"sessions DeleteBatch SYNC_WAL",
+                                                  "user_sessions DeleteBatch SYNC_WAL"}));
+  EXPECT_EQ(sessions.Authenticate(b.token).status().code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_TRUE(Dump(storage::kSessionsTable).empty());
+  EXPECT_TRUE(Dump(storage::kUserSessionsTable).empty());
+}
+
+TEST_F(SessionStoreClockTest, IndexEntriesAgeOutWithTheLifetime) {
   SessionStore sessions(*hooked_, Options());
   MustCreate(sessions, "alice");
   clock_->Advance(8 * kHour + 1);
@@ -417,7 +609,7 @@ TEST_F(SessionStoreTest, FailedTouchDoesNotFailTheRequest) {
   clock_->Advance(2 * kMinute);
   auto session = sessions.Authenticate(created.token);
   ASSERT_TRUE(session.ok()) << session.status();
-  EXPECT_EQ(session->state.last_seen_ms, kStart);  // the stored activity is unchanged
+  EXPECT_EQ(session->state.last_seen_ms, Start());  // the stored activity is unchanged
 }
 
 }  // namespace
