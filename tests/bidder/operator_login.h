@@ -4,8 +4,6 @@
 #ifndef RTB_TESTS_BIDDER_OPERATOR_LOGIN_H_
 #define RTB_TESTS_BIDDER_OPERATOR_LOGIN_H_
 
-#include <sodium.h>
-
 #include <string>
 #include <string_view>
 
@@ -14,27 +12,18 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/bidder/http_test_client.h"
+#include "tests/bidder/sessions/test_password_hash.h"
 
 namespace rtb::bidder::testing {
 
 inline constexpr char kOperatorUser[] = "ops@example.test";
 inline constexpr char kOperatorPassword[] = "correct horse battery staple";
 
-// The cheapest argon2id parameters: tests count answers, not cost.
-inline std::string PasswordHash(std::string_view password) {
-  EXPECT_GE(sodium_init(), 0);
-  char hash[crypto_pwhash_STRBYTES];
-  EXPECT_EQ(crypto_pwhash_str(hash, password.data(), password.size(), crypto_pwhash_OPSLIMIT_MIN,
-                              crypto_pwhash_MEMLIMIT_MIN),
-            0);
-  return hash;
-}
-
 // Adds kOperatorUser to `config`, with a cookie a plain-HTTP loopback test
 // client may hold (cookie_secure off is allowed on loopback only).
 inline void AddTestOperator(config::BidderConfig& config) {
   config.sessions.operators.push_back(
-      {.user = kOperatorUser, .password_hash = PasswordHash(kOperatorPassword)});
+      {.user = kOperatorUser, .password_hash = sessions::testing::TestPasswordHash(kOperatorPassword)});
   config.sessions.cookie_secure = false;
   config.server.listen_address = "127.0.0.1";
 }

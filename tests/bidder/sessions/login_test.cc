@@ -8,19 +8,10 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "session_fixture.h"
+#include "tests/bidder/sessions/test_password_hash.h"
 
 namespace rtb::bidder::sessions::testing {
 namespace {
-
-// The cheapest argon2id parameters: these tests count refusals, not cost.
-std::string HashOf(const std::string& password) {
-  EXPECT_GE(sodium_init(), 0);
-  char hash[crypto_pwhash_STRBYTES];
-  EXPECT_EQ(crypto_pwhash_str(hash, password.data(), password.size(), crypto_pwhash_OPSLIMIT_MIN,
-                              crypto_pwhash_MEMLIMIT_MIN),
-            0);
-  return hash;
-}
 
 // "name=value" of a Set-Cookie value, as a browser sends it back.
 std::string CookieOf(const std::string& set_cookie) {
@@ -31,7 +22,7 @@ class LoginTest : public SessionTablesTest {
  protected:
   void SetUp() override {
     SessionTablesTest::SetUp();
-    config_.operators = {{"alice", HashOf("correct horse")}, {"bob", HashOf("battery staple")}};
+    config_.operators = {{"alice", TestPasswordHash("correct horse")}, {"bob", TestPasswordHash("battery staple")}};
     config_.login_rate_limit.max_failures_per_user = 5;
     config_.login_rate_limit.max_failures_per_address = 8;
     config_.login_rate_limit.window_s = 900;

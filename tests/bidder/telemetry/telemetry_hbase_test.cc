@@ -8,7 +8,6 @@
 
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <map>
 #include <memory>
 #include <string>
@@ -20,32 +19,17 @@
 #include "gtest/gtest.h"
 #include "prometheus/registry.h"
 #include "storage/clock.h"
-#include "storage/hbase_store.h"
 #include "storage/schemas.h"
+#include "tests/storage/test_hbase.h"
 
 namespace rtb::bidder::telemetry {
 namespace {
 
-std::string Env(const char* name) {
-  const char* v = std::getenv(name);
-  return v == nullptr ? "" : v;
-}
-
 class TelemetryHBaseTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (Env("RTB_HBASE_THRIFT").empty()) {
-      if (Env("CI") == "true") {
-        GTEST_FAIL() << "RTB_HBASE_THRIFT is not set under CI=true: HBase did not start "
-                        "(deploy/hbase/hbase.sh start && wait)";
-      }
-      GTEST_SKIP() << "RTB_HBASE_THRIFT is not set; run deploy/hbase/hbase.sh start && "
-                      "deploy/hbase/hbase.sh wait and export it";
-    }
-    storage::HBaseStoreOptions o;
-    o.endpoints = {Env("RTB_HBASE_THRIFT")};
-    o.call_timeout_ms = 30000;
-    auto store = storage::OpenHBaseStore(o);
+    RTB_SKIP_OR_FAIL_WITHOUT_TEST_HBASE();
+    auto store = rtb::testing::OpenTestHBase();
     ASSERT_TRUE(store.ok()) << store.status();
     store_ = *std::move(store);
     for (storage::TableSchema schema : storage::BidderTables()) {
