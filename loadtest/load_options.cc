@@ -1,5 +1,6 @@
 #include "loadtest/load_options.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string_view>
 
@@ -11,7 +12,8 @@ namespace rtb::loadtest {
 const char* LoadUsage() {
   return "usage: rtb-load [--host 127.0.0.1] [--port 8080] [--path /openrtb2/bid]\n"
          "                [--rate R] [--duration S] [--warmup S] [--drain S]\n"
-         "                [--connections C] --requests DIR [--devices N] [--zipf E] [--seed N]\n";
+         "                [--connections C] --requests DIR [--devices N] [--zipf E] [--seed N]\n"
+         "                [--win-rate F] [--notice-queue N] [--notice-connections C]\n";
 }
 
 absl::StatusOr<LoadOptions> ParseLoadOptions(int argc, char** argv) {
@@ -61,6 +63,14 @@ absl::StatusOr<LoadOptions> ParseLoadOptions(int argc, char** argv) {
     } else if (flag == "--seed") {
       s = integer(&n);
       o.seed = static_cast<uint64_t>(n);
+    } else if (flag == "--win-rate") {
+      s = number(&o.win_rate);
+    } else if (flag == "--notice-queue") {
+      s = integer(&n);
+      o.notice_queue = static_cast<int>(std::min<int64_t>(n, 1 << 30));
+    } else if (flag == "--notice-connections") {
+      s = integer(&n);
+      o.notice_connections = static_cast<int>(std::min<int64_t>(n, 1 << 30));
     } else {
       return absl::InvalidArgumentError(absl::StrCat("unknown flag ", flag));
     }
@@ -71,8 +81,9 @@ absl::StatusOr<LoadOptions> ParseLoadOptions(int argc, char** argv) {
   }
   if (o.port <= 0 || o.port > 65535) return absl::InvalidArgumentError("--port out of range");
   if (o.rate <= 0 || o.rate > 1e6) return absl::InvalidArgumentError("--rate must be in (0, 1e6]");
-  if (o.duration_s <= 0 || o.duration_s > 3600) {
-    return absl::InvalidArgumentError("--duration must be in (0, 3600] seconds");
+  if (o.duration_s <= 0 || o.duration_s > kMaxDurationS) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--duration must be in (0, ", kMaxDurationS, "] seconds"));
   }
   if (o.warmup_s >= o.duration_s) return absl::InvalidArgumentError("--warmup must be < --duration");
   if (o.connections < 1 || o.connections > 10000) {
@@ -80,6 +91,13 @@ absl::StatusOr<LoadOptions> ParseLoadOptions(int argc, char** argv) {
   }
   if (o.requests_dir.empty()) return absl::InvalidArgumentError("--requests is required");
   if (o.devices < 1) return absl::InvalidArgumentError("--devices must be >= 1");
+  if (o.win_rate > 1) return absl::InvalidArgumentError("--win-rate must be in [0, 1]");
+  if (o.notice_queue < 1 || o.notice_queue > 100000) {
+    return absl::InvalidArgumentError("--notice-queue must be in [1, 100000]");
+  }
+  if (o.notice_connections < 1 || o.notice_connections > 1000) {
+    return absl::InvalidArgumentError("--notice-connections must be in [1, 1000]");
+  }
   return o;
 }
 

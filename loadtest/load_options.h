@@ -22,7 +22,20 @@ struct LoadOptions {
   int64_t devices = 100000;  // device population
   double zipf = 1.1;         // Zipf exponent of device popularity
   uint64_t seed = 1;
+  // Share of the bids received whose win notice (nurl, then burl if
+  // present) is fired, on loopback only, as an exchange does for bids that
+  // win; 0 fires none. In [0, 1].
+  double win_rate = 0;
+  // Bids whose notices wait or are being fired at most; a bid chosen
+  // beyond that is dropped and counted, so a slow beacon side never grows
+  // the queue without bound.
+  int notice_queue = 1000;
+  int notice_connections = 4;  // keep-alive connections for notices
 };
+
+// Sending time at most, seconds: long enough for an hour bucket of telemetry
+// to close and be packed.
+inline constexpr double kMaxDurationS = 86400;
 
 absl::StatusOr<LoadOptions> ParseLoadOptions(int argc, char** argv);
 const char* LoadUsage();

@@ -11,6 +11,12 @@
 // a Zipf-distributed population (`--devices`, `--zipf`), so some devices are
 // hot and most are rare, as on a real exchange. The report is one JSON object
 // on stdout. Only loopback targets are accepted.
+//
+// With --win-rate F, a share F of the bids received get their win notice
+// (nurl) and billing notice (burl) fired on their own keep-alive
+// connections, macros substituted (loadtest/win_notice.h), so a run produces
+// wins and spend; at most --notice-queue bids wait, the rest are dropped and
+// counted in the report's "notices".
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -28,6 +34,7 @@
 #include "boost/asio/connect.hpp"
 #include "boost/asio/io_context.hpp"
 #include "boost/asio/ip/tcp.hpp"
+#include "boost/asio/post.hpp"
 #include "boost/asio/steady_timer.hpp"
 #include "boost/beast/core/flat_buffer.hpp"
 #include "boost/beast/core/tcp_stream.hpp"
@@ -35,6 +42,7 @@
 #include "loadtest/latency_histogram.h"
 #include "loadtest/load_options.h"
 #include "loadtest/request_mix.h"
+#include "loadtest/win_notice.h"
 #include "nlohmann/json.hpp"
 
 namespace rtb::loadtest {
@@ -52,6 +60,16 @@ struct Stats {
   int64_t errors = 0;
   int64_t sent = 0;
   int64_t completed = 0;
+};
+
+struct NoticeStats {
+  int64_t bids_chosen = 0;  // bids picked by --win-rate
+  int64_t dropped = 0;      // chosen with the queue full
+  int64_t refused = 0;      // URLs not loopback HTTP
+  int64_t sent = 0;
+  int64_t errors = 0;       // connect, write or read failed
+  int64_t unsent = 0;       // still queued at the end
+  std::map<unsigned, int64_t> status_counts;
 };
 
 class Generator;
@@ -80,10 +98,44 @@ class Connection : public std::enable_shared_from_this<Connection> {
   beast::flat_buffer buffer_;
 };
 
+// One keep-alive connection firing the notices of one bid at a time, in
+// order (the billing notice after the win notice, as exchanges send them).
+class NoticeConnection : public std::enable_shared_from_this<NoticeConnection> {
+ public:
+  NoticeConnection(asio::io_context& io, Generator* generator)
+      : io_(io), stream_(io), generator_(generator) {}
+
+  void Fire(BidNotices bid);
+  void Close() {
+    beast::error_code ec;
+    stream_.socket().close(ec);
+    connected_to_.clear();
+  }
+
+ private:
+  void SendNext();
+  void Done(beast::error_code ec);
+
+  asio::io_context& io_;
+  beast::tcp_stream stream_;
+  Generator* generator_;
+  std::string connected_to_;  // "host:port", "" when not connected
+  BidNotices bid_;
+  size_t next_ = 0;
+  http::request<http::empty_body> request_;
+  http::response<http::string_body> response_;
+  beast::flat_buffer buffer_;
+};
+
 class Generator {
  public:
   Generator(LoadOptions options, RequestMix mix)
-      : options_(std::move(options)), mix_(std::move(mix)), timer_(io_), rng_(options_.seed) {}
+      : options_(std::move(options)),
+        mix_(std::move(mix)),
+        timer_(io_),
+        rng_(options_.seed),
+        win_rng_(options_.seed ^ 0x9E3779B97F4A7C15ull),
+        win_(options_.win_rate) {}
 
   int Run() {
     tcp::resolver resolver(io_);
@@ -104,6 +156,12 @@ class Generator {
       conn->set_connected(true);
       connections_.push_back(conn);
       idle_.push_back(conn.get());
+    }
+    if (options_.win_rate > 0) {
+      for (int i = 0; i < options_.notice_connections; ++i) {
+        notice_connections_.push_back(std::make_shared<NoticeConnection>(io_, this));
+        idle_notices_.push_back(notice_connections_.back().get());
+      }
     }
     start_ = Clock::now();
     measure_from_ = start_ + std::chrono::milliseconds(static_cast<int64_t>(options_.warmup_s * 1000));
@@ -138,6 +196,39 @@ class Generator {
     Dispatch();
   }
 
+  // A 200 answer: chooses its bids for notices.
+  void BidAnswered(std::string_view body) {
+    if (options_.win_rate <= 0 || closing_) return;
+    ParsedNotices parsed = NoticesOfResponse(body);
+    notices_.refused += parsed.refused;
+    for (BidNotices& bid : parsed.bids) {
+      if (!win_(win_rng_)) continue;
+      ++notices_.bids_chosen;
+      const size_t busy = notice_connections_.size() - idle_notices_.size();
+      if (notice_queue_.size() + busy >= static_cast<size_t>(options_.notice_queue)) {
+        ++notices_.dropped;
+        continue;
+      }
+      notice_queue_.push_back(std::move(bid));
+    }
+    DispatchNotices();
+  }
+
+  void NoticeAnswered(unsigned status, bool error) {
+    ++notices_.sent;
+    if (error) {
+      ++notices_.errors;
+    } else {
+      ++notices_.status_counts[status];
+    }
+  }
+
+  void NoticeConnectionIdle(NoticeConnection* conn) {
+    idle_notices_.push_back(conn);
+    DispatchNotices();
+  }
+
+  bool closing() const { return closing_; }
   const LoadOptions& options() const { return options_; }
 
  private:
@@ -160,7 +251,11 @@ class Generator {
         unanswered_ = static_cast<int64_t>(pending_.size()) +
                       static_cast<int64_t>(connections_.size() - idle_.size());
         pending_.clear();
+        closing_ = true;
+        notices_.unsent = static_cast<int64_t>(notice_queue_.size());
+        notice_queue_.clear();
         for (auto& c : connections_) c->stream().socket().close();
+        for (auto& c : notice_connections_) c->Close();
       });
     }
   }
@@ -176,7 +271,18 @@ class Generator {
     }
   }
 
+  void DispatchNotices() {
+    while (!closing_ && !notice_queue_.empty() && !idle_notices_.empty()) {
+      NoticeConnection* conn = idle_notices_.back();
+      idle_notices_.pop_back();
+      BidNotices bid = std::move(notice_queue_.front());
+      notice_queue_.pop_front();
+      conn->Fire(std::move(bid));
+    }
+  }
+
   void Reconnect(Connection* conn) {
+    if (closing_) return;
     tcp::resolver resolver(io_);
     beast::error_code ec;
     auto endpoints = resolver.resolve(options_.host, std::to_string(options_.port), ec);
@@ -205,6 +311,14 @@ class Generator {
     nlohmann::json codes = nlohmann::json::object();
     for (auto& [code, n] : stats_.status_counts) codes[std::to_string(code)] = n;
     out["status"] = codes;
+    if (options_.win_rate > 0) {
+      nlohmann::json notice_codes = nlohmann::json::object();
+      for (auto& [code, n] : notices_.status_counts) notice_codes[std::to_string(code)] = n;
+      out["notices"] = {{"win_rate", options_.win_rate}, {"bids_chosen", notices_.bids_chosen},
+                        {"dropped", notices_.dropped},   {"refused", notices_.refused},
+                        {"sent", notices_.sent},         {"errors", notices_.errors},
+                        {"unsent", notices_.unsent},     {"status", notice_codes}};
+    }
     out["latency_us"] = {{"p50", stats_.latency.Quantile(0.5)},
                          {"p90", stats_.latency.Quantile(0.9)},
                          {"p99", stats_.latency.Quantile(0.99)},
@@ -221,6 +335,9 @@ class Generator {
   asio::io_context io_;
   asio::steady_timer timer_;
   std::mt19937_64 rng_;
+  // Apart from rng_, so the bodies sent do not depend on --win-rate.
+  std::mt19937_64 win_rng_;
+  std::bernoulli_distribution win_;
   std::vector<std::shared_ptr<Connection>> connections_;
   std::vector<Connection*> idle_;
   std::deque<Clock::time_point> pending_;
@@ -228,6 +345,11 @@ class Generator {
   std::chrono::nanoseconds interval_{0};
   Stats stats_;
   int64_t unanswered_ = 0;
+  bool closing_ = false;
+  std::vector<std::shared_ptr<NoticeConnection>> notice_connections_;
+  std::vector<NoticeConnection*> idle_notices_;
+  std::deque<BidNotices> notice_queue_;
+  NoticeStats notices_;
 };
 
 void Connection::Send(Clock::time_point intended, std::string body, const LoadOptions& options) {
@@ -255,7 +377,62 @@ void Connection::Send(Clock::time_point intended, std::string body, const LoadOp
 
 void Connection::Done(beast::error_code ec) {
   if (ec || !response_.keep_alive()) connected_ = false;
+  if (!ec && response_.result_int() == 200) generator_->BidAnswered(response_.body());
   generator_->Completed(this, intended_, measured_, response_.result_int(), static_cast<bool>(ec));
+}
+
+void NoticeConnection::Fire(BidNotices bid) {
+  bid_ = std::move(bid);
+  next_ = 0;
+  SendNext();
+}
+
+void NoticeConnection::SendNext() {
+  if (next_ >= bid_.notices.size() || generator_->closing()) {
+    generator_->NoticeConnectionIdle(this);
+    return;
+  }
+  const NoticeTarget& notice = bid_.notices[next_];
+  const std::string endpoint = notice.host + ":" + notice.port;
+  if (endpoint != connected_to_) {
+    Close();
+    tcp::resolver resolver(io_);
+    beast::error_code ec;
+    auto endpoints = resolver.resolve(notice.host, notice.port, ec);
+    if (!ec) stream_.connect(endpoints, ec);
+    if (ec) {
+      // The rest of this bid's notices go too; posted, so a dead beacon side
+      // does not recurse through the whole queue.
+      generator_->NoticeAnswered(0, /*error=*/true);
+      next_ = bid_.notices.size();
+      asio::post(io_, [self = shared_from_this()] { self->SendNext(); });
+      return;
+    }
+    stream_.socket().set_option(tcp::no_delay(true));
+    connected_to_ = endpoint;
+  }
+  request_ = {};
+  request_.method(http::verb::get);
+  request_.target(notice.target);
+  request_.version(11);
+  request_.set(http::field::host, notice.host);
+  request_.keep_alive(true);
+  response_ = {};
+  stream_.expires_after(std::chrono::seconds(5));
+  auto self = shared_from_this();
+  http::async_write(stream_, request_, [self](beast::error_code ec, size_t) {
+    if (ec) return self->Done(ec);
+    http::async_read(self->stream_, self->buffer_, self->response_,
+                     [self](beast::error_code ec2, size_t) { self->Done(ec2); });
+  });
+}
+
+void NoticeConnection::Done(beast::error_code ec) {
+  // At the end, notices cut short by the close are neither answers nor errors.
+  if (!generator_->closing()) generator_->NoticeAnswered(response_.result_int(), static_cast<bool>(ec));
+  if (ec || !response_.keep_alive()) Close();
+  ++next_;
+  SendNext();
 }
 
 }  // namespace
