@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "nlohmann/json.hpp"
 
 namespace rtb::bidder::telemetry {
@@ -48,6 +49,37 @@ std::optional<int64_t> TimeOf(const json& value, int64_t now_s) {
 
 absl::Status BadRequest(std::string_view why) {
   return absl::InvalidArgumentError(std::string(why));
+}
+
+// "rateOptions" of a sub-query with "rate": true.
+absl::StatusOr<RateOptions> RateOptionsOf(const json& sub) {
+  RateOptions options;
+  auto it = sub.find("rateOptions");
+  if (it == sub.end() || it->is_null()) return options;
+  if (!it->is_object()) return BadRequest("/api/query: rateOptions must be an object");
+  const json& o = *it;
+  auto flag = [&](const char* key, bool* out) -> absl::Status {
+    auto f = o.find(key);
+    if (f == o.end()) return absl::OkStatus();
+    if (!f->is_boolean()) return BadRequest(absl::StrCat("/api/query: rateOptions.", key, " must be true or false"));
+    *out = f->get<bool>();
+    return absl::OkStatus();
+  };
+  auto number = [&](const char* key, double* out) -> absl::Status {
+    auto f = o.find(key);
+    if (f == o.end()) return absl::OkStatus();
+    if (!f->is_number() || f->get<double>() < 0) {
+      return BadRequest(absl::StrCat("/api/query: rateOptions.", key, " must be a non-negative number"));
+    }
+    *out = f->get<double>();
+    return absl::OkStatus();
+  };
+  for (absl::Status s : {flag("counter", &options.counter), flag("dropResets", &options.drop_resets),
+                         number("counterMax", &options.counter_max), number("resetValue", &options.reset_value)}) {
+    if (!s.ok()) return s;
+  }
+  if (options.counter_max == 0) return BadRequest("/api/query: rateOptions.counterMax must be > 0");
+  return options;
 }
 
 }  // namespace
@@ -158,13 +190,28 @@ absl::StatusOr<std::string> HandleQuery(Telemetry& telemetry, std::string_view b
     q.aggregator = *agg;
     if (auto ds = sub.find("downsample"); ds != sub.end()) {
       if (!ds->is_string()) return BadRequest("/api/query: downsample must be like \"5m-avg\"");
-      const std::string& text = ds->get_ref<const std::string&>();
-      const size_t dash = text.find('-');
-      auto step = ParseDuration(std::string_view(text).substr(0, dash));
-      auto down = dash == std::string::npos ? std::nullopt : ParseAggregator(std::string_view(text).substr(dash + 1));
-      if (!step || !down) return BadRequest("/api/query: downsample must be like \"5m-avg\"");
+      // "<interval>-<function>[-<fill policy>]"; only the fill policy "none"
+      // (no point for an empty step) is served.
+      const std::vector<std::string> parts = absl::StrSplit(ds->get_ref<const std::string&>(), '-');
+      auto step = ParseDuration(parts[0]);
+      auto down = parts.size() < 2 ? std::nullopt : ParseAggregator(parts[1]);
+      if (!step || !down || parts.size() > 3) return BadRequest("/api/query: downsample must be like \"5m-avg\"");
+      if (parts.size() == 3 && parts[2] != "none") {
+        return BadRequest("/api/query: the only downsample fill policy served is none");
+      }
       q.step_s = *step;
       q.downsample = *down;
+    }
+    if (auto rate = sub.find("rate"); rate != sub.end()) {
+      if (!rate->is_boolean()) return BadRequest("/api/query: rate must be true or false");
+      if (rate->get<bool>()) {
+        auto options = RateOptionsOf(sub);
+        if (!options.ok()) return options.status();
+        q.rate = *options;
+      }
+    }
+    if (auto filters = sub.find("filters"); filters != sub.end() && !filters->empty()) {
+      return BadRequest("/api/query: filters are not served; give the tag filter as \"tags\"");
     }
     if (auto tags = sub.find("tags"); tags != sub.end()) {
       if (!tags->is_object()) return BadRequest("/api/query: tags must be an object of strings");

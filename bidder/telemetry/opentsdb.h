@@ -5,7 +5,9 @@
 //   POST /api/put      HandlePut      body: a data point or an array of them
 //                                     {"metric","timestamp","value","tags"}
 //   POST /api/query    HandleQuery    body: {"start","end","queries":[{"aggregator",
-//                                     "metric","tags","downsample":"5m-avg"}]}
+//                                     "metric","tags","downsample":"5m-avg",
+//                                     "rate":true,"rateOptions":{"counter",
+//                                     "counterMax","resetValue","dropResets"}}]}
 //   POST /api/suggest  HandleSuggest  body: {"type":"metrics"|"tagk"|"tagv","q","max"}
 //   (GET /api/suggest?type=..&q=..&max=.. maps to the same body.)
 //
@@ -18,7 +20,9 @@
 // Differences from OpenTSDB: times resolve to seconds; tag filters are the
 // v2.0 "tags" map ("*" and "a|b" group by the key); cross-series
 // aggregation combines values at equal timestamps (no interpolation); the
-// downsample function must be avg, sum, min, max or count.
+// downsample function must be avg, sum, min, max or count, its fill policy
+// "none"; v2.2 "filters" are refused (400); rates are computed per series after
+// downsampling, before the series are combined.
 //
 // Thread-safety: as Telemetry.
 #ifndef RTB_BIDDER_TELEMETRY_OPENTSDB_H_

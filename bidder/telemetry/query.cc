@@ -46,6 +46,25 @@ double Reduce(const Rollup& r, Aggregator a) {
   return 0;
 }
 
+// The per-second rate of `points` (ascending times), as OpenTSDB computes it.
+std::vector<Point> RateOf(const std::vector<Point>& points, const RateOptions& options) {
+  std::vector<Point> out;
+  for (size_t i = 1; i < points.size(); ++i) {
+    const Point& before = points[i - 1];
+    const Point& at = points[i];
+    const double seconds = static_cast<double>(at.timestamp - before.timestamp);
+    double delta = at.value - before.value;
+    if (options.counter && delta < 0) {
+      if (options.drop_resets) continue;
+      delta = options.counter_max - before.value + at.value;
+    }
+    double rate = delta / seconds;
+    if (options.counter && options.reset_value > 0 && rate > options.reset_value) rate = 0;
+    out.push_back({at.timestamp, rate});
+  }
+  return out;
+}
+
 class Accumulator {
  public:
   Accumulator(const TimeSeriesQuery& q) : q_(q), origin_(q.step_s > 0 ? q.start_s - q.start_s % q.step_s : 0) {}
@@ -340,7 +359,24 @@ absl::StatusOr<QueryResult> Telemetry::Query(const TimeSeriesQuery& q) {
       return q.aggregator == Aggregator::kCount ? static_cast<double>(r.count) : Reduce(r, q.aggregator);
     };
     std::vector<double> values;
-    if (q.step_s > 0) {
+    if (q.rate) {
+      // Rates per series first, then the series combined at equal times.
+      std::map<int64_t, std::vector<double>> by_time;
+      std::vector<Point> points;
+      for (const SeriesData* s : members) {
+        points.clear();
+        if (q.step_s > 0) {
+          for (size_t i = 0; i < acc.steps(); ++i) {
+            if (s->steps[i].count == 0) continue;
+            points.push_back({acc.origin() + static_cast<int64_t>(i) * q.step_s, Reduce(s->steps[i], q.downsample)});
+          }
+        } else {
+          for (const auto& [t, v] : s->raw) points.push_back({t, v});
+        }
+        for (const Point& p : RateOf(points, *q.rate)) by_time[p.timestamp].push_back(p.value);
+      }
+      for (const auto& [t, vs] : by_time) g.points.push_back({t, combine(vs)});
+    } else if (q.step_s > 0) {
       for (size_t i = 0; i < acc.steps(); ++i) {
         values.clear();
         for (const SeriesData* s : members) {

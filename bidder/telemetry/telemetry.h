@@ -99,6 +99,20 @@ enum class Resolution : int64_t { kRaw = 0, kMinute = 60, kHour = 3600 };
 // step exactly (so no rollup interval straddles two steps). Step 0 = raw.
 Resolution ChooseResolution(int64_t step_s);
 
+// OpenTSDB's rate conversion: each series' value change per second between
+// consecutive points (after downsampling, before the series are combined);
+// a series' first point has no rate.
+struct RateOptions {
+  // The series is a monotonically increasing counter: a drop is a rollover
+  // at counter_max (or a reset), not a negative rate.
+  bool counter = false;
+  double counter_max = 9223372036854775807.0;  // OpenTSDB's default, Long.MAX_VALUE
+  // A counter rate above this (> 0) is taken as a reset and reported as 0.
+  double reset_value = 0;
+  // A counter's drop yields no point at all.
+  bool drop_resets = false;
+};
+
 struct TimeSeriesQuery {
   std::string metric;
   // tag key -> exact value, "*" (any value, grouped by it) or "a|b" (either,
@@ -110,6 +124,7 @@ struct TimeSeriesQuery {
   int64_t step_s = 0;
   Aggregator downsample = Aggregator::kAvg;  // within a step, per series
   Aggregator aggregator = Aggregator::kSum;  // across the series of a group
+  std::optional<RateOptions> rate;            // per second, per series
   // Reads this resolution instead of the router's choice (benchmarks, tests).
   std::optional<Resolution> force_resolution;
 };

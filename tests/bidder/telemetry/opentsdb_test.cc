@@ -80,6 +80,80 @@ TEST_F(OpenTsdbTest, PutReportsEveryBadPointAsA400Summary) {
             absl::StatusCode::kNotFound);
 }
 
+// Puts `values` of one counter series, one every 10 s ending at kNowS - 10.
+void PutCounter(Telemetry& telemetry, const std::string& host, const std::vector<double>& values) {
+  json points = json::array();
+  const int64_t first = kNowS - 10 * static_cast<int64_t>(values.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    points.push_back({{"metric", "bids.total"}, {"timestamp", first + 10 * static_cast<int64_t>(i)},
+                      {"value", values[i]}, {"tags", {{"host", host}}}});
+  }
+  auto put = HandlePut(telemetry, points.dump());
+  ASSERT_TRUE(put.ok()) << put.status();
+}
+
+// The dps of the single group a rate query answers, in time order.
+std::vector<double> RateValues(Telemetry& telemetry, const std::string& rate_fields,
+                               const std::string& extra = "") {
+  auto q = HandleQuery(telemetry, R"({"start":"10m-ago","queries":[{"aggregator":"sum","metric":"bids.total",)" +
+                                      rate_fields + extra + "}]}");
+  EXPECT_TRUE(q.ok()) << q.status();
+  if (!q.ok()) return {};
+  json out = json::parse(*q);
+  EXPECT_EQ(out.size(), 1u) << out.dump();
+  std::vector<double> values;
+  if (out.size() != 1) return values;
+  for (auto it = out[0]["dps"].begin(); it != out[0]["dps"].end(); ++it) values.push_back(it.value().get<double>());
+  return values;
+}
+
+TEST_F(OpenTsdbTest, RateIsThePerSecondChangeOfEachSeriesBeforeTheSum) {
+  PutCounter(*h_->telemetry, "web01", {100, 200, 400, 400});
+  PutCounter(*h_->telemetry, "web02", {0, 10, 20, 30});
+  // The first point of each series has no rate; the sum adds the rates.
+  EXPECT_EQ(RateValues(*h_->telemetry, R"("rate":true)"), (std::vector<double>{11, 21, 1}));
+  // Without rate the same query sums the raw counters.
+  EXPECT_EQ(RateValues(*h_->telemetry, R"("rate":false)"), (std::vector<double>{100, 210, 420, 430}));
+  // Downsampled to 20 s first (max of each step), then the rate per second.
+  // web01: max 200 then 400 -> 10/s; web02: max 10 then 30 -> 1/s.
+  EXPECT_EQ(RateValues(*h_->telemetry, R"("rate":true,"downsample":"20s-max-none")"), (std::vector<double>{11}));
+}
+
+TEST_F(OpenTsdbTest, CounterRateHandlesRolloverResetsAndDroppedResets) {
+  PutCounter(*h_->telemetry, "web01", {65530, 4, 14, 2});
+  // A plain rate goes negative on a drop.
+  EXPECT_EQ(RateValues(*h_->telemetry, R"("rate":true)"), (std::vector<double>{-6552.6, 1, -1.2}));
+  // A counter with counterMax 65535 rolled over: 65535 - 65530 + 4 = 9 in 10 s.
+  EXPECT_EQ(RateValues(*h_->telemetry, R"("rate":true,"rateOptions":{"counter":true,"counterMax":65535})"),
+            (std::vector<double>{0.9, 1, (65535 - 14 + 2) / 10.0}));
+  // A rate above resetValue is a reset: 0.
+  EXPECT_EQ(RateValues(*h_->telemetry,
+                       R"("rate":true,"rateOptions":{"counter":true,"counterMax":65535,"resetValue":100})"),
+            (std::vector<double>{0.9, 1, 0}));
+  // dropResets leaves out the points after a drop.
+  EXPECT_EQ(RateValues(*h_->telemetry, R"("rate":true,"rateOptions":{"counter":true,"dropResets":true})"),
+            (std::vector<double>{1}));
+}
+
+TEST_F(OpenTsdbTest, MalformedRateDownsampleAndFiltersAreClearErrors) {
+  PutCounter(*h_->telemetry, "web01", {1, 2});
+  for (const char* fields : {R"("rate":"yes")", R"("rate":true,"rateOptions":[1])",
+                             R"("rate":true,"rateOptions":{"counter":1})",
+                             R"("rate":true,"rateOptions":{"counterMax":-5})",
+                             R"("rate":true,"rateOptions":{"counterMax":0})",
+                             R"("rate":true,"rateOptions":{"resetValue":"7"})",
+                             R"("downsample":"1m-avg-zero")", R"("downsample":"1m-avg-none-x")",
+                             R"("downsample":"1m")",
+                             R"("filters":[{"type":"wildcard","tagk":"host","filter":"*","groupBy":true}])"}) {
+    auto q = HandleQuery(*h_->telemetry,
+                         std::string(R"({"start":"10m-ago","queries":[{"aggregator":"sum","metric":"bids.total",)") +
+                             fields + "}]}");
+    EXPECT_EQ(q.status().code(), absl::StatusCode::kInvalidArgument) << fields;
+  }
+  // An empty filters array (Grafana sends one) is no filter.
+  EXPECT_EQ(RateValues(*h_->telemetry, R"("filters":[])"), (std::vector<double>{1, 2}));
+}
+
 TEST_F(OpenTsdbTest, SuggestMetricsTagKeysAndValues) {
   ASSERT_TRUE(HandlePut(*h_->telemetry, R"([{"metric":"bidder.bids","timestamp":1791071990,"value":1,"tags":{"exchange":"openx"}},
       {"metric":"bidder.wins","timestamp":1791071990,"value":1},{"metric":"other","timestamp":1791071990,"value":1}])").ok());
