@@ -160,6 +160,9 @@ class AdminApi::Impl {
       server.Route(http::verb::post, "/api/query", Off(&Impl::TelemetryQuery, read));
       server.Route(http::verb::post, "/api/suggest", Off(&Impl::TelemetrySuggest, read));
       server.Route(http::verb::get, "/api/suggest", Off(&Impl::TelemetrySuggest, read));
+      server.Route(http::verb::post, "/api/search/lookup", Off(&Impl::TelemetryLookup, read));
+      server.Route(http::verb::get, "/api/search/lookup", Off(&Impl::TelemetryLookup, read));
+      server.Route(http::verb::get, "/api/aggregators", Off(&Impl::TelemetryAggregators, read));
     }
   }
 
@@ -333,6 +336,18 @@ class AdminApi::Impl {
       request["max"] = n;
     }
     return TelemetryAnswer(telemetry::HandleSuggest(*telemetry_, request.dump()));
+  }
+
+  HttpResponse TelemetryLookup(std::string_view, const Query& query, std::string_view body) {
+    if (!body.empty()) return TelemetryAnswer(telemetry::HandleLookup(*telemetry_, body));
+    std::optional<std::string> m = query.Get("m");
+    if (!m) return Error(400, "/api/search/lookup: m is required");
+    std::optional<std::string> limit = query.Get("limit");
+    return TelemetryAnswer(telemetry::HandleLookupQueryString(
+        *telemetry_, *m, limit ? std::optional<std::string_view>(*limit) : std::nullopt));
+  }
+  HttpResponse TelemetryAggregators(std::string_view, const Query&, std::string_view) {
+    return Json(200, telemetry::AggregatorsJson());
   }
 
   const config::BidderConfig& config_;

@@ -17,9 +17,10 @@
 //          erases the device (privilege "erase"): 202 with the erasure's status
 //   GET    /api/devices/{id}/erasure
 //          the erasure's steps (404 when the device was never erased)
-//   POST   /api/put, POST /api/query, GET|POST /api/suggest
+//   POST   /api/put, POST /api/query, GET|POST /api/suggest,
+//   GET|POST /api/search/lookup, GET /api/aggregators
 //          the OpenTSDB-compatible telemetry API (bidder/telemetry/opentsdb.h),
-//          when telemetry is on. /api/query and /api/suggest change nothing
+//          when telemetry is on. The reads change nothing
 //          and need no CSRF token; with telemetry.query_requires_login false
 //          they need no session either (for a Grafana on a private network).
 //          /api/put needs a session and the CSRF token.

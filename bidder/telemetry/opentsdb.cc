@@ -2,8 +2,12 @@
 
 #include <cctype>
 #include <charconv>
+#include <cstdio>
+#include <map>
+#include <utility>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "nlohmann/json.hpp"
@@ -229,6 +233,92 @@ absl::StatusOr<std::string> HandleQuery(Telemetry& telemetry, std::string_view b
     }
   }
   return out.dump();
+}
+
+namespace {
+
+// The lookup of `metric` with `filters` (key -> value, "*" or "a|b") in
+// OpenTSDB's answer shape.
+absl::StatusOr<std::string> Lookup(Telemetry& telemetry, const std::string& metric,
+                                   const std::vector<std::pair<std::string, std::string>>& filters, int64_t limit) {
+  if (metric.empty() || metric == "*") return BadRequest("/api/search/lookup: a metric name is required");
+  if (limit < 1 || limit > 100000) return BadRequest("/api/search/lookup: limit must be in [1, 100000]");
+  std::map<std::string, std::string> tags;
+  json echoed = json::array();
+  for (const auto& [key, value] : filters) {
+    if (key.empty() || key == "*") return BadRequest("/api/search/lookup: every tag needs a key");
+    if (!tags.emplace(key, value.empty() ? "*" : value).second) {
+      return BadRequest(absl::StrCat("/api/search/lookup: tag key ", key, " given twice"));
+    }
+    echoed.push_back({{"key", key}, {"value", value}});
+  }
+  auto found = telemetry.Lookup(metric, tags, static_cast<int>(limit));
+  if (!found.ok()) return found.status();
+  json results = json::array();
+  for (const SeriesDescription& s : found->series) {
+    // OpenTSDB's tsuid is hex; here: metric id (4 bytes) + series id (8 bytes).
+    char tsuid[25];
+    std::snprintf(tsuid, sizeof tsuid, "%08X%016llX", s.metric_id, static_cast<unsigned long long>(s.series_id));
+    results.push_back({{"tsuid", tsuid}, {"metric", metric}, {"tags", s.tags}});
+  }
+  json out = {{"type", "LOOKUP"}, {"metric", metric},   {"tags", echoed},       {"limit", limit},
+              {"time", 0},        {"results", results}, {"startIndex", 0}, {"totalResults", found->total}};
+  return out.dump();
+}
+
+constexpr int64_t kDefaultLookupLimit = 25;
+
+}  // namespace
+
+absl::StatusOr<std::string> HandleLookup(Telemetry& telemetry, std::string_view body) {
+  const json doc = json::parse(body.begin(), body.end(), nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) return BadRequest("/api/search/lookup: the body is not a JSON object");
+  auto metric = doc.find("metric");
+  if (metric == doc.end() || !metric->is_string()) return BadRequest("/api/search/lookup: metric is required");
+  std::vector<std::pair<std::string, std::string>> filters;
+  if (auto tags = doc.find("tags"); tags != doc.end()) {
+    if (!tags->is_array()) return BadRequest("/api/search/lookup: tags must be an array of {\"key\",\"value\"}");
+    for (const json& t : *tags) {
+      if (!t.is_object() || !t.contains("key") || !t["key"].is_string() ||
+          (t.contains("value") && !t["value"].is_string())) {
+        return BadRequest("/api/search/lookup: tags must be an array of {\"key\",\"value\"}");
+      }
+      filters.emplace_back(t["key"].get<std::string>(), t.value("value", std::string()));
+    }
+  }
+  int64_t limit = kDefaultLookupLimit;
+  if (auto l = doc.find("limit"); l != doc.end()) {
+    if (!l->is_number_integer()) return BadRequest("/api/search/lookup: limit must be an integer");
+    limit = l->get<int64_t>();
+  }
+  return Lookup(telemetry, metric->get<std::string>(), filters, limit);
+}
+
+absl::StatusOr<std::string> HandleLookupQueryString(Telemetry& telemetry, std::string_view m,
+                                                    std::optional<std::string_view> limit_text) {
+  int64_t limit = kDefaultLookupLimit;
+  if (limit_text && !absl::SimpleAtoi(absl::string_view(limit_text->data(), limit_text->size()), &limit)) {
+    return BadRequest("/api/search/lookup: limit must be an integer");
+  }
+  const size_t open = m.find('{');
+  std::vector<std::pair<std::string, std::string>> filters;
+  if (open != std::string_view::npos) {
+    if (m.back() != '}') return BadRequest("/api/search/lookup: m must be like metric{key=value,...}");
+    const std::string_view inside = m.substr(open + 1, m.size() - open - 2);
+    if (!inside.empty()) {
+      for (absl::string_view pair : absl::StrSplit(absl::string_view(inside.data(), inside.size()), ',')) {
+        const size_t eq = pair.find('=');
+        if (eq == absl::string_view::npos) return BadRequest("/api/search/lookup: m must be like metric{key=value,...}");
+        filters.emplace_back(std::string(pair.substr(0, eq)), std::string(pair.substr(eq + 1)));
+      }
+    }
+  }
+  return Lookup(telemetry, std::string(m.substr(0, open)), filters, limit);
+}
+
+const std::string& AggregatorsJson() {
+  static const std::string kNames = json::array({"avg", "count", "max", "min", "sum"}).dump();
+  return kNames;
 }
 
 absl::StatusOr<std::string> HandleSuggest(Telemetry& telemetry, std::string_view body) {

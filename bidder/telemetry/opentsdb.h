@@ -10,6 +10,11 @@
 //                                     "counterMax","resetValue","dropResets"}}]}
 //   POST /api/suggest  HandleSuggest  body: {"type":"metrics"|"tagk"|"tagv","q","max"}
 //   (GET /api/suggest?type=..&q=..&max=.. maps to the same body.)
+//   POST /api/search/lookup  HandleLookup  body: {"metric","tags":[{"key","value"}],"limit"}
+//   GET  /api/search/lookup?m=metric{k=v,k2=*}&limit=N  HandleLookupQueryString
+//                                     the series (tag sets) of a metric, as
+//                                     Grafana lists tag keys and values
+//   GET  /api/aggregators   AggregatorsJson  the aggregator names
 //
 // Answers are JSON. Status codes for the route: OK -> 200; InvalidArgument ->
 // 400 (for /api/put the message is the JSON summary {"success","failed",
@@ -28,6 +33,7 @@
 #ifndef RTB_BIDDER_TELEMETRY_OPENTSDB_H_
 #define RTB_BIDDER_TELEMETRY_OPENTSDB_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -39,6 +45,10 @@ namespace rtb::bidder::telemetry {
 absl::StatusOr<std::string> HandlePut(Telemetry& telemetry, std::string_view body);
 absl::StatusOr<std::string> HandleQuery(Telemetry& telemetry, std::string_view body);
 absl::StatusOr<std::string> HandleSuggest(Telemetry& telemetry, std::string_view body);
+absl::StatusOr<std::string> HandleLookup(Telemetry& telemetry, std::string_view body);
+absl::StatusOr<std::string> HandleLookupQueryString(Telemetry& telemetry, std::string_view m,
+                                                    std::optional<std::string_view> limit);
+const std::string& AggregatorsJson();
 
 // "1h-ago", "30m-ago", seconds or milliseconds since the epoch (number or
 // string); nullopt when unreadable.

@@ -132,6 +132,74 @@ absl::Status RowPoints(const internal::RowKey& key, const storage::RowResult& ro
   return absl::OkStatus();
 }
 
+struct MatchedSeries {
+  uint64_t id = 0;
+  std::map<std::string, std::string> tags;
+};
+
+// The series of metric `mid` that `tags` (as TimeSeriesQuery::tags) select,
+// with their tags, in series id order; ResourceExhausted past `max_series`.
+// `group_by` gets the keys whose filter groups ("*", "a|b").
+absl::StatusOr<std::vector<MatchedSeries>> MatchSeries(storage::Store& store, uint32_t mid,
+                                                       const std::map<std::string, std::string>& tags,
+                                                       int max_series, std::vector<std::string>* group_by) {
+  const int limit = max_series + 1;
+  std::optional<std::set<uint64_t>> ids;
+  for (const auto& [k, v] : tags) {
+    std::set<uint64_t> matched;
+    std::vector<std::string> prefixes;
+    if (v == "*") {
+      prefixes.push_back(internal::TagIndexPrefix(mid, k));
+      group_by->push_back(k);
+    } else {
+      std::vector<std::string> values = absl::StrSplit(absl::string_view(v.data(), v.size()), '|');
+      if (values.size() > 1) group_by->push_back(k);
+      for (const std::string& one : values) prefixes.push_back(internal::TagIndexPrefix(mid, k, one));
+    }
+    for (const std::string& prefix : prefixes) {
+      auto found = ScanIds(store, prefix, limit, false);
+      if (!found.ok()) return found.status();
+      matched.insert(found->begin(), found->end());
+    }
+    if (ids) {
+      std::set<uint64_t> both;
+      std::set_intersection(ids->begin(), ids->end(), matched.begin(), matched.end(),
+                            std::inserter(both, both.begin()));
+      ids = std::move(both);
+    } else {
+      ids = std::move(matched);
+    }
+  }
+  if (!ids) {
+    auto all = ScanIds(store, internal::SeriesPrefix(mid), limit, true);
+    if (!all.ok()) return all.status();
+    ids = std::set<uint64_t>(all->begin(), all->end());
+  }
+  if (ids->size() > static_cast<size_t>(max_series)) {
+    return absl::ResourceExhaustedError(absl::StrCat("query: more than ", max_series,
+                                                     " series match; narrow the tag filter"));
+  }
+  std::vector<storage::Get> gets;
+  for (uint64_t id : *ids) {
+    storage::Get get;
+    get.row = internal::SeriesRow(mid, id);
+    gets.push_back(std::move(get));
+  }
+  std::vector<MatchedSeries> out;
+  if (gets.empty()) return out;
+  auto rows = store.MultiGet(storage::kMetricSeriesTable, gets);
+  if (!rows.ok()) return rows.status();
+  for (const storage::RowResult& row : *rows) {
+    auto series_tags = row.Value(internal::kSeriesFamily, "t");
+    if (!series_tags || row.row.size() < 8) continue;
+    MatchedSeries m;
+    m.id = *internal::DecodeUint64(std::string_view(row.row).substr(row.row.size() - 8));
+    m.tags = internal::ParseCanonicalTags(*series_tags);
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
 }  // namespace
 
 absl::StatusOr<QueryResult> Telemetry::Query(const TimeSeriesQuery& q) {
@@ -150,66 +218,20 @@ absl::StatusOr<QueryResult> Telemetry::Query(const TimeSeriesQuery& q) {
   if (!metric_id.ok()) return metric_id.status();
   const uint32_t mid = *metric_id;
 
-  // 1. Series ids from the index.
-  const int limit = options_.max_query_series + 1;
-  std::optional<std::set<uint64_t>> ids;
+  // 1. Series from the index.
   std::vector<std::string> group_by;
-  for (const auto& [k, v] : q.tags) {
-    std::set<uint64_t> matched;
-    std::vector<std::string> prefixes;
-    if (v == "*") {
-      prefixes.push_back(internal::TagIndexPrefix(mid, k));
-      group_by.push_back(k);
-    } else {
-      std::vector<std::string> values = absl::StrSplit(absl::string_view(v.data(), v.size()), '|');
-      if (values.size() > 1) group_by.push_back(k);
-      for (const std::string& one : values) prefixes.push_back(internal::TagIndexPrefix(mid, k, one));
-    }
-    for (const std::string& prefix : prefixes) {
-      auto found = ScanIds(store_, prefix, limit, false);
-      if (!found.ok()) return found.status();
-      matched.insert(found->begin(), found->end());
-    }
-    if (ids) {
-      std::set<uint64_t> both;
-      std::set_intersection(ids->begin(), ids->end(), matched.begin(), matched.end(),
-                            std::inserter(both, both.begin()));
-      ids = std::move(both);
-    } else {
-      ids = std::move(matched);
-    }
-  }
-  if (!ids) {
-    auto all = ScanIds(store_, internal::SeriesPrefix(mid), limit, true);
-    if (!all.ok()) return all.status();
-    ids = std::set<uint64_t>(all->begin(), all->end());
-  }
-  if (ids->size() > static_cast<size_t>(options_.max_query_series)) {
-    return absl::ResourceExhaustedError(absl::StrCat("query: more than ", options_.max_query_series,
-                                                     " series match; narrow the tag filter"));
-  }
-  std::vector<storage::Get> gets;
-  for (uint64_t id : *ids) {
-    storage::Get get;
-    get.row = internal::SeriesRow(mid, id);
-    gets.push_back(std::move(get));
-  }
+  auto matched = MatchSeries(store_, mid, q.tags, options_.max_query_series, &group_by);
+  if (!matched.ok()) return matched.status();
   std::vector<SeriesData> series;
   absl::flat_hash_map<uint64_t, size_t> index_of;
   Accumulator acc(q);
-  if (!gets.empty()) {
-    auto rows = store_.MultiGet(storage::kMetricSeriesTable, gets);
-    if (!rows.ok()) return rows.status();
-    for (const storage::RowResult& row : *rows) {
-      auto tags = row.Value(internal::kSeriesFamily, "t");
-      if (!tags || row.row.size() < 8) continue;
-      SeriesData s;
-      s.id = *internal::DecodeUint64(std::string_view(row.row).substr(row.row.size() - 8));
-      s.tags = internal::ParseCanonicalTags(*tags);
-      s.steps.resize(acc.steps());
-      index_of[s.id] = series.size();
-      series.push_back(std::move(s));
-    }
+  for (MatchedSeries& m : *matched) {
+    SeriesData s;
+    s.id = m.id;
+    s.tags = std::move(m.tags);
+    s.steps.resize(acc.steps());
+    index_of[s.id] = series.size();
+    series.push_back(std::move(s));
   }
   result.series = static_cast<int64_t>(series.size());
 
@@ -392,6 +414,22 @@ absl::StatusOr<QueryResult> Telemetry::Query(const TimeSeriesQuery& q) {
       for (const auto& [t, vs] : by_time) g.points.push_back({t, combine(vs)});
     }
     result.groups.push_back(std::move(g));
+  }
+  return result;
+}
+
+absl::StatusOr<LookupResult> Telemetry::Lookup(std::string_view metric,
+                                               const std::map<std::string, std::string>& tags, int limit) {
+  auto metric_id = registry_->MetricId(metric, /*create=*/false);
+  if (!metric_id.ok()) return metric_id.status();
+  std::vector<std::string> group_by;
+  auto matched = MatchSeries(store_, *metric_id, tags, options_.max_query_series, &group_by);
+  if (!matched.ok()) return matched.status();
+  LookupResult result;
+  result.total = static_cast<int64_t>(matched->size());
+  for (MatchedSeries& m : *matched) {
+    if (static_cast<int>(result.series.size()) >= limit) break;
+    result.series.push_back({*metric_id, m.id, std::move(m.tags)});
   }
   return result;
 }

@@ -11,6 +11,7 @@
 //   Telemetry::Query    metric + tag filter + range + step + aggregators; the
 //                       router picks raw, 1-minute or 1-hour data.
 //   Telemetry::Suggest  metric names, tag keys and values by prefix.
+//   Telemetry::Lookup   the series (tag sets) of a metric a tag filter selects.
 //
 // Metrics (declared in internal/metrics.h):
 //   bidder_telemetry_points_written_total, bidder_telemetry_points_refused_total{reason},
@@ -149,6 +150,17 @@ struct QueryResult {
 
 enum class SuggestType { kMetrics, kTagKeys, kTagValues };
 
+struct SeriesDescription {
+  uint32_t metric_id = 0;
+  uint64_t series_id = 0;
+  std::map<std::string, std::string> tags;
+};
+
+struct LookupResult {
+  std::vector<SeriesDescription> series;  // at most the limit, by series id
+  int64_t total = 0;                      // every series matched
+};
+
 class Telemetry {
  public:
   // `store` must hold the tables of storage::BidderTables() and outlive this.
@@ -162,6 +174,10 @@ class Telemetry {
   absl::StatusOr<QueryResult> Query(const TimeSeriesQuery& query);
   absl::StatusOr<std::vector<std::string>> Suggest(SuggestType type, std::string_view prefix,
                                                    int max);
+  // The series of `metric` that `tags` select (as TimeSeriesQuery::tags), at
+  // most `limit` of them. NotFound for an unknown metric.
+  absl::StatusOr<LookupResult> Lookup(std::string_view metric,
+                                      const std::map<std::string, std::string>& tags, int limit);
 
   // Why a tag value is refused, or nullopt: values that look like request or
   // user ids (uuids, long hex or digit runs, long tokens with many digits).

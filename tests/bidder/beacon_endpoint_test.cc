@@ -381,6 +381,13 @@ TEST_F(BeaconEndpointTest, OpenTsdbApiStoresAndChartsPoints) {
   const TestResponse suggest = AdminGet("/api/suggest?type=metrics&q=ops");
   ASSERT_EQ(suggest.status, 200u) << suggest.body;
   EXPECT_THAT(suggest.body, HasSubstr("ops.cpu"));
+  // What Grafana's OpenTSDB data source asks for its pickers.
+  const TestResponse lookup = AdminGet("/api/search/lookup?m=ops.cpu%7Bhost%3D*%7D&limit=10");
+  ASSERT_EQ(lookup.status, 200u) << lookup.body;
+  EXPECT_EQ(nlohmann::json::parse(lookup.body)["results"][0]["tags"]["host"], "a") << lookup.body;
+  const TestResponse aggregators = AdminGet("/api/aggregators");
+  ASSERT_EQ(aggregators.status, 200u);
+  EXPECT_EQ(nlohmann::json::parse(aggregators.body), nlohmann::json({"avg", "count", "max", "min", "sum"}));
   // A tag that holds a request id is refused with a reason.
   const TestResponse refused = AdminPost("/api/put", nlohmann::json{
       {"metric", "ops.cpu"}, {"timestamp", now_s}, {"value", 1},

@@ -42,6 +42,7 @@ TEST_F(OperatorAccessTest, EveryAdminRouteRefusesACallerWithoutASession) {
         GetRequest(absl::StrCat("/api/devices/", kDeviceId, "/erasure")),
         GetRequest("/api/events?type=impression&from=0&to=1"), DeleteRequest("/api/devices/x"),
         PostRequest("/api/query", "{}"), GetRequest("/api/suggest?type=metrics"),
+        GetRequest("/api/search/lookup?m=x"), GetRequest("/api/aggregators"),
         PostRequest("/api/put", "[]"),
         GetRequest("/api/campaigns", "Cookie: rtb_session=forged-token-value\r\n")}) {
     const TestResponse response = Send(request);
@@ -179,6 +180,8 @@ TEST_F(OperatorAccessConfigTest, TelemetryQueriesMayBeOpenedWhilePutAndEverythin
     config.telemetry.query_requires_login = false;
   });
   EXPECT_EQ(Send(GetRequest("/api/suggest?type=metrics")).status, 200u);
+  EXPECT_EQ(Send(GetRequest("/api/aggregators")).status, 200u);
+  EXPECT_NE(Send(GetRequest("/api/search/lookup?m=x")).status, 401u);
   EXPECT_NE(Send(PostRequest("/api/query", R"({"start":"1h-ago","queries":[]})")).status, 401u);
   EXPECT_EQ(Send(PostRequest("/api/put", "[]")).status, 401u);
   EXPECT_EQ(Send(GetRequest("/api/campaigns")).status, 401u);

@@ -154,6 +154,54 @@ TEST_F(OpenTsdbTest, MalformedRateDownsampleAndFiltersAreClearErrors) {
   EXPECT_EQ(RateValues(*h_->telemetry, R"("filters":[])"), (std::vector<double>{1, 2}));
 }
 
+TEST_F(OpenTsdbTest, LookupListsTheSeriesOfAMetricATagFilterSelects) {
+  json points = json::array();
+  for (const char* host : {"web01", "web02", "web03"}) {
+    for (const char* dc : {"fra", "ams"}) {
+      points.push_back({{"metric", "sys.load"}, {"timestamp", kNowS - 60}, {"value", 1},
+                        {"tags", {{"host", host}, {"dc", dc}}}});
+    }
+  }
+  ASSERT_TRUE(HandlePut(*h_->telemetry, points.dump()).ok());
+
+  auto all = HandleLookupQueryString(*h_->telemetry, "sys.load", std::nullopt);
+  ASSERT_TRUE(all.ok()) << all.status();
+  json out = json::parse(*all);
+  EXPECT_EQ(out["type"], "LOOKUP");
+  EXPECT_EQ(out["totalResults"], 6);
+  ASSERT_EQ(out["results"].size(), 6u);
+  EXPECT_EQ(out["results"][0]["metric"], "sys.load");
+  EXPECT_EQ(out["results"][0]["tsuid"].get<std::string>().size(), 24u);
+
+  auto fra = HandleLookupQueryString(*h_->telemetry, "sys.load{dc=fra,host=*}", "2");
+  ASSERT_TRUE(fra.ok()) << fra.status();
+  out = json::parse(*fra);
+  EXPECT_EQ(out["totalResults"], 3);
+  ASSERT_EQ(out["results"].size(), 2u);  // the limit
+  for (const json& r : out["results"]) EXPECT_EQ(r["tags"]["dc"], "fra");
+
+  auto posted = HandleLookup(*h_->telemetry, R"({"metric":"sys.load","tags":[{"key":"host","value":"web02|web03"},
+      {"key":"dc","value":"ams"}],"limit":10})");
+  ASSERT_TRUE(posted.ok()) << posted.status();
+  out = json::parse(*posted);
+  EXPECT_EQ(out["totalResults"], 2);
+  EXPECT_EQ(out["tags"].size(), 2u);
+
+  EXPECT_EQ(HandleLookupQueryString(*h_->telemetry, "nope", std::nullopt).status().code(),
+            absl::StatusCode::kNotFound);
+  for (auto [m, limit] : std::vector<std::pair<std::string, std::optional<std::string_view>>>{
+           {"sys.load{dc=fra", std::nullopt}, {"sys.load{dc}", std::nullopt}, {"*{dc=fra}", std::nullopt},
+           {"sys.load{dc=fra,dc=ams}", std::nullopt}, {"sys.load", "0"}, {"sys.load", "x"}}) {
+    EXPECT_EQ(HandleLookupQueryString(*h_->telemetry, m, limit).status().code(), absl::StatusCode::kInvalidArgument)
+        << m;
+  }
+  for (const char* body : {"[]", R"({"tags":[]})", R"({"metric":"sys.load","tags":{"dc":"fra"}})",
+                           R"({"metric":"sys.load","tags":[{"value":"fra"}]})", R"({"metric":"sys.load","limit":"5"})"}) {
+    EXPECT_EQ(HandleLookup(*h_->telemetry, body).status().code(), absl::StatusCode::kInvalidArgument) << body;
+  }
+  EXPECT_EQ(json::parse(AggregatorsJson()), json({"avg", "count", "max", "min", "sum"}));
+}
+
 TEST_F(OpenTsdbTest, SuggestMetricsTagKeysAndValues) {
   ASSERT_TRUE(HandlePut(*h_->telemetry, R"([{"metric":"bidder.bids","timestamp":1791071990,"value":1,"tags":{"exchange":"openx"}},
       {"metric":"bidder.wins","timestamp":1791071990,"value":1},{"metric":"other","timestamp":1791071990,"value":1}])").ok());
