@@ -8,6 +8,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <limits>
 #include <map>
 #include <memory>
 #include <random>
@@ -68,50 +70,84 @@ void BM_BytesPerPoint_RegularGauge(benchmark::State& state) {
 }
 BENCHMARK(BM_BytesPerPoint_RegularGauge)->DenseRange(0, 4);
 
-// The fixture recorded from this machine's /proc (see BENCHMARKS.md).
-std::map<std::string, std::vector<Point>> ProcFixture() {
-  std::ifstream in(std::string(RTB_TELEMETRY_FIXTURES_DIR) + "/proc_1s_360.txt");
+// A fixture of tests/bidder/telemetry/fixtures (format: a "series <name>..."
+// line, then "<unix seconds> <value>..." per sample, "-" for no value; see
+// loadtest/record-proc-fixture.sh), keeping a sample only when at least
+// `every_s` seconds have passed since the last one kept.
+std::map<std::string, std::vector<Point>> ReadFixture(const std::string& file, int64_t every_s) {
+  std::ifstream in(std::string(RTB_TELEMETRY_FIXTURES_DIR) + "/" + file);
   std::map<std::string, std::vector<Point>> series;
+  std::vector<std::string> names;
   std::string line;
+  int64_t last_kept = std::numeric_limits<int64_t>::min();
   while (std::getline(in, line)) {
     if (line.empty() || line[0] == '#') continue;
     std::istringstream fields(line);
+    if (line.rfind("series ", 0) == 0) {
+      std::string name;
+      fields >> name;  // "series"
+      while (fields >> name) names.push_back(name);
+      continue;
+    }
     int64_t t;
-    std::string name;
-    double v;
-    if (fields >> t >> name >> v) {
-      auto& s = series[name];
-      if (s.empty() || s.back().timestamp < t) s.push_back({t, v});
+    if (!(fields >> t) || t < last_kept + every_s) continue;
+    last_kept = t;
+    std::string value;
+    for (size_t i = 0; i < names.size() && fields >> value; ++i) {
+      if (value != "-") series[names[i]].push_back({t, std::stod(value)});
     }
   }
   return series;
 }
 
-void BM_BytesPerPoint_ProcFixture(benchmark::State& state) {
-  const auto series = ProcFixture();
+// Counters (cumulative) as the fixtures name them; the rest are gauges.
+bool IsCounter(const std::string& name) {
+  return name.rfind("proc.stat.cpu.", 0) == 0 || name == "proc.stat.ctxt" || name == "proc.stat.processes" ||
+         name.find("_total") != std::string::npos;
+}
+
+struct FixtureCase {
+  const char* file;
+  int64_t every_s;
+};
+constexpr FixtureCase kFixtureCases[] = {
+    {"proc_1s_3660.txt", 1}, {"proc_1s_3660.txt", 10}, {"bidder_10s.txt", 10}};
+
+// Bytes per point of a fixture packed as the packer packs it: one block per
+// series per hour bucket.
+void BM_BytesPerPoint_Fixture(benchmark::State& state) {
+  const FixtureCase& c = kFixtureCases[state.range(0)];
+  const auto series = ReadFixture(c.file, c.every_s);
   if (series.empty()) {
-    state.SkipWithError("fixture missing");
+    state.SkipWithError((std::string("fixture missing or empty: ") + c.file).c_str());
     return;
   }
-  size_t bytes = 0, points = 0;
+  // [0] gauges, [1] counters.
+  size_t bytes[2] = {0, 0}, points[2] = {0, 0}, blocks = 0;
   for (auto _ : state) {
-    bytes = points = 0;
+    bytes[0] = bytes[1] = points[0] = points[1] = blocks = 0;
     for (const auto& [name, pts] : series) {
-      // One block per series per hour bucket.
       std::map<int64_t, std::vector<Point>> buckets;
       for (const Point& p : pts) buckets[p.timestamp - p.timestamp % 3600].push_back(p);
       for (const auto& [bucket, b] : buckets) {
         auto block = EncodeGorillaBlock(bucket, b);
-        bytes += block->size();
-        points += b.size();
+        benchmark::DoNotOptimize(block);
+        bytes[IsCounter(name)] += block->size();
+        points[IsCounter(name)] += b.size();
+        ++blocks;
       }
     }
   }
+  auto ratio = [](size_t b, size_t p) { return p == 0 ? 0.0 : static_cast<double>(b) / static_cast<double>(p); };
+  state.SetLabel(std::string(c.file) + ", a point every " + std::to_string(c.every_s) + " s");
   state.counters["series"] = static_cast<double>(series.size());
-  state.counters["points"] = static_cast<double>(points);
-  state.counters["bytes_per_point"] = static_cast<double>(bytes) / static_cast<double>(points);
+  state.counters["points"] = static_cast<double>(points[0] + points[1]);
+  state.counters["blocks"] = static_cast<double>(blocks);
+  state.counters["bytes_per_point"] = ratio(bytes[0] + bytes[1], points[0] + points[1]);
+  state.counters["gauges_bpp"] = ratio(bytes[0], points[0]);
+  state.counters["counters_bpp"] = ratio(bytes[1], points[1]);
 }
-BENCHMARK(BM_BytesPerPoint_ProcFixture);
+BENCHMARK(BM_BytesPerPoint_Fixture)->DenseRange(0, std::size(kFixtureCases) - 1);
 
 void BM_GorillaEncode(benchmark::State& state) {
   const auto hour = GaugeHour(static_cast<int>(state.range(0)), 1);
