@@ -50,22 +50,32 @@ std::vector<Point> GaugeHour(int kind, uint64_t seed) {
 
 const char* kGaugeNames[] = {"constant", "integer_walk", "tenths_walk", "ratio_3_decimals", "noisy_float"};
 
+// Bytes per point of the 50 hours of `hours`, each one block in `format`.
+double BytesPerPoint(const std::vector<std::vector<Point>>& hours, GorillaFormat format) {
+  size_t bytes = 0, points = 0;
+  for (const auto& h : hours) {
+    bytes += EncodeGorillaBlock(kBucket, h, format)->size();
+    points += h.size();
+  }
+  return static_cast<double>(bytes) / static_cast<double>(points);
+}
+
 void BM_BytesPerPoint_RegularGauge(benchmark::State& state) {
   const int kind = static_cast<int>(state.range(0));
   std::vector<std::vector<Point>> hours;
   for (uint64_t s = 0; s < 50; ++s) hours.push_back(GaugeHour(kind, s));
-  size_t bytes = 0, points = 0;
+  size_t points = 0;
   for (auto _ : state) {
-    bytes = points = 0;
+    points = 0;
     for (const auto& h : hours) {
       auto block = EncodeGorillaBlock(kBucket, h);
       benchmark::DoNotOptimize(block);
-      bytes += block->size();
       points += h.size();
     }
   }
   state.SetLabel(kGaugeNames[kind]);
-  state.counters["bytes_per_point"] = static_cast<double>(bytes) / static_cast<double>(points);
+  state.counters["bytes_per_point"] = BytesPerPoint(hours, GorillaFormat::kSmallest);
+  state.counters["xor_only_bpp"] = BytesPerPoint(hours, GorillaFormat::kXorOnly);
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * points));
 }
 BENCHMARK(BM_BytesPerPoint_RegularGauge)->DenseRange(0, 4);
@@ -122,10 +132,10 @@ void BM_BytesPerPoint_Fixture(benchmark::State& state) {
     state.SkipWithError((std::string("fixture missing or empty: ") + c.file).c_str());
     return;
   }
-  // [0] gauges, [1] counters.
-  size_t bytes[2] = {0, 0}, points[2] = {0, 0}, blocks = 0;
+  // [0] gauges, [1] counters; the XOR-only encoding apart.
+  size_t bytes[2] = {0, 0}, xor_bytes[2] = {0, 0}, points[2] = {0, 0}, blocks = 0, scaled_blocks = 0;
   for (auto _ : state) {
-    bytes[0] = bytes[1] = points[0] = points[1] = blocks = 0;
+    bytes[0] = bytes[1] = points[0] = points[1] = blocks = scaled_blocks = 0;
     for (const auto& [name, pts] : series) {
       std::map<int64_t, std::vector<Point>> buckets;
       for (const Point& p : pts) buckets[p.timestamp - p.timestamp % 3600].push_back(p);
@@ -135,7 +145,15 @@ void BM_BytesPerPoint_Fixture(benchmark::State& state) {
         bytes[IsCounter(name)] += block->size();
         points[IsCounter(name)] += b.size();
         ++blocks;
+        scaled_blocks += static_cast<uint8_t>((*block)[0]) == kGorillaScaledVersion;
       }
+    }
+  }
+  for (const auto& [name, pts] : series) {
+    std::map<int64_t, std::vector<Point>> buckets;
+    for (const Point& p : pts) buckets[p.timestamp - p.timestamp % 3600].push_back(p);
+    for (const auto& [bucket, b] : buckets) {
+      xor_bytes[IsCounter(name)] += EncodeGorillaBlock(bucket, b, GorillaFormat::kXorOnly)->size();
     }
   }
   auto ratio = [](size_t b, size_t p) { return p == 0 ? 0.0 : static_cast<double>(b) / static_cast<double>(p); };
@@ -146,23 +164,34 @@ void BM_BytesPerPoint_Fixture(benchmark::State& state) {
   state.counters["bytes_per_point"] = ratio(bytes[0] + bytes[1], points[0] + points[1]);
   state.counters["gauges_bpp"] = ratio(bytes[0], points[0]);
   state.counters["counters_bpp"] = ratio(bytes[1], points[1]);
+  state.counters["scaled_blocks"] = static_cast<double>(scaled_blocks);
+  state.counters["xor_only_bpp"] = ratio(xor_bytes[0] + xor_bytes[1], points[0] + points[1]);
+  state.counters["xor_only_gauges_bpp"] = ratio(xor_bytes[0], points[0]);
 }
 BENCHMARK(BM_BytesPerPoint_Fixture)->DenseRange(0, std::size(kFixtureCases) - 1);
+
+// range(0): the gauge kind; range(1): 0 the smallest format, 1 XOR only.
+GorillaFormat FormatArg(const benchmark::State& state) {
+  return state.range(1) == 0 ? GorillaFormat::kSmallest : GorillaFormat::kXorOnly;
+}
+std::string BlockLabel(const benchmark::State& state, const std::string& block) {
+  return std::string(kGaugeNames[state.range(0)]) + ", version " + std::to_string(static_cast<int>(block[0]));
+}
 
 void BM_GorillaEncode(benchmark::State& state) {
   const auto hour = GaugeHour(static_cast<int>(state.range(0)), 1);
   for (auto _ : state) {
-    auto block = EncodeGorillaBlock(kBucket, hour);
+    auto block = EncodeGorillaBlock(kBucket, hour, FormatArg(state));
     benchmark::DoNotOptimize(block);
   }
-  state.SetLabel(kGaugeNames[state.range(0)]);
+  state.SetLabel(BlockLabel(state, *EncodeGorillaBlock(kBucket, hour, FormatArg(state))));
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * hour.size()));
 }
-BENCHMARK(BM_GorillaEncode)->Arg(1)->Arg(4);
+BENCHMARK(BM_GorillaEncode)->ArgsProduct({{1, 4}, {0, 1}});
 
 void BM_GorillaDecode(benchmark::State& state) {
   const auto hour = GaugeHour(static_cast<int>(state.range(0)), 1);
-  const std::string block = *EncodeGorillaBlock(kBucket, hour);
+  const std::string block = *EncodeGorillaBlock(kBucket, hour, FormatArg(state));
   std::vector<Point> out;
   out.reserve(hour.size());
   for (auto _ : state) {
@@ -170,10 +199,10 @@ void BM_GorillaDecode(benchmark::State& state) {
     benchmark::DoNotOptimize(DecodeGorillaBlock(kBucket, block, &out));
     benchmark::DoNotOptimize(out.data());
   }
-  state.SetLabel(kGaugeNames[state.range(0)]);
+  state.SetLabel(BlockLabel(state, block));
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * hour.size()));
 }
-BENCHMARK(BM_GorillaDecode)->Arg(0)->Arg(1)->Arg(2)->Arg(4);
+BENCHMARK(BM_GorillaDecode)->ArgsProduct({{0, 1, 2, 3, 4}, {0, 1}});
 
 // 50 series x 7 days at a 10-second interval, written through Telemetry,
 // packed, then aged three days so the raw cells have expired (as they have for

@@ -24,25 +24,39 @@ int RunFuzzInput(int64_t bucket_start, const std::string& block) {
   return LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(input.data()), input.size());
 }
 
+// A block of up to n points: half of them with arbitrary doubles (version 1),
+// half with integers and two-decimal values (often version 2).
 std::string ValidBlock(std::mt19937_64& rng, int n) {
-  GorillaEncoder encoder(kBucket);
+  const bool scaled = rng() % 2 == 0;
+  std::vector<Point> points;
   int64_t t = kBucket + static_cast<int64_t>(rng() % 30);
   double v = 100;
   for (int i = 0; i < n && t < kBucket + kGorillaMaxOffset; ++i) {
-    EXPECT_TRUE(encoder.Append(t, v).ok());
+    points.push_back({t, v});
     t += 1 + static_cast<int64_t>(rng() % (rng() % 4 == 0 ? 3000 : 20));
     switch (rng() % 4) {
       case 0: break;
       case 1: v += 1; break;
-      case 2: v = static_cast<double>(rng() % 1000) / 7; break;
+      case 2:
+        v = scaled ? static_cast<double>(static_cast<int64_t>(rng() % 200000) - 100000) / 100
+                   : static_cast<double>(rng() % 1000) / 7;
+        break;
       default: {
-        const uint64_t bits = rng();
-        std::memcpy(&v, &bits, 8);
+        if (scaled) {
+          // Mostly small steps; now and then a jump past every short code.
+          v += rng() % 8 == 0 ? static_cast<double>(static_cast<int64_t>(rng() >> 12) - (int64_t{1} << 51))
+                              : static_cast<double>(rng() % 100000);
+        } else {
+          const uint64_t bits = rng();
+          std::memcpy(&v, &bits, 8);
+        }
         break;
       }
     }
   }
-  return encoder.Finish();
+  auto block = EncodeGorillaBlock(kBucket, points);
+  EXPECT_TRUE(block.ok()) << block.status();
+  return block.ok() ? *block : std::string();
 }
 
 TEST(GorillaFuzzTest, RandomBytesNeverCrashTheDecoder) {
@@ -50,7 +64,9 @@ TEST(GorillaFuzzTest, RandomBytesNeverCrashTheDecoder) {
   for (int i = 0; i < 20000; ++i) {
     std::string block(rng() % 64, '\0');
     for (char& c : block) c = static_cast<char>(rng());
-    if (!block.empty() && rng() % 2 == 0) block[0] = static_cast<char>(kGorillaVersion);
+    if (!block.empty() && rng() % 2 == 0) {
+      block[0] = static_cast<char>(rng() % 2 ? kGorillaVersion : kGorillaScaledVersion);
+    }
     EXPECT_EQ(RunFuzzInput(static_cast<int64_t>(rng() % (int64_t{1} << 40)), block), 0);
   }
 }
@@ -66,6 +82,20 @@ TEST(GorillaFuzzTest, EveryTruncationOfValidBlocksIsAnErrorNotACrash) {
       EXPECT_FALSE(DecodeGorillaBlock(kBucket, cut).ok()) << "length " << len << " of " << block.size();
     }
   }
+}
+
+TEST(GorillaFuzzTest, ValidBlocksCoverBothVersions) {
+  std::mt19937_64 rng(17);
+  int versions[3] = {0, 0, 0};
+  for (int round = 0; round < 100; ++round) {
+    const std::string block = ValidBlock(rng, 2 + static_cast<int>(rng() % 100));
+    ASSERT_FALSE(block.empty());
+    const auto version = static_cast<uint8_t>(block[0]);
+    ASSERT_TRUE(version == kGorillaVersion || version == kGorillaScaledVersion);
+    ++versions[version];
+  }
+  EXPECT_GT(versions[kGorillaVersion], 10);
+  EXPECT_GT(versions[kGorillaScaledVersion], 10);
 }
 
 TEST(GorillaFuzzTest, BitFlipsInValidBlocksNeverCrashTheDecoder) {

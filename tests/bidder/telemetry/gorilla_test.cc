@@ -13,28 +13,128 @@ namespace {
 
 constexpr int64_t kBucket = 1791072000;  // 2026-10-04T00:00:00Z
 
-void ExpectRoundTrip(const std::vector<Point>& points) {
-  auto block = EncodeGorillaBlock(kBucket, points);
-  ASSERT_TRUE(block.ok()) << block.status();
-  ASSERT_FALSE(block->empty());
-  EXPECT_EQ(static_cast<uint8_t>((*block)[0]), kGorillaVersion);
+// Encodes `points` in `format`, decodes them bit for bit, re-encodes the same
+// bytes; returns the block's version byte (0 on failure).
+uint8_t RoundTrip(const std::vector<Point>& points, GorillaFormat format) {
+  auto block = EncodeGorillaBlock(kBucket, points, format);
+  EXPECT_TRUE(block.ok()) << block.status();
+  if (!block.ok() || block->empty()) {
+    ADD_FAILURE() << "no block";
+    return 0;
+  }
   auto decoded = DecodeGorillaBlock(kBucket, *block);
-  ASSERT_TRUE(decoded.ok()) << decoded.status();
-  ASSERT_EQ(decoded->size(), points.size());
-  for (size_t i = 0; i < points.size(); ++i) {
+  EXPECT_TRUE(decoded.ok()) << decoded.status();
+  if (!decoded.ok()) return 0;
+  EXPECT_EQ(decoded->size(), points.size());
+  for (size_t i = 0; i < points.size() && i < decoded->size(); ++i) {
     EXPECT_EQ((*decoded)[i].timestamp, points[i].timestamp) << "point " << i;
     EXPECT_EQ(std::bit_cast<uint64_t>((*decoded)[i].value), std::bit_cast<uint64_t>(points[i].value))
         << "point " << i << ": " << points[i].value << " came back as " << (*decoded)[i].value;
   }
-  auto again = EncodeGorillaBlock(kBucket, *decoded);
-  ASSERT_TRUE(again.ok());
-  EXPECT_EQ(*again, *block) << "encoding is deterministic";
+  auto again = EncodeGorillaBlock(kBucket, *decoded, format);
+  EXPECT_TRUE(again.ok());
+  if (again.ok()) {
+    EXPECT_EQ(*again, *block) << "encoding is deterministic";
+  }
+  return static_cast<uint8_t>((*block)[0]);
+}
+
+// Both formats round-trip; the XOR-only one is version 1. Returns the
+// version the smallest encoding chose.
+uint8_t ExpectRoundTrip(const std::vector<Point>& points) {
+  EXPECT_EQ(RoundTrip(points, GorillaFormat::kXorOnly), kGorillaVersion);
+  return RoundTrip(points, GorillaFormat::kSmallest);
 }
 
 TEST(GorillaTest, SinglePointRoundTrips) {
   ExpectRoundTrip({{kBucket + 17, 42.5}});
   ExpectRoundTrip({{kBucket, 0.0}});
   ExpectRoundTrip({{kBucket + kGorillaMaxOffset - 1, -1.0}});
+}
+
+TEST(GorillaTest, ScaledIntegersRoundTripInVersionTwoAndCostLess) {
+  std::mt19937_64 rng(3);
+  // A counter, a kB gauge, a two-decimal load average, a six-decimal ratio,
+  // negatives, and values at the edge of the exact-integer range.
+  std::vector<Point> counter, gauge, load, ratio, negative, edge;
+  double c = 1e9, g = 23000000, l = 1.5;
+  for (int64_t s = 0; s < 3600; s += 10) {
+    c += 400 + static_cast<double>(rng() % 40);
+    g += static_cast<double>(static_cast<int>(rng() % 2001) - 1000);
+    l = std::max(0.0, std::round((l + (static_cast<double>(rng() % 11) - 5) / 100) * 100) / 100);
+    counter.push_back({kBucket + s, c});
+    gauge.push_back({kBucket + s, g});
+    load.push_back({kBucket + s, l});
+    ratio.push_back({kBucket + s, static_cast<double>(rng() % 1000000) / 1e6});
+    negative.push_back({kBucket + s, -static_cast<double>(rng() % 5000) / 10});
+  }
+  const double max_exact = 9007199254740992.0;  // 2^53
+  for (int64_t i = 0; i < 100; ++i) edge.push_back({kBucket + i, max_exact - static_cast<double>(3 * i)});
+  edge.push_back({kBucket + 100, -max_exact});
+  edge.push_back({kBucket + 101, -max_exact + 5});
+  for (const auto* points : {&counter, &gauge, &load, &ratio, &negative, &edge}) {
+    EXPECT_EQ(ExpectRoundTrip(*points), kGorillaScaledVersion);
+    EXPECT_LT(EncodeGorillaBlock(kBucket, *points)->size(),
+              EncodeGorillaBlock(kBucket, *points, GorillaFormat::kXorOnly)->size());
+  }
+}
+
+TEST(GorillaTest, ValuesThatAreNotScaledIntegersStayInVersionOne) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (const std::vector<Point>& points : std::vector<std::vector<Point>>{
+           {{kBucket, 1}, {kBucket + 10, -0.0}},                        // -0.0 is not an integer's double
+           {{kBucket, 1}, {kBucket + 10, nan}},
+           {{kBucket, 1}, {kBucket + 10, std::numeric_limits<double>::infinity()}},
+           {{kBucket, 1}, {kBucket + 10, 1.0 / 3}},                     // no finite decimals
+           {{kBucket, 1}, {kBucket + 10, 0.0000001}},                   // seven decimals
+           {{kBucket, 1}, {kBucket + 10, 18014398509481984.0}}}) {     // 2^54
+    EXPECT_EQ(ExpectRoundTrip(points), kGorillaVersion) << points[1].value;
+  }
+  // A constant costs a bit per point either way: the XOR block is kept on a tie.
+  std::vector<Point> constant;
+  for (int64_t s = 0; s < 3600; s += 10) constant.push_back({kBucket + s, 7});
+  EXPECT_EQ(ExpectRoundTrip(constant), kGorillaVersion);
+}
+
+TEST(GorillaTest, ScaledBlocksUseEveryValueCode) {
+  // Deltas of k hitting 0, each bucket's edges and the 64-bit escape, both
+  // as deltas (irregular) and as deltas-of-deltas (a steady slope first).
+  const std::vector<int64_t> steps = {0,      7,       8,        -7,        63,       64,        -63,
+                                      1023,   1024,    -1023,    65535,     65536,    -65535,    8388607,
+                                      8388608, -8388607, 8388609, -8388608, int64_t{1} << 40, -(int64_t{1} << 41)};
+  std::vector<Point> points;
+  int64_t k = 0;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    k += steps[i];
+    points.push_back({kBucket + static_cast<int64_t>(i) * 10, static_cast<double>(k) / 1000});
+  }
+  EXPECT_EQ(ExpectRoundTrip(points), kGorillaScaledVersion);
+  std::vector<Point> slope;
+  for (int64_t i = 0; i < 300; ++i) slope.push_back({kBucket + i * 10, static_cast<double>(1000000 + i * 417)});
+  EXPECT_EQ(ExpectRoundTrip(slope), kGorillaScaledVersion);
+}
+
+TEST(GorillaTest, DecoderRejectsMalformedScaledBlocks) {
+  std::vector<Point> points = {{kBucket, 1}, {kBucket + 10, 2}, {kBucket + 20, 4}, {kBucket + 30, 8}};
+  auto block = EncodeGorillaBlock(kBucket, points);
+  ASSERT_TRUE(block.ok());
+  ASSERT_EQ(static_cast<uint8_t>((*block)[0]), kGorillaScaledVersion);
+  for (size_t len = 0; len < block->size(); ++len) {
+    EXPECT_EQ(DecodeGorillaBlock(kBucket, block->substr(0, len)).status().code(), absl::StatusCode::kDataLoss)
+        << "length " << len;
+  }
+  EXPECT_EQ(DecodeGorillaBlock(kBucket, *block + "x").status().code(), absl::StatusCode::kDataLoss);
+  // After the version byte: count (bytes 1-2), offset (byte 3, top 6 bits of
+  // byte 4), decimals (low 2 bits of byte 4, top bit of byte 5), order, then
+  // the first k from the third bit of byte 5. Decimals 7:
+  std::string decimals = *block;
+  decimals[4] = static_cast<char>(decimals[4] | 0x03);
+  decimals[5] = static_cast<char>(decimals[5] | 0x80);
+  EXPECT_EQ(DecodeGorillaBlock(kBucket, decimals).status().code(), absl::StatusCode::kDataLoss);
+  // The first k's sign bit set: a k far below -2^53.
+  std::string huge = *block;
+  huge[5] = static_cast<char>(huge[5] | 0x20);
+  EXPECT_EQ(DecodeGorillaBlock(kBucket, huge).status().code(), absl::StatusCode::kDataLoss);
 }
 
 TEST(GorillaTest, SpecialValuesRoundTripBitForBit) {
@@ -115,7 +215,7 @@ TEST(GorillaTest, DecoderRejectsUnknownVersionTrailingBytesAndEmptyBlocks) {
   auto block = EncodeGorillaBlock(kBucket, std::vector<Point>{{kBucket, 1}, {kBucket + 10, 2}});
   ASSERT_TRUE(block.ok());
   std::string wrong_version = *block;
-  wrong_version[0] = 2;
+  wrong_version[0] = 3;
   EXPECT_EQ(DecodeGorillaBlock(kBucket, wrong_version).status().code(), absl::StatusCode::kDataLoss);
   EXPECT_EQ(DecodeGorillaBlock(kBucket, *block + "x").status().code(), absl::StatusCode::kDataLoss);
   EXPECT_EQ(DecodeGorillaBlock(kBucket, "").status().code(), absl::StatusCode::kDataLoss);
