@@ -352,6 +352,18 @@ class Generator {
   NoticeStats notices_;
 };
 
+// Sends `request` and reads its answer into `response`, 5 s at most, then
+// calls `done`, which must keep the owner of the stream alive.
+template <typename Request, typename Done>
+void WriteThenRead(beast::tcp_stream& stream, beast::flat_buffer& buffer,
+                   http::response<http::string_body>& response, Request& request, Done done) {
+  stream.expires_after(std::chrono::seconds(5));
+  http::async_write(stream, request, [&stream, &buffer, &response, done](beast::error_code ec, size_t) {
+    if (ec) return done(ec);
+    http::async_read(stream, buffer, response, [done](beast::error_code ec2, size_t) { done(ec2); });
+  });
+}
+
 void Connection::Send(Clock::time_point intended, std::string body, const LoadOptions& options) {
   intended_ = intended;
   measured_ = generator_->Measured(intended);
@@ -366,13 +378,8 @@ void Connection::Send(Clock::time_point intended, std::string body, const LoadOp
   request_.body() = std::move(body);
   request_.prepare_payload();
   response_ = {};
-  stream_.expires_after(std::chrono::seconds(5));
-  auto self = shared_from_this();
-  http::async_write(stream_, request_, [self](beast::error_code ec, size_t) {
-    if (ec) return self->Done(ec);
-    http::async_read(self->stream_, self->buffer_, self->response_,
-                     [self](beast::error_code ec2, size_t) { self->Done(ec2); });
-  });
+  WriteThenRead(stream_, buffer_, response_, request_,
+                [self = shared_from_this()](beast::error_code ec) { self->Done(ec); });
 }
 
 void Connection::Done(beast::error_code ec) {
@@ -418,13 +425,8 @@ void NoticeConnection::SendNext() {
   request_.set(http::field::host, notice.host);
   request_.keep_alive(true);
   response_ = {};
-  stream_.expires_after(std::chrono::seconds(5));
-  auto self = shared_from_this();
-  http::async_write(stream_, request_, [self](beast::error_code ec, size_t) {
-    if (ec) return self->Done(ec);
-    http::async_read(self->stream_, self->buffer_, self->response_,
-                     [self](beast::error_code ec2, size_t) { self->Done(ec2); });
-  });
+  WriteThenRead(stream_, buffer_, response_, request_,
+                [self = shared_from_this()](beast::error_code ec) { self->Done(ec); });
 }
 
 void NoticeConnection::Done(beast::error_code ec) {
