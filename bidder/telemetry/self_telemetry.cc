@@ -127,8 +127,15 @@ WriteSummary SelfTelemetry::SampleOnce() {
         uint64_t observed = 0;
         for (uint64_t d : delta) observed += d;
         if (observed == 0) continue;
-        points.push_back({family.name + ".p50", tags, now_s, Quantile(0.50, delta, bounds)});
-        points.push_back({family.name + ".p99", tags, now_s, Quantile(0.99, delta, bounds)});
+        // Durations in whole microseconds: the interpolation inside a bucket
+        // is no finer than that, and such values pack as scaled integers.
+        const bool seconds = family.name.ends_with("_seconds");
+        auto percentile = [&](double q) {
+          const double v = Quantile(q, delta, bounds);
+          return seconds ? std::round(v * 1e6) / 1e6 : v;
+        };
+        points.push_back({family.name + ".p50", tags, now_s, percentile(0.50)});
+        points.push_back({family.name + ".p99", tags, now_s, percentile(0.99)});
       }
     }
   }

@@ -9,7 +9,8 @@
 //             (the value at the sample)
 //   histogram bidder_bid_latency_seconds -> bidder_bid_latency_seconds.p50 and .p99,
 //             of the observations since the previous sample (interpolated
-//             inside the histogram's buckets)
+//             inside the histogram's buckets; for *_seconds families in whole
+//             microseconds)
 // and, every pack_interval_s, runs the packer on the same thread.
 //
 // Construction, for the process:
