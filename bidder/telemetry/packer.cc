@@ -6,7 +6,10 @@
 // cells are at most one bucket + grace + future allowance older than the last
 // run, so the time range starts that much earlier. Packing a row is
 // idempotent: block = encode(merge(existing block, every raw cell), raw
-// winning), rollups recomputed from the same points.
+// winning), rollups recomputed from the same points. The rollups are written
+// before the block, so a stored block equal to the one computed means its
+// rollups are written too and the row needs nothing (the lookback finds a
+// closed row on several runs).
 #include <algorithm>
 #include <map>
 
@@ -26,6 +29,7 @@ constexpr int kScanBatchRows = 500;
 struct PackedRow {
   int64_t points = 0;
   int64_t bytes = 0;
+  bool unchanged = false;  // the stored block was already this one
 };
 
 // Merges raw cells over the block's points, raw winning on equal offsets.
@@ -66,12 +70,8 @@ absl::StatusOr<PackedRow> PackRow(storage::Store& store, const std::string& row_
   auto block = EncodeGorillaBlock(key->bucket_start, *points);
   if (!block.ok()) return block.status();
   auto existing = row->Value(internal::kPackedFamily, internal::kPackedQualifier);
-  if (!existing || *existing != *block) {
-    storage::Put put;
-    put.row = row_key;
-    put.values.push_back({std::string(internal::kPackedFamily), std::string(internal::kPackedQualifier),
-                          *block, std::nullopt});
-    if (absl::Status s = store.Put(storage::kMetricsTable, put); !s.ok()) return s;
+  if (existing && *existing == *block) {
+    return PackedRow{static_cast<int64_t>(points->size()), static_cast<int64_t>(block->size()), true};
   }
 
   // Rollups of the hour, from the same merged points.
@@ -98,6 +98,12 @@ absl::StatusOr<PackedRow> PackRow(storage::Store& store, const std::string& row_
                             internal::EncodeUint16(static_cast<uint16_t>((key->bucket_start - day) / 3600)),
                             internal::EncodeRollup(hour), std::nullopt});
   if (absl::Status s = store.Put(storage::kMetricRollupsTable, rollups); !s.ok()) return s;
+
+  storage::Put put;
+  put.row = row_key;
+  put.values.push_back({std::string(internal::kPackedFamily), std::string(internal::kPackedQualifier),
+                        *block, std::nullopt});
+  if (absl::Status s = store.Put(storage::kMetricsTable, put); !s.ok()) return s;
   return PackedRow{static_cast<int64_t>(points->size()), static_cast<int64_t>(block->size())};
 }
 
@@ -155,6 +161,10 @@ absl::StatusOr<PackStats> Telemetry::Pack() {
       continue;
     }
     if (packed->points == 0) continue;
+    if (packed->unchanged) {
+      ++stats.rows_already_packed;
+      continue;
+    }
     ++stats.rows_packed;
     stats.points_packed += packed->points;
     stats.packed_bytes += packed->bytes;

@@ -86,6 +86,7 @@ struct WriteSummary {
 struct PackStats {
   int64_t rows_scanned = 0;  // rows with raw cells ingested since the last run
   int64_t rows_packed = 0;   // closed buckets (re)packed
+  int64_t rows_already_packed = 0;  // closed buckets whose block had every point
   int64_t points_packed = 0;
   int64_t packed_bytes = 0;
 };

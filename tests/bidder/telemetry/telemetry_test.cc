@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "storage/schemas.h"
 #include "telemetry_fixture.h"
+#include "tests/storage/hooked_store.h"
 
 namespace rtb::bidder::telemetry {
 namespace {
@@ -201,8 +202,60 @@ TEST_F(TelemetryTest, PackerPacksClosedBucketsOnlyAndIsIdempotent) {
   AdvanceTo(hour + 3600 + 400);
   auto second = h_->telemetry->Pack();
   ASSERT_TRUE(second.ok());
-  EXPECT_EQ(second->rows_packed, 1) << "the lookback window finds the row again";
+  EXPECT_EQ(second->rows_already_packed, 1) << "the lookback window finds the row again";
+  EXPECT_EQ(second->rows_packed, 0) << "and leaves it: its block holds every point";
   EXPECT_EQ(PackedBlock("g", {{"h", "a"}}, hour), block) << "same bytes on rerun";
+}
+
+TEST_F(TelemetryTest, APackCutOffBetweenRollupsAndBlockIsRedoneByTheNextRun) {
+  const int64_t hour = kNowS;
+  rtb::testing::HookedStore hooked(*h_->store);
+  prometheus::Registry registry;
+  TelemetryOptions options;
+  options.clock = h_->clock;
+  options.registry = &registry;
+  auto telemetry = Telemetry::Create(hooked, options);
+  ASSERT_TRUE(telemetry.ok()) << telemetry.status();
+  std::vector<DataPoint> points;
+  for (int64_t t = hour; t < hour + 3600; t += 60) points.push_back({"cut", {}, t, 2});
+  AdvanceTo(hour + 3599);
+  ASSERT_EQ((*telemetry)->Write(points).success, 60);
+
+  auto rollup_rows = [&] {
+    storage::Scan scan;
+    scan.limit = 10;
+    auto rows = h_->store->Scan(storage::kMetricRollupsTable, scan);
+    EXPECT_TRUE(rows.ok());
+    return rows.ok() ? rows->size() : 0;
+  };
+  // A run dies at each write in turn: the rollups, then the block after them.
+  AdvanceTo(hour + 3600 + 301);
+  for (std::string_view cut_table : {storage::kMetricRollupsTable, storage::kMetricsTable}) {
+    hooked.SetWriteHook([cut_table](std::string_view table, std::string_view op) {
+      return table == cut_table && op == "Put" ? absl::UnavailableError("cut off") : absl::OkStatus();
+    });
+    EXPECT_FALSE((*telemetry)->Pack().ok()) << cut_table;
+    EXPECT_EQ(PackedBlock("cut", {}, hour), "") << "no block before its rollups";
+  }
+  EXPECT_EQ(rollup_rows(), 1u) << "the second run wrote the rollups";
+
+  hooked.SetWriteHook(nullptr);
+  AdvanceTo(hour + 3600 + 400);
+  auto again = (*telemetry)->Pack();
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->rows_packed, 1) << "no block yet: the row is packed, not taken as done";
+  EXPECT_EQ(DecodeGorillaBlock(hour, PackedBlock("cut", {}, hour))->size(), 60u);
+  TimeSeriesQuery q;
+  q.metric = "cut";
+  q.start_s = hour;
+  q.end_s = hour + 3599;
+  q.step_s = 3600;
+  q.downsample = Aggregator::kSum;
+  auto hourly = (*telemetry)->Query(q);
+  ASSERT_TRUE(hourly.ok()) << hourly.status();
+  EXPECT_EQ(hourly->resolution, Resolution::kHour);
+  ASSERT_EQ(hourly->groups.size(), 1u);
+  EXPECT_EQ(hourly->groups[0].points[0].value, 120);
 }
 
 TEST_F(TelemetryTest, LatePointIsReadImmediatelyAndRepackedByTheNextRun) {
