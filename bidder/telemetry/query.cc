@@ -137,12 +137,18 @@ struct MatchedSeries {
   std::map<std::string, std::string> tags;
 };
 
+struct Matches {
+  std::vector<MatchedSeries> series;  // the first `described` by series id, with tags
+  int64_t total = 0;                  // every series matched
+};
+
 // The series of metric `mid` that `tags` (as TimeSeriesQuery::tags) select,
-// with their tags, in series id order; ResourceExhausted past `max_series`.
-// `group_by` gets the keys whose filter groups ("*", "a|b").
-absl::StatusOr<std::vector<MatchedSeries>> MatchSeries(storage::Store& store, uint32_t mid,
-                                                       const std::map<std::string, std::string>& tags,
-                                                       int max_series, std::vector<std::string>* group_by) {
+// in series id order, the tags read for the first `described` of them only;
+// ResourceExhausted past `max_series`. `group_by` gets the keys whose filter
+// groups ("*", "a|b").
+absl::StatusOr<Matches> MatchSeries(storage::Store& store, uint32_t mid,
+                                    const std::map<std::string, std::string>& tags, int max_series,
+                                    size_t described, std::vector<std::string>* group_by) {
   const int limit = max_series + 1;
   std::optional<std::set<uint64_t>> ids;
   for (const auto& [k, v] : tags) {
@@ -179,13 +185,15 @@ absl::StatusOr<std::vector<MatchedSeries>> MatchSeries(storage::Store& store, ui
     return absl::ResourceExhaustedError(absl::StrCat("query: more than ", max_series,
                                                      " series match; narrow the tag filter"));
   }
+  Matches out;
+  out.total = static_cast<int64_t>(ids->size());
   std::vector<storage::Get> gets;
   for (uint64_t id : *ids) {
+    if (gets.size() >= described) break;
     storage::Get get;
     get.row = internal::SeriesRow(mid, id);
     gets.push_back(std::move(get));
   }
-  std::vector<MatchedSeries> out;
   if (gets.empty()) return out;
   auto rows = store.MultiGet(storage::kMetricSeriesTable, gets);
   if (!rows.ok()) return rows.status();
@@ -195,7 +203,7 @@ absl::StatusOr<std::vector<MatchedSeries>> MatchSeries(storage::Store& store, ui
     MatchedSeries m;
     m.id = *internal::DecodeUint64(std::string_view(row.row).substr(row.row.size() - 8));
     m.tags = internal::ParseCanonicalTags(*series_tags);
-    out.push_back(std::move(m));
+    out.series.push_back(std::move(m));
   }
   return out;
 }
@@ -220,12 +228,13 @@ absl::StatusOr<QueryResult> Telemetry::Query(const TimeSeriesQuery& q) {
 
   // 1. Series from the index.
   std::vector<std::string> group_by;
-  auto matched = MatchSeries(store_, mid, q.tags, options_.max_query_series, &group_by);
+  auto matched = MatchSeries(store_, mid, q.tags, options_.max_query_series,
+                             std::numeric_limits<size_t>::max(), &group_by);
   if (!matched.ok()) return matched.status();
   std::vector<SeriesData> series;
   absl::flat_hash_map<uint64_t, size_t> index_of;
   Accumulator acc(q);
-  for (MatchedSeries& m : *matched) {
+  for (MatchedSeries& m : matched->series) {
     SeriesData s;
     s.id = m.id;
     s.tags = std::move(m.tags);
@@ -423,14 +432,12 @@ absl::StatusOr<LookupResult> Telemetry::Lookup(std::string_view metric,
   auto metric_id = registry_->MetricId(metric, /*create=*/false);
   if (!metric_id.ok()) return metric_id.status();
   std::vector<std::string> group_by;
-  auto matched = MatchSeries(store_, *metric_id, tags, options_.max_query_series, &group_by);
+  auto matched = MatchSeries(store_, *metric_id, tags, options_.max_query_series,
+                             static_cast<size_t>(std::max(limit, 0)), &group_by);
   if (!matched.ok()) return matched.status();
   LookupResult result;
-  result.total = static_cast<int64_t>(matched->size());
-  for (MatchedSeries& m : *matched) {
-    if (static_cast<int>(result.series.size()) >= limit) break;
-    result.series.push_back({*metric_id, m.id, std::move(m.tags)});
-  }
+  result.total = matched->total;
+  for (MatchedSeries& m : matched->series) result.series.push_back({*metric_id, m.id, std::move(m.tags)});
   return result;
 }
 
