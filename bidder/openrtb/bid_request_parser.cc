@@ -22,6 +22,7 @@
 #include "bidder/openrtb/internal/error_trail.h"
 #include "bidder/openrtb/internal/schema.h"
 #include "bidder/openrtb/openrtb.h"
+#include "nlohmann/json.hpp"
 #include "simdjson.h"
 
 #if defined(__SSE2__)
@@ -219,6 +220,9 @@ class Reader {
   bool ReadEntry(od::value& value, R& record, const Field<R, M>& field) {
     if (field.options.openrtb_2_6) saw_openrtb_2_6_ = true;
     M& member = record.*field.member;
+    if constexpr (std::is_same_v<M, std::string>) {
+      if (field.options.object_as_text) return ReadStringOrObjectText(value, member);
+    }
     if (field.options.fallback) {
       M fallback{};
       Outcome outcome = Read(value, fallback, field.options.bound);
@@ -230,13 +234,39 @@ class Reader {
 
   template <typename R, typename Entries>
   bool ReadEntry(od::value& value, R& record, const Inline<Entries>& ext) {
+    od::json_type type;
+    if (auto error = value.type().get(type)) return Malformed(error);
+    if (type != od::json_type::object) return SkipChecked(value);
     od::object object;
-    if (auto error = value.get_object().get(object)) {
-      return Mismatch(value, error, "expected object") != Outcome::kError;
-    }
+    if (auto error = value.get_object().get(object)) return Malformed(error);
     Nesting nesting(this);
     if (nesting.too_deep()) return TooDeep();
     return ReadEntries(object, record, ext.entries);
+  }
+
+  // A string, or an object kept as its JSON text (FieldOptions::object_as_text).
+  // Rare, so the object is read with nlohmann/json, whose compact output is
+  // the text the baseline reader produces too.
+  [[gnu::noinline]] bool ReadStringOrObjectText(od::value& value, std::string& out) {
+    od::json_type type;
+    if (auto error = value.type().get(type)) return Malformed(error);
+    if (type != od::json_type::object) return Read(value, out, Bound::kNone) != Outcome::kError;
+    od::object object;
+    std::string_view text;
+    if (auto error = value.get_object().get(object)) return Malformed(error);
+    if (auto error = object.raw_json().get(text)) return Malformed(error);
+    nlohmann::json parsed = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (parsed.is_discarded()) return trail_->Fail("malformed JSON");
+    if (depth_ + JsonDepth(parsed) > max_depth_) return TooDeep();
+    out = parsed.dump();
+    return true;
+  }
+
+  static int JsonDepth(const nlohmann::json& value) {
+    if (!value.is_structured()) return 0;
+    int deepest = 0;
+    for (const auto& member : value) deepest = std::max(deepest, JsonDepth(member));
+    return deepest + 1;
   }
 
   template <typename R>

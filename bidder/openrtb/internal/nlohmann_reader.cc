@@ -70,6 +70,13 @@ class Reader {
   bool ReadEntry(const Json& value, R& record, const Field<R, M>& field) {
     if (field.options.openrtb_2_6) saw_openrtb_2_6_ = true;
     M& member = record.*field.member;
+    if constexpr (std::is_same_v<M, std::string>) {
+      if (field.options.object_as_text && value.is_object()) {
+        if (!CheckDepth(value, depth_)) return false;
+        member = value.dump();
+        return true;
+      }
+    }
     if (field.options.fallback) {
       M fallback{};
       Outcome outcome = Read(value, fallback, field.options.bound);
@@ -81,7 +88,7 @@ class Reader {
 
   template <typename R, typename Entries>
   bool ReadEntry(const Json& value, R& record, const Inline<Entries>& ext) {
-    if (!value.is_object()) return Mismatch(value, "expected object") != Outcome::kError;
+    if (!value.is_object()) return CheckDepth(value, depth_);
     return Nested([&] { return ReadEntries(value, record, ext.entries); });
   }
 

@@ -7,7 +7,9 @@
 //   Field  - a JSON key read into a member; the member's type decides the JSON
 //            type expected (see the readers);
 //   Inline - a JSON object (an `ext`) whose keys are further entries of the same
-//            record: OpenRTB 2.5 homes of fields that 2.6 moved to the record;
+//            record: OpenRTB 2.5 homes of fields that 2.6 moved to the record.
+//            An `ext` that is not an object carries nothing we read: it is
+//            checked as JSON and skipped, as any unknown value is;
 //   Marker - a key we do not read but that only OpenRTB 2.6 defines.
 #ifndef RTB_BIDDER_OPENRTB_INTERNAL_SCHEMA_H_
 #define RTB_BIDDER_OPENRTB_INTERNAL_SCHEMA_H_
@@ -34,12 +36,18 @@ struct FieldOptions {
   // so the 2.6 location wins whichever order the two come in.
   bool fallback = false;
   Bound bound = Bound::kNone;
+  // A string member that may also come as a JSON object (native.request:
+  // 2.x says string, some exchanges send the object itself). The object is
+  // kept as its JSON text, re-serialised compactly with keys in sorted order,
+  // so the text does not depend on the reader.
+  bool object_as_text = false;
 };
 
 inline constexpr FieldOptions k26{.openrtb_2_6 = true};
 inline constexpr FieldOptions kFallback{.fallback = true};
 inline constexpr FieldOptions kNonNegative{.bound = Bound::kNonNegative};
 inline constexpr FieldOptions kPositive{.bound = Bound::kPositive};
+inline constexpr FieldOptions kObjectAsText{.object_as_text = true};
 
 // A JSON object key as read from a request, with its first 8 bytes packed
 // into an integer so that matching it against a table is mostly one compare.
@@ -162,7 +170,7 @@ struct Schema<Audio> {
 template <>
 struct Schema<Native> {
   static constexpr auto kEntries = std::tuple{
-      F("request", &Native::request),
+      F("request", &Native::request, kObjectAsText),
       F("ver", &Native::ver),
   };
 };

@@ -6,7 +6,7 @@
 #include "bidder/openrtb/openrtb.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/bidder/openrtb/sample_requests.h"
+#include "tests/bidder/openrtb/fixture_requests.h"
 
 namespace rtb::openrtb {
 namespace {
@@ -53,9 +53,9 @@ BidRequest ParseOrDie(std::string_view json) {
   return parsed.ok() ? *std::move(parsed) : BidRequest();
 }
 
-TEST(BidRequestParserTest, EverySharedSampleParsesAndMatchesTheBaseline) {
-  auto files = testing::LoadSampleFiles();
-  ASSERT_GE(files.size(), 3u) << "no samples under " << RTB_OPENRTB_SAMPLES_DIR;
+TEST(BidRequestParserTest, EveryFixtureRequestParsesAndMatchesTheBaseline) {
+  auto files = testing::LoadFixtureRequests();
+  ASSERT_GE(files.size(), 20u) << "no fixture requests under " << RTB_OPENRTB_FIXTURES_DIR;
   for (const auto& file : files) {
     SCOPED_TRACE(file.name);
     absl::StatusOr<BidRequest> parsed = ParseBidRequest(file.json);
@@ -68,95 +68,139 @@ TEST(BidRequestParserTest, EverySharedSampleParsesAndMatchesTheBaseline) {
   }
 }
 
-TEST(BidRequestParserTest, SimpleBannerSampleKeyFields) {
-  std::string json = testing::ReadSampleFile("iab-2.x/simple-banner.json");
+TEST(BidRequestParserTest, SiteBannerFixtureKeyFields) {
+  std::string json = testing::ReadFixtureRequest("site-banner-mrec.json");
   ASSERT_FALSE(json.empty());
   BidRequest request = ParseOrDie(json);
-  EXPECT_EQ(request.id, "80ce30c53c16e6ede735f123ef6e32361bfc7b22");
+  EXPECT_EQ(request.id, "3f1c9a2e-site-banner-mrec");
   EXPECT_EQ(request.at, 1);
+  EXPECT_EQ(request.tmax, 150);
   EXPECT_THAT(request.cur, ElementsAre("USD"));
   ASSERT_EQ(request.imp.size(), 1u);
   const Imp& imp = request.imp[0];
   EXPECT_EQ(imp.id, "1");
-  EXPECT_DOUBLE_EQ(imp.bidfloor, 0.03);
+  EXPECT_EQ(imp.tagid, "article-mid-1");
+  EXPECT_DOUBLE_EQ(imp.bidfloor, 0.05);
   EXPECT_EQ(imp.bidfloorcur, "USD");
+  EXPECT_TRUE(imp.secure);
   ASSERT_TRUE(imp.banner.has_value());
   EXPECT_EQ(imp.banner->w, 300);
   EXPECT_EQ(imp.banner->h, 250);
   EXPECT_TRUE(imp.banner->format.empty());
   ASSERT_TRUE(request.site.has_value());
-  EXPECT_EQ(request.site->id, "102855");
-  EXPECT_EQ(request.site->domain, "www.foobar.com");
-  EXPECT_EQ(request.site->page, "http://www.foobar.com/1234.html");
-  EXPECT_THAT(request.site->cat, ElementsAre("IAB3-1"));
+  EXPECT_EQ(request.site->id, "s-48213");
+  EXPECT_EQ(request.site->domain, "riverside-daily.example");
+  EXPECT_EQ(request.site->page, "https://riverside-daily.example/local/2026/bridge-reopens");
+  EXPECT_THAT(request.site->cat, ElementsAre("IAB12"));
+  EXPECT_THAT(request.site->pagecat, ElementsAre("IAB12-3"));
   ASSERT_TRUE(request.site->publisher.has_value());
-  EXPECT_EQ(request.site->publisher->id, "8953");
-  EXPECT_THAT(request.site->publisher->cat, ElementsAre("IAB3-1"));
+  EXPECT_EQ(request.site->publisher->id, "p-771");
+  EXPECT_EQ(request.site->publisher->domain, "riverside-media.example");
+  ASSERT_TRUE(request.device.has_value());
+  EXPECT_EQ(request.device->devicetype, 2);
+  ASSERT_TRUE(request.device->geo.has_value());
+  EXPECT_EQ(request.device->geo->country, "USA");
   ASSERT_TRUE(request.user.has_value());
-  EXPECT_EQ(request.user->id, "55816b39711f9b5acf3b90e313ed29e51665623f");
+  EXPECT_EQ(request.user->id, "u-5d0f3e6a9b");
   EXPECT_FALSE(request.app.has_value());
-  EXPECT_FALSE(request.device.has_value());
-  EXPECT_FALSE(request.tmax.has_value());
   EXPECT_FALSE(request.test);
   EXPECT_FALSE(request.has_openrtb_2_6_fields);
 }
 
-TEST(BidRequestParserTest, MobileAppSampleKeyFields) {
-  std::string json = testing::ReadSampleFile("iab-2.x/mobile-app.json");
+TEST(BidRequestParserTest, AppBannerFixtureKeyFields) {
+  std::string json = testing::ReadFixtureRequest("app-banner-leaderboard.json");
   ASSERT_FALSE(json.empty());
   BidRequest request = ParseOrDie(json);
-  EXPECT_EQ(request.id, "IxexyLDIIk");
+  EXPECT_EQ(request.id, "b81e77d0-app-leaderboard");
   EXPECT_EQ(request.at, 2);
-  EXPECT_THAT(request.bcat, ElementsAre("IAB25", "IAB7-39", "IAB8-18", "IAB8-5", "IAB9-9"));
-  EXPECT_THAT(request.badv, ElementsAre("apple.com", "go-text.me", "heywire.com"));
+  EXPECT_THAT(request.bcat, ElementsAre("IAB25", "IAB26", "IAB7-39", "IAB8-5"));
+  EXPECT_THAT(request.badv, ElementsAre("rival-airline.example", "coupons.example"));
   ASSERT_EQ(request.imp.size(), 1u);
-  EXPECT_DOUBLE_EQ(request.imp[0].bidfloor, 0.5);
+  EXPECT_DOUBLE_EQ(request.imp[0].bidfloor, 0.4);
   EXPECT_FALSE(request.imp[0].instl);
-  EXPECT_EQ(request.imp[0].tagid, "agltb3B1Yi1pbmNyDQsSBFNpdGUY7fD0FAw");
+  EXPECT_EQ(request.imp[0].tagid, "tablet-top-banner");
   ASSERT_TRUE(request.imp[0].banner.has_value());
   EXPECT_EQ(request.imp[0].banner->w, 728);
   EXPECT_EQ(request.imp[0].banner->h, 90);
   ASSERT_TRUE(request.app.has_value());
-  EXPECT_EQ(request.app->bundle, "12345");
-  EXPECT_EQ(request.app->storeurl, "https://itunes.apple.com/id628677149");
+  EXPECT_EQ(request.app->bundle, "com.cloudwatch.forecast");
+  EXPECT_EQ(request.app->storeurl,
+            "https://play.google.com/store/apps/details?id=com.cloudwatch.forecast");
   EXPECT_THAT(request.app->cat, ElementsAre("IAB15", "IAB15-10"));
   ASSERT_TRUE(request.app->publisher.has_value());
-  EXPECT_EQ(request.app->publisher->domain, "www.yahoo.com");
+  EXPECT_EQ(request.app->publisher->domain, "cloudwatch-apps.example");
   ASSERT_TRUE(request.device.has_value());
   const Device& device = *request.device;
-  EXPECT_EQ(device.ifa, "AA000DFE74168477C70D291f574D344790E0BB11");
-  EXPECT_THAT(device.ua, HasSubstr("iPhone OS 6_1"));
+  EXPECT_EQ(device.ifa, "9a4c2d7e-31b8-4f0a-8c61-2e5b9d04f713");
+  EXPECT_THAT(device.ua, HasSubstr("Android 14"));
   EXPECT_EQ(device.dnt, false);
-  EXPECT_EQ(device.js, true);
-  EXPECT_FALSE(device.lmt.has_value());
-  EXPECT_EQ(device.devicetype, 1);
-  EXPECT_EQ(device.connectiontype, 3);
-  EXPECT_EQ(device.make, "Apple");
-  EXPECT_EQ(device.os, "iOS");
-  EXPECT_EQ(device.osv, "6.1");
+  EXPECT_EQ(device.lmt, false);
+  EXPECT_EQ(device.devicetype, 5);
+  EXPECT_EQ(device.connectiontype, 2);
+  EXPECT_EQ(device.make, "Samsung");
+  EXPECT_EQ(device.os, "Android");
+  EXPECT_EQ(device.osv, "14");
   EXPECT_EQ(device.language, "en");
   EXPECT_FALSE(request.site.has_value());
 }
 
-TEST(BidRequestParserTest, PmpDirectDealSampleKeyFields) {
-  std::string json = testing::ReadSampleFile("iab-2.x/pmp-direct-deal.json");
+TEST(BidRequestParserTest, PmpDealsFixtureKeyFields) {
+  std::string json = testing::ReadFixtureRequest("site-pmp-deals.json");
   ASSERT_FALSE(json.empty());
   BidRequest request = ParseOrDie(json);
   ASSERT_EQ(request.imp.size(), 1u);
   ASSERT_TRUE(request.imp[0].pmp.has_value());
   const Pmp& pmp = *request.imp[0].pmp;
   EXPECT_TRUE(pmp.private_auction);
-  ASSERT_EQ(pmp.deals.size(), 2u);
-  EXPECT_EQ(pmp.deals[0].id, "AB-Agency1-0001");
-  EXPECT_DOUBLE_EQ(pmp.deals[0].bidfloor, 2.5);
+  ASSERT_EQ(pmp.deals.size(), 3u);
+  EXPECT_EQ(pmp.deals[0].id, "QX-Agency7-0042");
+  EXPECT_DOUBLE_EQ(pmp.deals[0].bidfloor, 6.0);
   EXPECT_EQ(pmp.deals[0].bidfloorcur, "USD");
-  EXPECT_EQ(pmp.deals[0].at, 1);
-  EXPECT_THAT(pmp.deals[0].wseat, ElementsAre("Agency1"));
-  EXPECT_EQ(pmp.deals[1].id, "XY-Agency2-0001");
-  EXPECT_DOUBLE_EQ(pmp.deals[1].bidfloor, 2.0);
-  EXPECT_EQ(pmp.deals[1].at, 2);
+  EXPECT_THAT(pmp.deals[0].wseat, ElementsAre("Agency7"));
+  EXPECT_EQ(pmp.deals[1].id, "AB-Agency1-0001");
+  EXPECT_DOUBLE_EQ(pmp.deals[1].bidfloor, 3.0);
+  EXPECT_EQ(pmp.deals[1].at, 1);
+  EXPECT_THAT(pmp.deals[1].wseat, ElementsAre("Agency1", "Agency3"));
+  EXPECT_EQ(pmp.deals[2].id, "ZZ-Open-0100");
+  EXPECT_EQ(pmp.deals[2].at, 3);
+  EXPECT_TRUE(pmp.deals[2].wseat.empty());
   ASSERT_TRUE(request.device.has_value());
   EXPECT_THAT(request.device->ua, HasSubstr("Macintosh"));
+}
+
+TEST(BidRequestParserTest, NativeRequestAsStringOrObjectIsKeptAsJsonText) {
+  BidRequest as_string = ParseOrDie(testing::ReadFixtureRequest("site-native-request-string.json"));
+  ASSERT_TRUE(as_string.imp[0].native.has_value());
+  EXPECT_THAT(as_string.imp[0].native->request, ::testing::StartsWith(R"({"ver":"1.2","context":2,)"));
+  BidRequest as_object = ParseOrDie(testing::ReadFixtureRequest("site-native-request-object.json"));
+  ASSERT_TRUE(as_object.imp[0].native.has_value());
+  EXPECT_EQ(as_object.imp[0].native->ver, "1.2");
+  // Compact, keys sorted: the same text from either reader.
+  EXPECT_THAT(as_object.imp[0].native->request,
+              ::testing::StartsWith(R"({"assets":[{"id":1,"required":1,"title":{"len":80}},)"));
+  BidRequest spaced = ParseOrDie(WithImp(R"("native":{"request":{ "b" : [1, 2], "a":{} }})"));
+  EXPECT_EQ(spaced.imp[0].native->request, R"({"a":{},"b":[1,2]})");
+  // The object is still checked: malformed inside it, or too deep, rejects
+  // the request as anywhere else.
+  ExpectMalformed(WithImp(R"("native":{"request":{"a":tru}})"));
+  BidRequestParser shallow(BidRequestParser::Options{.max_depth = 5});
+  EXPECT_TRUE(shallow.Parse(WithImp(R"("native":{"request":{"a":1}})")).ok());
+  EXPECT_FALSE(shallow.Parse(WithImp(R"("native":{"request":{"a":[1]}})")).ok());
+  ExpectRejected(WithImp(R"("native":{"request":7})"), "imp[0].native.request: expected string");
+}
+
+TEST(BidRequestParserTest, ExtThatIsNotAnObjectIsSkipped) {
+  BidRequest r = ParseOrDie(WithTop(
+      R"("regs":{"ext":[],"coppa":1},"user":{"ext":"x","id":"u"},"source":{"ext":7,"tid":"t"})"));
+  ASSERT_TRUE(r.regs.has_value());
+  EXPECT_EQ(r.regs->coppa, true);
+  EXPECT_EQ(r.user->id, "u");
+  EXPECT_EQ(r.source->tid, "t");
+  EXPECT_EQ(r, internal::ParseBidRequestWithNlohmann(WithTop(
+                   R"("regs":{"ext":[],"coppa":1},"user":{"ext":"x","id":"u"},"source":{"ext":7,"tid":"t"})"))
+                   .value());
+  // Skipped, but still JSON.
+  ExpectMalformed(WithTop(R"("regs":{"ext":[tru]})"));
 }
 
 TEST(BidRequestParserTest, FullOpenRtb26RequestFillsEveryMember) {
@@ -402,7 +446,6 @@ TEST(BidRequestParserTest, WrongTypesNameThePath) {
   ExpectRejected(WithImp(R"("instl":2)"), "imp[0].instl: expected 0 or 1");
   ExpectRejected(WithImp(R"("video":{"mimes":["video/mp4",4]})"), "imp[0].video.mimes[1]: expected string");
   ExpectRejected(WithImp(R"("video":{"protocols":[2,null]})"), "imp[0].video.protocols[1]: expected integer");
-  ExpectRejected(WithImp(R"("native":{"request":{"ver":"1.2"}})"), "imp[0].native.request: expected string");
   ExpectRejected(WithTop(R"("bcat":"IAB1")"), "bcat: expected array");
   ExpectRejected(WithTop(R"("tmax":0)"), "tmax: must be > 0");
   ExpectRejected(WithTop(R"("tmax":1e3)"), "tmax: expected integer");
@@ -411,7 +454,6 @@ TEST(BidRequestParserTest, WrongTypesNameThePath) {
   ExpectRejected(WithTop(R"("device":{"lmt":2})"), "device.lmt: expected 0 or 1");
   ExpectRejected(WithTop(R"("site":[])"), "site: expected object");
   ExpectRejected(WithTop(R"("regs":{"ext":{"gdpr":"1"}})"), "regs.ext.gdpr: expected 0 or 1");
-  ExpectRejected(WithTop(R"("regs":{"ext":[]})"), "regs.ext: expected object");
   ExpectRejected(WithTop(R"("user":{"data":[{"segment":[{"id":5}]}]})"),
                  "user.data[0].segment[0].id: expected string");
   ExpectRejected(WithTop(R"("source":{"schain":{"nodes":[{"hp":"1"}]}})"),
@@ -466,8 +508,8 @@ TEST(BidRequestParserTest, MalformedDocumentsAreRejected) {
   ExpectMalformed(WithTop(R"("bcat":["IAB1": 1])"));
 }
 
-TEST(BidRequestParserTest, EveryTruncationOfASampleIsRejected) {
-  std::string json = testing::ReadSampleFile("iab-2.x/pmp-direct-deal.json");
+TEST(BidRequestParserTest, EveryTruncationOfAFixtureRequestIsRejected) {
+  std::string json = testing::ReadFixtureRequest("site-pmp-deals.json");
   ASSERT_FALSE(json.empty());
   size_t end = json.find_last_not_of(" \n\r\t") + 1;
   BidRequestParser parser;
@@ -584,8 +626,8 @@ TEST(OpenRtbVersionTest, WithoutAUsableHeaderTheFieldsDecide) {
   EXPECT_EQ(ToString(OpenRtbVersion::k2_6), "2.6");
 }
 
-TEST(OpenRtbVersionTest, ParsedSamplesPickTheirVersion) {
-  BidRequest banner = ParseOrDie(testing::ReadSampleFile("iab-2.x/simple-banner.json"));
+TEST(OpenRtbVersionTest, ParsedFixtureRequestsPickTheirVersion) {
+  BidRequest banner = ParseOrDie(testing::ReadFixtureRequest("site-banner-mrec.json"));
   EXPECT_EQ(ResponseOpenRtbVersion("", banner), OpenRtbVersion::k2_5);
   BidRequest full = ParseOrDie(testing::kFullRequest26);
   EXPECT_EQ(ResponseOpenRtbVersion("", full), OpenRtbVersion::k2_6);
