@@ -20,7 +20,7 @@ using testing::kNoonUtcMillis;
 using testing::MustParse;
 using testing::ProfileRow;
 using testing::Qualifier;
-using testing::SampleRequest;
+using testing::FixtureRequest;
 
 // Refuses the campaigns it is told to, allows the rest.
 class StoppedCampaigns final : public PacingSnapshot {
@@ -89,7 +89,7 @@ constexpr std::string_view kMrec = R"({"id":"r1","imp":[{"id":"1","banner":{"w":
     "site":{"domain":"news.example","cat":["IAB12"]},"device":{"ifa":"6d92078a-8246-4ba4-ae5b-76104861e7dc"}})";
 
 TEST_F(AuctionTest, SimpleBannerSampleGoesToNorthwindMrec) {
-  const AuctionResult result = Run(SampleRequest("iab-2.x/simple-banner.json"));
+  const AuctionResult result = Run(FixtureRequest("site-banner-mrec.json"));
   ASSERT_EQ(result.bids.size(), 1u);
   const ImpBid& bid = result.bids[0];
   EXPECT_EQ(bid.campaign->id, "northwind-travel-display");
@@ -103,7 +103,7 @@ TEST_F(AuctionTest, SimpleBannerSampleGoesToNorthwindMrec) {
 }
 
 TEST_F(AuctionTest, MobileAppSampleGoesToNorthwindLeaderboardOverFabrikam) {
-  const AuctionResult result = Run(SampleRequest("iab-2.x/mobile-app.json"));
+  const AuctionResult result = Run(FixtureRequest("app-banner-leaderboard.json"));
   ASSERT_EQ(result.bids.size(), 1u);
   EXPECT_EQ(result.bids[0].campaign->id, "northwind-travel-display");
   EXPECT_EQ(result.bids[0].creative->id, "nw-leader-summer");
@@ -115,7 +115,7 @@ TEST_F(AuctionTest, MobileAppSampleGoesToNorthwindLeaderboardOverFabrikam) {
   // Without northwind, fabrikam's app targeting (device type 1, IAB15 app)
   // makes it the winner at its 1.8.
   const StoppedCampaigns pacing({IndexOf("northwind-travel-display")});
-  const AuctionResult paced = Run(SampleRequest("iab-2.x/mobile-app.json"), nullptr, &pacing);
+  const AuctionResult paced = Run(FixtureRequest("app-banner-leaderboard.json"), nullptr, &pacing);
   ASSERT_EQ(paced.bids.size(), 1u);
   EXPECT_EQ(paced.bids[0].campaign->id, "fabrikam-mobile-apps");
   EXPECT_EQ(paced.bids[0].creative->id, "fab-leader-728x90");
@@ -123,7 +123,7 @@ TEST_F(AuctionTest, MobileAppSampleGoesToNorthwindLeaderboardOverFabrikam) {
 }
 
 TEST_F(AuctionTest, PrivateDealSampleGoesToContosoThroughItsDeal) {
-  const AuctionResult result = Run(SampleRequest("iab-2.x/pmp-direct-deal.json"));
+  const AuctionResult result = Run(FixtureRequest("site-pmp-deals.json"));
   ASSERT_EQ(result.bids.size(), 1u);
   const ImpBid& bid = result.bids[0];
   EXPECT_EQ(bid.campaign->id, "contoso-agency1-deal");
@@ -338,7 +338,7 @@ TEST_F(AuctionTest, PreviewSaysWhetherAProfileCouldMatter) {
   EXPECT_TRUE(preview.any_candidates);
   EXPECT_TRUE(preview.needs_profile);
   // Only contoso (no cap, no segments) can serve a private Agency1 deal.
-  preview = auction.Preview(MustParse(SampleRequest("iab-2.x/pmp-direct-deal.json")));
+  preview = auction.Preview(MustParse(FixtureRequest("site-pmp-deals.json")));
   EXPECT_TRUE(preview.any_candidates);
   EXPECT_FALSE(preview.needs_profile);
   preview = auction.Preview(MustParse(R"({"id":"r","imp":[{"id":"1","banner":{"w":1,"h":1}}]})"));

@@ -35,7 +35,7 @@ using testing::GetRequest;
 using testing::OperatorSession;
 using testing::SessionHeaders;
 using testing::PostRequest;
-using testing::SampleRequest;
+using testing::FixtureRequest;
 using testing::TestResponse;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -72,7 +72,7 @@ class BeaconEndpointTest : public testing::BidderAppTest {
   // bid with its beacon URLs as the exchange would call them.
   WonBid Bid(std::string_view request_id, std::string_view device_id, bool test = false,
              double clearing_share = 0.8) {
-    nlohmann::json request = nlohmann::json::parse(SampleRequest("iab-2.x/simple-banner.json"));
+    nlohmann::json request = nlohmann::json::parse(FixtureRequest("site-banner-mrec.json"));
     request["id"] = request_id;
     if (!device_id.empty()) request["device"]["ifa"] = device_id;
     request["device"].erase("lmt");
@@ -283,14 +283,14 @@ TEST_F(BeaconEndpointTest, ImplausibleClearingPriceIsRejectedAndTheBidPriceRecor
 
 TEST_F(BeaconEndpointTest, WinNoticeServesTheMarkupOfAWinNoticeDeliveredCreative) {
   const TestResponse response = Send(PostRequest(app_->config().server.exchanges[0].bid_path,
-                                                 SampleRequest("iab-2.x/pmp-direct-deal.json")));
+                                                 FixtureRequest("site-pmp-deals.json")));
   ASSERT_EQ(response.status, 200u) << response.body;
   const nlohmann::json bid = nlohmann::json::parse(response.body)["seatbid"][0]["bid"][0];
   ASSERT_EQ(bid["cid"], "contoso-agency1-deal");
   EXPECT_FALSE(bid.contains("adm"));
   const std::string nurl = absl::StrReplaceAll(
       bid["nurl"].get<std::string>(),
-      {{"${AUCTION_ID}", nlohmann::json::parse(SampleRequest("iab-2.x/pmp-direct-deal.json"))["id"]},
+      {{"${AUCTION_ID}", nlohmann::json::parse(FixtureRequest("site-pmp-deals.json"))["id"]},
        {"${AUCTION_IMP_ID}", bid["impid"].get<std::string>()},
        {"${AUCTION_BID_ID}", bid["id"].get<std::string>()},
        {"${AUCTION_PRICE}", "1"},

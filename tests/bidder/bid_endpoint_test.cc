@@ -19,7 +19,7 @@ namespace {
 using testing::Compress;
 using testing::ExampleConfig;
 using testing::PostRequest;
-using testing::SampleRequest;
+using testing::FixtureRequest;
 using testing::TestConnection;
 using testing::TestResponse;
 using ::testing::HasSubstr;
@@ -68,12 +68,12 @@ TEST_F(BidEndpointTest, SamplesOverOneKeepAliveConnection) {
   struct Case {
     const char* sample;
     const char* campaign;
-  } cases[] = {{"iab-2.x/simple-banner.json", "northwind-travel-display"},
-               {"iab-2.x/mobile-app.json", "northwind-travel-display"},
-               {"iab-2.x/pmp-direct-deal.json", "contoso-agency1-deal"}};
+  } cases[] = {{"site-banner-mrec.json", "northwind-travel-display"},
+               {"app-banner-leaderboard.json", "northwind-travel-display"},
+               {"site-pmp-deals.json", "contoso-agency1-deal"}};
   for (const Case& c : cases) {
     SCOPED_TRACE(c.sample);
-    const TestResponse response = Post(connection, SampleRequest(c.sample));
+    const TestResponse response = Post(connection, FixtureRequest(c.sample));
     ASSERT_EQ(response.status, 200u) << response.body;
     EXPECT_EQ(response.Header("content-type"), "application/json");
     EXPECT_EQ(response.Header("x-openrtb-version"), "2.5");
@@ -88,7 +88,7 @@ TEST_F(BidEndpointTest, SamplesOverOneKeepAliveConnection) {
 
 TEST_F(BidEndpointTest, GzipBodyIsInflatedFirst) {
   TestConnection connection(app_->port());
-  const std::string body = Compress(SampleRequest("iab-2.x/simple-banner.json"));
+  const std::string body = Compress(FixtureRequest("site-banner-mrec.json"));
   const TestResponse response = Post(connection, body, "Content-Encoding: gzip\r\n");
   ASSERT_EQ(response.status, 200u) << response.body;
   EXPECT_THAT(response.body, HasSubstr("\"cid\":\"northwind-travel-display\""));
@@ -121,7 +121,7 @@ TEST_F(BidEndpointTest, StoredProfileIsReadOnTheBidPath) {
 
 TEST_F(BidEndpointTest, MetricsEndpointShowsBidOutcomes) {
   TestConnection connection(app_->port());
-  ASSERT_EQ(Post(connection, SampleRequest("iab-2.x/simple-banner.json")).status, 200u);
+  ASSERT_EQ(Post(connection, FixtureRequest("site-banner-mrec.json")).status, 200u);
   ASSERT_EQ(Post(connection, "{").status, 400u);
   std::optional<TestResponse> metrics =
       connection.RoundTrip(testing::GetRequest(app_->config().metrics.path));

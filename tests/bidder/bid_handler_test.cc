@@ -24,8 +24,6 @@ using testing::HandlerHarness;
 using testing::kBeaconSecret;
 using testing::ProfileRow;
 using testing::Qualifier;
-using testing::SampleRequest;
-using testing::SampleRequestNames;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
@@ -38,67 +36,6 @@ std::string Mrec(std::string_view extra = "") {
   return absl::StrCat(R"({"id":"req-1","imp":[{"id":"1","banner":{"w":300,"h":250}}],)",
                       R"("site":{"domain":"news.example"},"device":{"ifa":")", std::string(kIfa),
                       R"("})", std::string(extra), "}");
-}
-
-struct Expected {
-  std::string sample;
-  std::string campaign;
-  std::string creative;
-  double price;
-  int w, h;
-  std::string seat;
-  std::string deal;
-};
-
-TEST(BidHandlerTest, EverySharedSampleGetsItsAnswer) {
-  const std::vector<Expected> expected = {
-      {"iab-2.x/mobile-app.json", "northwind-travel-display", "nw-leader-summer", 2.5, 728, 90,
-       "rtb-bidder", ""},
-      {"iab-2.x/pmp-direct-deal.json", "contoso-agency1-deal", "contoso-mrec-deal", 4.0, 300, 250,
-       "Agency1", "AB-Agency1-0001"},
-      {"iab-2.x/simple-banner.json", "northwind-travel-display", "nw-mrec-summer", 2.5, 300, 250,
-       "rtb-bidder", ""},
-  };
-  HandlerHarness harness(ExampleConfig());
-  for (const std::string& name : SampleRequestNames()) {
-    SCOPED_TRACE(name);
-    const std::string body = SampleRequest(name);
-    const Answer answer = harness.Call(body);
-    auto e = std::find_if(expected.begin(), expected.end(), [&](const Expected& x) { return x.sample == name; });
-    if (e == expected.end()) {
-      // A sample added later: it must still be answered properly.
-      EXPECT_TRUE(answer.response.status == 200 || answer.response.status == 204);
-      if (answer.response.status == 200) {
-        EXPECT_TRUE(answer.json.is_object());
-      }
-      continue;
-    }
-    ASSERT_EQ(answer.response.status, 200u) << answer.response.body;
-    EXPECT_EQ(answer.response.content_type, "application/json");
-    EXPECT_EQ(answer.Header("x-openrtb-version"), "2.5");  // the example exchange speaks 2.5
-    const nlohmann::json request = nlohmann::json::parse(body);
-    EXPECT_EQ(answer.json["id"], request["id"]);
-    EXPECT_EQ(answer.json["cur"], "USD");
-    ASSERT_EQ(answer.json["seatbid"].size(), 1u);
-    EXPECT_EQ(answer.json["seatbid"][0]["seat"], e->seat);
-    const nlohmann::json& bid = answer.FirstBid();
-    EXPECT_EQ(bid["impid"], "1");
-    EXPECT_EQ(bid["cid"], e->campaign);
-    EXPECT_EQ(bid["crid"], e->creative);
-    EXPECT_DOUBLE_EQ(bid["price"].get<double>(), e->price);
-    EXPECT_EQ(bid["w"], e->w);
-    EXPECT_EQ(bid["h"], e->h);
-    EXPECT_FALSE(bid.contains("mtype"));  // a 2.5 answer
-    if (e->deal.empty()) {
-      EXPECT_FALSE(bid.contains("dealid"));
-      EXPECT_THAT(bid["adm"].get<std::string>(), HasSubstr("/click?"));
-    } else {
-      EXPECT_EQ(bid["dealid"], e->deal);
-      EXPECT_FALSE(bid.contains("adm"));  // nurl delivery
-    }
-    EXPECT_THAT(bid["nurl"].get<std::string>(), StartsWith("http://127.0.0.1:8080/win?"));
-  }
-  EXPECT_EQ(harness.Requests(BidOutcome::kBid), 3);
 }
 
 TEST(BidHandlerTest, ResponseCarriesSignedBeaconsAndBidFields) {

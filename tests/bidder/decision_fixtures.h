@@ -60,16 +60,17 @@ inline config::BidderConfig ExampleConfig() {
   return *std::move(config);
 }
 
-// A shared IAB example request, e.g. "iab-2.x/simple-banner.json".
-inline std::string SampleRequest(const std::string& name) {
-  std::string json = ReadFile(std::string(RTB_OPENRTB_SAMPLES_DIR) + "/" + name);
-  EXPECT_FALSE(json.empty()) << "missing sample " << name;
+// A request of the repository's corpus (tests/fixtures/openrtb/requests),
+// e.g. "site-banner-mrec.json".
+inline std::string FixtureRequest(const std::string& name) {
+  std::string json = ReadFile(std::string(RTB_OPENRTB_FIXTURES_DIR) + "/" + name);
+  EXPECT_FALSE(json.empty()) << "missing fixture request " << name;
   return json;
 }
 
-inline std::vector<std::string> SampleRequestNames() {
+inline std::vector<std::string> FixtureRequestNames() {
   std::vector<std::string> names;
-  const std::filesystem::path root(RTB_OPENRTB_SAMPLES_DIR);
+  const std::filesystem::path root(RTB_OPENRTB_FIXTURES_DIR);
   for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
     if (entry.is_regular_file() && entry.path().extension() == ".json") {
       names.push_back(std::filesystem::relative(entry.path(), root).string());

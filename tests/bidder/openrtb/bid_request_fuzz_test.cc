@@ -13,7 +13,7 @@
 #include "bidder/openrtb/openrtb.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "tests/bidder/openrtb/sample_requests.h"
+#include "tests/bidder/openrtb/fixture_requests.h"
 
 namespace rtb::openrtb {
 namespace {
@@ -165,8 +165,8 @@ std::string Printable(std::string_view s) {
 
 TEST(BidRequestFuzzTest, MutatedRequestsNeverCrashAndAgreeWithTheBaseline) {
   std::vector<std::string> samples;
-  for (auto& file : testing::LoadSampleFiles()) samples.push_back(file.json);
-  ASSERT_FALSE(samples.empty()) << "no samples under " << RTB_OPENRTB_SAMPLES_DIR;
+  for (auto& file : testing::LoadFixtureRequests()) samples.push_back(file.json);
+  ASSERT_FALSE(samples.empty()) << "no fixture requests under " << RTB_OPENRTB_FIXTURES_DIR;
   samples.emplace_back(testing::kFullRequest26);
 
   Mutator mutator(kSeed);
