@@ -6,13 +6,15 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 
 namespace rtb::loadtest {
 
 const char* LoadUsage() {
   return "usage: rtb-load [--host 127.0.0.1] [--port 8080] [--path /openrtb2/bid]\n"
          "                [--rate R] [--duration S] [--warmup S] [--drain S]\n"
-         "                [--connections C] --requests DIR [--devices N] [--zipf E] [--seed N]\n"
+         "                [--connections C] --requests PATH[,PATH...] [--devices N] [--zipf E]\n"
+         "                [--seed N]\n"
          "                [--win-rate F] [--notice-queue N] [--notice-connections C]\n";
 }
 
@@ -55,7 +57,7 @@ absl::StatusOr<LoadOptions> ParseLoadOptions(int argc, char** argv) {
       s = integer(&n);
       o.connections = static_cast<int>(n);
     } else if (flag == "--requests") {
-      o.requests_dir = value;
+      o.requests = absl::StrSplit(value, ',', absl::SkipEmpty());
     } else if (flag == "--devices") {
       s = integer(&o.devices);
     } else if (flag == "--zipf") {
@@ -89,7 +91,7 @@ absl::StatusOr<LoadOptions> ParseLoadOptions(int argc, char** argv) {
   if (o.connections < 1 || o.connections > 10000) {
     return absl::InvalidArgumentError("--connections must be in [1, 10000]");
   }
-  if (o.requests_dir.empty()) return absl::InvalidArgumentError("--requests is required");
+  if (o.requests.empty()) return absl::InvalidArgumentError("--requests is required");
   if (o.devices < 1) return absl::InvalidArgumentError("--devices must be >= 1");
   if (o.win_rate > 1) return absl::InvalidArgumentError("--win-rate must be in [0, 1]");
   if (o.notice_queue < 1 || o.notice_queue > 100000) {

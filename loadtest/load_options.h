@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
@@ -18,7 +19,9 @@ struct LoadOptions {
   double warmup_s = 2;       // not measured
   double drain_s = 2;        // wait for answers after the last send
   int connections = 64;      // keep-alive connections
-  std::string requests_dir;  // directory of sample bid requests (*.json)
+  // Bid requests to send: each entry a JSON file, or a directory whose
+  // *.json files are taken (--requests PATH[,PATH...]).
+  std::vector<std::string> requests;
   int64_t devices = 100000;  // device population
   double zipf = 1.1;         // Zipf exponent of device popularity
   uint64_t seed = 1;

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "nlohmann/json.hpp"
 
 namespace rtb::loadtest {
@@ -77,16 +78,24 @@ int64_t ZipfSampler::Next(std::mt19937_64& rng) const {
 
 absl::StatusOr<RequestMix> RequestMix::Load(const LoadOptions& options) {
   std::vector<Template> templates;
-  std::error_code ec;
   std::vector<std::filesystem::path> files;
-  for (const auto& entry : std::filesystem::directory_iterator(options.requests_dir, ec)) {
-    if (entry.path().extension() == ".json") files.push_back(entry.path());
+  for (const std::string& path : options.requests) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(path, ec)) {
+      if (!std::filesystem::is_regular_file(path, ec)) {
+        return absl::InvalidArgumentError(absl::StrCat("cannot read ", path, ": no such file"));
+      }
+      files.push_back(path);
+      continue;
+    }
+    std::vector<std::filesystem::path> in_directory;
+    for (const auto& entry : std::filesystem::directory_iterator(path, ec)) {
+      if (entry.path().extension() == ".json") in_directory.push_back(entry.path());
+    }
+    if (ec) return absl::InvalidArgumentError(absl::StrCat("cannot read ", path, ": ", ec.message()));
+    std::sort(in_directory.begin(), in_directory.end());
+    files.insert(files.end(), in_directory.begin(), in_directory.end());
   }
-  if (ec) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("cannot read ", options.requests_dir, ": ", ec.message()));
-  }
-  std::sort(files.begin(), files.end());
   for (const auto& file : files) {
     std::ifstream in(file);
     std::stringstream text;
@@ -116,7 +125,7 @@ absl::StatusOr<RequestMix> RequestMix::Load(const LoadOptions& options) {
   }
   if (templates.empty()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("no usable *.json bid requests in ", options.requests_dir));
+        absl::StrCat("no usable bid requests in ", absl::StrJoin(options.requests, ",")));
   }
   return RequestMix(std::move(templates), ZipfSampler(options.devices, options.zipf));
 }

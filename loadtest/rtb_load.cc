@@ -5,9 +5,10 @@
 // connection became free, so a stalled server shows up as latency instead of
 // silently lowering the offered load (coordinated omission).
 //
-//   rtb-load --port 8080 --rate 5000 --duration 10 --requests ../shared/openrtb/iab-2.x
+//   rtb-load --port 8080 --rate 5000 --duration 10 --requests tests/fixtures/openrtb/requests
 //
-// Bodies are the sample requests with a fresh `id` and a device id drawn from
+// --requests takes JSON files and directories (their *.json files). Bodies
+// are those requests with a fresh `id` and a device id drawn from
 // a Zipf-distributed population (`--devices`, `--zipf`), so some devices are
 // hot and most are rare, as on a real exchange. The report is one JSON object
 // on stdout. Only loopback targets are accepted.

@@ -24,6 +24,9 @@
 #   DEVICES       device population [100000]
 #   HIT_SHARE     share of requests whose device has a profile [0.5]
 #   P99_LIMIT_US  p99 latency limit, microseconds [5000]
+#   REQUESTS      bid requests rtb-load sends, comma-separated files or directories
+#                 [three of tests/fixtures/openrtb/requests: site-banner-mrec,
+#                 app-banner-leaderboard, site-pmp-deals]
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -37,9 +40,9 @@ THREADS=${THREADS:-$(nproc)}
 DEVICES=${DEVICES:-100000}
 HIT_SHARE=${HIT_SHARE:-0.5}
 P99_LIMIT_US=${P99_LIMIT_US:-5000}
-REQUESTS_DIR=${REQUESTS_DIR:-$ROOT/../shared/openrtb/iab-2.x}
+FIXTURES=$ROOT/tests/fixtures/openrtb/requests
+REQUESTS=${REQUESTS:-$FIXTURES/site-banner-mrec.json,$FIXTURES/app-banner-leaderboard.json,$FIXTURES/site-pmp-deals.json}
 
-[[ -d $REQUESTS_DIR ]] || { echo "run-bid-benchmark: no sample requests in $REQUESTS_DIR (set REQUESTS_DIR)" >&2; exit 1; }
 command -v jq >/dev/null || { echo "run-bid-benchmark: jq is needed (deploy/install-deps.sh)" >&2; exit 1; }
 
 cmake --build "$BUILD_DIR" --target rtb-bidder rtb-load bare-responder rtb-seed-profiles >&2
@@ -101,7 +104,7 @@ lookups() {
 run_one() {
   local server=$1 port=$2 rate=$3
   "$BUILD_DIR/loadtest/rtb-load" --port "$port" --rate "$rate" --duration "$DURATION" \
-    --warmup "$WARMUP" --connections "$CONNECTIONS" --requests "$REQUESTS_DIR" \
+    --warmup "$WARMUP" --connections "$CONNECTIONS" --requests "$REQUESTS" \
     --devices "$DEVICES" |
     jq -c --arg server "$server" --argjson limit "$P99_LIMIT_US" \
       --arg load "$(cut -d' ' -f1 /proc/loadavg)" \

@@ -24,6 +24,9 @@
 #   DEVICES     device population [100000]
 #   HIT_SHARE   share of requests whose device has a profile [0.5]
 #   FIXTURE     where the series go [tests/bidder/telemetry/fixtures/bidder_10s.txt]
+#   REQUESTS    bid requests rtb-load sends, comma-separated files or directories
+#               [three of tests/fixtures/openrtb/requests: site-banner-mrec,
+#               app-banner-leaderboard, site-pmp-deals]
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -36,9 +39,9 @@ WIN_RATE=${WIN_RATE:-0.2}
 DEVICES=${DEVICES:-100000}
 HIT_SHARE=${HIT_SHARE:-0.5}
 FIXTURE=${FIXTURE:-$ROOT/tests/bidder/telemetry/fixtures/bidder_10s.txt}
-REQUESTS_DIR=${REQUESTS_DIR:-$ROOT/../shared/openrtb/iab-2.x}
+FIXTURES=$ROOT/tests/fixtures/openrtb/requests
+REQUESTS=${REQUESTS:-$FIXTURES/site-banner-mrec.json,$FIXTURES/app-banner-leaderboard.json,$FIXTURES/site-pmp-deals.json}
 
-[[ -d $REQUESTS_DIR ]] || { echo "run-telemetry-benchmark: no sample requests in $REQUESTS_DIR (set REQUESTS_DIR)" >&2; exit 1; }
 command -v jq >/dev/null || { echo "run-telemetry-benchmark: jq is needed (deploy/install-deps.sh)" >&2; exit 1; }
 
 cmake --build "$BUILD_DIR" --target rtb-bidder rtb-load rtb-seed-profiles >&2
@@ -78,7 +81,7 @@ BASE=http://127.0.0.1:$PORT
 START=$(date +%s)
 echo "run-telemetry-benchmark: $DURATION s at $RATE requests/s, win rate $WIN_RATE, from $(date -u -d "@$START" +%H:%M:%S) UTC" >&2
 "$BUILD_DIR/loadtest/rtb-load" --port "$PORT" --rate "$RATE" --duration "$DURATION" --warmup 1 \
-  --connections 16 --requests "$REQUESTS_DIR" --devices "$DEVICES" --win-rate "$WIN_RATE" >"$WORK/load.json"
+  --connections 16 --requests "$REQUESTS" --devices "$DEVICES" --win-rate "$WIN_RATE" >"$WORK/load.json"
 sleep 12  # the last sample after the load
 END=$(date +%s)
 

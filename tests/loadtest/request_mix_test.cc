@@ -1,5 +1,6 @@
 #include <cmath>
 #include <cstdint>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -54,6 +55,33 @@ TEST(DeviceIdForTest, IdsAreStableDistinctLowerCaseUuids) {
     ids.insert(id);
   }
   EXPECT_EQ(ids.size(), 10000u);
+}
+
+TEST(RequestMixTest, RequestsComeFromFilesAndDirectories) {
+  const std::string fixtures = RTB_OPENRTB_FIXTURES_DIR;
+  LoadOptions options;
+  options.requests = {fixtures + "/site-banner-mrec.json", fixtures + "/site-pmp-deals.json"};
+  absl::StatusOr<RequestMix> two = RequestMix::Load(options);
+  ASSERT_TRUE(two.ok()) << two.status();
+  EXPECT_EQ(two->templates(), 2u);
+  std::mt19937_64 rng(7);
+  std::set<std::string> ids;
+  for (int i = 0; i < 20; ++i) {
+    const std::string body = two->Next(rng);
+    EXPECT_NE(body.find(R"("ifa":")"), std::string::npos) << body;
+    ids.insert(body.substr(body.find(R"("id":")"), 20));
+  }
+  EXPECT_GT(ids.size(), 1u);  // a fresh id per body
+
+  options.requests = {fixtures, fixtures + "/site-banner-mrec.json"};
+  absl::StatusOr<RequestMix> all = RequestMix::Load(options);
+  ASSERT_TRUE(all.ok()) << all.status();
+  EXPECT_GE(all->templates(), 21u);
+
+  options.requests = {fixtures + "/no-such-request.json"};
+  absl::StatusOr<RequestMix> missing = RequestMix::Load(options);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(std::string(missing.status().message()).find("no-such-request.json"), std::string::npos);
 }
 
 }  // namespace

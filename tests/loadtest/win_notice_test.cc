@@ -86,6 +86,10 @@ TEST(LoadOptionsTest, WinNoticeOptionsAreParsedAndBounded) {
   auto defaults = Parse({});
   ASSERT_TRUE(defaults.ok()) << defaults.status();
   EXPECT_EQ(defaults->win_rate, 0);
+  EXPECT_EQ(defaults->requests, std::vector<std::string>{"dir"});
+  auto listed = Parse({"--requests", "a.json,,b/"});
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  EXPECT_EQ(listed->requests, (std::vector<std::string>{"a.json", "b/"}));
   auto o = Parse({"--win-rate", "0.25", "--notice-queue", "50", "--notice-connections", "2",
                   "--duration", "3900"});
   ASSERT_TRUE(o.ok()) << o.status();
