@@ -143,9 +143,14 @@ std::string_view PacingStateName(const pacing::CampaignPacingStatus& status, int
 class AdminApi::Impl {
  public:
   explicit Impl(const Dependencies& deps)
-      : config_(*deps.config), access_(*deps.access), pacer_(*deps.pacer), events_(*deps.events),
-        eraser_(*deps.eraser), telemetry_(deps.telemetry),
-        hasher_(deps.config->bid.device_key_secret), pool_(2) {}
+      : config_(*deps.config),
+        access_(*deps.access),
+        pacer_(*deps.pacer),
+        events_(*deps.events),
+        eraser_(*deps.eraser),
+        telemetry_(deps.telemetry),
+        hasher_(deps.config->bid.device_key_secret),
+        pool_(2) {}
   ~Impl() { pool_.join(); }
 
   void Register(HttpServer& server) {
@@ -179,10 +184,10 @@ class AdminApi::Impl {
                                 target = std::string(request.target), executor = request.executor,
                                 respond = std::move(respond)]() mutable {
         HttpResponse response = Answer(method, guard, owned, target);
-        boost::asio::post(executor, [respond = std::move(respond),
-                                     response = std::move(response)]() mutable {
-          respond(std::move(response));
-        });
+        boost::asio::post(executor,
+                          [respond = std::move(respond), response = std::move(response)]() mutable {
+                            respond(std::move(response));
+                          });
       });
     };
   }
@@ -207,17 +212,16 @@ class AdminApi::Impl {
     for (size_t i = 0; i < config_.campaigns.size() && i < statuses.size(); ++i) {
       const config::CampaignConfig& campaign = config_.campaigns[i];
       const pacing::CampaignPacingStatus& status = statuses[i];
-      campaigns.push_back({{"id", campaign.id},
-                           {"currency", campaign.currency},
-                           {"daily_budget_micros", status.daily_budget_micros},
-                           {"spend_today_micros", status.spent_today_micros},
-                           {"pacing_mode", campaign.pacing_mode == config::PacingMode::kEven
-                                               ? "even"
-                                               : "asap"},
-                           {"time_zone", campaign.time_zone},
-                           {"throttle", status.throttle},
-                           {"state", std::string(PacingStateName(status, now_ms))},
-                           {"decided_at_ms", status.decided_at_ms}});
+      campaigns.push_back(
+          {{"id", campaign.id},
+           {"currency", campaign.currency},
+           {"daily_budget_micros", status.daily_budget_micros},
+           {"spend_today_micros", status.spent_today_micros},
+           {"pacing_mode", campaign.pacing_mode == config::PacingMode::kEven ? "even" : "asap"},
+           {"time_zone", campaign.time_zone},
+           {"throttle", status.throttle},
+           {"state", std::string(PacingStateName(status, now_ms))},
+           {"decided_at_ms", status.decided_at_ms}});
     }
     return Json(200, nlohmann::json{{"as_of_ms", now_ms}, {"campaigns", campaigns}}.dump());
   }
@@ -247,12 +251,14 @@ class AdminApi::Impl {
       return Json(200, events::ErasureStatusJson(**status));
     }
     if (resource != "events") return Error(404, "no such resource");
-    absl::StatusOr<int64_t> limit = IntParam(query, "limit", kDefaultLimit, 1, events::kMaxReadLimit);
+    absl::StatusOr<int64_t> limit =
+        IntParam(query, "limit", kDefaultLimit, 1, events::kMaxReadLimit);
     if (!limit.ok()) return Error(limit.status());
     const bool windowed = query.Get("from").has_value() || query.Get("to").has_value();
     absl::StatusOr<std::vector<events::Event>> found;
     if (windowed) {
-      absl::StatusOr<int64_t> from = IntParam(query, "from", 0, 0, std::numeric_limits<int64_t>::max());
+      absl::StatusOr<int64_t> from =
+          IntParam(query, "from", 0, 0, std::numeric_limits<int64_t>::max());
       absl::StatusOr<int64_t> to = IntParam(query, "to", std::numeric_limits<int64_t>::max(), 0,
                                             std::numeric_limits<int64_t>::max());
       if (!from.ok()) return Error(from.status());
@@ -287,9 +293,11 @@ class AdminApi::Impl {
     if (!query.Get("from").has_value() || !query.Get("to").has_value()) {
       return Error(400, "from and to (ms since the epoch) are required");
     }
-    absl::StatusOr<int64_t> from = IntParam(query, "from", 0, 0, std::numeric_limits<int64_t>::max());
+    absl::StatusOr<int64_t> from =
+        IntParam(query, "from", 0, 0, std::numeric_limits<int64_t>::max());
     absl::StatusOr<int64_t> to = IntParam(query, "to", 0, 0, std::numeric_limits<int64_t>::max());
-    absl::StatusOr<int64_t> limit = IntParam(query, "limit", kDefaultLimit, 1, events::kMaxReadLimit);
+    absl::StatusOr<int64_t> limit =
+        IntParam(query, "limit", kDefaultLimit, 1, events::kMaxReadLimit);
     for (const auto* p : {&from, &to, &limit}) {
       if (!p->ok()) return Error(p->status());
     }

@@ -11,13 +11,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "bidder/admin_api.h"
-#include "bidder/operator_access.h"
 #include "bidder/beacon_handler.h"
 #include "bidder/bid_handler.h"
 #include "bidder/bid_metrics.h"
-#include "bidder/operational_endpoints.h"
 #include "bidder/events/erasure.h"
 #include "bidder/events/events.h"
+#include "bidder/operational_endpoints.h"
+#include "bidder/operator_access.h"
 #include "bidder/pacing_snapshot.h"
 #include "bidder/telemetry/self_telemetry.h"
 #include "bidder/telemetry/telemetry.h"
@@ -108,7 +108,8 @@ class MaintenanceLoop {
     std::unique_lock<std::mutex> lock(mutex_);
     while (!wake_.wait_for(lock, kReconcileEvery, [this] { return stopping_; })) {
       lock.unlock();
-      if (absl::StatusOr<events::EventStore::ReconcileReport> r = events_.Reconcile(kReconcileUsers);
+      if (absl::StatusOr<events::EventStore::ReconcileReport> r =
+              events_.Reconcile(kReconcileUsers);
           !r.ok()) {
         Log("event reconcile", r.status());
       }
@@ -120,7 +121,8 @@ class MaintenanceLoop {
   }
 
   static void Log(const char* what, const absl::Status& status) {
-    std::fprintf(stderr, "rtb-bidder: %s failed: %s\n", what, std::string(status.message()).c_str());
+    std::fprintf(stderr, "rtb-bidder: %s failed: %s\n", what,
+                 std::string(status.message()).c_str());
   }
 
   events::EventStore& events_;
@@ -160,8 +162,8 @@ absl::StatusOr<std::unique_ptr<BidderApp>> BidderApp::Create(config::BidderConfi
     return Annotate(s, "cannot create the bidder's tables");
   }
 
-  absl::StatusOr<std::unique_ptr<HttpServer>> server = [&]()
-      -> absl::StatusOr<std::unique_ptr<HttpServer>> {
+  absl::StatusOr<std::unique_ptr<HttpServer>> server =
+      [&]() -> absl::StatusOr<std::unique_ptr<HttpServer>> {
     // prometheus-cpp throws on a metric name clash; at start-up that is an
     // error to report, not a crash.
     try {
@@ -182,7 +184,8 @@ absl::StatusOr<std::unique_ptr<BidderApp>> BidderApp::Create(config::BidderConfi
 
 absl::Status BidderApp::RegisterBidRoutes() {
   try {
-    bid_metrics_ = std::make_unique<BidMetrics>(registry_, config_.server.exchanges, config_.campaigns);
+    bid_metrics_ =
+        std::make_unique<BidMetrics>(registry_, config_.server.exchanges, config_.campaigns);
   } catch (const std::exception& e) {
     return absl::InternalError(absl::StrCat("cannot declare the bid metrics: ", e.what()));
   }
@@ -225,7 +228,8 @@ absl::Status BidderApp::RegisterBeaconRoutes() {
   beacon_handler_ = *std::move(beacons);
   beacon_handler_->Register(*server_);
   if (config_.telemetry.enabled) {
-    telemetry::TelemetryOptions options = telemetry::TelemetryOptions::FromConfig(config_.telemetry);
+    telemetry::TelemetryOptions options =
+        telemetry::TelemetryOptions::FromConfig(config_.telemetry);
     options.registry = &registry_;
     absl::StatusOr<std::unique_ptr<telemetry::Telemetry>> telemetry =
         telemetry::Telemetry::Create(*store_, std::move(options));

@@ -71,7 +71,7 @@ class BidderApp {
   // (the store path or endpoint, the table, the listen address).
   static absl::StatusOr<std::unique_ptr<BidderApp>> Create(config::BidderConfig config);
   static absl::StatusOr<std::unique_ptr<BidderApp>> Create(config::BidderConfig config,
-                                                          const HttpServerTuning& tuning);
+                                                           const HttpServerTuning& tuning);
   // Stops the server at once when Shutdown() was not called.
   ~BidderApp();
   BidderApp(const BidderApp&) = delete;

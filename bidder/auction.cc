@@ -178,7 +178,8 @@ void Auction::Run(const AuctionInput& input, AuctionResult* result) const {
       auto reject = [&](Rejection r) { result->rejection = std::max(result->rejection, r); };
       const std::string_view seat =
           campaign.seat.empty() ? input.exchange_seat : std::string_view(campaign.seat);
-      if (Rejection r = CheckCampaign(campaign, seat, scratch.facts, profile); r != Rejection::kNone) {
+      if (Rejection r = CheckCampaign(campaign, seat, scratch.facts, profile);
+          r != Rejection::kNone) {
         return reject(r);
       }
       Rejection creative_rejection = Rejection::kNone;
@@ -213,7 +214,10 @@ void Auction::Run(const AuctionInput& input, AuctionResult* result) const {
             break;
           }
         }
-        if (deal == nullptr) return reject(floor_refused ? Rejection::kFloor : seat_refused ? Rejection::kSeat : Rejection::kTargeting);
+        if (deal == nullptr)
+          return reject(floor_refused  ? Rejection::kFloor
+                        : seat_refused ? Rejection::kSeat
+                                       : Rejection::kTargeting);
       } else if (!open_floor.has_value() || !MeetsFloor(*price, *open_floor)) {
         return reject(Rejection::kFloor);
       }

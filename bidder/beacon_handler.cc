@@ -42,8 +42,8 @@ constexpr std::string_view kCampaignColumn = "c";
 constexpr std::string_view kCreativeColumn = "cr";
 constexpr std::string_view kDeviceKeyColumn = "dk";
 constexpr std::string_view kExchangeColumn = "x";
-constexpr std::string_view kSpendColumn = "spend";  // micro-units of the campaign currency
-constexpr std::string_view kTimeColumn = "ts";       // impression time, 8-byte ms
+constexpr std::string_view kSpendColumn = "spend";     // micro-units of the campaign currency
+constexpr std::string_view kTimeColumn = "ts";         // impression time, 8-byte ms
 constexpr std::string_view kFirstClickColumn = "clk";  // first click time, 8-byte ms
 // + hex of the conversion's event id: the time it was first recorded.
 constexpr std::string_view kConversionColumnPrefix = "cv.";
@@ -65,23 +65,32 @@ constexpr std::array<std::string_view, static_cast<size_t>(Endpoint::kCount)> kE
     "win", "billing", "impression", "loss", "click", "conversion"};
 
 enum class Outcome {
-  kRecorded,          // first time: written
-  kDuplicate,         // a replay: nothing changed
-  kForged,            // signature missing or wrong
-  kInvalid,           // malformed parameters
-  kUnknownCampaign,   // signed, but the campaign or creative is no longer configured
-  kUnknownImpression, // click or conversion of an impression we have no row for
-  kExpired,           // outside the attribution window
-  kErased,            // the device is erased: no device data written
-  kTest,              // test=1: nothing billable recorded
-  kOverloaded,        // too many beacons in flight: 503
-  kError,             // storage failed: 500, the exchange retries
+  kRecorded,           // first time: written
+  kDuplicate,          // a replay: nothing changed
+  kForged,             // signature missing or wrong
+  kInvalid,            // malformed parameters
+  kUnknownCampaign,    // signed, but the campaign or creative is no longer configured
+  kUnknownImpression,  // click or conversion of an impression we have no row for
+  kExpired,            // outside the attribution window
+  kErased,             // the device is erased: no device data written
+  kTest,               // test=1: nothing billable recorded
+  kOverloaded,         // too many beacons in flight: 503
+  kError,              // storage failed: 500, the exchange retries
   kCount
 };
 
 constexpr std::array<std::string_view, static_cast<size_t>(Outcome::kCount)> kOutcomeNames = {
-    "recorded", "duplicate", "forged", "invalid", "unknown_campaign", "unknown_impression",
-    "expired", "erased", "test", "overloaded", "error"};
+    "recorded",
+    "duplicate",
+    "forged",
+    "invalid",
+    "unknown_campaign",
+    "unknown_impression",
+    "expired",
+    "erased",
+    "test",
+    "overloaded",
+    "error"};
 
 std::string Sha256Prefix16(std::string_view text) {
   unsigned char digest[SHA256_DIGEST_LENGTH];
@@ -237,7 +246,8 @@ class BeaconHandler::Impl {
       CampaignEntry entry;
       entry.index = i;
       entry.config = &campaigns[i];
-      if (!absl::LoadTimeZone(campaigns[i].time_zone, &entry.zone)) entry.zone = absl::UTCTimeZone();
+      if (!absl::LoadTimeZone(campaigns[i].time_zone, &entry.zone))
+        entry.zone = absl::UTCTimeZone();
       for (const config::CreativeConfig& creative : campaigns[i].creatives) {
         entry.creatives[creative.id] = &creative;
       }
@@ -259,7 +269,8 @@ class BeaconHandler::Impl {
       }
     };
     route({http::verb::get, http::verb::post}, BeaconPath(BeaconKind::kWin), Endpoint::kWin);
-    route({http::verb::get, http::verb::post}, BeaconPath(BeaconKind::kBilling), Endpoint::kBilling);
+    route({http::verb::get, http::verb::post}, BeaconPath(BeaconKind::kBilling),
+          Endpoint::kBilling);
     route({http::verb::get}, BeaconPath(BeaconKind::kImpression), Endpoint::kImpression);
     route({http::verb::get, http::verb::post}, BeaconPath(BeaconKind::kLoss), Endpoint::kLoss);
     route({http::verb::get}, BeaconPath(BeaconKind::kClick), Endpoint::kClick);
@@ -294,8 +305,9 @@ class BeaconHandler::Impl {
                          .Register(registry);
     auto& rejected = prometheus::BuildCounter()
                          .Name("bidder_beacon_price_rejected_total")
-                         .Help("Clearing prices rejected (not a number, negative, above our bid "
-                               "or above 1000 CPM); the bid price was recorded instead")
+                         .Help(
+                             "Clearing prices rejected (not a number, negative, above our bid "
+                             "or above 1000 CPM); the bid price was recorded instead")
                          .Register(registry);
     auto& latency = prometheus::BuildHistogram()
                         .Name("bidder_beacon_latency_seconds")
@@ -314,20 +326,23 @@ class BeaconHandler::Impl {
     }
     metrics_.wins_family = &prometheus::BuildCounter()
                                 .Name("bidder_wins_total")
-                                .Help("Impressions won and claimed (billing notice or pixel, "
-                                      "replays not counted), by exchange and campaign")
+                                .Help(
+                                    "Impressions won and claimed (billing notice or pixel, "
+                                    "replays not counted), by exchange and campaign")
                                 .Register(registry);
     metrics_.spend_family = &prometheus::BuildCounter()
                                  .Name("bidder_spend_micros_total")
-                                 .Help("Spend of the claimed impressions, micro-units of the "
-                                       "campaign's currency, by exchange and campaign")
+                                 .Help(
+                                     "Spend of the claimed impressions, micro-units of the "
+                                     "campaign's currency, by exchange and campaign")
                                  .Register(registry);
     const auto& exchanges = deps_.config->server.exchanges;
     for (size_t x = 0; x < exchanges.size(); ++x) {
       metrics_.exchange_index.emplace(exchanges[x].name, x);
       std::vector<prometheus::Counter*> wins, spend;
       for (const config::CampaignConfig& campaign : deps_.config->campaigns) {
-        const prometheus::Labels labels = {{"exchange", exchanges[x].name}, {"campaign", campaign.id}};
+        const prometheus::Labels labels = {{"exchange", exchanges[x].name},
+                                           {"campaign", campaign.id}};
         wins.push_back(&metrics_.wins_family->Add(labels));
         spend.push_back(&metrics_.spend_family->Add(labels));
       }
@@ -345,7 +360,8 @@ class BeaconHandler::Impl {
       wins = metrics_.wins[x->second][campaign.index];
       spend = metrics_.spend_micros[x->second][campaign.index];
     } else {
-      const prometheus::Labels labels = {{"exchange", b.exchange}, {"campaign", campaign.config->id}};
+      const prometheus::Labels labels = {{"exchange", b.exchange},
+                                         {"campaign", campaign.config->id}};
       wins = &metrics_.wins_family->Add(labels);
       spend = &metrics_.spend_family->Add(labels);
     }
@@ -388,12 +404,23 @@ class BeaconHandler::Impl {
     if (endpoint == Endpoint::kConversion) return HandleConversion(query);
     BeaconKind kind = BeaconKind::kWin;
     switch (endpoint) {
-      case Endpoint::kWin: kind = BeaconKind::kWin; break;
-      case Endpoint::kBilling: kind = BeaconKind::kBilling; break;
-      case Endpoint::kImpression: kind = BeaconKind::kImpression; break;
-      case Endpoint::kLoss: kind = BeaconKind::kLoss; break;
-      case Endpoint::kClick: kind = BeaconKind::kClick; break;
-      default: break;
+      case Endpoint::kWin:
+        kind = BeaconKind::kWin;
+        break;
+      case Endpoint::kBilling:
+        kind = BeaconKind::kBilling;
+        break;
+      case Endpoint::kImpression:
+        kind = BeaconKind::kImpression;
+        break;
+      case Endpoint::kLoss:
+        kind = BeaconKind::kLoss;
+        break;
+      case Endpoint::kClick:
+        kind = BeaconKind::kClick;
+        break;
+      default:
+        break;
     }
     absl::StatusOr<VerifiedBeacon> beacon = signer_.Verify(kind, query);
     if (!beacon.ok()) {
@@ -405,8 +432,7 @@ class BeaconHandler::Impl {
       return {Status(400, "beacon without the auction, impression and bid ids"), Outcome::kInvalid};
     }
     auto campaign = campaigns_.find(beacon->campaign_id);
-    if (campaign == campaigns_.end() ||
-        !campaign->second.creatives.contains(beacon->creative_id)) {
+    if (campaign == campaigns_.end() || !campaign->second.creatives.contains(beacon->creative_id)) {
       return {Status(endpoint == Endpoint::kClick ? 404 : 204), Outcome::kUnknownCampaign};
     }
     const CampaignEntry& entry = campaign->second;
@@ -440,10 +466,14 @@ class BeaconHandler::Impl {
   }
 
   static nlohmann::json BeaconJson(const VerifiedBeacon& b, std::string_view impression_id) {
-    return {{"impression_id", Hex(impression_id)}, {"exchange", b.exchange},
-            {"campaign", b.campaign_id},           {"creative", b.creative_id},
-            {"deal", b.deal_id},                   {"bid_price_micros", b.bid_price_micros},
-            {"bid_currency", b.bid_currency},      {"bid_time_ms", b.bid_time_ms}};
+    return {{"impression_id", Hex(impression_id)},
+            {"exchange", b.exchange},
+            {"campaign", b.campaign_id},
+            {"creative", b.creative_id},
+            {"deal", b.deal_id},
+            {"bid_price_micros", b.bid_price_micros},
+            {"bid_currency", b.bid_currency},
+            {"bid_time_ms", b.bid_time_ms}};
   }
 
   // Checks the exchange's clearing price; the CPM in the bid currency that
@@ -452,7 +482,8 @@ class BeaconHandler::Impl {
     const double bid_cpm = static_cast<double>(b.bid_price_micros) / 1e6;
     if (b.price_text.empty()) return bid_cpm;  // not substituted: our bid is the bound
     std::optional<double> price = b.clearing_price;
-    if (price.has_value() && !b.clearing_currency.empty() && b.clearing_currency != b.bid_currency) {
+    if (price.has_value() && !b.clearing_currency.empty() &&
+        b.clearing_currency != b.bid_currency) {
       price = currencies_.Convert(*price, b.clearing_currency, b.bid_currency);
     }
     // A tiny tolerance for exchanges that round the price they echo.
@@ -472,8 +503,7 @@ class BeaconHandler::Impl {
       BeaconParams params = ParamsOf(b);
       std::string click_url;
       std::string impression_url;
-      signer_.AppendUrls(BaseUrl(), params, nullptr, nullptr, nullptr, &click_url,
-                         &impression_url);
+      signer_.AppendUrls(BaseUrl(), params, nullptr, nullptr, nullptr, &click_url, &impression_url);
       response.status = 200;
       response.content_type = MarkupContentType(creative.format);
       response.body = FillMarkup(creative.adm, click_url, impression_url);
@@ -533,9 +563,7 @@ class BeaconHandler::Impl {
       ok.headers.emplace_back("Cache-Control", "no-store");
     }
     if (b.test) return {std::move(ok), Outcome::kTest};
-    const auto fail = [](const absl::Status& s) {
-      return Answer{Status(500, s), Outcome::kError};
-    };
+    const auto fail = [](const absl::Status& s) { return Answer{Status(500, s), Outcome::kError}; };
 
     storage::Get get;
     get.row = impression_id;
@@ -582,14 +610,15 @@ class BeaconHandler::Impl {
       if (campaign.config->frequency_cap_per_day > 0) {
         storage::Increment cap;
         cap.row = *device_key;
-        cap.columns.push_back({"fc",
-                               FrequencyCapQualifier(campaign.config->id, absl::FromUnixMillis(now),
-                                                     campaign.zone),
-                               1});
+        cap.columns.push_back(
+            {"fc",
+             FrequencyCapQualifier(campaign.config->id, absl::FromUnixMillis(now), campaign.zone),
+             1});
         cap.ttl_ms = options_.frequency_cap_ttl_ms;
         cap.durability = storage::Durability::kAsyncWal;
         cap.nonce = Nonce(impression_id);
-        if (absl::StatusOr<storage::RowResult> r = deps_.store->Increment(storage::kProfilesTable, cap);
+        if (absl::StatusOr<storage::RowResult> r =
+                deps_.store->Increment(storage::kProfilesTable, cap);
             !r.ok()) {
           return fail(r.status());
         }
@@ -604,8 +633,8 @@ class BeaconHandler::Impl {
     storage::Put row;
     row.row = impression_id;
     auto column = [&](std::string_view q, std::string value) {
-      row.values.push_back({std::string(kImpressionFamily), std::string(q), std::move(value),
-                            std::nullopt});
+      row.values.push_back(
+          {std::string(kImpressionFamily), std::string(q), std::move(value), std::nullopt});
     };
     column(kCampaignColumn, campaign.config->id);
     column(kCreativeColumn, b.creative_id);
@@ -619,7 +648,8 @@ class BeaconHandler::Impl {
     if (!claimed.ok()) return fail(claimed.status());
     if (!*claimed) return {std::move(ok), Outcome::kDuplicate};
     CountWin(b, campaign, spend_micros);
-    if (deps_.spend != nullptr && spend_micros > 0) deps_.spend->Record(campaign.index, spend_micros);
+    if (deps_.spend != nullptr && spend_micros > 0)
+      deps_.spend->Record(campaign.index, spend_micros);
     return {std::move(ok), erased ? Outcome::kErased : Outcome::kRecorded};
   }
 
@@ -652,8 +682,7 @@ class BeaconHandler::Impl {
     if (!impression.ok()) return {std::move(redirect), Outcome::kError};
     if (!impression->has_value()) return {std::move(redirect), Outcome::kUnknownImpression};
     const int64_t now = deps_.wall_clock->NowMillis();
-    const int64_t shown_ms =
-        (*impression)->Counter(kImpressionFamily, kTimeColumn).value_or(now);
+    const int64_t shown_ms = (*impression)->Counter(kImpressionFamily, kTimeColumn).value_or(now);
     if (!WithinWindow(shown_ms, now)) return {std::move(redirect), Outcome::kExpired};
 
     // The first click is the one conversions are attributed through.
@@ -668,7 +697,8 @@ class BeaconHandler::Impl {
                                  EncodeMillis(now), std::nullopt});
     click_time.durability = storage::Durability::kSyncWal;
     first.puts.push_back(std::move(click_time));
-    absl::StatusOr<bool> first_click = deps_.store->CheckAndMutate(storage::kImpressionsTable, first);
+    absl::StatusOr<bool> first_click =
+        deps_.store->CheckAndMutate(storage::kImpressionsTable, first);
     if (!first_click.ok()) return {std::move(redirect), Outcome::kError};
     if (!*first_click) return {std::move(redirect), Outcome::kDuplicate};
 
@@ -748,8 +778,8 @@ class BeaconHandler::Impl {
     absl::StatusOr<bool> first = deps_.store->CheckAndMutate(storage::kImpressionsTable, claim);
     if (!first.ok()) return {Status(500, first.status()), Outcome::kError};
     if (!*first) return {Status(204), Outcome::kDuplicate};
-    absl::StatusOr<Outcome> recorded = RecordEvent(b, *impression_id, EventType::kConversion, now,
-                                                   body, order->value_or(""));
+    absl::StatusOr<Outcome> recorded =
+        RecordEvent(b, *impression_id, EventType::kConversion, now, body, order->value_or(""));
     if (!recorded.ok()) return {Status(500, recorded.status()), Outcome::kError};
     return {Status(204), *recorded};
   }
@@ -799,7 +829,8 @@ absl::StatusOr<std::unique_ptr<BeaconHandler>> BeaconHandler::Create(Dependencie
                                                                      BeaconHandlerOptions options) {
   if (deps.config == nullptr || deps.store == nullptr || deps.events == nullptr ||
       deps.registry == nullptr) {
-    return absl::InvalidArgumentError("beacon handler: config, store, events and registry are required");
+    return absl::InvalidArgumentError(
+        "beacon handler: config, store, events and registry are required");
   }
   if (options.threads < 1 || options.threads > 256) {
     return absl::InvalidArgumentError("beacon handler: threads must be in [1, 256]");
@@ -814,12 +845,13 @@ absl::StatusOr<std::unique_ptr<BeaconHandler>> BeaconHandler::Create(Dependencie
   std::string prefix;
   if (const std::string& base = deps.config->bid.beacon_base_url; !base.empty()) {
     const size_t scheme = base.find("://");
-    const size_t path = scheme == std::string::npos ? std::string::npos : base.find('/', scheme + 3);
+    const size_t path =
+        scheme == std::string::npos ? std::string::npos : base.find('/', scheme + 3);
     if (path != std::string::npos) prefix = base.substr(path);
   }
   try {
-    auto impl = std::make_unique<Impl>(std::move(deps), options, *std::move(currencies),
-                                       std::move(prefix));
+    auto impl =
+        std::make_unique<Impl>(std::move(deps), options, *std::move(currencies), std::move(prefix));
     return std::unique_ptr<BeaconHandler>(new BeaconHandler(std::move(impl)));
   } catch (const std::exception& e) {
     // prometheus-cpp throws on a metric name clash.

@@ -1,7 +1,6 @@
 #include "bidder/beacon_url.h"
 
 #include <algorithm>
-
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -84,9 +83,28 @@ bool ParseInt64(std::string_view text, int64_t* value) {
 }
 
 // Known parameters, in the order they are written.
-enum Param : size_t { kX, kC, kCr, kDk, kDl, kBp, kBc, kTs, kTest, kAid, kIid, kBid, kP, kCur, kLoss, kSig, kParamCount };
+enum Param : size_t {
+  kX,
+  kC,
+  kCr,
+  kDk,
+  kDl,
+  kBp,
+  kBc,
+  kTs,
+  kTest,
+  kAid,
+  kIid,
+  kBid,
+  kP,
+  kCur,
+  kLoss,
+  kSig,
+  kParamCount
+};
 constexpr std::array<std::string_view, kParamCount> kParamNames = {
-    "x", "c", "cr", "dk", "dl", "bp", "bc", "ts", "test", "aid", "iid", "bid", "p", "cur", "loss", "sig"};
+    "x",    "c",   "cr",  "dk",  "dl", "bp",  "bc",   "ts",
+    "test", "aid", "iid", "bid", "p",  "cur", "loss", "sig"};
 
 }  // namespace
 
@@ -197,7 +215,8 @@ BeaconSigner::SignatureText BeaconSigner::Signature(internal::HmacSha256::Partia
   SignatureText out;
   size_t o = 0;
   for (size_t i = 0; i < 15; i += 3) {
-    const uint32_t group = (uint32_t{digest[i]} << 16) | (uint32_t{digest[i + 1]} << 8) | digest[i + 2];
+    const uint32_t group =
+        (uint32_t{digest[i]} << 16) | (uint32_t{digest[i + 1]} << 8) | digest[i + 2];
     out[o++] = kAlphabet[(group >> 18) & 63];
     out[o++] = kAlphabet[(group >> 12) & 63];
     out[o++] = kAlphabet[(group >> 6) & 63];
@@ -290,7 +309,8 @@ void BeaconSigner::AppendUrls(std::string_view base_url, const BeaconParams& p, 
   if (billing != nullptr) AppendOne(BeaconKind::kBilling, base_url, query, prefix, billing);
   if (loss != nullptr) AppendOne(BeaconKind::kLoss, base_url, query, prefix, loss);
   if (click != nullptr) AppendOne(BeaconKind::kClick, base_url, query, prefix, click);
-  if (impression != nullptr) AppendOne(BeaconKind::kImpression, base_url, query, prefix, impression);
+  if (impression != nullptr)
+    AppendOne(BeaconKind::kImpression, base_url, query, prefix, impression);
 }
 
 namespace {
@@ -355,14 +375,16 @@ absl::StatusOr<VerifiedBeacon> BeaconSigner::Verify(BeaconKind kind, std::string
     if (pair.empty()) continue;
     const size_t eq = pair.find('=');
     const std::string_view name = pair.substr(0, eq);
-    const std::string_view raw = eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1);
+    const std::string_view raw =
+        eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1);
     size_t slot = kParamCount;
     for (size_t i = 0; i < kParamCount; ++i) {
       if (kParamNames[i] == name) slot = i;
     }
     if (slot == kParamCount) continue;
     if (values[slot].has_value()) {
-      return absl::InvalidArgumentError(absl::StrCat("beacon parameter ", std::string(name), " given twice"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("beacon parameter ", std::string(name), " given twice"));
     }
     if (!Unescape(raw, &decoded)) {
       return absl::InvalidArgumentError(
@@ -406,7 +428,8 @@ absl::StatusOr<VerifiedBeacon> BeaconSigner::Verify(BeaconKind kind, std::string
 
   const BeaconParams params = ParamsOf(beacon);
   const SignatureText expected = Signature(SignedPrefix(params), kind);
-  if (!internal::ConstantTimeEquals(std::string_view(expected.data(), expected.size()), text(kSig))) {
+  if (!internal::ConstantTimeEquals(std::string_view(expected.data(), expected.size()),
+                                    text(kSig))) {
     return absl::UnauthenticatedError("beacon signature does not match");
   }
 

@@ -57,8 +57,8 @@ struct BeaconParams {
   std::string_view exchange;
   std::string_view campaign_id;
   std::string_view creative_id;
-  std::string_view device_key;  // hex; "" when untracked
-  std::string_view deal_id;     // "" for the open auction
+  std::string_view device_key;   // hex; "" when untracked
+  std::string_view deal_id;      // "" for the open auction
   int64_t bid_price_micros = 0;  // our bid, CPM in micro-units of bid_currency
   std::string_view bid_currency;
   int64_t bid_time_ms = 0;

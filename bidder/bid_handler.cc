@@ -194,8 +194,8 @@ void BidHandler::Handle(size_t exchange, const HttpRequest& http, Responder resp
     response.body = "{\"error\":";
     AppendJsonString(std::string_view(parsed.message().data(), parsed.message().size()),
                      &response.body);
-    absl::StrAppend(&response.body, ",\"nbr\":",
-                    static_cast<int>(openrtb::NoBidReason::kInvalidRequest), "}");
+    absl::StrAppend(&response.body,
+                    ",\"nbr\":", static_cast<int>(openrtb::NoBidReason::kInvalidRequest), "}");
     return Finish(*pending, BidOutcome::kInvalid, std::move(response));
   }
   const openrtb::BidRequest& request = pending->request;
@@ -252,24 +252,24 @@ void BidHandler::LookUpProfile(std::shared_ptr<PendingBid> pending) {
 
   const BidDeadline::TimePoint lookup_deadline = pending->deadline.lookup;
   boost::asio::any_io_executor executor = pending->executor;
-  deps_.store->AsyncGet(
-      storage::kProfilesTable, std::move(get), lookup_deadline, std::move(executor),
-      [this, pending](absl::StatusOr<storage::RowResult> row) {
-        if (pending->settled.exchange(true)) return;
-        pending->guard->cancel();
-        LookupOutcome outcome;
-        if (!row.ok()) {
-          outcome = row.status().code() == absl::StatusCode::kDeadlineExceeded
-                        ? LookupOutcome::kTimeout
-                        : LookupOutcome::kError;
-        } else if (row->stale) {
-          outcome = LookupOutcome::kStale;
-        } else {
-          outcome = row->empty() ? LookupOutcome::kMiss : LookupOutcome::kHit;
-        }
-        deps_.metrics->CountLookup(pending->exchange->index, outcome);
-        Decide(*pending, row.ok() ? &*row : nullptr);
-      });
+  deps_.store->AsyncGet(storage::kProfilesTable, std::move(get), lookup_deadline,
+                        std::move(executor),
+                        [this, pending](absl::StatusOr<storage::RowResult> row) {
+                          if (pending->settled.exchange(true)) return;
+                          pending->guard->cancel();
+                          LookupOutcome outcome;
+                          if (!row.ok()) {
+                            outcome = row.status().code() == absl::StatusCode::kDeadlineExceeded
+                                          ? LookupOutcome::kTimeout
+                                          : LookupOutcome::kError;
+                          } else if (row->stale) {
+                            outcome = LookupOutcome::kStale;
+                          } else {
+                            outcome = row->empty() ? LookupOutcome::kMiss : LookupOutcome::kHit;
+                          }
+                          deps_.metrics->CountLookup(pending->exchange->index, outcome);
+                          Decide(*pending, row.ok() ? &*row : nullptr);
+                        });
 }
 
 void BidHandler::Decide(PendingBid& pending, const storage::RowResult* row) {
@@ -300,7 +300,8 @@ void BidHandler::Decide(PendingBid& pending, const storage::RowResult* row) {
                              .value_or(0);
     deps_.metrics->CountBid(pending.exchange->index, bid.campaign->index, price);
   }
-  response.headers.emplace_back("x-openrtb-version", std::string(openrtb::ToString(pending.version)));
+  response.headers.emplace_back("x-openrtb-version",
+                                std::string(openrtb::ToString(pending.version)));
   Finish(pending, BidOutcome::kBid, std::move(response));
 }
 
@@ -384,7 +385,8 @@ std::string BidHandler::BeaconBaseUrl() const {
 HttpResponse BidHandler::NoBid(const PendingBid& pending) const {
   HttpResponse response;
   response.status = 204;
-  response.headers.emplace_back("x-openrtb-version", std::string(openrtb::ToString(pending.version)));
+  response.headers.emplace_back("x-openrtb-version",
+                                std::string(openrtb::ToString(pending.version)));
   return response;
 }
 

@@ -61,8 +61,8 @@ const char* LookupOutcomeName(LookupOutcome outcome) {
 }
 
 prometheus::Histogram::BucketBoundaries BidMetrics::LatencyBuckets() {
-  return {0.00005, 0.0001, 0.0002, 0.0003, 0.0005, 0.00075, 0.001, 0.0015, 0.002, 0.003,
-          0.005,   0.0075, 0.01,   0.015,  0.02,   0.03,    0.05,  0.075,  0.1,   0.15, 0.25};
+  return {0.00005, 0.0001, 0.0002, 0.0003, 0.0005, 0.00075, 0.001, 0.0015, 0.002, 0.003, 0.005,
+          0.0075,  0.01,   0.015,  0.02,   0.03,   0.05,    0.075, 0.1,    0.15,  0.25};
 }
 
 BidMetrics::BidMetrics(prometheus::Registry& registry,
@@ -74,8 +74,9 @@ BidMetrics::BidMetrics(prometheus::Registry& registry,
                        .Register(registry);
   auto& latency = prometheus::BuildHistogram()
                       .Name("bidder_bid_latency_seconds")
-                      .Help("Bid request latency in the bidder, from the first byte read to the "
-                            "response handed to the server")
+                      .Help(
+                          "Bid request latency in the bidder, from the first byte read to the "
+                          "response handed to the server")
                       .Register(registry);
   auto& lookups = prometheus::BuildCounter()
                       .Name("bidder_profile_lookups_total")
@@ -83,8 +84,9 @@ BidMetrics::BidMetrics(prometheus::Registry& registry,
                       .Register(registry);
   auto& timeouts = prometheus::BuildCounter()
                        .Name("bidder_profile_timeouts_total")
-                       .Help("Profile lookups on the bid path that timed out (bid on an empty "
-                             "profile), by exchange")
+                       .Help(
+                           "Profile lookups on the bid path that timed out (bid on an empty "
+                           "profile), by exchange")
                        .Register(registry);
   auto& bids = prometheus::BuildCounter()
                    .Name("bidder_bids_total")

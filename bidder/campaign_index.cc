@@ -13,7 +13,9 @@ namespace {
 // ISO 3166-1 alpha-3 packed like a currency code; 0 when not three letters.
 uint32_t PackCountry(std::string_view country) { return PackCurrencyCode(country); }
 
-std::string Lower(std::string_view s) { return absl::AsciiStrToLower(absl::string_view(s.data(), s.size())); }
+std::string Lower(std::string_view s) {
+  return absl::AsciiStrToLower(absl::string_view(s.data(), s.size()));
+}
 
 MediaType MediaOf(config::CreativeFormat format) {
   switch (format) {
@@ -82,7 +84,8 @@ size_t CampaignSet::size() const {
 }
 
 void CampaignSet::UnionWith(const CampaignSet& other) {
-  for (size_t i = 0; i < words_.size() && i < other.words_.size(); ++i) words_[i] |= other.words_[i];
+  for (size_t i = 0; i < words_.size() && i < other.words_.size(); ++i)
+    words_[i] |= other.words_[i];
 }
 
 void CampaignSet::IntersectWith(const CampaignSet& other) {
@@ -101,7 +104,8 @@ void CampaignSet::IntersectWithUnion(const CampaignSet& a, const CampaignSet& b)
 
 uint64_t CampaignIndex::FormatKey(MediaType media, int w, int h) {
   if (media != MediaType::kBanner) w = h = 0;
-  return (static_cast<uint64_t>(media) << 48) | (static_cast<uint64_t>(static_cast<uint32_t>(w) & 0xffffff) << 24) |
+  return (static_cast<uint64_t>(media) << 48) |
+         (static_cast<uint64_t>(static_cast<uint32_t>(w) & 0xffffff) << 24) |
          (static_cast<uint64_t>(static_cast<uint32_t>(h) & 0xffffff));
 }
 
@@ -127,7 +131,8 @@ absl::StatusOr<CampaignIndex> CampaignIndex::Build(
     campaign.id = c.id;
     campaign.enabled = c.enabled;
     campaign.seat = c.seat;
-    for (const std::string& d : c.advertiser_domains) campaign.advertiser_domains.push_back(Lower(d));
+    for (const std::string& d : c.advertiser_domains)
+      campaign.advertiser_domains.push_back(Lower(d));
     campaign.categories = c.iab_categories;
     campaign.currency = absl::AsciiStrToUpper(c.currency.empty() ? default_currency : c.currency);
     campaign.currency_code = PackCurrencyCode(campaign.currency);
@@ -223,7 +228,8 @@ void CampaignIndex::Candidates(const openrtb::BidRequest& request, const openrtb
   };
   if (imp.banner.has_value()) {
     const openrtb::Banner& banner = *imp.banner;
-    if (banner.w.has_value() && banner.h.has_value()) add_format(MediaType::kBanner, *banner.w, *banner.h);
+    if (banner.w.has_value() && banner.h.has_value())
+      add_format(MediaType::kBanner, *banner.w, *banner.h);
     for (const openrtb::Format& f : banner.format) {
       if (f.w.has_value() && f.h.has_value()) add_format(MediaType::kBanner, *f.w, *f.h);
     }

@@ -81,7 +81,7 @@ struct Campaign {
   std::string seat;  // "" = the exchange's seat
   std::vector<std::string> advertiser_domains;
   std::vector<std::string> categories;
-  std::string currency;  // ISO 4217, upper case
+  std::string currency;        // ISO 4217, upper case
   uint32_t currency_code = 0;  // PackCurrencyCode(currency)
   double max_bid_cpm = 0;      // in `currency`
   FrequencyCap frequency_cap{0, absl::UTCTimeZone()};

@@ -73,8 +73,7 @@ bool IsKnownInvalidDeviceId(std::string_view id) {
 }
 
 DeviceIdentity ResolveDeviceIdentity(const openrtb::BidRequest& request,
-                                     const DeviceKeyPolicy& policy,
-                                     const DeviceKeyHasher& hasher) {
+                                     const DeviceKeyPolicy& policy, const DeviceKeyHasher& hasher) {
   DeviceIdentity identity;
   if (policy.coppa_contextual && request.regs.has_value() && request.regs->coppa.value_or(false)) {
     identity.skip = LookupSkipReason::kCoppa;

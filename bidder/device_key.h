@@ -107,8 +107,7 @@ struct DeviceIdentity {
 // policy checks (COPPA, lmt, dnt) come before the ids are even looked at, so
 // no key is computed for a device that asked not to be tracked.
 DeviceIdentity ResolveDeviceIdentity(const openrtb::BidRequest& request,
-                                     const DeviceKeyPolicy& policy,
-                                     const DeviceKeyHasher& hasher);
+                                     const DeviceKeyPolicy& policy, const DeviceKeyHasher& hasher);
 
 }  // namespace rtb::bidder
 

@@ -21,7 +21,7 @@ size_t WriteQualifier(std::string_view campaign_id, absl::Time now, const absl::
   std::memcpy(out, campaign_id.data(), campaign_id.size());
   char* p = out + campaign_id.size();
   *p++ = '|';
-  const int64_t digits[] = {year / 1000, year / 100 % 10, year / 10 % 10, year % 10,
+  const int64_t digits[] = {year / 1000,      year / 100 % 10,  year / 10 % 10, year % 10,
                             day.month() / 10, day.month() % 10, day.day() / 10, day.day() % 10};
   for (int64_t d : digits) *p++ = static_cast<char>('0' + d);
   return static_cast<size_t>(p - out);

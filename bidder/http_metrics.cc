@@ -60,7 +60,7 @@ prometheus::Histogram::BucketBoundaries HttpMetrics::SizeBuckets() {
 namespace {
 
 prometheus::Family<prometheus::Histogram>& HistogramFamily(prometheus::Registry& registry,
-                                                          const char* name, const char* help) {
+                                                           const char* name, const char* help) {
   return prometheus::BuildHistogram().Name(name).Help(help).Register(registry);
 }
 
@@ -74,14 +74,13 @@ HttpMetrics::HttpMetrics(prometheus::Registry& registry)
       request_duration(HistogramFamily(
           registry, "bidder_http_request_duration_seconds",
           "Time from the first byte of a request read to its response ready, by route")),
-      request_bytes(HistogramFamily(registry, "bidder_http_request_bytes",
-                                    "Request body sizes as received")
-                        .Add({}, SizeBuckets())),
+      request_bytes(
+          HistogramFamily(registry, "bidder_http_request_bytes", "Request body sizes as received")
+              .Add({}, SizeBuckets())),
       request_inflated_bytes(HistogramFamily(registry, "bidder_http_request_inflated_bytes",
                                              "Compressed request body sizes after inflation")
                                  .Add({}, SizeBuckets())),
-      response_bytes(HistogramFamily(registry, "bidder_http_response_bytes",
-                                     "Response body sizes")
+      response_bytes(HistogramFamily(registry, "bidder_http_response_bytes", "Response body sizes")
                          .Add({}, SizeBuckets())),
       open_connections(prometheus::BuildGauge()
                            .Name("bidder_http_open_connections")
@@ -101,8 +100,9 @@ HttpMetrics::HttpMetrics(prometheus::Registry& registry)
                                .Add({})) {
   auto& error_family = prometheus::BuildCounter()
                            .Name("bidder_http_request_errors_total")
-                           .Help("Requests refused before reaching a handler, and handler faults, "
-                                 "by reason")
+                           .Help(
+                               "Requests refused before reaching a handler, and handler faults, "
+                               "by reason")
                            .Register(registry);
   for (size_t i = 0; i < kRequestErrorCount; ++i) {
     errors[i] = &error_family.Add({{"reason", RequestErrorName(static_cast<RequestError>(i))}});

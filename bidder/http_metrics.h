@@ -42,19 +42,19 @@ enum class RequestError {
   kBadCompressedBody,    // corrupt or truncated gzip/deflate body (400)
   kUnsupportedEncoding,  // Content-Encoding other than gzip/deflate/identity (415)
   kReadTimeout,          // request not complete within read_timeout_ms (connection closed)
-  kHandlerFault,         // handler threw, dropped its Responder, or returned an invalid response (500)
+  kHandlerFault,  // handler threw, dropped its Responder, or returned an invalid response (500)
 };
 inline constexpr size_t kRequestErrorCount = 8;
 const char* RequestErrorName(RequestError error);
 
 enum class CloseReason {
-  kPeer,          // the client closed or reset the connection
-  kIdleTimeout,   // no request within idle_timeout_ms
-  kReadTimeout,   // a request started but did not complete in time
-  kProtocol,      // closed after an error response (400, 413, 431)
-  kNoKeepAlive,   // the client asked for Connection: close (or HTTP/1.0)
-  kShutdown,      // server shutdown
-  kIoError,       // a read or write failed
+  kPeer,         // the client closed or reset the connection
+  kIdleTimeout,  // no request within idle_timeout_ms
+  kReadTimeout,  // a request started but did not complete in time
+  kProtocol,     // closed after an error response (400, 413, 431)
+  kNoKeepAlive,  // the client asked for Connection: close (or HTTP/1.0)
+  kShutdown,     // server shutdown
+  kIoError,      // a read or write failed
 };
 inline constexpr size_t kCloseReasonCount = 7;
 const char* CloseReasonName(CloseReason reason);

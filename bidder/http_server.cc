@@ -58,8 +58,8 @@ std::string_view Worker::Date() {
     std::tm tm{};
     gmtime_r(&now, &tm);
     std::snprintf(date_, sizeof(date_), "%s, %02d %s %04d %02d:%02d:%02d GMT",
-                  kDays[tm.tm_wday % 7], tm.tm_mday, kMonths[tm.tm_mon % 12],
-                  tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec);
+                  kDays[tm.tm_wday % 7], tm.tm_mday, kMonths[tm.tm_mon % 12], tm.tm_year + 1900,
+                  tm.tm_hour, tm.tm_min, tm.tm_sec);
     date_second_ = now;
   }
   return date_;
@@ -162,10 +162,10 @@ void Accept(Worker& owner, Listener& listener) {
           if (&target == &owner) {
             Serve(target, std::move(socket), std::move(*slot));
           } else {
-            asio::post(*target.ioc, [&target, socket = std::move(socket),
-                                     slot = std::move(*slot)]() mutable {
-              Serve(target, std::move(socket), std::move(slot));
-            });
+            asio::post(*target.ioc,
+                       [&target, socket = std::move(socket), slot = std::move(*slot)]() mutable {
+                         Serve(target, std::move(socket), std::move(slot));
+                       });
           }
         }
         Accept(owner, listener);
@@ -201,14 +201,14 @@ absl::Status Listen(Listener& listener, const tcp::endpoint& endpoint, bool reus
 // ---------------------------------------------------------------------------
 // HttpServer
 
-absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Create(
-    const config::ServerConfig& config, prometheus::Registry& registry) {
+absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Create(const config::ServerConfig& config,
+                                                               prometheus::Registry& registry) {
   return Create(config, registry, HttpServerTuning{});
 }
 
-absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Create(
-    const config::ServerConfig& config, prometheus::Registry& registry,
-    const HttpServerTuning& tuning) {
+absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Create(const config::ServerConfig& config,
+                                                               prometheus::Registry& registry,
+                                                               const HttpServerTuning& tuning) {
   boost::system::error_code ec;
   asio::ip::address address = asio::ip::make_address(config.listen_address, ec);
   if (ec) {
@@ -247,8 +247,8 @@ namespace {
 void AddRoute(internal::ServerCore& core, http::verb method, std::string path, bool prefix,
               HttpHandler handler) {
   const std::string shown = path;
-  if (core.router.frozen() || !core.router.Add(method, std::move(path), prefix,
-                                               std::move(handler))) {
+  if (core.router.frozen() ||
+      !core.router.Add(method, std::move(path), prefix, std::move(handler))) {
     std::fprintf(stderr, "HttpServer: route %s %s%s %s\n",
                  std::string(http::to_string(method)).c_str(), shown.c_str(), prefix ? "*" : "",
                  core.router.frozen() ? "added after Start()" : "registered twice");
@@ -272,8 +272,8 @@ absl::Status HttpServer::Start() {
   core.router.Freeze();
   core.durations.clear();
   for (const std::string& label : core.router.labels()) {
-    core.durations.push_back(&core.metrics.request_duration.Add(
-        {{"path", label}}, HttpMetrics::DurationBuckets()));
+    core.durations.push_back(
+        &core.metrics.request_duration.Add({{"path", label}}, HttpMetrics::DurationBuckets()));
   }
 
   for (int i = 0; i < core.io_threads; ++i) {

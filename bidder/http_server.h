@@ -113,10 +113,10 @@ class HttpServer {
   // server metrics in `registry`, which must outlive the server. Does not
   // bind.
   static absl::StatusOr<std::unique_ptr<HttpServer>> Create(const config::ServerConfig& config,
-                                                           prometheus::Registry& registry);
+                                                            prometheus::Registry& registry);
   static absl::StatusOr<std::unique_ptr<HttpServer>> Create(const config::ServerConfig& config,
-                                                           prometheus::Registry& registry,
-                                                           const HttpServerTuning& tuning);
+                                                            prometheus::Registry& registry,
+                                                            const HttpServerTuning& tuning);
 
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;

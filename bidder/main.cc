@@ -63,8 +63,8 @@ std::optional<Flags> ParseFlags(int argc, char** argv, bool& help) {
     std::string_view name;
     for (auto [flag, field] : {std::pair<std::string_view, std::string*>{"--config", &flags.config},
                                {"--port-file", &flags.port_file}}) {
-      if (arg == flag || (arg.starts_with(flag) && arg.size() > flag.size() &&
-                          arg[flag.size()] == '=')) {
+      if (arg == flag ||
+          (arg.starts_with(flag) && arg.size() > flag.size() && arg[flag.size()] == '=')) {
         target = field;
         name = flag;
       }
@@ -82,8 +82,8 @@ std::optional<Flags> ParseFlags(int argc, char** argv, bool& help) {
       return std::nullopt;
     }
     if (target->empty()) {
-      std::fprintf(stderr, "rtb-bidder: %s needs a non-empty value\n%s",
-                   std::string(name).c_str(), kUsage);
+      std::fprintf(stderr, "rtb-bidder: %s needs a non-empty value\n%s", std::string(name).c_str(),
+                   kUsage);
       return std::nullopt;
     }
   }
@@ -150,8 +150,8 @@ int Run(int argc, char** argv) {
     return Fail("cannot write the port file " + flags->port_file);
   }
   Log(absl::StrCat("listening on ", address.find(':') != std::string::npos ? "[" : "", address,
-                   address.find(':') != std::string::npos ? "]" : "", ":", port, " (io_threads=",
-                   io_threads, ")"));
+                   address.find(':') != std::string::npos ? "]" : "", ":", port,
+                   " (io_threads=", io_threads, ")"));
 
   int received = 0;
   signals.async_wait([&received](const boost::system::error_code& ec, int signal_number) {

@@ -35,8 +35,7 @@ void AddOperationalEndpoints(HttpServer& server, const StorageReadiness& readine
                  if (server.draining()) return respond(Text(503, "not ready: shutting down\n"));
                  absl::Status status = readiness.Status();
                  if (!status.ok()) {
-                   return respond(
-                       Text(503, "not ready: " + std::string(status.message()) + "\n"));
+                   return respond(Text(503, "not ready: " + std::string(status.message()) + "\n"));
                  }
                  respond(Text(200, "ready\n"));
                });

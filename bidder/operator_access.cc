@@ -4,9 +4,9 @@
 #include <optional>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "bidder/sessions/console_files.h"
 #include "bidder/sessions/session_store.h"
-#include "absl/strings/ascii.h"
 #include "boost/asio/ip/address.hpp"
 #include "boost/asio/post.hpp"
 #include "boost/asio/thread_pool.hpp"
@@ -62,8 +62,7 @@ std::string ClientAddressOf(std::string_view peer, std::string_view forwarded_fo
   std::string_view rest = forwarded_for;
   while (!rest.empty()) {
     const size_t comma = rest.rfind(',');
-    const std::string_view entry =
-        comma == std::string_view::npos ? rest : rest.substr(comma + 1);
+    const std::string_view entry = comma == std::string_view::npos ? rest : rest.substr(comma + 1);
     rest = comma == std::string_view::npos ? std::string_view() : rest.substr(0, comma);
     const absl::string_view stripped =
         absl::StripAsciiWhitespace(absl::string_view(entry.data(), entry.size()));
@@ -118,9 +117,9 @@ class OperatorAccess::Impl {
   ~Impl() { pool_.join(); }
 
   void Register(HttpServer& server) {
-    for (std::string_view path : {sessions::SessionRoutes::kLoginPath,
-                                  sessions::SessionRoutes::kLogoutPath,
-                                  sessions::SessionRoutes::kLogoutEverywherePath}) {
+    for (std::string_view path :
+         {sessions::SessionRoutes::kLoginPath, sessions::SessionRoutes::kLogoutPath,
+          sessions::SessionRoutes::kLogoutEverywherePath}) {
       server.Route(http::verb::post, std::string(path), SessionRoute());
     }
     server.Route(http::verb::get, std::string(sessions::SessionRoutes::kSessionPath),
@@ -157,18 +156,18 @@ class OperatorAccess::Impl {
         respond(Unavailable("too many session calls in flight"));
         return;
       }
-      boost::asio::post(pool_, [this, owned = OperatorRequest(request, config_.sessions.trusted_proxies),
-                                executor = request.executor,
-                                respond = std::move(respond)]() mutable {
-        HttpResponse response = ToHttpResponse(routes_.Handle(owned.view()));
-        // The password was in the body; keep no copy longer than needed.
-        std::fill(owned.body.begin(), owned.body.end(), '\0');
-        in_flight_.fetch_sub(1, std::memory_order_relaxed);
-        boost::asio::post(executor, [respond = std::move(respond),
-                                     response = std::move(response)]() mutable {
-          respond(std::move(response));
-        });
-      });
+      boost::asio::post(
+          pool_, [this, owned = OperatorRequest(request, config_.sessions.trusted_proxies),
+                  executor = request.executor, respond = std::move(respond)]() mutable {
+            HttpResponse response = ToHttpResponse(routes_.Handle(owned.view()));
+            // The password was in the body; keep no copy longer than needed.
+            std::fill(owned.body.begin(), owned.body.end(), '\0');
+            in_flight_.fetch_sub(1, std::memory_order_relaxed);
+            boost::asio::post(
+                executor, [respond = std::move(respond), response = std::move(response)]() mutable {
+                  respond(std::move(response));
+                });
+          });
     };
   }
 

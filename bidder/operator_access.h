@@ -76,9 +76,9 @@ class OperatorAccess {
   void Register(HttpServer& server);
 
   // The caller's session, with the CSRF check when the call `changes_state`,
-  // and `privilege` (empty: none needed) among the session's privileges. On failure, ErrorResponse(status) is the answer:
-  // 401 without a live session, 403 for a missing CSRF token or privilege,
-  // 503 when the session store fails. Blocks on storage.
+  // and `privilege` (empty: none needed) among the session's privileges. On failure,
+  // ErrorResponse(status) is the answer: 401 without a live session, 403 for a missing CSRF token
+  // or privilege, 503 when the session store fails. Blocks on storage.
   absl::StatusOr<sessions::AuthenticatedSession> Authorize(const OperatorRequest& request,
                                                            std::string_view privilege,
                                                            bool changes_state);

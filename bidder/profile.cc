@@ -6,8 +6,8 @@ namespace rtb::bidder {
 namespace {
 
 // The cells of `family`: a contiguous run, since cells are ordered by family.
-std::ranges::subrange<storage::CellList::const_iterator> FamilyCells(
-    const storage::CellList& cells, std::string_view family) {
+std::ranges::subrange<storage::CellList::const_iterator> FamilyCells(const storage::CellList& cells,
+                                                                     std::string_view family) {
   auto first = std::find_if(cells.begin(), cells.end(),
                             [family](const storage::Cell& c) { return c.family == family; });
   auto last = std::find_if(first, cells.end(),

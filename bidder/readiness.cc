@@ -50,9 +50,9 @@ absl::Status StorageReadiness::Status() const {
   absl::MutexLock lock(&mu_);
   const auto age = now - last_at_;
   if (age > options_.max_result_age) {
-    return absl::DeadlineExceededError(absl::StrCat(
-        "storage health check has not completed for ",
-        std::chrono::duration_cast<std::chrono::milliseconds>(age).count(), " ms"));
+    return absl::DeadlineExceededError(
+        absl::StrCat("storage health check has not completed for ",
+                     std::chrono::duration_cast<std::chrono::milliseconds>(age).count(), " ms"));
   }
   if (!last_.ok()) {
     return absl::UnavailableError(absl::StrCat("storage unhealthy: ", last_.ToString()));

@@ -138,8 +138,9 @@ Rejection CheckCampaign(const Campaign& campaign, std::string_view seat, const R
   }
   if (!campaign.domains_allow.empty()) {
     if (facts.domain.empty() ||
-        std::none_of(campaign.domains_allow.begin(), campaign.domains_allow.end(),
-                     [&](const std::string& entry) { return DomainMatches(facts.domain, entry); })) {
+        std::none_of(
+            campaign.domains_allow.begin(), campaign.domains_allow.end(),
+            [&](const std::string& entry) { return DomainMatches(facts.domain, entry); })) {
       return Rejection::kTargeting;
     }
   }
@@ -178,9 +179,8 @@ Rejection CheckCreative(const Creative& creative, const openrtb::Imp& imp,
   for (const std::string& category : creative.categories) {
     if (CategoryBlocked(category, request.bcat)) return Rejection::kBlocked;
   }
-  if (!creative.promoted_app.empty() &&
-      std::find(request.bapp.begin(), request.bapp.end(), creative.promoted_app) !=
-          request.bapp.end()) {
+  if (!creative.promoted_app.empty() && std::find(request.bapp.begin(), request.bapp.end(),
+                                                  creative.promoted_app) != request.bapp.end()) {
     return Rejection::kBlocked;
   }
   return Rejection::kNone;

@@ -62,7 +62,7 @@ enum class Rejection : uint8_t {
 // What every candidate of one request is checked against, computed once.
 struct RequestFacts {
   const openrtb::BidRequest* request = nullptr;
-  std::string domain;  // lower case; "" when the request names none
+  std::string domain;                                // lower case; "" when the request names none
   std::vector<std::string_view> content_categories;  // views into *request
 
   // Fills the facts of `request`, reusing this object's capacity.

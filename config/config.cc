@@ -71,8 +71,8 @@ void ReadObjectList(ObjectFields& fields, std::string_view key, std::vector<T>* 
   if (value == nullptr) return;
   std::string path = fields.PathOf(key);
   if (!value->is_array()) {
-    fields.errors()->Add(path, absl::StrCat("must be an array of objects, got ",
-                                            value->type_name()));
+    fields.errors()->Add(path,
+                         absl::StrCat("must be an array of objects, got ", value->type_name()));
     return;
   }
   out->assign(value->size(), T{});
@@ -328,11 +328,11 @@ absl::StatusOr<BidderConfig> ParseConfig(std::string_view text) {
   ReadObject(root, "server", &config.server, DecodeServer);
   ReadObject(root, "storage", &config.storage, DecodeStorage);
   ReadObject(root, "bid", &config.bid, DecodeBid);
-  ReadObjectList(root, "campaigns", &config.campaigns,
-                 [&](const json& value, const std::string& path, ErrorList* list,
-                     CampaignConfig* out) {
-                   DecodeCampaign(value, path, list, config.bid.default_currency, out);
-                 });
+  ReadObjectList(
+      root, "campaigns", &config.campaigns,
+      [&](const json& value, const std::string& path, ErrorList* list, CampaignConfig* out) {
+        DecodeCampaign(value, path, list, config.bid.default_currency, out);
+      });
   ReadObject(root, "pacing", &config.pacing, DecodePacing);
   ReadObject(root, "telemetry", &config.telemetry, DecodeTelemetry);
   ReadObject(root, "sessions", &config.sessions, DecodeSessions);
@@ -361,8 +361,8 @@ absl::StatusOr<BidderConfig> LoadConfigFile(const std::string& path) {
   while (file.read(buffer, sizeof(buffer)) || file.gcount() > 0) {
     text.append(buffer, static_cast<size_t>(file.gcount()));
     if (static_cast<std::streamsize>(text.size()) > kMaxConfigFileBytes) {
-      return absl::InvalidArgumentError(absl::StrCat("config file ", path, ": larger than ",
-                                                     kMaxConfigFileBytes, " bytes"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("config file ", path, ": larger than ", kMaxConfigFileBytes, " bytes"));
     }
   }
   if (file.bad()) {

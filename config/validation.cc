@@ -64,8 +64,8 @@ class Checker {
                   const std::string& requirement) const {
     for (size_t i = 0; i < values.size(); ++i) {
       if (!valid(values[i])) {
-        errors_->Add(ElementAt(key, i), absl::StrCat(requirement, "; got \"", Shown(values[i]),
-                                                     "\""));
+        errors_->Add(ElementAt(key, i),
+                     absl::StrCat(requirement, "; got \"", Shown(values[i]), "\""));
       }
     }
   }
@@ -152,11 +152,11 @@ void ValidateServer(const BidderConfig& config, ErrorList* errors) {
               "'%', at most 256 characters)");
     } else if (exchange.bid_path == "/healthz" || exchange.bid_path == "/readyz" ||
                exchange.bid_path == config.metrics.path) {
-      ex.Fail("bid_path", absl::StrCat("must not be ", exchange.bid_path,
-                                       ", which the server serves itself"));
+      ex.Fail("bid_path",
+              absl::StrCat("must not be ", exchange.bid_path, ", which the server serves itself"));
     } else if (auto [it, inserted] = paths.emplace(exchange.bid_path, i); !inserted) {
-      ex.Fail("bid_path", absl::StrCat("same path as ", at.ElementAt("exchanges", it->second),
-                                       ".bid_path"));
+      ex.Fail("bid_path",
+              absl::StrCat("same path as ", at.ElementAt("exchanges", it->second), ".bid_path"));
     }
     if (ex.InRange("default_tmax_ms", exchange.default_tmax_ms, 1, 10000) &&
         ex.InRange("network_allowance_ms", exchange.network_allowance_ms, 0,
@@ -204,9 +204,10 @@ void ValidateStorage(const StorageConfig& storage, ErrorList* errors) {
         hb.Fail("endpoints", absl::StrCat("at least one host:port is required for backend ",
                                           StorageBackendName(storage.backend)));
       }
-      hb.EachString("endpoints", hbase.endpoints,
-                    [](const std::string& e) { return internal::IsHostPort(e); },
-                    "must be host:port or [v6addr]:port with a port in [1, 65535]");
+      hb.EachString(
+          "endpoints", hbase.endpoints,
+          [](const std::string& e) { return internal::IsHostPort(e); },
+          "must be host:port or [v6addr]:port with a port in [1, 65535]");
       hb.NoDuplicates("endpoints", hbase.endpoints);
       if (hbase.transport != ThriftTransport::kBuffered &&
           hbase.transport != ThriftTransport::kFramed) {
@@ -270,10 +271,10 @@ void ValidateCreative(const CreativeConfig& creative, const Checker& at) {
   if (!internal::IsIdentifier(creative.id, 64, "_-")) {
     at.Fail("id", "must be 1-64 characters of [A-Za-z0-9_-]");
   }
-  bool sized = creative.format == CreativeFormat::kBanner ||
-               creative.format == CreativeFormat::kVideo;
-  bool timed = creative.format == CreativeFormat::kVideo ||
-               creative.format == CreativeFormat::kAudio;
+  bool sized =
+      creative.format == CreativeFormat::kBanner || creative.format == CreativeFormat::kVideo;
+  bool timed =
+      creative.format == CreativeFormat::kVideo || creative.format == CreativeFormat::kAudio;
   std::string format = CreativeFormatName(creative.format);
   for (const auto& [key, value] : {std::pair{"w", creative.w}, std::pair{"h", creative.h}}) {
     if (sized) {
@@ -293,28 +294,29 @@ void ValidateCreative(const CreativeConfig& creative, const Checker& at) {
       at.Fail("duration_s", absl::StrCat("must be 0 (or absent) for ", format));
     }
   }
-  at.EachString("mimes", creative.mimes,
-                [](const std::string& m) { return internal::IsMimeType(m); },
-                "must be a MIME type such as video/mp4");
+  at.EachString(
+      "mimes", creative.mimes, [](const std::string& m) { return internal::IsMimeType(m); },
+      "must be a MIME type such as video/mp4");
   if (creative.adm.empty()) {
-    at.Fail("adm", creative.nurl_delivery
-                       ? "required: the win notice returns this markup"
-                       : "required");
+    at.Fail("adm",
+            creative.nurl_delivery ? "required: the win notice returns this markup" : "required");
   } else if (creative.adm.size() > kMaxAdmBytes) {
     at.Fail("adm", absl::StrCat("must be at most ", kMaxAdmBytes, " bytes"));
   }
   std::string problem = internal::UrlProblem(creative.landing_url, /*allow_http=*/false,
                                              /*allow_query_and_fragment=*/true);
   if (!problem.empty()) at.Fail("landing_url", problem);
-  at.EachString("iab_categories", creative.iab_categories,
-                [](const std::string& c) { return internal::IsIabCategory(c); },
-                "must be an IAB 1.0 category code such as IAB3-1");
+  at.EachString(
+      "iab_categories", creative.iab_categories,
+      [](const std::string& c) { return internal::IsIabCategory(c); },
+      "must be an IAB 1.0 category code such as IAB3-1");
 }
 
 void ValidateTargeting(const TargetingConfig& targeting, const Checker& at) {
-  at.EachString("countries", targeting.countries,
-                [](const std::string& c) { return internal::IsIsoCountryAlpha3(c); },
-                "must be an ISO 3166-1 alpha-3 country code such as USA");
+  at.EachString(
+      "countries", targeting.countries,
+      [](const std::string& c) { return internal::IsIsoCountryAlpha3(c); },
+      "must be an ISO 3166-1 alpha-3 country code such as USA");
   for (size_t i = 0; i < targeting.device_types.size(); ++i) {
     int type = targeting.device_types[i];
     if (type < 1 || type > 8) {
@@ -322,9 +324,10 @@ void ValidateTargeting(const TargetingConfig& targeting, const Checker& at) {
               absl::StrCat("must be an OpenRTB device type in [1, 8], got ", type));
     }
   }
-  at.EachString("content_categories", targeting.content_categories,
-                [](const std::string& c) { return internal::IsIabCategory(c); },
-                "must be an IAB 1.0 category code such as IAB3-1");
+  at.EachString(
+      "content_categories", targeting.content_categories,
+      [](const std::string& c) { return internal::IsIabCategory(c); },
+      "must be an IAB 1.0 category code such as IAB3-1");
   auto is_domain = [](const std::string& d) { return internal::IsLowerCaseDomain(d); };
   constexpr const char* kDomain = "must be a lower-case domain name such as example.com";
   at.EachString("domains_allow", targeting.domains_allow, is_domain, kDomain);
@@ -358,12 +361,14 @@ void ValidateCampaigns(const BidderConfig& config, ErrorList* errors) {
     if (campaign.advertiser_domains.empty()) {
       at.Fail("advertiser_domains", "must list at least one domain");
     }
-    at.EachString("advertiser_domains", campaign.advertiser_domains,
-                  [](const std::string& d) { return internal::IsLowerCaseDomain(d); },
-                  "must be a lower-case domain name such as example.com");
-    at.EachString("iab_categories", campaign.iab_categories,
-                  [](const std::string& c) { return internal::IsIabCategory(c); },
-                  "must be an IAB 1.0 category code such as IAB3-1");
+    at.EachString(
+        "advertiser_domains", campaign.advertiser_domains,
+        [](const std::string& d) { return internal::IsLowerCaseDomain(d); },
+        "must be a lower-case domain name such as example.com");
+    at.EachString(
+        "iab_categories", campaign.iab_categories,
+        [](const std::string& c) { return internal::IsIabCategory(c); },
+        "must be an IAB 1.0 category code such as IAB3-1");
     if (campaign.daily_budget_micros <= 0) at.Fail("daily_budget_micros", "must be > 0");
     if (!internal::IsIsoCurrencyCode(campaign.currency)) {
       at.Fail("currency", absl::StrCat("must be an ISO 4217 currency code; got \"",
@@ -422,8 +427,9 @@ void ValidatePacing(const BidderConfig& config, ErrorList* errors) {
   }
   if (pacing.mode == PacingProcessMode::kPacer &&
       config.storage.backend == StorageBackend::kEmbedded) {
-    at.Fail("mode", "pacer needs a store shared with the bidders: storage.backend hbase or "
-                    "storage-server");
+    at.Fail("mode",
+            "pacer needs a store shared with the bidders: storage.backend hbase or "
+            "storage-server");
   } else if (pacing.mode != PacingProcessMode::kSidecar &&
              pacing.mode != PacingProcessMode::kPacer) {
     at.Fail("mode", "must be sidecar or pacer");

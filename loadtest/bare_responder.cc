@@ -44,8 +44,7 @@ using Socket = asio::basic_stream_socket<tcp, Executor>;
 using Acceptor = asio::basic_socket_acceptor<tcp, Executor>;
 
 constexpr std::string_view kNoContent = "HTTP/1.1 204 No Content\r\n\r\n";
-constexpr std::string_view kNotFound =
-    "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n";
+constexpr std::string_view kNotFound = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n";
 constexpr std::string_view kNoContentClose = "HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n";
 constexpr std::string_view kNotFoundClose =
     "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
@@ -70,9 +69,8 @@ class Session : public std::enable_shared_from_this<Session> {
     if (ec) return Close();
     keep_alive_ = parser_->get().keep_alive();
     const bool post = parser_->get().method() == http::verb::post;
-    const std::string_view& answer =
-        post ? (keep_alive_ ? kNoContent : kNoContentClose)
-             : (keep_alive_ ? kNotFound : kNotFoundClose);
+    const std::string_view& answer = post ? (keep_alive_ ? kNoContent : kNoContentClose)
+                                          : (keep_alive_ ? kNotFound : kNotFoundClose);
     asio::async_write(stream_, asio::buffer(answer.data(), answer.size()),
                       beast::bind_front_handler(&Session::OnWrite, shared_from_this()));
   }

@@ -21,9 +21,9 @@ class LatencyHistogram {
   int64_t Quantile(double q) const;
 
  private:
-  static constexpr int kLinear = 1024;      // 0 .. 1023 µs, one bucket each
-  static constexpr int kSubBuckets = 64;    // per power of two above
-  static constexpr int kOctaves = 30;       // up to ~2^40 µs
+  static constexpr int kLinear = 1024;    // 0 .. 1023 µs, one bucket each
+  static constexpr int kSubBuckets = 64;  // per power of two above
+  static constexpr int kOctaves = 30;     // up to ~2^40 µs
   static constexpr int kBuckets = kLinear + kOctaves * kSubBuckets;
 
   static int BucketOf(int64_t micros);

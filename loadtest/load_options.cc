@@ -26,13 +26,15 @@ absl::StatusOr<LoadOptions> ParseLoadOptions(int argc, char** argv) {
     std::string value = argv[++i];
     auto number = [&](double* out) -> absl::Status {
       if (!absl::SimpleAtod(value, out) || !(*out >= 0)) {
-        return absl::InvalidArgumentError(absl::StrCat(flag, ": not a non-negative number: ", value));
+        return absl::InvalidArgumentError(
+            absl::StrCat(flag, ": not a non-negative number: ", value));
       }
       return absl::OkStatus();
     };
     auto integer = [&](int64_t* out) -> absl::Status {
       if (!absl::SimpleAtoi(value, out) || *out < 0) {
-        return absl::InvalidArgumentError(absl::StrCat(flag, ": not a non-negative integer: ", value));
+        return absl::InvalidArgumentError(
+            absl::StrCat(flag, ": not a non-negative integer: ", value));
       }
       return absl::OkStatus();
     };
@@ -87,7 +89,8 @@ absl::StatusOr<LoadOptions> ParseLoadOptions(int argc, char** argv) {
     return absl::InvalidArgumentError(
         absl::StrCat("--duration must be in (0, ", kMaxDurationS, "] seconds"));
   }
-  if (o.warmup_s >= o.duration_s) return absl::InvalidArgumentError("--warmup must be < --duration");
+  if (o.warmup_s >= o.duration_s)
+    return absl::InvalidArgumentError("--warmup must be < --duration");
   if (o.connections < 1 || o.connections > 10000) {
     return absl::InvalidArgumentError("--connections must be in [1, 10000]");
   }

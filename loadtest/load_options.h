@@ -14,11 +14,11 @@ struct LoadOptions {
   std::string host = "127.0.0.1";  // loopback only
   int port = 8080;
   std::string path = "/openrtb2/bid";
-  double rate = 1000;        // requests per second, open loop
-  double duration_s = 10;    // sending time, warm-up included
-  double warmup_s = 2;       // not measured
-  double drain_s = 2;        // wait for answers after the last send
-  int connections = 64;      // keep-alive connections
+  double rate = 1000;      // requests per second, open loop
+  double duration_s = 10;  // sending time, warm-up included
+  double warmup_s = 2;     // not measured
+  double drain_s = 2;      // wait for answers after the last send
+  int connections = 64;    // keep-alive connections
   // Bid requests to send: each entry a JSON file, or a directory whose
   // *.json files are taken (--requests PATH[,PATH...]).
   std::vector<std::string> requests;

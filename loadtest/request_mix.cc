@@ -30,9 +30,9 @@ std::string DeviceIdFor(uint64_t index) {
   const uint64_t a = Mix64(index * 2 + 1);
   const uint64_t b = Mix64(index * 2 + 2);
   char out[37];
-  std::snprintf(out, sizeof(out), "%08x-%04x-4%03x-8%03x-%012llx",
-                static_cast<unsigned>(a >> 32), static_cast<unsigned>((a >> 16) & 0xffff),
-                static_cast<unsigned>(a & 0xfff), static_cast<unsigned>((b >> 48) & 0xfff),
+  std::snprintf(out, sizeof(out), "%08x-%04x-4%03x-8%03x-%012llx", static_cast<unsigned>(a >> 32),
+                static_cast<unsigned>((a >> 16) & 0xffff), static_cast<unsigned>(a & 0xfff),
+                static_cast<unsigned>((b >> 48) & 0xfff),
                 static_cast<unsigned long long>(b & 0xffffffffffffull));
   return out;
 }
@@ -92,7 +92,8 @@ absl::StatusOr<RequestMix> RequestMix::Load(const LoadOptions& options) {
     for (const auto& entry : std::filesystem::directory_iterator(path, ec)) {
       if (entry.path().extension() == ".json") in_directory.push_back(entry.path());
     }
-    if (ec) return absl::InvalidArgumentError(absl::StrCat("cannot read ", path, ": ", ec.message()));
+    if (ec)
+      return absl::InvalidArgumentError(absl::StrCat("cannot read ", path, ": ", ec.message()));
     std::sort(in_directory.begin(), in_directory.end());
     files.insert(files.end(), in_directory.begin(), in_directory.end());
   }

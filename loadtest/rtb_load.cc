@@ -68,8 +68,8 @@ struct NoticeStats {
   int64_t dropped = 0;      // chosen with the queue full
   int64_t refused = 0;      // URLs not loopback HTTP
   int64_t sent = 0;
-  int64_t errors = 0;       // connect, write or read failed
-  int64_t unsent = 0;       // still queued at the end
+  int64_t errors = 0;  // connect, write or read failed
+  int64_t unsent = 0;  // still queued at the end
   std::map<unsigned, int64_t> status_counts;
 };
 
@@ -165,7 +165,8 @@ class Generator {
       }
     }
     start_ = Clock::now();
-    measure_from_ = start_ + std::chrono::milliseconds(static_cast<int64_t>(options_.warmup_s * 1000));
+    measure_from_ =
+        start_ + std::chrono::milliseconds(static_cast<int64_t>(options_.warmup_s * 1000));
     end_ = start_ + std::chrono::milliseconds(static_cast<int64_t>(options_.duration_s * 1000));
     interval_ = std::chrono::nanoseconds(static_cast<int64_t>(1e9 / options_.rate));
     next_due_ = start_;
@@ -247,7 +248,8 @@ class Generator {
       });
     } else {
       // Requests still queued or in flight get a bounded drain.
-      timer_.expires_at(end_ + std::chrono::milliseconds(static_cast<int64_t>(options_.drain_s * 1000)));
+      timer_.expires_at(end_ +
+                        std::chrono::milliseconds(static_cast<int64_t>(options_.drain_s * 1000)));
       timer_.async_wait([this](beast::error_code) {
         unanswered_ = static_cast<int64_t>(pending_.size()) +
                       static_cast<int64_t>(connections_.size() - idle_.size());
@@ -296,8 +298,7 @@ class Generator {
   }
 
   void Report() {
-    const double measured_s =
-        std::chrono::duration<double>(end_ - measure_from_).count();
+    const double measured_s = std::chrono::duration<double>(end_ - measure_from_).count();
     nlohmann::json out;
     out["target"] = options_.host + ":" + std::to_string(options_.port) + options_.path;
     out["offered_rate"] = options_.rate;
@@ -359,10 +360,12 @@ template <typename Request, typename Done>
 void WriteThenRead(beast::tcp_stream& stream, beast::flat_buffer& buffer,
                    http::response<http::string_body>& response, Request& request, Done done) {
   stream.expires_after(std::chrono::seconds(5));
-  http::async_write(stream, request, [&stream, &buffer, &response, done](beast::error_code ec, size_t) {
-    if (ec) return done(ec);
-    http::async_read(stream, buffer, response, [done](beast::error_code ec2, size_t) { done(ec2); });
-  });
+  http::async_write(stream, request,
+                    [&stream, &buffer, &response, done](beast::error_code ec, size_t) {
+                      if (ec) return done(ec);
+                      http::async_read(stream, buffer, response,
+                                       [done](beast::error_code ec2, size_t) { done(ec2); });
+                    });
 }
 
 void Connection::Send(Clock::time_point intended, std::string body, const LoadOptions& options) {
@@ -432,7 +435,8 @@ void NoticeConnection::SendNext() {
 
 void NoticeConnection::Done(beast::error_code ec) {
   // At the end, notices cut short by the close are neither answers nor errors.
-  if (!generator_->closing()) generator_->NoticeAnswered(response_.result_int(), static_cast<bool>(ec));
+  if (!generator_->closing())
+    generator_->NoticeAnswered(response_.result_int(), static_cast<bool>(ec));
   if (ec || !response_.keep_alive()) Close();
   ++next_;
   SendNext();

@@ -140,7 +140,8 @@ int Run(const Flags& flags) {
   for (int64_t k = 0; k < flags.devices; ++k) {
     if (!seed[static_cast<size_t>(k)]) continue;
     rtb::storage::Put put;
-    put.row = std::string(hasher.Hash(rtb::loadtest::DeviceIdFor(static_cast<uint64_t>(k))).bytes());
+    put.row =
+        std::string(hasher.Hash(rtb::loadtest::DeviceIdFor(static_cast<uint64_t>(k))).bytes());
     put.values = cells;
     put.durability = rtb::storage::Durability::kAsyncWal;
     batch.push_back(std::move(put));

@@ -110,7 +110,8 @@ ParsedNotices NoticesOfResponse(std::string_view body) {
       for (const char* key : {"nurl", "burl"}) {
         const std::string url = text(bid, key);
         if (url.empty()) continue;
-        absl::StatusOr<NoticeTarget> target = ParseLoopbackUrl(SubstituteAuctionMacros(url, macros));
+        absl::StatusOr<NoticeTarget> target =
+            ParseLoopbackUrl(SubstituteAuctionMacros(url, macros));
         if (!target.ok()) {
           ++out.refused;
           continue;

@@ -19,8 +19,9 @@ void Decisions::Publish(size_t campaign_index, double throttle, int64_t valid_un
 }
 
 double Decisions::throttle(size_t campaign_index) const {
-  return campaign_index < campaigns_ ? slots_[campaign_index].throttle.load(std::memory_order_relaxed)
-                                     : 0.0;
+  return campaign_index < campaigns_
+             ? slots_[campaign_index].throttle.load(std::memory_order_relaxed)
+             : 0.0;
 }
 
 int64_t Decisions::valid_until_ms(size_t campaign_index) const {

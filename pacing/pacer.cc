@@ -217,8 +217,7 @@ void Pacer::ControlOrFollow(int64_t now_ms) {
   RecordStatuses(nullptr);
 }
 
-void Pacer::RecordStatuses(
-    const std::vector<std::optional<internal::BoardEntry>>* board_entries) {
+void Pacer::RecordStatuses(const std::vector<std::optional<internal::BoardEntry>>* board_entries) {
   absl::MutexLock lock(&statuses_mu_);
   statuses_.resize(campaigns_.size());
   for (size_t i = 0; i < campaigns_.size(); ++i) {

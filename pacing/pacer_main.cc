@@ -71,10 +71,9 @@ std::optional<Flags> ParseFlags(int argc, char** argv) {
     }
     std::string* target = nullptr;
     std::string_view name;
-    for (auto [flag, field] :
-         {std::pair<std::string_view, std::string*>{"--config", &flags.config},
-          {"--metrics-address", &flags.metrics_address},
-          {"--port-file", &flags.port_file}}) {
+    for (auto [flag, field] : {std::pair<std::string_view, std::string*>{"--config", &flags.config},
+                               {"--metrics-address", &flags.metrics_address},
+                               {"--port-file", &flags.port_file}}) {
       if (arg == flag ||
           (arg.starts_with(flag) && arg.size() > flag.size() && arg[flag.size()] == '=')) {
         target = field;
@@ -94,8 +93,8 @@ std::optional<Flags> ParseFlags(int argc, char** argv) {
       return std::nullopt;
     }
     if (target->empty()) {
-      std::fprintf(stderr, "rtb-pacer: %s needs a non-empty value\n%s",
-                   std::string(name).c_str(), kUsage);
+      std::fprintf(stderr, "rtb-pacer: %s needs a non-empty value\n%s", std::string(name).c_str(),
+                   kUsage);
       return std::nullopt;
     }
   }

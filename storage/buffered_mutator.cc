@@ -8,7 +8,8 @@ namespace {
 
 size_t SizeOf(const Put& p) {
   size_t n = p.row.size();
-  for (const PutValue& v : p.values) n += v.family.size() + v.qualifier.size() + v.value.size() + 16;
+  for (const PutValue& v : p.values)
+    n += v.family.size() + v.qualifier.size() + v.value.size() + 16;
   return n;
 }
 

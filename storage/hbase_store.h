@@ -43,18 +43,18 @@ enum class ThriftTransport { kBuffered, kFramed };
 // Counters of one store, updated with relaxed atomics. Shared with the owner,
 // which exports them as metrics.
 struct HBaseStoreStats {
-  std::atomic<uint64_t> requests{0};           // requests written to a gateway, hedges included
-  std::atomic<uint64_t> errors{0};             // calls that ended in an error (not deadline)
-  std::atomic<uint64_t> deadline_exceeded{0};  // calls that ended at their deadline
-  std::atomic<uint64_t> connects{0};           // connections opened
-  std::atomic<uint64_t> connect_failures{0};   // connection attempts that failed
-  std::atomic<uint64_t> broken_connections{0}; // connections dropped after an error or timeout
-  std::atomic<uint64_t> retries{0};            // requests resent on a fresh connection
-  std::atomic<uint64_t> hedged_gets{0};        // TIMELINE Gets also sent to a second gateway
-  std::atomic<uint64_t> hedge_wins{0};         // ... answered first by the second gateway
-  std::atomic<uint64_t> primary_wins{0};       // ... answered first by the first gateway
-  std::atomic<uint64_t> late_answers{0};       // answers dropped because another came first
-  std::atomic<uint64_t> stale_results{0};      // rows served by a secondary region replica
+  std::atomic<uint64_t> requests{0};            // requests written to a gateway, hedges included
+  std::atomic<uint64_t> errors{0};              // calls that ended in an error (not deadline)
+  std::atomic<uint64_t> deadline_exceeded{0};   // calls that ended at their deadline
+  std::atomic<uint64_t> connects{0};            // connections opened
+  std::atomic<uint64_t> connect_failures{0};    // connection attempts that failed
+  std::atomic<uint64_t> broken_connections{0};  // connections dropped after an error or timeout
+  std::atomic<uint64_t> retries{0};             // requests resent on a fresh connection
+  std::atomic<uint64_t> hedged_gets{0};         // TIMELINE Gets also sent to a second gateway
+  std::atomic<uint64_t> hedge_wins{0};          // ... answered first by the second gateway
+  std::atomic<uint64_t> primary_wins{0};        // ... answered first by the first gateway
+  std::atomic<uint64_t> late_answers{0};        // answers dropped because another came first
+  std::atomic<uint64_t> stale_results{0};       // rows served by a secondary region replica
 };
 
 struct HBaseStoreOptions {

@@ -11,7 +11,8 @@ constexpr int64_t kDay = 24 * 3600;
 // tables keyed by a uniform hash.
 std::vector<std::string> HashSplits(int count) {
   std::vector<std::string> splits;
-  for (int i = 1; i < count; ++i) splits.push_back(std::string(1, static_cast<char>(i * 256 / count)));
+  for (int i = 1; i < count; ++i)
+    splits.push_back(std::string(1, static_cast<char>(i * 256 / count)));
   return splits;
 }
 

@@ -12,9 +12,8 @@ absl::Status ApplySchemas(Store& store, std::span<const TableSchema> schemas) {
   for (const TableSchema& schema : schemas) {
     absl::Status status = store.CreateTable(schema);
     if (!status.ok()) {
-      return absl::Status(status.code(),
-                          absl::StrCat("applying schema of table '", schema.name,
-                                       "': ", status.message()));
+      return absl::Status(status.code(), absl::StrCat("applying schema of table '", schema.name,
+                                                      "': ", status.message()));
     }
   }
   return absl::OkStatus();

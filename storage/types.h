@@ -205,12 +205,10 @@ struct RowResult {
 
   bool empty() const { return cells.empty(); }
   // Latest value of one column, or nullopt when absent.
-  std::optional<std::string_view> Value(std::string_view family,
-                                        std::string_view qualifier) const;
+  std::optional<std::string_view> Value(std::string_view family, std::string_view qualifier) const;
   // Latest value read as an 8-byte big-endian counter; nullopt when absent
   // or not 8 bytes wide.
-  std::optional<int64_t> Counter(std::string_view family,
-                                 std::string_view qualifier) const;
+  std::optional<int64_t> Counter(std::string_view family, std::string_view qualifier) const;
 };
 
 enum class Consistency { kStrong, kTimeline };
@@ -269,7 +267,7 @@ struct DeleteTarget {
   std::string family;
   std::optional<std::string> qualifier;  // required for the column kinds
   DeleteKind kind = DeleteKind::kColumnAll;
-  std::optional<int64_t> timestamp;      // unset: now (or latest version)
+  std::optional<int64_t> timestamp;  // unset: now (or latest version)
 };
 
 struct Delete {

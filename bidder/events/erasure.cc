@@ -74,9 +74,7 @@ int64_t Present(const std::vector<storage::RowResult>& rows) {
                        [](const storage::RowResult& r) { return !r.empty(); });
 }
 
-std::string OptionalJson(const std::optional<int64_t>& v) {
-  return v ? absl::StrCat(*v) : "null";
-}
+std::string OptionalJson(const std::optional<int64_t>& v) { return v ? absl::StrCat(*v) : "null"; }
 
 }  // namespace
 
@@ -257,8 +255,8 @@ absl::StatusOr<ErasedRows> DeviceEraser::Sweep(std::string_view user_key) {
   // bid path might still find in a stale replica or a late write.
   storage::RowResult profile_row = *existing;
   profile_row.row = Str(user_key);
-  if (absl::Status s = store_.Delete(options_.profiles,
-                                     WholeRowCovering(profile_row, clock_.NowMillis()));
+  if (absl::Status s =
+          store_.Delete(options_.profiles, WholeRowCovering(profile_row, clock_.NowMillis()));
       !s.ok()) {
     return s;
   }

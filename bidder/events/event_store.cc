@@ -135,8 +135,8 @@ std::optional<EventType> ParseEventType(std::string_view name) {
   return std::nullopt;
 }
 
-EventStore::EventStore(storage::Store& store, storage::Clock& clock,
-                       prometheus::Registry* registry, EventStoreOptions options)
+EventStore::EventStore(storage::Store& store, storage::Clock& clock, prometheus::Registry* registry,
+                       EventStoreOptions options)
     : store_(store), clock_(clock), options_(std::move(options)) {
   if (options_.index_ttl_ms <= 0) options_.index_ttl_ms = SchemaIndexTtlMs();
   options_.page_rows = std::clamp(options_.page_rows, 1, storage::kMaxScanRows);
@@ -192,8 +192,8 @@ absl::Status EventStore::Record(const Event& event) {
   };
   if (absl::Status s = ValidateUserKey(event.user_key); !s.ok()) return failed(s);
   if (event.event_id.size() != kEventIdBytes) {
-    return failed(absl::InvalidArgumentError(absl::StrCat(
-        "event id must be ", kEventIdBytes, " bytes, got ", event.event_id.size())));
+    return failed(absl::InvalidArgumentError(
+        absl::StrCat("event id must be ", kEventIdBytes, " bytes, got ", event.event_id.size())));
   }
   if (event.event_time_ms < 0 || event.event_time_ms > kMaxEventTime) {
     return failed(absl::InvalidArgumentError(
@@ -205,8 +205,7 @@ absl::Status EventStore::Record(const Event& event) {
   }
 
   // Before any storage call, so a flood from one key costs no round trips.
-  internal::HotKeyCounter::Counted counted =
-      hot_keys_->Count(event.user_key, clock_.NowMillis());
+  internal::HotKeyCounter::Counted counted = hot_keys_->Count(event.user_key, clock_.NowMillis());
   if (counted.window_closed) PublishHotKeys(counted.closed_top);
   if (!counted.admitted) {
     metrics_->rate_limited->Increment();
@@ -294,9 +293,9 @@ absl::Status EventStore::RemoveWritten(const Event& event) {
       !s.ok()) {
     return s;
   }
-  if (absl::Status s = store_.Delete(options_.tables.timeline,
-                                     WholeRow(internal::TimelineKey(
-                                         event.user_key, event.event_time_ms, event.event_id)));
+  if (absl::Status s = store_.Delete(
+          options_.tables.timeline,
+          WholeRow(internal::TimelineKey(event.user_key, event.event_time_ms, event.event_id)));
       !s.ok()) {
     return s;
   }

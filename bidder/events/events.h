@@ -66,9 +66,9 @@ enum class EventType : uint32_t {
   kBilling = 5,
   kLoss = 6,
 };
-inline constexpr std::array<EventType, 6> kEventTypes = {
-    EventType::kImpression, EventType::kClick,   EventType::kConversion,
-    EventType::kWin,        EventType::kBilling, EventType::kLoss};
+inline constexpr std::array<EventType, 6> kEventTypes = {EventType::kImpression, EventType::kClick,
+                                                         EventType::kConversion, EventType::kWin,
+                                                         EventType::kBilling,    EventType::kLoss};
 
 // "impression", "click", "conversion", "win", "billing", "loss"; "unknown"
 // for a code this build does not know.

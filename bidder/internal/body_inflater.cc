@@ -29,8 +29,7 @@ const char* EncodingName(BodyEncoding encoding) {
 }
 
 absl::Status TooLarge(size_t limit) {
-  return absl::ResourceExhaustedError(
-      absl::StrCat("inflated body exceeds ", limit, " bytes"));
+  return absl::ResourceExhaustedError(absl::StrCat("inflated body exceeds ", limit, " bytes"));
 }
 
 }  // namespace

@@ -35,8 +35,7 @@ class BodyInflater {
   // would exceed `limit` bytes (inflation stops there); InvalidArgument when
   // `in` is not one complete, valid stream of `encoding` (corrupt, truncated,
   // or followed by other bytes). `out` keeps its capacity across calls.
-  absl::Status Inflate(std::string_view in, BodyEncoding encoding, size_t limit,
-                       std::string& out);
+  absl::Status Inflate(std::string_view in, BodyEncoding encoding, size_t limit, std::string& out);
 
  private:
   struct Stream;

@@ -45,9 +45,7 @@ HmacSha256::~HmacSha256() {
 HmacSha256::HmacSha256(HmacSha256&&) noexcept = default;
 HmacSha256& HmacSha256::operator=(HmacSha256&&) noexcept = default;
 
-HmacSha256::Digest HmacSha256::Mac(std::string_view message) const {
-  return Mac({message});
-}
+HmacSha256::Digest HmacSha256::Mac(std::string_view message) const { return Mac({message}); }
 
 HmacSha256::Digest HmacSha256::Mac(std::initializer_list<std::string_view> parts) const {
   SHA256_CTX ctx = pads_->inner;

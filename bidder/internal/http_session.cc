@@ -79,8 +79,21 @@ class ResponseSlot {
 bool IsTokenChar(char c) {
   if (absl::ascii_isalnum(static_cast<unsigned char>(c))) return true;
   switch (c) {
-    case '!': case '#': case '$': case '%': case '&': case '\'': case '*': case '+':
-    case '-': case '.': case '^': case '_': case '`': case '|': case '~':
+    case '!':
+    case '#':
+    case '$':
+    case '%':
+    case '&':
+    case '\'':
+    case '*':
+    case '+':
+    case '-':
+    case '.':
+    case '^':
+    case '_':
+    case '`':
+    case '|':
+    case '~':
       return true;
     default:
       return false;
@@ -232,8 +245,7 @@ void Session::Parse() {
     if (req.version() >= 11 &&
         absl::EqualsIgnoreCase(AbslView(StdView(req[http::field::expect])), "100-continue")) {
       asio::async_write(stream_, asio::buffer(kContinue.data(), kContinue.size()),
-                        beast::bind_front_handler(&Session::OnContinueWritten,
-                                                  shared_from_this()));
+                        beast::bind_front_handler(&Session::OnContinueWritten, shared_from_this()));
       return;
     }
   }
@@ -242,8 +254,9 @@ void Session::Parse() {
 
 void Session::OnContinueWritten(beast::error_code ec, size_t) {
   if (state_ == State::kClosed) return;
-  if (ec) return Close(ec == asio::error::operation_aborted ? CloseReason::kShutdown
-                                                             : CloseReason::kIoError);
+  if (ec)
+    return Close(ec == asio::error::operation_aborted ? CloseReason::kShutdown
+                                                      : CloseReason::kIoError);
   ReadSome();
 }
 
@@ -307,8 +320,8 @@ void Session::Dispatch() {
       compressed = BodyEncoding::kDeflate;
     } else if (!absl::EqualsIgnoreCase(encoding, "identity")) {
       RequestError error = RequestError::kUnsupportedEncoding;
-      return RespondLocal(415, "unsupported Content-Encoding (gzip, deflate or identity)\n",
-                          &error, false);
+      return RespondLocal(415, "unsupported Content-Encoding (gzip, deflate or identity)\n", &error,
+                          false);
     }
     if (compressed) {
       const absl::Status inflated = worker_.inflater.Inflate(
@@ -340,9 +353,8 @@ void Session::Dispatch() {
   const uint64_t generation = ++generation_;
   auto slot = std::make_shared<ResponseSlot>(shared_from_this(), generation, executor_);
   try {
-    (*match.handler)(request_, [slot](HttpResponse response) {
-      slot->Answer(std::move(response));
-    });
+    (*match.handler)(request_,
+                     [slot](HttpResponse response) { slot->Answer(std::move(response)); });
   } catch (...) {
     // Handlers should not throw; one that does costs its request, not the
     // I/O thread.
@@ -390,8 +402,7 @@ void Session::Respond(HttpResponse response) {
   state_ = State::kWriting;
   stream_.expires_after(core_.limits.idle_timeout);
   const std::array<asio::const_buffer, 2> buffers{
-      asio::buffer(head_),
-      with_body ? asio::buffer(response_.body) : asio::const_buffer()};
+      asio::buffer(head_), with_body ? asio::buffer(response_.body) : asio::const_buffer()};
   asio::async_write(stream_, buffers,
                     beast::bind_front_handler(&Session::OnWrite, shared_from_this()));
 }

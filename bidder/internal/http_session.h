@@ -67,8 +67,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void OnContinueWritten(boost::beast::error_code ec, size_t bytes);
   void Refuse(boost::beast::error_code parse_error);
   void Dispatch();
-  void RespondLocal(unsigned status, std::string_view message, RequestError* error,
-                    bool close);
+  void RespondLocal(unsigned status, std::string_view message, RequestError* error, bool close);
   void Respond(HttpResponse response);
   void OnWrite(boost::beast::error_code ec, size_t bytes);
   void Linger();

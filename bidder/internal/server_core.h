@@ -58,8 +58,7 @@ class ServerCore;
 // A listening socket and the timer that paces retries after accept errors
 // such as EMFILE.
 struct Listener {
-  explicit Listener(boost::asio::io_context& ioc) : acceptor(ioc.get_executor()),
-                                                   retry(ioc) {}
+  explicit Listener(boost::asio::io_context& ioc) : acceptor(ioc.get_executor()), retry(ioc) {}
   Acceptor acceptor;
   boost::asio::steady_timer retry;
 };

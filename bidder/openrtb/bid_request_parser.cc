@@ -89,15 +89,10 @@ size_t FindQuoteOrBackslash(const char* p) {
 JsonKey PaddedKey(const char* text, size_t size) {
   if constexpr (std::endian::native == std::endian::little) {
     // kKeep[n] keeps the low n bytes.
-    static constexpr uint64_t kKeep[9] = {0,
-                                          0xFF,
-                                          0xFFFF,
-                                          0xFFFFFF,
-                                          0xFFFFFFFF,
-                                          0xFFFFFFFFFF,
-                                          0xFFFFFFFFFFFF,
-                                          0xFFFFFFFFFFFFFF,
-                                          ~uint64_t{0}};
+    static constexpr uint64_t kKeep[9] = {
+        0,           0xFF,         0xFFFF,         0xFFFFFF,
+        0xFFFFFFFF,  0xFFFFFFFFFF, 0xFFFFFFFFFFFF, 0xFFFFFFFFFFFFFF,
+        ~uint64_t{0}};
     uint64_t prefix;
     std::memcpy(&prefix, text, 8);
     return {std::string_view(text, size), prefix & kKeep[std::min<size_t>(size, 8)]};
@@ -509,9 +504,8 @@ class BidRequestParser::Impl {
   // `*request` must be default constructed.
   absl::Status Parse(std::string_view json, BidRequest* request) {
     if (json.size() > options_.max_request_bytes) {
-      return absl::InvalidArgumentError(absl::StrCat("request of ", json.size(),
-                                                     " bytes exceeds the limit of ",
-                                                     options_.max_request_bytes));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "request of ", json.size(), " bytes exceeds the limit of ", options_.max_request_bytes));
     }
     const char* padded = CopyIntoPaddedBuffer(json);
     od::document doc;

@@ -43,10 +43,10 @@ inline size_t FindSpecial(std::string_view s, size_t from) {
   // Signed compare: bytes >= 0x80 are negative, so "< 0x20" catches them too.
   const auto special = [](const char* p) {
     const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    return _mm_movemask_epi8(_mm_or_si128(
-        _mm_cmplt_epi8(bytes, _mm_set1_epi8(0x20)),
-        _mm_or_si128(_mm_cmpeq_epi8(bytes, _mm_set1_epi8('"')),
-                     _mm_cmpeq_epi8(bytes, _mm_set1_epi8('\\')))));
+    return _mm_movemask_epi8(
+        _mm_or_si128(_mm_cmplt_epi8(bytes, _mm_set1_epi8(0x20)),
+                     _mm_or_si128(_mm_cmpeq_epi8(bytes, _mm_set1_epi8('"')),
+                                  _mm_cmpeq_epi8(bytes, _mm_set1_epi8('\\')))));
   };
   for (; i + 16 <= s.size(); i += 16) {
     if (const int mask = special(s.data() + i); mask != 0) {

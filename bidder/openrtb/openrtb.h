@@ -348,9 +348,9 @@ struct BidRequest {
   std::optional<User> user;
   std::optional<Regs> regs;
   std::optional<Source> source;
-  int32_t at = 2;                 // 1 first price, 2 second price plus, > 500 exchange specific
-  std::optional<int32_t> tmax;    // milliseconds, > 0
-  bool test = false;              // true: no billing
+  int32_t at = 2;               // 1 first price, 2 second price plus, > 500 exchange specific
+  std::optional<int32_t> tmax;  // milliseconds, > 0
+  bool test = false;            // true: no billing
   bool allimps = false;
   std::vector<std::string> cur;   // allowed bid currencies, ISO-4217
   std::vector<std::string> bcat;  // blocked categories
@@ -445,8 +445,7 @@ std::string_view ToString(OpenRtbVersion version);
 // exchange sent none). A 2.x header decides: 2.6 and later minor versions get
 // 2.6, earlier ones 2.5. Without a usable header, a request with 2.6-only
 // fields gets 2.6, anything else 2.5.
-OpenRtbVersion ResponseOpenRtbVersion(std::string_view request_header,
-                                      const BidRequest& request);
+OpenRtbVersion ResponseOpenRtbVersion(std::string_view request_header, const BidRequest& request);
 
 // ---------------------------------------------------------------------------
 // Bid response.

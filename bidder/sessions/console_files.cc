@@ -45,8 +45,8 @@ SessionHttpResponse NotFound() {
 
 bool IsConsolePath(std::string_view path) {
   return path == kConsolePath ||
-         (path.size() > kConsolePath.size() && path.substr(0, kConsolePath.size()) == kConsolePath &&
-          path[kConsolePath.size()] == '/');
+         (path.size() > kConsolePath.size() &&
+          path.substr(0, kConsolePath.size()) == kConsolePath && path[kConsolePath.size()] == '/');
 }
 
 SessionHttpResponse ServeConsoleFile(std::string_view method, std::string_view path) {

@@ -1,10 +1,9 @@
 // The console's static files (bidder/sessions/console/, compiled into the
 // binary so a deployed bidder needs nothing beside it): GET /console,
 // /console/ and /console/<file>, with one level of plain file names only
-// (no "..", no hidden files, no subdirectories), a content type by extension, and headers that keep the page to its own
-// origin (Content-Security-Policy default-src 'self', no framing, nosniff).
-// The page itself needs no session; the data it shows comes from the
-// session-checked /api routes.
+// (no "..", no hidden files, no subdirectories), a content type by extension, and headers that keep
+// the page to its own origin (Content-Security-Policy default-src 'self', no framing, nosniff). The
+// page itself needs no session; the data it shows comes from the session-checked /api routes.
 //
 // Thread-safety: stateless; does not block (the files are in memory).
 #ifndef RTB_BIDDER_SESSIONS_CONSOLE_FILES_H_

@@ -84,12 +84,12 @@ LoginService::LoginService(SessionStore& sessions, const config::SessionsConfig&
   }
   unsigned long long opslimit = 0;
   size_t memlimit = 0;
-  HashParameters(operators_.empty() ? std::string_view() : operators_[0].password_hash,
-                 &opslimit, &memlimit);
+  HashParameters(operators_.empty() ? std::string_view() : operators_[0].password_hash, &opslimit,
+                 &memlimit);
   std::string random_password = internal::NewToken();
   char hash[crypto_pwhash_STRBYTES];
-  if (crypto_pwhash_str(hash, random_password.data(), random_password.size(), opslimit,
-                        memlimit) != 0) {
+  if (crypto_pwhash_str(hash, random_password.data(), random_password.size(), opslimit, memlimit) !=
+      0) {
     std::abort();  // out of memory at start-up
   }
   dummy_hash_ = hash;
@@ -102,7 +102,8 @@ std::string_view LoginService::cookie_name() const {
 }
 
 std::string LoginService::SessionCookie(std::string_view token) const {
-  return absl::StrCat(std::string(cookie_name()), "=", std::string(token), "; Path=/; Max-Age=", config_.absolute_lifetime_s,
+  return absl::StrCat(std::string(cookie_name()), "=", std::string(token),
+                      "; Path=/; Max-Age=", config_.absolute_lifetime_s,
                       config_.cookie_secure ? "; Secure" : "", "; HttpOnly; SameSite=Strict");
 }
 

@@ -105,8 +105,7 @@ class LoginService {
 
   // Ends the session (cookie + CSRF required). Returns the Set-Cookie value
   // that clears the cookie.
-  absl::StatusOr<std::string> Logout(std::string_view cookie_header,
-                                     std::string_view csrf_header);
+  absl::StatusOr<std::string> Logout(std::string_view cookie_header, std::string_view csrf_header);
   // Ends every session of the caller's user; returns the clearing cookie.
   absl::StatusOr<std::string> LogoutEverywhere(std::string_view cookie_header,
                                                std::string_view csrf_header);

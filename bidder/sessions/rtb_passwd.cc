@@ -64,9 +64,9 @@ int main(int argc, char** argv) {
     }
   }
   char hash[crypto_pwhash_STRBYTES];
-  const int rc = crypto_pwhash_str(hash, password.data(), password.size(),
-                                   crypto_pwhash_OPSLIMIT_INTERACTIVE,
-                                   crypto_pwhash_MEMLIMIT_INTERACTIVE);
+  const int rc =
+      crypto_pwhash_str(hash, password.data(), password.size(), crypto_pwhash_OPSLIMIT_INTERACTIVE,
+                        crypto_pwhash_MEMLIMIT_INTERACTIVE);
   sodium_memzero(password.data(), password.size());
   if (rc != 0) {
     std::cerr << "rtb-passwd: out of memory while hashing\n";

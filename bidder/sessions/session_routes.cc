@@ -92,8 +92,8 @@ SessionHttpResponse SessionRoutes::Login(const SessionHttpRequest& request) {
   nlohmann::json body = nlohmann::json::parse(request.body, nullptr, /*allow_exceptions=*/false);
   if (!body.is_object() || !body.contains("user") || !body["user"].is_string() ||
       !body.contains("password") || !body["password"].is_string()) {
-    return ErrorResponse(absl::InvalidArgumentError(
-        "login body must be {\"user\": string, \"password\": string}"));
+    return ErrorResponse(
+        absl::InvalidArgumentError("login body must be {\"user\": string, \"password\": string}"));
   }
   std::string user = body["user"].get<std::string>();
   std::string password = body["password"].get<std::string>();

@@ -33,9 +33,9 @@
 namespace rtb::bidder::sessions {
 
 struct SessionHttpRequest {
-  std::string_view method;  // "GET", "POST", ...
-  std::string_view path;    // without the query
-  std::string_view cookie;  // the Cookie header, empty when absent
+  std::string_view method;        // "GET", "POST", ...
+  std::string_view path;          // without the query
+  std::string_view cookie;        // the Cookie header, empty when absent
   std::string_view csrf_token;    // the X-CSRF-Token header
   std::string_view content_type;  // the Content-Type header
   std::string_view body;

@@ -298,8 +298,7 @@ absl::StatusOr<int> SessionStore::RevokeAll(std::string_view user) {
       return s;
     }
     metrics_->revoked->Increment(static_cast<double>(session_deletes.size()));
-    if (absl::Status s = store_.DeleteBatch(storage::kUserSessionsTable, index_deletes);
-        !s.ok()) {
+    if (absl::Status s = store_.DeleteBatch(storage::kUserSessionsTable, index_deletes); !s.ok()) {
       return s;
     }
   }

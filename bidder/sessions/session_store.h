@@ -134,7 +134,8 @@ class SessionStore {
                                  const std::function<void(SessionState&)>& change,
                                  bool sync = false);
   // Update with SYNC_WAL that replaces the privileges.
-  absl::StatusOr<Session> ChangePrivileges(std::string_view token, std::set<std::string> privileges);
+  absl::StatusOr<Session> ChangePrivileges(std::string_view token,
+                                           std::set<std::string> privileges);
 
   // Ends the session of `token`: the session row first, then its index entry.
   // OK when it was already gone.

@@ -84,7 +84,8 @@ class BitReader {
 };
 
 absl::Status Malformed(std::string_view what) {
-  return absl::DataLossError(absl::StrCat("gorilla block: ", absl::string_view(what.data(), what.size())));
+  return absl::DataLossError(
+      absl::StrCat("gorilla block: ", absl::string_view(what.data(), what.size())));
 }
 
 void WriteTimestampDod(internal::BitBuffer& out, int64_t dod) {
@@ -107,11 +108,16 @@ void WriteTimestampDod(internal::BitBuffer& out, int64_t dod) {
 
 int64_t ReadTimestampDod(BitReader& in) {
   switch (in.ReadOnes(4)) {
-    case 0: return 0;
-    case 1: return static_cast<int64_t>(in.Read(7)) - 63;
-    case 2: return static_cast<int64_t>(in.Read(9)) - 255;
-    case 3: return static_cast<int64_t>(in.Read(12)) - 2047;
-    default: return static_cast<int32_t>(in.Read(32));
+    case 0:
+      return 0;
+    case 1:
+      return static_cast<int64_t>(in.Read(7)) - 63;
+    case 2:
+      return static_cast<int64_t>(in.Read(9)) - 255;
+    case 3:
+      return static_cast<int64_t>(in.Read(12)) - 2047;
+    default:
+      return static_cast<int32_t>(in.Read(32));
   }
 }
 
@@ -128,9 +134,11 @@ struct ScaledCode {
   int bits;
   int64_t bias;
 };
-constexpr ScaledCode kScaledCodes[] = {
-    {0b10, 2, 4, 7},           {0b110, 3, 7, 63},        {0b1110, 4, 11, 1023},
-    {0b11110, 5, 17, 65535},   {0b111110, 6, 24, (1 << 23) - 1}};
+constexpr ScaledCode kScaledCodes[] = {{0b10, 2, 4, 7},
+                                       {0b110, 3, 7, 63},
+                                       {0b1110, 4, 11, 1023},
+                                       {0b11110, 5, 17, 65535},
+                                       {0b111110, 6, 24, (1 << 23) - 1}};
 constexpr uint64_t kScaledEscape = 0b111111;  // 6 bits, then 64 bits of x
 
 int ScaledCodeBits(int64_t x) {
@@ -224,13 +232,15 @@ std::string EncodeScaledBlock(int64_t bucket_start, std::span<const Point> point
   return out.Finish();
 }
 
-absl::Status DecodeScaledBlock(int64_t bucket_start, std::string_view block, std::vector<Point>* out) {
+absl::Status DecodeScaledBlock(int64_t bucket_start, std::string_view block,
+                               std::vector<Point>* out) {
   const auto* data = reinterpret_cast<const uint8_t*>(block.data());
   BitReader in(data + 1, block.size() - 1);
   const uint32_t count = in.Read(16);
   if (in.overrun() || count == 0) return Malformed("no points");
   // Each point after the first takes at least two bits.
-  if (in.remaining_bits() < 82 + 2 * (static_cast<uint64_t>(count) - 1)) return Malformed("truncated");
+  if (in.remaining_bits() < 82 + 2 * (static_cast<uint64_t>(count) - 1))
+    return Malformed("truncated");
   int64_t offset = in.Read(14);
   const uint32_t decimals = in.Read(3);
   const bool by_dod = in.ReadBit();
@@ -259,7 +269,8 @@ absl::Status DecodeScaledBlock(int64_t bucket_start, std::string_view block, std
   for (uint32_t i = 1; i < count; ++i) {
     delta += ReadTimestampDod(in);
     offset += delta;
-    if (delta <= 0 || offset >= kGorillaMaxOffset) return fail("timestamps not increasing within the block");
+    if (delta <= 0 || offset >= kGorillaMaxOffset)
+      return fail("timestamps not increasing within the block");
     const uint64_t x = ReadScaledCode(in);
     value_delta = by_dod ? value_delta + x : x;
     k += value_delta;
@@ -300,8 +311,8 @@ absl::Status GorillaEncoder::Append(int64_t timestamp, double value) {
     return absl::OkStatus();
   }
   if (offset <= prev_offset_) {
-    return absl::InvalidArgumentError(absl::StrCat("gorilla block: timestamp ", timestamp,
-                                                   " does not follow ", bucket_start_ + prev_offset_));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "gorilla block: timestamp ", timestamp, " does not follow ", bucket_start_ + prev_offset_));
   }
   const int64_t delta = offset - prev_offset_;
   WriteTimestampDod(out_, delta - prev_delta_);
@@ -388,7 +399,8 @@ absl::Status DecodeGorillaBlock(int64_t bucket_start, std::string_view block,
   for (uint32_t i = 1; i < count; ++i) {
     delta += ReadTimestampDod(in);
     offset += delta;
-    if (delta <= 0 || offset >= kGorillaMaxOffset) return fail("timestamps not increasing within the block");
+    if (delta <= 0 || offset >= kGorillaMaxOffset)
+      return fail("timestamps not increasing within the block");
 
     if (in.ReadBit()) {
       if (!in.ReadBit()) {
@@ -410,7 +422,8 @@ absl::Status DecodeGorillaBlock(int64_t bucket_start, std::string_view block,
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<Point>> DecodeGorillaBlock(int64_t bucket_start, std::string_view block) {
+absl::StatusOr<std::vector<Point>> DecodeGorillaBlock(int64_t bucket_start,
+                                                      std::string_view block) {
   std::vector<Point> points;
   if (absl::Status s = DecodeGorillaBlock(bucket_start, block, &points); !s.ok()) return s;
   return points;

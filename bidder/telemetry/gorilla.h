@@ -112,8 +112,7 @@ enum class GorillaFormat {
 // The block of `points` (sorted by strictly increasing timestamp), or
 // InvalidArgument naming the first point that does not fit. The same points
 // always give the same bytes.
-absl::StatusOr<std::string> EncodeGorillaBlock(int64_t bucket_start,
-                                               std::span<const Point> points,
+absl::StatusOr<std::string> EncodeGorillaBlock(int64_t bucket_start, std::span<const Point> points,
                                                GorillaFormat format = GorillaFormat::kSmallest);
 
 // Appends the points of `block` to `out`. DataLoss on a malformed block, in
@@ -122,8 +121,7 @@ absl::Status DecodeGorillaBlock(int64_t bucket_start, std::string_view block,
                                 std::vector<Point>* out);
 
 // Convenience form of the above.
-absl::StatusOr<std::vector<Point>> DecodeGorillaBlock(int64_t bucket_start,
-                                                      std::string_view block);
+absl::StatusOr<std::vector<Point>> DecodeGorillaBlock(int64_t bucket_start, std::string_view block);
 
 }  // namespace rtb::bidder::telemetry
 

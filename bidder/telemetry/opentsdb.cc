@@ -65,7 +65,8 @@ absl::StatusOr<RateOptions> RateOptionsOf(const json& sub) {
   auto flag = [&](const char* key, bool* out) -> absl::Status {
     auto f = o.find(key);
     if (f == o.end()) return absl::OkStatus();
-    if (!f->is_boolean()) return BadRequest(absl::StrCat("/api/query: rateOptions.", key, " must be true or false"));
+    if (!f->is_boolean())
+      return BadRequest(absl::StrCat("/api/query: rateOptions.", key, " must be true or false"));
     *out = f->get<bool>();
     return absl::OkStatus();
   };
@@ -73,13 +74,15 @@ absl::StatusOr<RateOptions> RateOptionsOf(const json& sub) {
     auto f = o.find(key);
     if (f == o.end()) return absl::OkStatus();
     if (!f->is_number() || f->get<double>() < 0) {
-      return BadRequest(absl::StrCat("/api/query: rateOptions.", key, " must be a non-negative number"));
+      return BadRequest(
+          absl::StrCat("/api/query: rateOptions.", key, " must be a non-negative number"));
     }
     *out = f->get<double>();
     return absl::OkStatus();
   };
-  for (absl::Status s : {flag("counter", &options.counter), flag("dropResets", &options.drop_resets),
-                         number("counterMax", &options.counter_max), number("resetValue", &options.reset_value)}) {
+  for (absl::Status s :
+       {flag("counter", &options.counter), flag("dropResets", &options.drop_resets),
+        number("counterMax", &options.counter_max), number("resetValue", &options.reset_value)}) {
     if (!s.ok()) return s;
   }
   if (options.counter_max == 0) return BadRequest("/api/query: rateOptions.counterMax must be > 0");
@@ -114,7 +117,8 @@ absl::StatusOr<std::string> HandlePut(Telemetry& telemetry, std::string_view bod
     const json& p = doc[i];
     auto bad = [&](std::string_view why) {
       ++malformed;
-      if (errors.size() < 20) errors.push_back(absl::StrCat(i, ": ", absl::string_view(why.data(), why.size())));
+      if (errors.size() < 20)
+        errors.push_back(absl::StrCat(i, ": ", absl::string_view(why.data(), why.size())));
     };
     if (!p.is_object()) {
       bad("not an object");
@@ -124,9 +128,15 @@ absl::StatusOr<std::string> HandlePut(Telemetry& telemetry, std::string_view bod
     auto metric = p.find("metric");
     auto timestamp = p.find("timestamp");
     auto value = p.find("value");
-    if (metric == p.end() || !metric->is_string()) { bad("metric is missing or not a string"); continue; }
+    if (metric == p.end() || !metric->is_string()) {
+      bad("metric is missing or not a string");
+      continue;
+    }
     point.metric = metric->get<std::string>();
-    if (timestamp == p.end() || !timestamp->is_number_integer()) { bad("timestamp is missing or not an integer"); continue; }
+    if (timestamp == p.end() || !timestamp->is_number_integer()) {
+      bad("timestamp is missing or not an integer");
+      continue;
+    }
     point.timestamp = timestamp->get<int64_t>();
     if (value != p.end() && value->is_number()) {
       point.value = value->get<double>();
@@ -134,7 +144,10 @@ absl::StatusOr<std::string> HandlePut(Telemetry& telemetry, std::string_view bod
       const std::string& s = value->get_ref<const std::string&>();
       char* end = nullptr;
       point.value = std::strtod(s.c_str(), &end);
-      if (s.empty() || end != s.c_str() + s.size()) { bad("value is not a number"); continue; }
+      if (s.empty() || end != s.c_str() + s.size()) {
+        bad("value is not a number");
+        continue;
+      }
     } else {
       bad("value is missing or not a number");
       continue;
@@ -146,26 +159,34 @@ absl::StatusOr<std::string> HandlePut(Telemetry& telemetry, std::string_view bod
         tags_ok = false;
       } else {
         for (auto it = tags->begin(); it != tags->end(); ++it) {
-          if (!it.value().is_string()) { tags_ok = false; break; }
+          if (!it.value().is_string()) {
+            tags_ok = false;
+            break;
+          }
           point.tags[it.key()] = it.value().get<std::string>();
         }
       }
     }
-    if (!tags_ok) { bad("tags must be an object of strings"); continue; }
+    if (!tags_ok) {
+      bad("tags must be an object of strings");
+      continue;
+    }
     points.push_back(std::move(point));
   }
   WriteSummary summary = telemetry.Write(points);
   for (std::string& e : summary.errors) {
     if (errors.size() < 20) errors.push_back(std::move(e));
   }
-  json out = {{"success", summary.success}, {"failed", summary.failed + malformed}, {"errors", errors}};
+  json out = {
+      {"success", summary.success}, {"failed", summary.failed + malformed}, {"errors", errors}};
   if (summary.failed + malformed > 0) return absl::InvalidArgumentError(out.dump());
   return out.dump();
 }
 
 absl::StatusOr<std::string> HandleQuery(Telemetry& telemetry, std::string_view body) {
   const json doc = json::parse(body.begin(), body.end(), nullptr, false);
-  if (doc.is_discarded() || !doc.is_object()) return BadRequest("/api/query: the body is not a JSON object");
+  if (doc.is_discarded() || !doc.is_object())
+    return BadRequest("/api/query: the body is not a JSON object");
   const int64_t now_s = telemetry.NowSeconds();
   auto start_it = doc.find("start");
   if (start_it == doc.end()) return BadRequest("/api/query: start is required");
@@ -185,10 +206,12 @@ absl::StatusOr<std::string> HandleQuery(Telemetry& telemetry, std::string_view b
     q.start_s = *start;
     q.end_s = *end;
     auto metric = sub.find("metric");
-    if (metric == sub.end() || !metric->is_string()) return BadRequest("/api/query: metric is required");
+    if (metric == sub.end() || !metric->is_string())
+      return BadRequest("/api/query: metric is required");
     q.metric = metric->get<std::string>();
     auto aggregator = sub.find("aggregator");
-    if (aggregator == sub.end() || !aggregator->is_string()) return BadRequest("/api/query: aggregator is required");
+    if (aggregator == sub.end() || !aggregator->is_string())
+      return BadRequest("/api/query: aggregator is required");
     auto agg = ParseAggregator(aggregator->get<std::string>());
     if (!agg) return BadRequest("/api/query: aggregator must be avg, sum, min, max or count");
     q.aggregator = *agg;
@@ -199,7 +222,8 @@ absl::StatusOr<std::string> HandleQuery(Telemetry& telemetry, std::string_view b
       const std::vector<std::string> parts = absl::StrSplit(ds->get_ref<const std::string&>(), '-');
       auto step = ParseDuration(parts[0]);
       auto down = parts.size() < 2 ? std::nullopt : ParseAggregator(parts[1]);
-      if (!step || !down || parts.size() > 3) return BadRequest("/api/query: downsample must be like \"5m-avg\"");
+      if (!step || !down || parts.size() > 3)
+        return BadRequest("/api/query: downsample must be like \"5m-avg\"");
       if (parts.size() == 3 && parts[2] != "none") {
         return BadRequest("/api/query: the only downsample fill policy served is none");
       }
@@ -220,7 +244,8 @@ absl::StatusOr<std::string> HandleQuery(Telemetry& telemetry, std::string_view b
     if (auto tags = sub.find("tags"); tags != sub.end()) {
       if (!tags->is_object()) return BadRequest("/api/query: tags must be an object of strings");
       for (auto it = tags->begin(); it != tags->end(); ++it) {
-        if (!it.value().is_string()) return BadRequest("/api/query: tags must be an object of strings");
+        if (!it.value().is_string())
+          return BadRequest("/api/query: tags must be an object of strings");
         q.tags[it.key()] = it.value().get<std::string>();
       }
     }
@@ -229,7 +254,10 @@ absl::StatusOr<std::string> HandleQuery(Telemetry& telemetry, std::string_view b
     for (const SeriesGroup& g : result->groups) {
       json dps = json::object();
       for (const Point& p : g.points) dps[std::to_string(p.timestamp)] = p.value;
-      out.push_back({{"metric", g.metric}, {"tags", g.tags}, {"aggregateTags", g.aggregated_tags}, {"dps", dps}});
+      out.push_back({{"metric", g.metric},
+                     {"tags", g.tags},
+                     {"aggregateTags", g.aggregated_tags},
+                     {"dps", dps}});
     }
   }
   return out.dump();
@@ -240,9 +268,12 @@ namespace {
 // The lookup of `metric` with `filters` (key -> value, "*" or "a|b") in
 // OpenTSDB's answer shape.
 absl::StatusOr<std::string> Lookup(Telemetry& telemetry, const std::string& metric,
-                                   const std::vector<std::pair<std::string, std::string>>& filters, int64_t limit) {
-  if (metric.empty() || metric == "*") return BadRequest("/api/search/lookup: a metric name is required");
-  if (limit < 1 || limit > 100000) return BadRequest("/api/search/lookup: limit must be in [1, 100000]");
+                                   const std::vector<std::pair<std::string, std::string>>& filters,
+                                   int64_t limit) {
+  if (metric.empty() || metric == "*")
+    return BadRequest("/api/search/lookup: a metric name is required");
+  if (limit < 1 || limit > 100000)
+    return BadRequest("/api/search/lookup: limit must be in [1, 100000]");
   std::map<std::string, std::string> tags;
   json echoed = json::array();
   for (const auto& [key, value] : filters) {
@@ -258,11 +289,13 @@ absl::StatusOr<std::string> Lookup(Telemetry& telemetry, const std::string& metr
   for (const SeriesDescription& s : found->series) {
     // OpenTSDB's tsuid is hex; here: metric id (4 bytes) + series id (8 bytes).
     char tsuid[25];
-    std::snprintf(tsuid, sizeof tsuid, "%08X%016llX", s.metric_id, static_cast<unsigned long long>(s.series_id));
+    std::snprintf(tsuid, sizeof tsuid, "%08X%016llX", s.metric_id,
+                  static_cast<unsigned long long>(s.series_id));
     results.push_back({{"tsuid", tsuid}, {"metric", metric}, {"tags", s.tags}});
   }
-  json out = {{"type", "LOOKUP"}, {"metric", metric},   {"tags", echoed},       {"limit", limit},
-              {"time", 0},        {"results", results}, {"startIndex", 0}, {"totalResults", found->total}};
+  json out = {
+      {"type", "LOOKUP"}, {"metric", metric},   {"tags", echoed},  {"limit", limit},
+      {"time", 0},        {"results", results}, {"startIndex", 0}, {"totalResults", found->total}};
   return out.dump();
 }
 
@@ -272,12 +305,15 @@ constexpr int64_t kDefaultLookupLimit = 25;
 
 absl::StatusOr<std::string> HandleLookup(Telemetry& telemetry, std::string_view body) {
   const json doc = json::parse(body.begin(), body.end(), nullptr, false);
-  if (doc.is_discarded() || !doc.is_object()) return BadRequest("/api/search/lookup: the body is not a JSON object");
+  if (doc.is_discarded() || !doc.is_object())
+    return BadRequest("/api/search/lookup: the body is not a JSON object");
   auto metric = doc.find("metric");
-  if (metric == doc.end() || !metric->is_string()) return BadRequest("/api/search/lookup: metric is required");
+  if (metric == doc.end() || !metric->is_string())
+    return BadRequest("/api/search/lookup: metric is required");
   std::vector<std::pair<std::string, std::string>> filters;
   if (auto tags = doc.find("tags"); tags != doc.end()) {
-    if (!tags->is_array()) return BadRequest("/api/search/lookup: tags must be an array of {\"key\",\"value\"}");
+    if (!tags->is_array())
+      return BadRequest("/api/search/lookup: tags must be an array of {\"key\",\"value\"}");
     for (const json& t : *tags) {
       if (!t.is_object() || !t.contains("key") || !t["key"].is_string() ||
           (t.contains("value") && !t["value"].is_string())) {
@@ -297,18 +333,22 @@ absl::StatusOr<std::string> HandleLookup(Telemetry& telemetry, std::string_view 
 absl::StatusOr<std::string> HandleLookupQueryString(Telemetry& telemetry, std::string_view m,
                                                     std::optional<std::string_view> limit_text) {
   int64_t limit = kDefaultLookupLimit;
-  if (limit_text && !absl::SimpleAtoi(absl::string_view(limit_text->data(), limit_text->size()), &limit)) {
+  if (limit_text &&
+      !absl::SimpleAtoi(absl::string_view(limit_text->data(), limit_text->size()), &limit)) {
     return BadRequest("/api/search/lookup: limit must be an integer");
   }
   const size_t open = m.find('{');
   std::vector<std::pair<std::string, std::string>> filters;
   if (open != std::string_view::npos) {
-    if (m.back() != '}') return BadRequest("/api/search/lookup: m must be like metric{key=value,...}");
+    if (m.back() != '}')
+      return BadRequest("/api/search/lookup: m must be like metric{key=value,...}");
     const std::string_view inside = m.substr(open + 1, m.size() - open - 2);
     if (!inside.empty()) {
-      for (absl::string_view pair : absl::StrSplit(absl::string_view(inside.data(), inside.size()), ',')) {
+      for (absl::string_view pair :
+           absl::StrSplit(absl::string_view(inside.data(), inside.size()), ',')) {
         const size_t eq = pair.find('=');
-        if (eq == absl::string_view::npos) return BadRequest("/api/search/lookup: m must be like metric{key=value,...}");
+        if (eq == absl::string_view::npos)
+          return BadRequest("/api/search/lookup: m must be like metric{key=value,...}");
         filters.emplace_back(std::string(pair.substr(0, eq)), std::string(pair.substr(eq + 1)));
       }
     }
@@ -323,7 +363,8 @@ const std::string& AggregatorsJson() {
 
 absl::StatusOr<std::string> HandleSuggest(Telemetry& telemetry, std::string_view body) {
   const json doc = json::parse(body.begin(), body.end(), nullptr, false);
-  if (doc.is_discarded() || !doc.is_object()) return BadRequest("/api/suggest: the body is not a JSON object");
+  if (doc.is_discarded() || !doc.is_object())
+    return BadRequest("/api/suggest: the body is not a JSON object");
   const std::string type = doc.value("type", std::string());
   SuggestType t;
   if (type == "metrics") {

@@ -39,8 +39,9 @@ absl::StatusOr<std::vector<Point>> MergedPoints(const internal::RowKey& key,
   if (auto block = row.Value(internal::kPackedFamily, internal::kPackedQualifier)) {
     auto points = DecodeGorillaBlock(key.bucket_start, *block);
     if (!points.ok()) {
-      return absl::DataLossError(absl::StrCat("packed block of bucket ", key.bucket_start, " of series ",
-                                              key.series_id, ": ", points.status().message()));
+      return absl::DataLossError(absl::StrCat("packed block of bucket ", key.bucket_start,
+                                              " of series ", key.series_id, ": ",
+                                              points.status().message()));
     }
     for (const Point& p : *points) merged[p.timestamp] = p.value;
   }
@@ -71,7 +72,8 @@ absl::StatusOr<PackedRow> PackRow(storage::Store& store, const std::string& row_
   if (!block.ok()) return block.status();
   auto existing = row->Value(internal::kPackedFamily, internal::kPackedQualifier);
   if (existing && *existing == *block) {
-    return PackedRow{static_cast<int64_t>(points->size()), static_cast<int64_t>(block->size()), true};
+    return PackedRow{static_cast<int64_t>(points->size()), static_cast<int64_t>(block->size()),
+                     true};
   }
 
   // Rollups of the hour, from the same merged points.
@@ -92,17 +94,19 @@ absl::StatusOr<PackedRow> PackRow(storage::Store& store, const std::string& row_
     minute_cell += internal::EncodeRollup(rollup);
   }
   const auto hour_of_day = static_cast<uint16_t>((key->bucket_start - day) / 3600);
-  rollups.values.push_back({std::string(internal::kMinuteFamily), internal::EncodeUint16(hour_of_day),
-                            std::move(minute_cell), std::nullopt});
-  rollups.values.push_back({std::string(internal::kHourFamily),
-                            internal::EncodeUint16(static_cast<uint16_t>((key->bucket_start - day) / 3600)),
-                            internal::EncodeRollup(hour), std::nullopt});
+  rollups.values.push_back({std::string(internal::kMinuteFamily),
+                            internal::EncodeUint16(hour_of_day), std::move(minute_cell),
+                            std::nullopt});
+  rollups.values.push_back(
+      {std::string(internal::kHourFamily),
+       internal::EncodeUint16(static_cast<uint16_t>((key->bucket_start - day) / 3600)),
+       internal::EncodeRollup(hour), std::nullopt});
   if (absl::Status s = store.Put(storage::kMetricRollupsTable, rollups); !s.ok()) return s;
 
   storage::Put put;
   put.row = row_key;
-  put.values.push_back({std::string(internal::kPackedFamily), std::string(internal::kPackedQualifier),
-                        *block, std::nullopt});
+  put.values.push_back({std::string(internal::kPackedFamily),
+                        std::string(internal::kPackedQualifier), *block, std::nullopt});
   if (absl::Status s = store.Put(storage::kMetricsTable, put); !s.ok()) return s;
   return PackedRow{static_cast<int64_t>(points->size()), static_cast<int64_t>(block->size())};
 }

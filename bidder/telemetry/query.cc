@@ -37,11 +37,16 @@ struct SeriesData {
 
 double Reduce(const Rollup& r, Aggregator a) {
   switch (a) {
-    case Aggregator::kAvg: return r.sum / static_cast<double>(r.count);
-    case Aggregator::kSum: return r.sum;
-    case Aggregator::kMin: return r.min;
-    case Aggregator::kMax: return r.max;
-    case Aggregator::kCount: return static_cast<double>(r.count);
+    case Aggregator::kAvg:
+      return r.sum / static_cast<double>(r.count);
+    case Aggregator::kSum:
+      return r.sum;
+    case Aggregator::kMin:
+      return r.min;
+    case Aggregator::kMax:
+      return r.max;
+    case Aggregator::kCount:
+      return static_cast<double>(r.count);
   }
   return 0;
 }
@@ -67,9 +72,12 @@ std::vector<Point> RateOf(const std::vector<Point>& points, const RateOptions& o
 
 class Accumulator {
  public:
-  Accumulator(const TimeSeriesQuery& q) : q_(q), origin_(q.step_s > 0 ? q.start_s - q.start_s % q.step_s : 0) {}
+  Accumulator(const TimeSeriesQuery& q)
+      : q_(q), origin_(q.step_s > 0 ? q.start_s - q.start_s % q.step_s : 0) {}
   int64_t origin() const { return origin_; }
-  size_t steps() const { return q_.step_s > 0 ? static_cast<size_t>((q_.end_s - origin_) / q_.step_s + 1) : 0; }
+  size_t steps() const {
+    return q_.step_s > 0 ? static_cast<size_t>((q_.end_s - origin_) / q_.step_s + 1) : 0;
+  }
 
   void AddPoint(SeriesData& s, int64_t t, double v) const {
     if (t < q_.start_s || t > q_.end_s) return;
@@ -104,18 +112,20 @@ absl::StatusOr<std::vector<uint64_t>> ScanIds(storage::Store& store, const std::
   for (const storage::RowResult& row : *rows) {
     if (row.row.size() < 8) continue;
     (void)from_series_rows;
-    if (auto id = internal::DecodeUint64(std::string_view(row.row).substr(row.row.size() - 8))) ids.push_back(*id);
+    if (auto id = internal::DecodeUint64(std::string_view(row.row).substr(row.row.size() - 8)))
+      ids.push_back(*id);
   }
   return ids;
 }
 
 // Points of one metrics row: the block's, with raw cells merged over them.
-absl::Status RowPoints(const internal::RowKey& key, const storage::RowResult& row, std::vector<Point>* block_points,
-                       std::vector<Point>* out) {
+absl::Status RowPoints(const internal::RowKey& key, const storage::RowResult& row,
+                       std::vector<Point>* block_points, std::vector<Point>* out) {
   out->clear();
   block_points->clear();
   if (auto block = row.Value(internal::kPackedFamily, internal::kPackedQualifier)) {
-    if (absl::Status s = DecodeGorillaBlock(key.bucket_start, *block, block_points); !s.ok()) return s;
+    if (absl::Status s = DecodeGorillaBlock(key.bucket_start, *block, block_points); !s.ok())
+      return s;
   }
   size_t b = 0;
   for (const storage::Cell& cell : row.cells) {
@@ -124,7 +134,8 @@ absl::Status RowPoints(const internal::RowKey& key, const storage::RowResult& ro
     auto value = internal::DecodeDouble(cell.value);
     if (!offset || !value) continue;
     const int64_t t = key.bucket_start + *offset;
-    while (b < block_points->size() && (*block_points)[b].timestamp < t) out->push_back((*block_points)[b++]);
+    while (b < block_points->size() && (*block_points)[b].timestamp < t)
+      out->push_back((*block_points)[b++]);
     if (b < block_points->size() && (*block_points)[b].timestamp == t) ++b;  // raw wins
     out->push_back({t, *value});
   }
@@ -160,7 +171,8 @@ absl::StatusOr<Matches> MatchSeries(storage::Store& store, uint32_t mid,
     } else {
       std::vector<std::string> values = absl::StrSplit(absl::string_view(v.data(), v.size()), '|');
       if (values.size() > 1) group_by->push_back(k);
-      for (const std::string& one : values) prefixes.push_back(internal::TagIndexPrefix(mid, k, one));
+      for (const std::string& one : values)
+        prefixes.push_back(internal::TagIndexPrefix(mid, k, one));
     }
     for (const std::string& prefix : prefixes) {
       auto found = ScanIds(store, prefix, limit, false);
@@ -182,8 +194,8 @@ absl::StatusOr<Matches> MatchSeries(storage::Store& store, uint32_t mid,
     ids = std::set<uint64_t>(all->begin(), all->end());
   }
   if (ids->size() > static_cast<size_t>(max_series)) {
-    return absl::ResourceExhaustedError(absl::StrCat("query: more than ", max_series,
-                                                     " series match; narrow the tag filter"));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("query: more than ", max_series, " series match; narrow the tag filter"));
   }
   Matches out;
   out.total = static_cast<int64_t>(ids->size());
@@ -211,7 +223,8 @@ absl::StatusOr<Matches> MatchSeries(storage::Store& store, uint32_t mid,
 }  // namespace
 
 absl::StatusOr<QueryResult> Telemetry::Query(const TimeSeriesQuery& q) {
-  if (q.end_s < q.start_s || q.start_s < 0) return absl::InvalidArgumentError("query: end is before start");
+  if (q.end_s < q.start_s || q.start_s < 0)
+    return absl::InvalidArgumentError("query: end is before start");
   if (q.step_s < 0) return absl::InvalidArgumentError("query: step must be >= 0");
   if (q.step_s > 0 && (q.end_s - q.start_s) / q.step_s + 2 > kMaxSteps) {
     return absl::InvalidArgumentError("query: more than 1000000 steps; use a larger step");
@@ -220,7 +233,8 @@ absl::StatusOr<QueryResult> Telemetry::Query(const TimeSeriesQuery& q) {
   result.resolution = q.force_resolution.value_or(ChooseResolution(q.step_s));
   if (result.resolution != Resolution::kRaw &&
       (q.step_s == 0 || q.step_s % static_cast<int64_t>(result.resolution) != 0)) {
-    return absl::InvalidArgumentError("query: a rollup resolution needs a step that is a multiple of it");
+    return absl::InvalidArgumentError(
+        "query: a rollup resolution needs a step that is a multiple of it");
   }
   auto metric_id = registry_->MetricId(q.metric, /*create=*/false);
   if (!metric_id.ok()) return metric_id.status();
@@ -281,7 +295,8 @@ absl::StatusOr<QueryResult> Telemetry::Query(const TimeSeriesQuery& q) {
   const int64_t last_hour = q.end_s - q.end_s % 3600;
   if (result.resolution == Resolution::kRaw) {
     std::vector<storage::RowRange> ranges;
-    for (const SeriesData& s : series) ranges.push_back(range_of(s.id, first_hour, last_hour, 3600));
+    for (const SeriesData& s : series)
+      ranges.push_back(range_of(s.id, first_hour, last_hour, 3600));
     if (absl::Status st = scan_raw(ranges); !st.ok()) return st;
   } else {
     const int64_t width = static_cast<int64_t>(result.resolution);
@@ -348,7 +363,9 @@ absl::StatusOr<QueryResult> Telemetry::Query(const TimeSeriesQuery& q) {
           run_start = -1;
         }
       }
-      if (run_start >= 0) ranges.push_back(range_of(s.id, run_start, std::min(last_hour, now_s - now_s % 3600), 3600));
+      if (run_start >= 0)
+        ranges.push_back(
+            range_of(s.id, run_start, std::min(last_hour, now_s - now_s % 3600), 3600));
     }
     if (absl::Status st = scan_raw(ranges); !st.ok()) return st;
   }
@@ -387,7 +404,8 @@ absl::StatusOr<QueryResult> Telemetry::Query(const TimeSeriesQuery& q) {
     auto combine = [&](const std::vector<double>& values) {
       Rollup r;
       for (double v : values) r.Add(v);
-      return q.aggregator == Aggregator::kCount ? static_cast<double>(r.count) : Reduce(r, q.aggregator);
+      return q.aggregator == Aggregator::kCount ? static_cast<double>(r.count)
+                                                : Reduce(r, q.aggregator);
     };
     std::vector<double> values;
     if (q.rate) {
@@ -399,7 +417,8 @@ absl::StatusOr<QueryResult> Telemetry::Query(const TimeSeriesQuery& q) {
         if (q.step_s > 0) {
           for (size_t i = 0; i < acc.steps(); ++i) {
             if (s->steps[i].count == 0) continue;
-            points.push_back({acc.origin() + static_cast<int64_t>(i) * q.step_s, Reduce(s->steps[i], q.downsample)});
+            points.push_back({acc.origin() + static_cast<int64_t>(i) * q.step_s,
+                              Reduce(s->steps[i], q.downsample)});
           }
         } else {
           for (const auto& [t, v] : s->raw) points.push_back({t, v});
@@ -413,7 +432,8 @@ absl::StatusOr<QueryResult> Telemetry::Query(const TimeSeriesQuery& q) {
         for (const SeriesData* s : members) {
           if (s->steps[i].count > 0) values.push_back(Reduce(s->steps[i], q.downsample));
         }
-        if (!values.empty()) g.points.push_back({acc.origin() + static_cast<int64_t>(i) * q.step_s, combine(values)});
+        if (!values.empty())
+          g.points.push_back({acc.origin() + static_cast<int64_t>(i) * q.step_s, combine(values)});
       }
     } else {
       std::map<int64_t, std::vector<double>> by_time;
@@ -428,7 +448,8 @@ absl::StatusOr<QueryResult> Telemetry::Query(const TimeSeriesQuery& q) {
 }
 
 absl::StatusOr<LookupResult> Telemetry::Lookup(std::string_view metric,
-                                               const std::map<std::string, std::string>& tags, int limit) {
+                                               const std::map<std::string, std::string>& tags,
+                                               int limit) {
   auto metric_id = registry_->MetricId(metric, /*create=*/false);
   if (!metric_id.ok()) return metric_id.status();
   std::vector<std::string> group_by;
@@ -437,7 +458,8 @@ absl::StatusOr<LookupResult> Telemetry::Lookup(std::string_view metric,
   if (!matched.ok()) return matched.status();
   LookupResult result;
   result.total = matched->total;
-  for (MatchedSeries& m : matched->series) result.series.push_back({*metric_id, m.id, std::move(m.tags)});
+  for (MatchedSeries& m : matched->series)
+    result.series.push_back({*metric_id, m.id, std::move(m.tags)});
   return result;
 }
 

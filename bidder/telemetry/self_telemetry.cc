@@ -26,7 +26,8 @@ double Quantile(double q, const std::vector<uint64_t>& delta, const std::vector<
     const double next = seen + static_cast<double>(delta[i]);
     if (next >= rank && delta[i] > 0) {
       const double lower = i == 0 ? 0 : bounds[i - 1];
-      if (i >= bounds.size() || std::isinf(bounds[i])) return lower;  // +Inf bucket: its lower bound
+      if (i >= bounds.size() || std::isinf(bounds[i]))
+        return lower;  // +Inf bucket: its lower bound
       return lower + (bounds[i] - lower) * (rank - seen) / static_cast<double>(delta[i]);
     }
     seen = next;
@@ -87,15 +88,16 @@ WriteSummary SelfTelemetry::SampleOnce() {
   const int64_t now_s = telemetry_.NowSeconds();
   std::vector<DataPoint> points;
   for (const prometheus::MetricFamily& family : source_.Collect()) {
-    const bool as_value =
-        std::find(options_.counters.begin(), options_.counters.end(), family.name) !=
-            options_.counters.end() ||
-        std::find(options_.gauges.begin(), options_.gauges.end(), family.name) != options_.gauges.end();
+    const bool as_value = std::find(options_.counters.begin(), options_.counters.end(),
+                                    family.name) != options_.counters.end() ||
+                          std::find(options_.gauges.begin(), options_.gauges.end(), family.name) !=
+                              options_.gauges.end();
     const bool histogram = std::find(options_.histograms.begin(), options_.histograms.end(),
                                      family.name) != options_.histograms.end();
     if (as_value) {
       for (const prometheus::ClientMetric& m : family.metric) {
-        const double v = family.type == prometheus::MetricType::Gauge ? m.gauge.value : m.counter.value;
+        const double v =
+            family.type == prometheus::MetricType::Gauge ? m.gauge.value : m.counter.value;
         points.push_back({family.name, TagsOf(m), now_s, v});
       }
     }

@@ -38,11 +38,13 @@ struct SelfTelemetryOptions {
   // Seconds between samples. Default 10 (telemetry.write_interval_s).
   int write_interval_s = 10;
   // Families written as their values: counters (cumulative) and gauges.
-  std::vector<std::string> counters = {
-      "bidder_bid_requests_total",     "bidder_bids_total",
-      "bidder_wins_total",             "bidder_spend_micros_total",
-      "bidder_profile_timeouts_total", "bidder_profile_lookups_total",
-      "bidder_beacons_total"};
+  std::vector<std::string> counters = {"bidder_bid_requests_total",
+                                       "bidder_bids_total",
+                                       "bidder_wins_total",
+                                       "bidder_spend_micros_total",
+                                       "bidder_profile_timeouts_total",
+                                       "bidder_profile_lookups_total",
+                                       "bidder_beacons_total"};
   std::vector<std::string> gauges = {"bidder_pacing_spend_today_micros",
                                      "bidder_pacing_throttle_ratio"};
   std::vector<std::string> histograms = {"bidder_bid_latency_seconds"};

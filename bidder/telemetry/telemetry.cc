@@ -23,9 +23,11 @@ absl::string_view AbslView(std::string_view s) { return absl::string_view(s.data
 // OpenTSDB's character set for metric names, tag keys and tag values.
 std::optional<std::string> NameProblem(std::string_view what, std::string_view name) {
   if (name.empty()) return absl::StrCat(AbslView(what), " is empty");
-  if (name.size() > kMaxNameLength) return absl::StrCat(AbslView(what), " is longer than 200 characters");
+  if (name.size() > kMaxNameLength)
+    return absl::StrCat(AbslView(what), " is longer than 200 characters");
   for (char c : name) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.' && c != '/') {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.' &&
+        c != '/') {
       return absl::StrCat(AbslView(what), " '", AbslView(name),
                           "' has a character outside [A-Za-z0-9._/-]");
     }
@@ -53,11 +55,16 @@ std::optional<Aggregator> ParseAggregator(std::string_view name) {
 
 const char* AggregatorName(Aggregator aggregator) {
   switch (aggregator) {
-    case Aggregator::kAvg: return "avg";
-    case Aggregator::kSum: return "sum";
-    case Aggregator::kMin: return "min";
-    case Aggregator::kMax: return "max";
-    case Aggregator::kCount: return "count";
+    case Aggregator::kAvg:
+      return "avg";
+    case Aggregator::kSum:
+      return "sum";
+    case Aggregator::kMin:
+      return "min";
+    case Aggregator::kMax:
+      return "max";
+    case Aggregator::kCount:
+      return "count";
   }
   return "avg";
 }
@@ -89,9 +96,11 @@ std::optional<std::string> Telemetry::IdLikeTagValue(std::string_view value) {
 
 absl::StatusOr<std::unique_ptr<Telemetry>> Telemetry::Create(storage::Store& store,
                                                              TelemetryOptions options) {
-  if (options.registry == nullptr) return absl::InvalidArgumentError("telemetry: a metrics registry is required");
+  if (options.registry == nullptr)
+    return absl::InvalidArgumentError("telemetry: a metrics registry is required");
   if (options.max_series < 1 || options.max_series_per_metric < 1) {
-    return absl::InvalidArgumentError("telemetry: max_series and max_series_per_metric must be >= 1");
+    return absl::InvalidArgumentError(
+        "telemetry: max_series and max_series_per_metric must be >= 1");
   }
   if (options.pack_grace_s < 0 || options.max_future_s < 0) {
     return absl::InvalidArgumentError("telemetry: pack_grace_s and max_future_s must be >= 0");
@@ -101,8 +110,8 @@ absl::StatusOr<std::unique_ptr<Telemetry>> Telemetry::Create(storage::Store& sto
     auto exists = store.TableExists(table);
     if (!exists.ok()) return exists.status();
     if (!*exists) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("telemetry: table '", AbslView(table), "' is missing (apply storage::BidderTables())"));
+      return absl::FailedPreconditionError(absl::StrCat(
+          "telemetry: table '", AbslView(table), "' is missing (apply storage::BidderTables())"));
     }
   }
   if (!options.clock) options.clock = storage::SystemClock();
@@ -113,9 +122,8 @@ Telemetry::Telemetry(storage::Store& store, TelemetryOptions options)
     : store_(store),
       options_(std::move(options)),
       metrics_(std::make_unique<internal::TelemetryMetrics>(*options_.registry)),
-      registry_(std::make_unique<internal::SeriesRegistry>(store, options_.max_series,
-                                                           options_.max_series_per_metric,
-                                                           metrics_.get())) {}
+      registry_(std::make_unique<internal::SeriesRegistry>(
+          store, options_.max_series, options_.max_series_per_metric, metrics_.get())) {}
 
 Telemetry::~Telemetry() = default;
 
@@ -145,7 +153,9 @@ WriteSummary Telemetry::Write(std::span<const DataPoint> points) {
       problem = NameProblem("tag key", k);
       if (!problem) problem = NameProblem(absl::StrCat("tag ", k), v);
       if (!problem) {
-        if (auto why = IdLikeTagValue(v)) id_like = absl::StrCat("tag ", k, "=", v, " ", *why, "; refused to bound the series count");
+        if (auto why = IdLikeTagValue(v))
+          id_like =
+              absl::StrCat("tag ", k, "=", v, " ", *why, "; refused to bound the series count");
       }
     }
     if (problem) {
@@ -157,7 +167,8 @@ WriteSummary Telemetry::Write(std::span<const DataPoint> points) {
       continue;
     }
     int64_t ts = p.timestamp >= kMillisThreshold ? p.timestamp / 1000 : p.timestamp;
-    if (ts < 0 || ts > 0xffffffffLL - internal::kBucketSeconds || ts > now_s + options_.max_future_s) {
+    if (ts < 0 || ts > 0xffffffffLL - internal::kBucketSeconds ||
+        ts > now_s + options_.max_future_s) {
       fail(i, metrics_->refused_out_of_range,
            absl::StrCat("timestamp ", p.timestamp, " is negative, past 2106 or more than ",
                         options_.max_future_s, " s ahead of now"));
@@ -209,10 +220,12 @@ WriteSummary Telemetry::Write(std::span<const DataPoint> points) {
   return summary;
 }
 
-absl::StatusOr<std::vector<std::string>> Telemetry::Suggest(SuggestType type, std::string_view prefix,
-                                                            int max) {
+absl::StatusOr<std::vector<std::string>> Telemetry::Suggest(SuggestType type,
+                                                            std::string_view prefix, int max) {
   if (max < 1 || max > 1000) return absl::InvalidArgumentError("suggest: max must be in [1, 1000]");
-  const char* lead = type == SuggestType::kMetrics ? "n" : type == SuggestType::kTagKeys ? "k" : "v";
+  const char* lead = type == SuggestType::kMetrics   ? "n"
+                     : type == SuggestType::kTagKeys ? "k"
+                                                     : "v";
   storage::Scan scan;
   scan.prefix = absl::StrCat(lead, AbslView(prefix));
   scan.columns.push_back({std::string(internal::kIdFamily), std::nullopt});

@@ -17,7 +17,8 @@
 //   bidder_telemetry_points_written_total, bidder_telemetry_points_refused_total{reason},
 //   bidder_telemetry_series, bidder_telemetry_packed_rows_total,
 //   bidder_telemetry_packed_bytes_per_point, bidder_telemetry_oldest_unpacked_bucket_age_seconds,
-//   bidder_telemetry_packer_runs_total{result}, bidder_telemetry_packer_last_success_timestamp_seconds.
+//   bidder_telemetry_packer_runs_total{result},
+//   bidder_telemetry_packer_last_success_timestamp_seconds.
 //
 // Thread-safety: every method may be called from any thread; Pack runs are
 // serialised internally.
@@ -84,8 +85,8 @@ struct WriteSummary {
 };
 
 struct PackStats {
-  int64_t rows_scanned = 0;  // rows with raw cells ingested since the last run
-  int64_t rows_packed = 0;   // closed buckets (re)packed
+  int64_t rows_scanned = 0;         // rows with raw cells ingested since the last run
+  int64_t rows_packed = 0;          // closed buckets (re)packed
   int64_t rows_already_packed = 0;  // closed buckets whose block had every point
   int64_t points_packed = 0;
   int64_t packed_bytes = 0;
@@ -126,7 +127,7 @@ struct TimeSeriesQuery {
   int64_t step_s = 0;
   Aggregator downsample = Aggregator::kAvg;  // within a step, per series
   Aggregator aggregator = Aggregator::kSum;  // across the series of a group
-  std::optional<RateOptions> rate;            // per second, per series
+  std::optional<RateOptions> rate;           // per second, per series
   // Reads this resolution instead of the router's choice (benchmarks, tests).
   std::optional<Resolution> force_resolution;
 };

@@ -196,8 +196,7 @@ std::string Printable(std::string_view text) {
   return out;
 }
 
-bool DecodeValue(const json& value, const std::string& path, ErrorList* errors,
-                 std::string* out) {
+bool DecodeValue(const json& value, const std::string& path, ErrorList* errors, std::string* out) {
   if (!value.is_string()) {
     errors->Add(path, MustBe("a string", value));
     return false;

@@ -41,8 +41,7 @@ bool DecodeValue(const nlohmann::json& value, const std::string& path, ErrorList
                  std::string* out);
 bool DecodeValue(const nlohmann::json& value, const std::string& path, ErrorList* errors,
                  bool* out);
-bool DecodeValue(const nlohmann::json& value, const std::string& path, ErrorList* errors,
-                 int* out);
+bool DecodeValue(const nlohmann::json& value, const std::string& path, ErrorList* errors, int* out);
 bool DecodeValue(const nlohmann::json& value, const std::string& path, ErrorList* errors,
                  int64_t* out);
 bool DecodeValue(const nlohmann::json& value, const std::string& path, ErrorList* errors,

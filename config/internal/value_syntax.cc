@@ -22,9 +22,9 @@ bool IsDigits(std::string_view text, size_t min_length, size_t max_length) {
 
 bool IsPort(std::string_view text) {
   uint32_t port = 0;
-  return IsDigits(text, 1, 5) && absl::SimpleAtoi(absl::string_view(text.data(), text.size()),
-                                                  &port) &&
-         port >= 1 && port <= 65535;
+  return IsDigits(text, 1, 5) &&
+         absl::SimpleAtoi(absl::string_view(text.data(), text.size()), &port) && port >= 1 &&
+         port <= 65535;
 }
 
 // Host names in URLs and endpoints may use any case (DNS ignores it).

@@ -104,8 +104,10 @@ class Bidder {
     put.values.push_back({"seg", "cart-abandoner-30d", "\x64", std::nullopt});
     put.values.push_back({"seg", "in-market-travel", "\x32", std::nullopt});
     const std::string today = absl::FormatTime("%Y%m%d", absl::Now(), absl::UTCTimeZone());
-    put.values.push_back({"fc", "litware-retargeting|" + today, storage::EncodeCounter(1), std::nullopt});
-    put.values.push_back({"fc", "northwind-travel-display|" + today, storage::EncodeCounter(2), std::nullopt});
+    put.values.push_back(
+        {"fc", "litware-retargeting|" + today, storage::EncodeCounter(1), std::nullopt});
+    put.values.push_back(
+        {"fc", "northwind-travel-display|" + today, storage::EncodeCounter(2), std::nullopt});
     (void)store_->Put(storage::kProfilesTable, put);
     metrics_ = std::make_unique<BidMetrics>(registry_, config_.server.exchanges, config_.campaigns);
     BidHandler::Dependencies deps;
@@ -185,7 +187,8 @@ BENCHMARK(BM_HandleContextual)->UseRealTime();
 void BM_AuctionOnly(benchmark::State& state) {
   Bidder bidder;
   if (!bidder.error().empty()) return state.SkipWithError(bidder.error().c_str());
-  absl::StatusOr<CurrencyTable> currencies = CurrencyTable::Create(bidder.config().bid.currency_rates);
+  absl::StatusOr<CurrencyTable> currencies =
+      CurrencyTable::Create(bidder.config().bid.currency_rates);
   const UnpacedSnapshot pacing;
   Auction auction(bidder.handler().campaigns(), *currencies, pacing);
   absl::StatusOr<openrtb::BidRequest> request = openrtb::ParseBidRequest(RequestBody(false));
@@ -203,7 +206,8 @@ BENCHMARK(BM_AuctionOnly);
 
 void BM_DeviceKey(benchmark::State& state) {
   DeviceKeyHasher hasher(kDeviceKeySecret);
-  for (auto _ : state) benchmark::DoNotOptimize(hasher.Hash("6D92078A-8246-4BA4-AE5B-76104861E7DC"));
+  for (auto _ : state)
+    benchmark::DoNotOptimize(hasher.Hash("6D92078A-8246-4BA4-AE5B-76104861E7DC"));
 }
 BENCHMARK(BM_DeviceKey);
 

@@ -283,10 +283,10 @@ void BM_SerializeBidResponseNlohmann(benchmark::State& state) {
   std::string out;
   for (auto _ : state) {
     const Bid& b = response.seatbid[0].bid[0];
-    nlohmann::json bid = {{"id", b.id},     {"impid", b.impid},   {"price", b.price},
-                          {"adm", b.adm},   {"nurl", b.nurl},     {"burl", b.burl},
+    nlohmann::json bid = {{"id", b.id},     {"impid", b.impid},     {"price", b.price},
+                          {"adm", b.adm},   {"nurl", b.nurl},       {"burl", b.burl},
                           {"lurl", b.lurl}, {"adomain", b.adomain}, {"crid", b.crid},
-                          {"cid", b.cid},   {"cat", b.cat},       {"w", *b.w},
+                          {"cid", b.cid},   {"cat", b.cat},         {"w", *b.w},
                           {"h", *b.h}};
     nlohmann::json json = {{"id", response.id},
                            {"bidid", response.bidid},

@@ -60,8 +60,8 @@ void BM_RecordSpend(benchmark::State& state) {
     price = price == 2300 ? 1700 : price + 1;
   }
   const uint64_t allocated = allocations - before;
-  state.counters["allocs_per_record"] = benchmark::Counter(
-      static_cast<double>(allocated), benchmark::Counter::kAvgIterations);
+  state.counters["allocs_per_record"] =
+      benchmark::Counter(static_cast<double>(allocated), benchmark::Counter::kAvgIterations);
   if (state.thread_index() == 0) {
     benchmark::DoNotOptimize(recorder->Take(0));
     delete recorder;

@@ -8,10 +8,10 @@
 #include <string>
 
 #include "benchmark/benchmark.h"
-#include "rocksdb/db.h"
-#include "rocksdb/table.h"
 #include "rocksdb/cache.h"
+#include "rocksdb/db.h"
 #include "rocksdb/filter_policy.h"
+#include "rocksdb/table.h"
 #include "storage/embedded_store.h"
 #include "storage/schemas.h"
 
@@ -25,7 +25,8 @@ std::string BenchDir(const std::string& name) {
   return dir.string();
 }
 
-const std::string kDevice = std::string("\x9f\x12\x00\x7a\x33\xc4\x51\x08\xe2\x19\x4b\x6d\x80\x01\xfe\x2c", 16);
+const std::string kDevice =
+    std::string("\x9f\x12\x00\x7a\x33\xc4\x51\x08\xe2\x19\x4b\x6d\x80\x01\xfe\x2c", 16);
 
 // A realistic profile: 80 segments (8-byte id -> 4-byte score) and 24
 // frequency-cap counters (campaignId|yyyymmdd -> 8 bytes): about 1.5 KB.
@@ -127,8 +128,8 @@ void BM_RawRocksDbGet(benchmark::State& state) {
   rocksdb::PinnableSlice value;
   for (auto _ : state) {
     value.Reset();
-    rocksdb::Status s = raw.db->Get(rocksdb::ReadOptions(), raw.db->DefaultColumnFamily(),
-                                    kDevice, &value);
+    rocksdb::Status s =
+        raw.db->Get(rocksdb::ReadOptions(), raw.db->DefaultColumnFamily(), kDevice, &value);
     benchmark::DoNotOptimize(s);
     benchmark::DoNotOptimize(value.data());
   }

@@ -37,18 +37,28 @@ std::vector<Point> GaugeHour(int kind, uint64_t seed) {
   double v = kind == 3 ? 0.42 : 100;
   for (int64_t t = kBucket; t < kBucket + 3600; t += 10) {
     switch (kind) {
-      case 0: break;                                                             // constant
-      case 1: v += static_cast<double>(static_cast<int>(rng() % 5) - 2); break;  // integer walk
-      case 2: v = std::round((v + (static_cast<double>(rng() % 21) - 10) / 10) * 10) / 10; break;  // 0.1 steps
-      case 3: v = std::round((0.4 + static_cast<double>(rng() % 1000) / 10000) * 1000) / 1000; break;  // ratio, 3 decimals
-      default: v = static_cast<double>(rng() % 1000000) / 997; break;           // noisy float
+      case 0:
+        break;  // constant
+      case 1:
+        v += static_cast<double>(static_cast<int>(rng() % 5) - 2);
+        break;  // integer walk
+      case 2:
+        v = std::round((v + (static_cast<double>(rng() % 21) - 10) / 10) * 10) / 10;
+        break;  // 0.1 steps
+      case 3:
+        v = std::round((0.4 + static_cast<double>(rng() % 1000) / 10000) * 1000) / 1000;
+        break;  // ratio, 3 decimals
+      default:
+        v = static_cast<double>(rng() % 1000000) / 997;
+        break;  // noisy float
     }
     points.push_back({t, v});
   }
   return points;
 }
 
-const char* kGaugeNames[] = {"constant", "integer_walk", "tenths_walk", "ratio_3_decimals", "noisy_float"};
+const char* kGaugeNames[] = {"constant", "integer_walk", "tenths_walk", "ratio_3_decimals",
+                             "noisy_float"};
 
 // Bytes per point of the 50 hours of `hours`, each one block in `format`.
 double BytesPerPoint(const std::vector<std::vector<Point>>& hours, GorillaFormat format) {
@@ -112,8 +122,8 @@ std::map<std::string, std::vector<Point>> ReadFixture(const std::string& file, i
 
 // Counters (cumulative) as the fixtures name them; the rest are gauges.
 bool IsCounter(const std::string& name) {
-  return name.rfind("proc.stat.cpu.", 0) == 0 || name == "proc.stat.ctxt" || name == "proc.stat.processes" ||
-         name.find("_total") != std::string::npos;
+  return name.rfind("proc.stat.cpu.", 0) == 0 || name == "proc.stat.ctxt" ||
+         name == "proc.stat.processes" || name.find("_total") != std::string::npos;
 }
 
 struct FixtureCase {
@@ -133,7 +143,8 @@ void BM_BytesPerPoint_Fixture(benchmark::State& state) {
     return;
   }
   // [0] gauges, [1] counters; the XOR-only encoding apart.
-  size_t bytes[2] = {0, 0}, xor_bytes[2] = {0, 0}, points[2] = {0, 0}, blocks = 0, scaled_blocks = 0;
+  size_t bytes[2] = {0, 0}, xor_bytes[2] = {0, 0}, points[2] = {0, 0}, blocks = 0,
+         scaled_blocks = 0;
   for (auto _ : state) {
     bytes[0] = bytes[1] = points[0] = points[1] = blocks = scaled_blocks = 0;
     for (const auto& [name, pts] : series) {
@@ -156,7 +167,9 @@ void BM_BytesPerPoint_Fixture(benchmark::State& state) {
       xor_bytes[IsCounter(name)] += EncodeGorillaBlock(bucket, b, GorillaFormat::kXorOnly)->size();
     }
   }
-  auto ratio = [](size_t b, size_t p) { return p == 0 ? 0.0 : static_cast<double>(b) / static_cast<double>(p); };
+  auto ratio = [](size_t b, size_t p) {
+    return p == 0 ? 0.0 : static_cast<double>(b) / static_cast<double>(p);
+  };
   state.SetLabel(std::string(c.file) + ", a point every " + std::to_string(c.every_s) + " s");
   state.counters["series"] = static_cast<double>(series.size());
   state.counters["points"] = static_cast<double>(points[0] + points[1]);
@@ -175,7 +188,8 @@ GorillaFormat FormatArg(const benchmark::State& state) {
   return state.range(1) == 0 ? GorillaFormat::kSmallest : GorillaFormat::kXorOnly;
 }
 std::string BlockLabel(const benchmark::State& state, const std::string& block) {
-  return std::string(kGaugeNames[state.range(0)]) + ", version " + std::to_string(static_cast<int>(block[0]));
+  return std::string(kGaugeNames[state.range(0)]) + ", version " +
+         std::to_string(static_cast<int>(block[0]));
 }
 
 void BM_GorillaEncode(benchmark::State& state) {
@@ -211,7 +225,9 @@ struct QueryFixture {
   static constexpr int kSeries = 50;
   static constexpr int64_t kDays = 7;
   QueryFixture() {
-    dir = (std::filesystem::temp_directory_path() / ("rtb-telemetry-bench-" + std::to_string(::getpid()))).string();
+    dir = (std::filesystem::temp_directory_path() /
+           ("rtb-telemetry-bench-" + std::to_string(::getpid())))
+              .string();
     std::filesystem::remove_all(dir);
     start = kBucket - kDays * 86400;
     clock = std::make_shared<storage::ManualClock>(kBucket * 1000);
@@ -288,10 +304,15 @@ void BM_Query7Days5MinSteps50Series(benchmark::State& state) {
   state.counters["series"] = static_cast<double>(last.series);
   state.counters["rows_read"] = static_cast<double>(last.rows_read);
   state.counters["points_read"] = static_cast<double>(last.points_read);
-  state.counters["steps"] = last.groups.empty() ? 0 : static_cast<double>(last.groups[0].points.size());
+  state.counters["steps"] =
+      last.groups.empty() ? 0 : static_cast<double>(last.groups[0].points.size());
   state.counters["rows_packed_at_setup"] = static_cast<double>(f.pack_rows);
 }
-BENCHMARK(BM_Query7Days5MinSteps50Series)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->Iterations(5);
+BENCHMARK(BM_Query7Days5MinSteps50Series)
+    ->Arg(1)
+    ->Arg(0)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(5);
 
 }  // namespace
 }  // namespace rtb::bidder::telemetry

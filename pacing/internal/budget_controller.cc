@@ -121,8 +121,9 @@ BudgetController::WindowRates BudgetController::RatesSince(const Sample& base,
     // What each value covers: spend up to the flush that set it, or, when the
     // shard has been quiet, up to a flush interval before the sample.
     const int64_t end = std::max(now.changed_at[s], now.at_ms - flush);
-    const int64_t begin = base.changed_at[s] == 0 ? base.at_ms - flush / 2
-                                                   : std::max(base.changed_at[s], base.at_ms - flush);
+    const int64_t begin = base.changed_at[s] == 0
+                              ? base.at_ms - flush / 2
+                              : std::max(base.changed_at[s], base.at_ms - flush);
     int64_t covered = end - begin;
     if (covered < flush / 2) covered = span_ms;
     const double rate = static_cast<double>(delta) * 1000.0 / static_cast<double>(covered);
@@ -232,8 +233,7 @@ absl::Status BudgetController::Observe(size_t campaign, int64_t now_ms) {
   if (track.window.empty() || now_ms - track.window.back().at_ms >= window_spacing_ms_) {
     track.window.push_back(current);
   }
-  while (track.window.size() >= 2 &&
-         track.window[1].at_ms <= now_ms - options_.sliding_window_ms) {
+  while (track.window.size() >= 2 && track.window[1].at_ms <= now_ms - options_.sliding_window_ms) {
     track.window.pop_front();
   }
   return absl::OkStatus();

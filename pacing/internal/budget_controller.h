@@ -113,8 +113,8 @@ class BudgetController {
   using ShardValues = std::array<int64_t, kBudgetShards>;
   struct Sample {
     int64_t at_ms = 0;
-    ShardValues accumulated{};  // spend seen since tracking began
-    ShardValues changed_at{};   // when each shard's value last changed (0 = never)
+    ShardValues accumulated{};     // spend seen since tracking began
+    ShardValues changed_at{};      // when each shard's value last changed (0 = never)
     double throttle_integral = 0;  // integral of the published throttle, throttle x ms
   };
   struct Track {

@@ -19,8 +19,7 @@ absl::StatusOr<std::vector<CampaignBudget>> CampaignBudgets(
           absl::StrCat(where, ": a campaign id must be non-empty and hold no '|'"));
     }
     if (campaign.daily_budget_micros <= 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(where, ": daily_budget_micros must be > 0"));
+      return absl::InvalidArgumentError(absl::StrCat(where, ": daily_budget_micros must be > 0"));
     }
     absl::StatusOr<CampaignDay> day = CampaignDay::ForZone(campaign.time_zone);
     if (!day.ok()) {

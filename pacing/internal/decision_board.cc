@@ -77,8 +77,7 @@ std::string EncodeBoard(const std::vector<std::pair<std::string, BoardEntry>>& e
   return out;
 }
 
-std::optional<std::vector<std::pair<std::string, BoardEntry>>> DecodeBoard(
-    std::string_view value) {
+std::optional<std::vector<std::pair<std::string, BoardEntry>>> DecodeBoard(std::string_view value) {
   if (value.size() < 5 || static_cast<uint8_t>(value[0]) != kVersion) return std::nullopt;
   const uint64_t count = GetBigEndian(value, 1, 4);
   std::vector<std::pair<std::string, BoardEntry>> entries;
@@ -118,8 +117,8 @@ absl::Status DecisionBoard::Write(const BudgetController& controller) {
   storage::Put put;
   put.row = std::string(kDecisionBoardRow);
   put.ttl_ms = kDecisionBoardTtlMs;
-  put.values.push_back(storage::PutValue{std::string(kSpendFamily),
-                                         std::string(kDecisionBoardQualifier), EncodeBoard(entries)});
+  put.values.push_back(storage::PutValue{
+      std::string(kSpendFamily), std::string(kDecisionBoardQualifier), EncodeBoard(entries)});
   return store_.Put(storage::kBudgetTable, put);
 }
 
@@ -127,8 +126,7 @@ absl::Status DecisionBoard::ReadInto(Decisions& decisions, int64_t max_age_ms,
                                      std::vector<std::optional<BoardEntry>>* entries) {
   storage::Get get;
   get.row = std::string(kDecisionBoardRow);
-  get.columns = {
-      storage::Column{std::string(kSpendFamily), std::string(kDecisionBoardQualifier)}};
+  get.columns = {storage::Column{std::string(kSpendFamily), std::string(kDecisionBoardQualifier)}};
   absl::StatusOr<storage::RowResult> row = store_.Get(storage::kBudgetTable, get);
   if (!row.ok()) return row.status();
   if (entries != nullptr) entries->assign(campaigns_.size(), std::nullopt);

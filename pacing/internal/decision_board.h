@@ -68,8 +68,7 @@ std::optional<BoardEntry> DecodeBoardEntry(std::string_view value);
 // The whole cell: (campaign id, entry) pairs. Decoding skips entries that do
 // not decode and fails (nullopt) only when the framing is broken.
 std::string EncodeBoard(const std::vector<std::pair<std::string, BoardEntry>>& entries);
-std::optional<std::vector<std::pair<std::string, BoardEntry>>> DecodeBoard(
-    std::string_view value);
+std::optional<std::vector<std::pair<std::string, BoardEntry>>> DecodeBoard(std::string_view value);
 
 class DecisionBoard {
  public:

@@ -11,21 +11,24 @@ PacingMetrics::PacingMetrics(prometheus::Registry* registry,
   if (flushes) {
     auto& flushed = prometheus::BuildCounter()
                         .Name("bidder_pacing_spend_flushed_micros_total")
-                        .Help("Spend this worker wrote to its budget shard, micro-units of the "
-                              "campaign's currency")
+                        .Help(
+                            "Spend this worker wrote to its budget shard, micro-units of the "
+                            "campaign's currency")
                         .Register(*registry);
     for (const std::string& id : campaign_ids) flushed_.push_back(&flushed.Add({{"campaign", id}}));
     flush_failures_ = &prometheus::BuildCounter()
                            .Name("bidder_pacing_flush_failures_total")
-                           .Help("Budget shard Increments that failed; their amount is kept for "
-                                 "the next flush")
+                           .Help(
+                               "Budget shard Increments that failed; their amount is kept for "
+                               "the next flush")
                            .Register(*registry)
                            .Add({});
   }
   auto& spent = prometheus::BuildGauge()
                     .Name("bidder_pacing_spend_today_micros")
-                    .Help("Today's spend over the 16 budget shards, in the campaign's day and "
-                          "currency")
+                    .Help(
+                        "Today's spend over the 16 budget shards, in the campaign's day and "
+                        "currency")
                     .Register(*registry);
   auto& budget = prometheus::BuildGauge()
                      .Name("bidder_pacing_budget_micros")
@@ -37,8 +40,9 @@ PacingMetrics::PacingMetrics(prometheus::Registry* registry,
                        .Register(*registry);
   auto& bound = prometheus::BuildGauge()
                     .Name("bidder_pacing_overspend_bound_micros")
-                    .Help("Most spend workers may hold unflushed, which the stop keeps below "
-                          "the cap")
+                    .Help(
+                        "Most spend workers may hold unflushed, which the stop keeps below "
+                        "the cap")
                     .Register(*registry);
   for (size_t i = 0; i < campaign_ids.size(); ++i) {
     const prometheus::Labels labels{{"campaign", campaign_ids[i]}};
@@ -54,8 +58,9 @@ PacingMetrics::PacingMetrics(prometheus::Registry* registry,
                     .Add({});
   stale_campaigns_ = &prometheus::BuildGauge()
                           .Name("bidder_pacing_stale_campaigns")
-                          .Help("Campaigns stopped because their decision is older than "
-                                "pacing.state_max_age_ms (fail safe)")
+                          .Help(
+                              "Campaigns stopped because their decision is older than "
+                              "pacing.state_max_age_ms (fail safe)")
                           .Register(*registry)
                           .Add({});
   refusals_ = &prometheus::BuildCounter()

@@ -8,8 +8,8 @@
 //   bidder_pacing_throttle_ratio{campaign}              published bid probability, 0 = stopped
 //   bidder_pacing_overspend_bound_micros{campaign}      max unflushed spend the stop allows for
 //   bidder_pacing_state_age_seconds                     age of the oldest campaign decision
-//   bidder_pacing_stale_campaigns                       campaigns stopped because their decision is too old
-//   bidder_pacing_fail_safe_refusals_total              bids refused for that reason
+//   bidder_pacing_stale_campaigns                       campaigns stopped because their decision is
+//   too old bidder_pacing_fail_safe_refusals_total              bids refused for that reason
 //   bidder_pacing_store_errors_total{operation}         scan | board_read | board_write
 //
 // Money is in micro-units of each campaign's own currency. Every handle is

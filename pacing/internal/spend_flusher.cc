@@ -20,8 +20,8 @@ uint64_t Mix(uint64_t x) {
 }  // namespace
 
 SpendFlusher::SpendFlusher(int worker_id, const std::vector<CampaignBudget>& campaigns,
-                           SpendRecorder& recorder, storage::Store& store,
-                           PacingMetrics& metrics, uint64_t nonce_seed)
+                           SpendRecorder& recorder, storage::Store& store, PacingMetrics& metrics,
+                           uint64_t nonce_seed)
     : campaigns_(campaigns),
       recorder_(recorder),
       store_(store),

@@ -36,9 +36,8 @@ class SpendFlusher {
  public:
   // `campaigns`, `recorder`, `store` and `metrics` must outlive this.
   // `nonce_seed` must differ between incarnations of a worker.
-  SpendFlusher(int worker_id, const std::vector<CampaignBudget>& campaigns,
-               SpendRecorder& recorder, storage::Store& store, PacingMetrics& metrics,
-               uint64_t nonce_seed);
+  SpendFlusher(int worker_id, const std::vector<CampaignBudget>& campaigns, SpendRecorder& recorder,
+               storage::Store& store, PacingMetrics& metrics, uint64_t nonce_seed);
 
   // Flushes what was recorded up to `as_of_ms`, attributed to the day each
   // campaign was in just before that instant (so a flush scheduled at a

@@ -60,12 +60,12 @@ void Connection::Connect(const tcp::endpoint& address, std::chrono::milliseconds
   ArmTimer(std::min(deadline, Clock::now() + connect_timeout));
   socket_.async_connect(
       address, asio::bind_executor(strand_, [self = shared_from_this(), address, deadline,
-                                            done = std::move(done)](
-                                               const boost::system::error_code& error) {
+                                             done = std::move(done)](
+                                                const boost::system::error_code& error) {
         ++self->generation_;  // disarms the timer
         self->timer_.cancel();
-        const std::string where = absl::StrCat("connecting to ", address.address().to_string(),
-                                               ":", address.port());
+        const std::string where =
+            absl::StrCat("connecting to ", address.address().to_string(), ":", address.port());
         if (self->timed_out_) {
           if (Clock::now() >= deadline) {
             done(absl::DeadlineExceededError(absl::StrCat(where, ": deadline passed")));
@@ -96,58 +96,58 @@ void Connection::Exchange(std::shared_ptr<const std::string> request, Clock::tim
     buffers.push_back(asio::buffer(header_));
   }
   buffers.push_back(asio::buffer(*request_));
-  asio::async_write(socket_, buffers,
-                    asio::bind_executor(strand_, [self = shared_from_this()](
-                                                     const boost::system::error_code& error,
-                                                     size_t) {
-                      if (error) {
-                        self->Finish({self->FailureStatus(error, "sending"), false, true});
-                        return;
-                      }
-                      if (self->framing_ == ThriftTransport::kFramed) {
-                        self->ReadFrameHeader();
-                      } else {
-                        self->reply_.clear();
-                        self->scanner_ = MessageScanner(self->max_message_bytes_);
-                        self->ReadUnframed();
-                      }
-                    }));
+  asio::async_write(
+      socket_, buffers,
+      asio::bind_executor(
+          strand_, [self = shared_from_this()](const boost::system::error_code& error, size_t) {
+            if (error) {
+              self->Finish({self->FailureStatus(error, "sending"), false, true});
+              return;
+            }
+            if (self->framing_ == ThriftTransport::kFramed) {
+              self->ReadFrameHeader();
+            } else {
+              self->reply_.clear();
+              self->scanner_ = MessageScanner(self->max_message_bytes_);
+              self->ReadUnframed();
+            }
+          }));
 }
 
 void Connection::ReadFrameHeader() {
   asio::async_read(
       socket_, asio::buffer(header_),
-      asio::bind_executor(strand_, [self = shared_from_this()](
-                                       const boost::system::error_code& error, size_t) {
-        if (error) {
-          self->Finish({self->FailureStatus(error, "reading a reply"), false,
-                        !self->received_any_});
-          return;
-        }
-        self->received_any_ = true;
-        uint32_t size = hbase::ReadFrameHeader(self->header_.data());
-        if (size > self->max_message_bytes_ || size > 0x7fffffffu) {
-          self->Finish({absl::InternalError(absl::StrCat("reply frame of ", size,
-                                                         " bytes exceeds max_message_bytes")),
-                        false, false});
-          return;
-        }
-        self->ReadFrameBody(size);
-      }));
+      asio::bind_executor(
+          strand_, [self = shared_from_this()](const boost::system::error_code& error, size_t) {
+            if (error) {
+              self->Finish(
+                  {self->FailureStatus(error, "reading a reply"), false, !self->received_any_});
+              return;
+            }
+            self->received_any_ = true;
+            uint32_t size = hbase::ReadFrameHeader(self->header_.data());
+            if (size > self->max_message_bytes_ || size > 0x7fffffffu) {
+              self->Finish({absl::InternalError(absl::StrCat("reply frame of ", size,
+                                                             " bytes exceeds max_message_bytes")),
+                            false, false});
+              return;
+            }
+            self->ReadFrameBody(size);
+          }));
 }
 
 void Connection::ReadFrameBody(uint32_t size) {
   reply_.resize(size);
-  asio::async_read(socket_, asio::buffer(reply_),
-                   asio::bind_executor(strand_, [self = shared_from_this()](
-                                                    const boost::system::error_code& error,
-                                                    size_t) {
-                     if (error) {
-                       self->Finish({self->FailureStatus(error, "reading a reply"), false, false});
-                       return;
-                     }
-                     self->Finish({std::move(self->reply_), true, false});
-                   }));
+  asio::async_read(
+      socket_, asio::buffer(reply_),
+      asio::bind_executor(
+          strand_, [self = shared_from_this()](const boost::system::error_code& error, size_t) {
+            if (error) {
+              self->Finish({self->FailureStatus(error, "reading a reply"), false, false});
+              return;
+            }
+            self->Finish({std::move(self->reply_), true, false});
+          }));
 }
 
 void Connection::ReadUnframed() {
@@ -175,8 +175,8 @@ void Connection::ReadUnframed() {
           return;
         }
         if (*complete != self->reply_.size()) {
-          self->Finish({absl::InternalError("hbase gateway sent bytes after its reply"), false,
-                        false});
+          self->Finish(
+              {absl::InternalError("hbase gateway sent bytes after its reply"), false, false});
           return;
         }
         self->Finish({std::move(self->reply_), true, false});

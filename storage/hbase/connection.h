@@ -40,7 +40,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // All members below must be called on the strand; callbacks run on it.
   // Connect fails with DeadlineExceeded when `deadline` passes first, with
   // Unavailable when `connect_timeout` does or the gateway refuses.
-  void Connect(const boost::asio::ip::tcp::endpoint& address, std::chrono::milliseconds connect_timeout,
+  void Connect(const boost::asio::ip::tcp::endpoint& address,
+               std::chrono::milliseconds connect_timeout,
                std::chrono::steady_clock::time_point deadline,
                std::function<void(absl::Status)> done);
   void Exchange(std::shared_ptr<const std::string> request,

@@ -18,7 +18,8 @@ namespace t2 = ::rtb::storage::thrift2;
 constexpr size_t kMaxRowBytes = 32767;  // HBase's Short.MAX_VALUE row limit
 
 absl::Status CheckRow(std::string_view what, std::string_view row) {
-  if (row.empty()) return absl::InvalidArgumentError(absl::StrCat(AsAbsl(what), " has an empty row key"));
+  if (row.empty())
+    return absl::InvalidArgumentError(absl::StrCat(AsAbsl(what), " has an empty row key"));
   if (row.size() > kMaxRowBytes) {
     return absl::InvalidArgumentError(absl::StrCat(AsAbsl(what), " has a row key of ", row.size(),
                                                    " bytes; the limit is ", kMaxRowBytes));
@@ -27,7 +28,8 @@ absl::Status CheckRow(std::string_view what, std::string_view row) {
 }
 
 absl::Status CheckFamilyName(std::string_view what, std::string_view family) {
-  if (family.empty()) return absl::InvalidArgumentError(absl::StrCat(AsAbsl(what), " names an empty family"));
+  if (family.empty())
+    return absl::InvalidArgumentError(absl::StrCat(AsAbsl(what), " names an empty family"));
   return absl::OkStatus();
 }
 
@@ -186,7 +188,8 @@ t2::TCompareOperator::type ToThrift(CompareOp op) {
 absl::Status CheckTableName(std::string_view table) {
   if (table.empty()) return absl::InvalidArgumentError("table name is empty");
   if (table.size() > 255) {
-    return absl::InvalidArgumentError(absl::StrCat("table name of ", table.size(), " bytes is too long"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("table name of ", table.size(), " bytes is too long"));
   }
   return absl::OkStatus();
 }
@@ -330,7 +333,8 @@ absl::StatusOr<t2::TRowMutations> ToRowMutations(std::string_view row, std::span
   t2::TRowMutations out;
   out.row = std::string(row);
   for (const Put& p : puts) {
-    if (p.row != row) return absl::InvalidArgumentError("a row mutation carries a Put for another row");
+    if (p.row != row)
+      return absl::InvalidArgumentError("a row mutation carries a Put for another row");
     absl::StatusOr<t2::TPut> put = ToThrift(p, fallback);
     if (!put.ok()) return put.status();
     t2::TMutation m;
@@ -525,7 +529,8 @@ TableSchema FromThrift(const t2::TTableDescriptor& descriptor) {
   }
   auto replication = descriptor.attributes.find(kRegionReplicationKey);
   int replicas = 1;
-  if (replication != descriptor.attributes.end() && absl::SimpleAtoi(replication->second, &replicas)) {
+  if (replication != descriptor.attributes.end() &&
+      absl::SimpleAtoi(replication->second, &replicas)) {
     out.region_replication = replicas;
   }
   return out;

@@ -64,7 +64,8 @@ void EndpointPool::Open(Clock::time_point deadline, AcquireCallback done) {
   open_.push_back(c);
   c->Connect(address_, settings_.connect_timeout, deadline,
              [this, c, done = std::move(done)](absl::Status status) {
-               if (status.ok() && shut_down_) status = absl::CancelledError("the store is shutting down");
+               if (status.ok() && shut_down_)
+                 status = absl::CancelledError("the store is shutting down");
                if (!status.ok()) {
                  stats_->connect_failures.fetch_add(1, std::memory_order_relaxed);
                  c->Close();

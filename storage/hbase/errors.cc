@@ -4,8 +4,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "storage/hbase/absl_compat.h"
 #include "boost/asio/error.hpp"
+#include "storage/hbase/absl_compat.h"
 #include "storage/thrift/hbase_types.h"
 #include "thrift/TApplicationException.h"
 #include "thrift/protocol/TProtocolException.h"
@@ -35,10 +35,10 @@ absl::Status StatusFromHBaseError(std::string_view call, std::string_view messag
                                   std::optional<bool> can_retry) {
   const std::string text = absl::StrCat("hbase ", AsAbsl(call), ": ", FirstLine(message));
   if (ContainsAny(message, {"TableExistsException"})) return absl::AlreadyExistsError(text);
-  if (ContainsAny(message, {"TableNotFoundException", "NoSuchColumnFamilyException",
-                            "does not exist in region", "Field is not a long",
-                            "IllegalArgumentException", "TableNotEnabledException",
-                            "TableNotDisabledException"})) {
+  if (ContainsAny(message,
+                  {"TableNotFoundException", "NoSuchColumnFamilyException",
+                   "does not exist in region", "Field is not a long", "IllegalArgumentException",
+                   "TableNotEnabledException", "TableNotDisabledException"})) {
     return absl::InvalidArgumentError(text);
   }
   if (ContainsAny(message, {"CallTimeoutException", "SocketTimeoutException",
@@ -59,7 +59,8 @@ absl::Status StatusFromThriftException(std::exception_ptr error, std::string_vie
   try {
     std::rethrow_exception(error);
   } catch (const thrift2::TIllegalArgument& e) {
-    return absl::InvalidArgumentError(absl::StrCat("hbase ", AsAbsl(call), ": ", FirstLine(e.message)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("hbase ", AsAbsl(call), ": ", FirstLine(e.message)));
   } catch (const thrift2::TIOError& e) {
     std::optional<bool> can_retry;
     if (e.__isset.canRetry) can_retry = e.canRetry;
@@ -85,8 +86,7 @@ absl::Status NameUnknownTable(absl::Status status, std::string_view table) {
   if (!absl::IsInvalidArgument(status) || table.empty()) return status;
   std::string_view message = AsStd(status.message());
   const std::string suffix = absl::StrCat(": ", AsAbsl(table));
-  if (message.size() < suffix.size() ||
-      message.substr(message.size() - suffix.size()) != suffix) {
+  if (message.size() < suffix.size() || message.substr(message.size() - suffix.size()) != suffix) {
     return status;
   }
   return absl::InvalidArgumentError(absl::StrCat("unknown table '", AsAbsl(table), "'"));

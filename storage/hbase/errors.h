@@ -8,9 +8,9 @@
 #include <exception>
 #include <optional>
 #include <string_view>
-#include "boost/system/error_code.hpp"
 
 #include "absl/status/status.h"
+#include "boost/system/error_code.hpp"
 
 namespace rtb::storage::hbase {
 

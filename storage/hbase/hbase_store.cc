@@ -106,8 +106,8 @@ class HBaseScanner final : public Scanner {
 
   absl::StatusOr<std::vector<RowResult>> Next(int max_rows) override {
     if (max_rows <= 0) {
-      return absl::InvalidArgumentError(absl::StrCat("Scanner::Next: max_rows must be > 0, got ",
-                                                     max_rows));
+      return absl::InvalidArgumentError(
+          absl::StrCat("Scanner::Next: max_rows must be > 0, got ", max_rows));
     }
     if (!failure_.ok()) return failure_;
     if (done_) return std::vector<RowResult>();
@@ -153,8 +153,8 @@ class HBaseScanner final : public Scanner {
   void Close() {
     if (closed_) return;
     closed_ = true;
-    absl::StatusOr<std::string> request = hbase::EncodeRequest(
-        "closeScanner", [&](Client& c) { c.send_closeScanner(scanner_id_); });
+    absl::StatusOr<std::string> request =
+        hbase::EncodeRequest("closeScanner", [&](Client& c) { c.send_closeScanner(scanner_id_); });
     if (!request.ok()) return;
     transport_->Send(std::make_shared<const std::string>(*std::move(request)),
                      Clock::now() + call_timeout_, false, endpoint_, [](Reply) {});
@@ -189,21 +189,22 @@ class HBaseStore final : public Store {
     absl::StatusOr<bool> exists = Exists(schema.name, deadline);
     if (!exists.ok()) return exists.status();
     if (!*exists) {
-      absl::Status created = Roundtrip(
-          "createTable", "",
-          hbase::EncodeRequest("createTable",
-                               [&](Client& c) { c.send_createTable(*descriptor, schema.split_keys); }),
-          deadline, false, [](Client& c) { c.recv_createTable(); });
+      absl::Status created =
+          Roundtrip("createTable", "",
+                    hbase::EncodeRequest(
+                        "createTable",
+                        [&](Client& c) { c.send_createTable(*descriptor, schema.split_keys); }),
+                    deadline, false, [](Client& c) { c.recv_createTable(); });
       // Someone else may have created it meanwhile; compare with theirs.
       if (!absl::IsAlreadyExists(created)) return created;
     }
     t2::TTableDescriptor existing;
     t2::TTableName name = hbase::ToThriftTableName(schema.name);
-    absl::Status read = Roundtrip(
-        "getTableDescriptor", "",
-        hbase::EncodeRequest("getTableDescriptor",
-                             [&](Client& c) { c.send_getTableDescriptor(name); }),
-        deadline, true, [&](Client& c) { c.recv_getTableDescriptor(existing); });
+    absl::Status read =
+        Roundtrip("getTableDescriptor", "",
+                  hbase::EncodeRequest("getTableDescriptor",
+                                       [&](Client& c) { c.send_getTableDescriptor(name); }),
+                  deadline, true, [&](Client& c) { c.recv_getTableDescriptor(existing); });
     if (!read.ok()) return read;
     if (!hbase::SameDefinition(schema, hbase::FromThrift(existing))) {
       return absl::AlreadyExistsError(
@@ -241,8 +242,8 @@ class HBaseStore final : public Store {
     }
     return Roundtrip(
         "deleteTable", "",
-        hbase::EncodeRequest("deleteTable", [&](Client& c) { c.send_deleteTable(name); }),
-        deadline, false, [](Client& c) { c.recv_deleteTable(); });
+        hbase::EncodeRequest("deleteTable", [&](Client& c) { c.send_deleteTable(name); }), deadline,
+        false, [](Client& c) { c.recv_deleteTable(); });
   }
 
   // ---- Reads ----
@@ -280,9 +281,8 @@ class HBaseStore final : public Store {
         CallDeadline(), true, [&](Client& c) { c.recv_getMultiple(results); });
     if (!s.ok()) return s;
     if (results.size() != gets.size()) {
-      return Counted(absl::InternalError(absl::StrCat("hbase getMultiple answered ",
-                                                      results.size(), " rows for ",
-                                                      gets.size(), " gets")));
+      return Counted(absl::InternalError(absl::StrCat("hbase getMultiple answered ", results.size(),
+                                                      " rows for ", gets.size(), " gets")));
     }
     std::vector<RowResult> rows;
     rows.reserve(results.size());
@@ -343,10 +343,11 @@ class HBaseStore final : public Store {
 
   void AsyncGet(std::string_view table, storage::Get get, Deadline deadline,
                 asio::any_io_executor executor, GetCallback done) override {
-    auto finish = [stats = &stats_, executor, done = std::move(done)](
-                      absl::StatusOr<RowResult> result) {
+    auto finish = [stats = &stats_, executor,
+                   done = std::move(done)](absl::StatusOr<RowResult> result) {
       CountOutcome(*stats, result.status());
-      asio::post(executor, [done, result = std::move(result)]() mutable { done(std::move(result)); });
+      asio::post(executor,
+                 [done, result = std::move(result)]() mutable { done(std::move(result)); });
     };
     absl::StatusOr<std::string> request = EncodeGet(table, get);
     if (!request.ok()) return finish(request.status());
@@ -354,8 +355,8 @@ class HBaseStore final : public Store {
       return finish(absl::DeadlineExceededError("AsyncGet: deadline passed before sending"));
     }
     SendGet(std::make_shared<const std::string>(*std::move(request)), get.consistency, deadline,
-            [stats = &stats_, finish, name = std::string(table), row = std::move(get.row)](
-                Reply reply) {
+            [stats = &stats_, finish, name = std::string(table),
+             row = std::move(get.row)](Reply reply) {
               if (!reply.ok()) return finish(reply.status());
               finish(DecodeGet(*stats, *reply, name, row));
             });
@@ -363,10 +364,11 @@ class HBaseStore final : public Store {
 
   void AsyncScan(std::string_view table, storage::Scan scan, Deadline deadline,
                  asio::any_io_executor executor, ScanCallback done) override {
-    auto finish = [stats = &stats_, executor, done = std::move(done)](
-                      absl::StatusOr<std::vector<RowResult>> result) {
+    auto finish = [stats = &stats_, executor,
+                   done = std::move(done)](absl::StatusOr<std::vector<RowResult>> result) {
       CountOutcome(*stats, result.status());
-      asio::post(executor, [done, result = std::move(result)]() mutable { done(std::move(result)); });
+      asio::post(executor,
+                 [done, result = std::move(result)]() mutable { done(std::move(result)); });
     };
     absl::StatusOr<std::string> request;
     absl::StatusOr<bool> nothing = EncodeScan(table, scan, &request);
@@ -391,7 +393,8 @@ class HBaseStore final : public Store {
     if (!tput.ok()) return tput.status();
     const std::string name(table);
     // Resending a Put writes the same cells again: harmless.
-    return Roundtrip("put", name, hbase::EncodeRequest("put", [&](Client& c) { c.send_put(name, *tput); }),
+    return Roundtrip("put", name,
+                     hbase::EncodeRequest("put", [&](Client& c) { c.send_put(name, *tput); }),
                      CallDeadline(), true, [](Client& c) { c.recv_put(); });
   }
 
@@ -419,10 +422,11 @@ class HBaseStore final : public Store {
     if (!tdeletes.ok()) return tdeletes.status();
     const std::string name(table);
     if (tdeletes->size() == 1) {
-      return Roundtrip("deleteSingle", name, hbase::EncodeRequest("deleteSingle", [&](Client& c) {
-                         c.send_deleteSingle(name, tdeletes->front());
-                       }),
-                       CallDeadline(), true, [](Client& c) { c.recv_deleteSingle(); });
+      return Roundtrip(
+          "deleteSingle", name,
+          hbase::EncodeRequest("deleteSingle",
+                               [&](Client& c) { c.send_deleteSingle(name, tdeletes->front()); }),
+          CallDeadline(), true, [](Client& c) { c.recv_deleteSingle(); });
     }
     return MutateRow(name, del);
   }
@@ -445,11 +449,11 @@ class HBaseStore final : public Store {
     }
     if (!simple.empty()) {
       std::vector<t2::TDelete> ignored;
-      absl::Status s = Roundtrip(
-          "deleteMultiple", name,
-          hbase::EncodeRequest("deleteMultiple",
-                               [&](Client& c) { c.send_deleteMultiple(name, simple); }),
-          CallDeadline(), true, [&](Client& c) { c.recv_deleteMultiple(ignored); });
+      absl::Status s =
+          Roundtrip("deleteMultiple", name,
+                    hbase::EncodeRequest("deleteMultiple",
+                                         [&](Client& c) { c.send_deleteMultiple(name, simple); }),
+                    CallDeadline(), true, [&](Client& c) { c.recv_deleteMultiple(ignored); });
       if (!s.ok()) return s;
     }
     for (const storage::Delete* d : mixed) {
@@ -483,12 +487,15 @@ class HBaseStore final : public Store {
     if (!request.ok()) return request.status();
     const std::string name(table);
     bool applied = false;
-    absl::Status s = Roundtrip(
-        "checkAndMutate", name, hbase::EncodeRequest("checkAndMutate", [&](Client& c) {
-          c.send_checkAndMutate(name, cam.row, cam.family, cam.qualifier, request->op,
-                                request->value, request->mutations);
-        }),
-        CallDeadline(), false, [&](Client& c) { applied = c.recv_checkAndMutate(); });
+    absl::Status s =
+        Roundtrip("checkAndMutate", name,
+                  hbase::EncodeRequest("checkAndMutate",
+                                       [&](Client& c) {
+                                         c.send_checkAndMutate(name, cam.row, cam.family,
+                                                               cam.qualifier, request->op,
+                                                               request->value, request->mutations);
+                                       }),
+                  CallDeadline(), false, [&](Client& c) { applied = c.recv_checkAndMutate(); });
     if (!s.ok()) return s;
     return applied;
   }
@@ -558,10 +565,10 @@ class HBaseStore final : public Store {
   absl::StatusOr<bool> Exists(std::string_view table, Deadline deadline) {
     const t2::TTableName name = hbase::ToThriftTableName(table);
     bool exists = false;
-    absl::Status s = Roundtrip(
-        "tableExists", "",
-        hbase::EncodeRequest("tableExists", [&](Client& c) { c.send_tableExists(name); }),
-        deadline, true, [&](Client& c) { exists = c.recv_tableExists(); });
+    absl::Status s =
+        Roundtrip("tableExists", "",
+                  hbase::EncodeRequest("tableExists", [&](Client& c) { c.send_tableExists(name); }),
+                  deadline, true, [&](Client& c) { exists = c.recv_tableExists(); });
     if (!s.ok()) return s;
     return exists;
   }

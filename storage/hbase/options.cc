@@ -46,7 +46,8 @@ absl::StatusOr<HostPort> ParseEndpoint(std::string_view endpoint) {
 namespace {
 
 absl::Status Bad(std::string_view field, std::string_view why) {
-  return absl::InvalidArgumentError(absl::StrCat("HBaseStoreOptions.", hbase::AsAbsl(field), ": ", hbase::AsAbsl(why)));
+  return absl::InvalidArgumentError(
+      absl::StrCat("HBaseStoreOptions.", hbase::AsAbsl(field), ": ", hbase::AsAbsl(why)));
 }
 
 }  // namespace

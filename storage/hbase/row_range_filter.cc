@@ -176,9 +176,9 @@ absl::StatusOr<DecodedRowFilter> DecodeRowFilter(std::string_view bytes) {
     return out;
   }
   if (name.empty()) return absl::InvalidArgumentError("filter bytes name no filter class");
-  return absl::UnimplementedError(absl::StrCat(
-      "filter ", AsAbsl(name),
-      " is not supported here (only MultiRowRangeFilter and PrefixFilter)"));
+  return absl::UnimplementedError(
+      absl::StrCat("filter ", AsAbsl(name),
+                   " is not supported here (only MultiRowRangeFilter and PrefixFilter)"));
 }
 
 std::string EncodeMultiRowRangeFilter(std::span<const RowRange> ranges) {

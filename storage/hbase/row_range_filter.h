@@ -43,8 +43,8 @@ std::string EncodePrefixFilter(std::string_view prefix);
 // The row filters a serialized hbase.pb.Filter can hold that the storage
 // server applies: several row ranges, or one row prefix.
 struct DecodedRowFilter {
-  std::vector<RowRange> ranges;        // a MultiRowRangeFilter's ranges, as sent
-  std::optional<std::string> prefix;   // a PrefixFilter's prefix
+  std::vector<RowRange> ranges;       // a MultiRowRangeFilter's ranges, as sent
+  std::optional<std::string> prefix;  // a PrefixFilter's prefix
 };
 
 // InvalidArgument when `bytes` is not a well-formed hbase.pb.Filter;

@@ -29,9 +29,9 @@ struct Transport::Attempt {
 Transport::Transport(TransportSettings settings, std::shared_ptr<HBaseStoreStats> stats)
     : settings_(settings), stats_(std::move(stats)), work_(asio::make_work_guard(io_)) {}
 
-absl::StatusOr<std::unique_ptr<Transport>> Transport::Start(const std::vector<HostPort>& endpoints,
-                                                            TransportSettings settings,
-                                                            std::shared_ptr<HBaseStoreStats> stats) {
+absl::StatusOr<std::unique_ptr<Transport>> Transport::Start(
+    const std::vector<HostPort>& endpoints, TransportSettings settings,
+    std::shared_ptr<HBaseStoreStats> stats) {
   std::unique_ptr<Transport> t(new Transport(settings, std::move(stats)));
   tcp::resolver resolver(t->io_);
   for (const HostPort& hp : endpoints) {
@@ -82,15 +82,15 @@ size_t Transport::PickEndpoint() {
   return next_endpoint_.fetch_add(1, std::memory_order_relaxed) % pools_.size();
 }
 
-void Transport::Send(std::shared_ptr<const std::string> request, Deadline deadline,
-                     bool idempotent, std::optional<size_t> endpoint, ReplyCallback done) {
+void Transport::Send(std::shared_ptr<const std::string> request, Deadline deadline, bool idempotent,
+                     std::optional<size_t> endpoint, ReplyCallback done) {
   if (stopping_.load(std::memory_order_acquire)) {
     done(absl::CancelledError("the store is shutting down"));
     return;
   }
   if (request->size() > settings_.pool.max_message_bytes) {
-    done(absl::InvalidArgumentError(absl::StrCat("request of ", request->size(),
-                                                 " bytes exceeds max_message_bytes")));
+    done(absl::InvalidArgumentError(
+        absl::StrCat("request of ", request->size(), " bytes exceeds max_message_bytes")));
     return;
   }
   auto attempt = std::make_shared<Attempt>();
@@ -110,45 +110,45 @@ void Transport::Run(std::shared_ptr<Attempt> a) {
       a->done(absl::DeadlineExceededError("deadline passed before the request was sent"));
       return;
     }
-    pool->Acquire(a->deadline, a->fresh, [this, a, pool](
-                                             absl::StatusOr<std::shared_ptr<Connection>> c) {
-      if (!c.ok()) {
-        // Nothing was sent, so another gateway may take the request.
-        if (a->failover && absl::IsUnavailable(c.status()) &&
-            a->endpoints_tried < pools_.size() && Clock::now() < a->deadline) {
-          ++a->endpoints_tried;
-          a->endpoint = (a->endpoint + 1) % pools_.size();
-          a->fresh = false;
-          Run(a);
-          return;
-        }
-        a->done(c.status());
-        return;
-      }
-      std::shared_ptr<Connection> connection = *std::move(c);
-      const bool reused = connection->exchanges() > 0;
-      stats_->requests.fetch_add(1, std::memory_order_relaxed);
-      connection->Exchange(
-          a->request, a->deadline, [this, a, pool, connection, reused](ExchangeResult r) {
-            pool->Release(connection, r.reusable);
-            // A pooled connection the gateway had dropped: the request most
-            // likely never reached it.
-            if (!r.reply.ok() && r.nothing_received && reused && a->idempotent && !a->resent &&
-                absl::IsUnavailable(r.reply.status()) && Clock::now() < a->deadline) {
-              a->resent = true;
-              a->fresh = true;
-              stats_->retries.fetch_add(1, std::memory_order_relaxed);
+    pool->Acquire(
+        a->deadline, a->fresh, [this, a, pool](absl::StatusOr<std::shared_ptr<Connection>> c) {
+          if (!c.ok()) {
+            // Nothing was sent, so another gateway may take the request.
+            if (a->failover && absl::IsUnavailable(c.status()) &&
+                a->endpoints_tried < pools_.size() && Clock::now() < a->deadline) {
+              ++a->endpoints_tried;
+              a->endpoint = (a->endpoint + 1) % pools_.size();
+              a->fresh = false;
               Run(a);
               return;
             }
-            if (!r.reply.ok()) {
-              r.reply = absl::Status(r.reply.status().code(),
-                                     absl::StrCat("hbase gateway ", pool->name(), ": ",
-                                                  r.reply.status().message()));
-            }
-            a->done(std::move(r.reply));
-          });
-    });
+            a->done(c.status());
+            return;
+          }
+          std::shared_ptr<Connection> connection = *std::move(c);
+          const bool reused = connection->exchanges() > 0;
+          stats_->requests.fetch_add(1, std::memory_order_relaxed);
+          connection->Exchange(
+              a->request, a->deadline, [this, a, pool, connection, reused](ExchangeResult r) {
+                pool->Release(connection, r.reusable);
+                // A pooled connection the gateway had dropped: the request most
+                // likely never reached it.
+                if (!r.reply.ok() && r.nothing_received && reused && a->idempotent && !a->resent &&
+                    absl::IsUnavailable(r.reply.status()) && Clock::now() < a->deadline) {
+                  a->resent = true;
+                  a->fresh = true;
+                  stats_->retries.fetch_add(1, std::memory_order_relaxed);
+                  Run(a);
+                  return;
+                }
+                if (!r.reply.ok()) {
+                  r.reply = absl::Status(r.reply.status().code(),
+                                         absl::StrCat("hbase gateway ", pool->name(), ": ",
+                                                      r.reply.status().message()));
+                }
+                a->done(std::move(r.reply));
+              });
+        });
   });
 }
 

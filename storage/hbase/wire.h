@@ -75,9 +75,9 @@ class MessageScanner {
 
  private:
   struct Frame {
-    uint8_t kind;         // struct, list/set or map
-    uint8_t first = 0;    // element type (key type of a map)
-    uint8_t second = 0;   // value type of a map
+    uint8_t kind;        // struct, list/set or map
+    uint8_t first = 0;   // element type (key type of a map)
+    uint8_t second = 0;  // value type of a map
     int32_t remaining = 0;
     bool value_next = false;
   };

@@ -162,8 +162,7 @@ Selection Select(const Table& table, const std::vector<Column>& columns) {
     if (!whole) {
       e.qualifiers = std::move(qualifiers);
       std::sort(e.qualifiers.begin(), e.qualifiers.end());
-      e.qualifiers.erase(std::unique(e.qualifiers.begin(), e.qualifiers.end()),
-                         e.qualifiers.end());
+      e.qualifiers.erase(std::unique(e.qualifiers.begin(), e.qualifiers.end()), e.qualifiers.end());
     }
     sel.entries.push_back(std::move(e));
   }
@@ -255,8 +254,7 @@ void FilterStoredRow(const internal::StoredRow& row, internal::VisibleCellFilter
 // of every column, valid until the first cell's TTL runs out (from then on
 // another version may be the visible one).
 std::shared_ptr<const internal::CachedRow> MakeCachedRow(const FamilyOptions& family,
-                                                         internal::StoredRow stored,
-                                                         int64_t now) {
+                                                         internal::StoredRow stored, int64_t now) {
   auto row = std::make_shared<internal::CachedRow>();
   row->stored = std::move(stored);
   internal::VisibleCellFilter latest(family, nullptr, TimeRange{}, 1, now);
@@ -272,8 +270,7 @@ std::shared_ptr<const internal::CachedRow> MakeCachedRow(const FamilyOptions& fa
 }
 
 bool IsLatestOfEverything(const storage::Get& get) {
-  return get.max_versions == 1 && get.time_range.min == 0 &&
-         get.time_range.max == kLatestTimestamp;
+  return get.max_versions == 1 && get.time_range.min == 0 && get.time_range.max == kLatestTimestamp;
 }
 
 // One family's iterator walking whole rows forward or backward.
@@ -365,8 +362,9 @@ std::vector<Interval> MergeOverlapping(std::vector<Interval> sorted) {
   for (Interval& next : sorted) {
     if (!out.empty()) {
       Interval& last = out.back();
-      const bool joins = !last.upper || next.lower < *last.upper ||
-                         (next.lower == *last.upper && (last.upper_inclusive || next.lower_inclusive));
+      const bool joins =
+          !last.upper || next.lower < *last.upper ||
+          (next.lower == *last.upper && (last.upper_inclusive || next.lower_inclusive));
       if (joins) {
         if (next.lower == last.lower) last.lower_inclusive |= next.lower_inclusive;
         if (last.upper && (!next.upper || *next.upper > *last.upper)) {
@@ -569,8 +567,7 @@ class EmbeddedStore final : public Store {
       }
     }
     std::vector<rocksdb::ColumnFamilyHandle*> handles;
-    rocksdb::Status s =
-        rocksdb::DB::Open(db_options, options_.path, descriptors, &handles, &db_);
+    rocksdb::Status s = rocksdb::DB::Open(db_options, options_.path, descriptors, &handles, &db_);
     if (!s.ok()) return FromRocks(s, absl::StrCat("opening embedded store '", options_.path, "'"));
     default_cf_ = handles[0];
 
@@ -669,8 +666,7 @@ class EmbeddedStore final : public Store {
     if (!table.ok()) return table.status();
     if (absl::Status s = internal::ValidateGet((*table)->schema, get); !s.ok()) return s;
     std::string_view row = get.row;
-    RowLocks locks(this, table_name, std::span<std::string_view>(&row, 1),
-                   RowLocks::Mode::kShared);
+    RowLocks locks(this, table_name, std::span<std::string_view>(&row, 1), RowLocks::Mode::kShared);
     return ReadRow(**table, get, nullptr);
   }
 
@@ -678,8 +674,7 @@ class EmbeddedStore final : public Store {
     absl::StatusOr<std::shared_ptr<const Table>> table = FindTable(table_name);
     if (!table.ok() || !internal::ValidateGet((*table)->schema, get).ok()) return std::nullopt;
     std::string_view row = get.row;
-    RowLocks locks(this, table_name, std::span<std::string_view>(&row, 1),
-                   RowLocks::Mode::kShared);
+    RowLocks locks(this, table_name, std::span<std::string_view>(&row, 1), RowLocks::Mode::kShared);
     return ReadRowFromCache(**table, get);
   }
 
@@ -740,11 +735,10 @@ class EmbeddedStore final : public Store {
       });
       return;
     }
-    RunAsync<RowResult>(
-        std::string(table), deadline, std::move(executor), std::move(done),
-        [get = std::move(get)](EmbeddedStore* self, const std::string& t) {
-          return self->Get(t, get);
-        });
+    RunAsync<RowResult>(std::string(table), deadline, std::move(executor), std::move(done),
+                        [get = std::move(get)](EmbeddedStore* self, const std::string& t) {
+                          return self->Get(t, get);
+                        });
   }
 
   void AsyncScan(std::string_view table, storage::Scan scan, Deadline deadline,
@@ -762,8 +756,7 @@ class EmbeddedStore final : public Store {
     return PutBatch(table_name, std::span<const storage::Put>(&put, 1));
   }
 
-  absl::Status PutBatch(std::string_view table_name,
-                        std::span<const storage::Put> puts) override {
+  absl::Status PutBatch(std::string_view table_name, std::span<const storage::Put> puts) override {
     absl::StatusOr<std::shared_ptr<const Table>> table = FindTable(table_name);
     if (!table.ok()) return table.status();
     std::vector<std::string_view> rows;
@@ -847,8 +840,8 @@ class EmbeddedStore final : public Store {
         std::optional<int64_t> v = DecodeCounter(c.value);
         if (!v) {
           return absl::InvalidArgumentError(absl::StrCat(
-              "column ", std::string(table_name), ":", family, ":", qualifier, " holds a ", c.value.size(),
-              "-byte value; Increment needs an 8-byte big-endian counter"));
+              "column ", std::string(table_name), ":", family, ":", qualifier, " holds a ",
+              c.value.size(), "-byte value; Increment needs an 8-byte big-endian counter"));
         }
         base = *v;
         // As HBase: a new version above the current one even when that one
@@ -856,8 +849,8 @@ class EmbeddedStore final : public Store {
         ts = std::max(now, c.timestamp + 1);
         break;
       }
-      const int64_t next = static_cast<int64_t>(static_cast<uint64_t>(base) +
-                                                static_cast<uint64_t>(amount));
+      const int64_t next =
+          static_cast<int64_t>(static_cast<uint64_t>(base) + static_cast<uint64_t>(amount));
       std::string value = EncodeCounter(next);
       const Family* f = (*table)->Find(family);
       batch.Put(f->handle, ToSlice(internal::EncodeKey(inc.row, qualifier, ts, CellType::kPut)),
@@ -927,7 +920,8 @@ class EmbeddedStore final : public Store {
     for (const Family& f : (*table)->families) {
       WaitForBackgroundCompactions(f.handle);
       rocksdb::Status s = db_->CompactRange(options, f.handle, nullptr, nullptr);
-      if (!s.ok()) return FromRocks(s, absl::StrCat("compacting table '", std::string(table_name), "'"));
+      if (!s.ok())
+        return FromRocks(s, absl::StrCat("compacting table '", std::string(table_name), "'"));
       WaitForBackgroundCompactions(f.handle);
     }
     return absl::OkStatus();
@@ -952,8 +946,8 @@ class EmbeddedStore final : public Store {
       return absl::InternalError("embedded store does not answer");
     }
     if (value != "0") {
-      return absl::UnavailableError(absl::StrCat("embedded store has ", value,
-                                                 " background errors"));
+      return absl::UnavailableError(
+          absl::StrCat("embedded store has ", value, " background errors"));
     }
     return absl::OkStatus();
   }
@@ -974,8 +968,8 @@ class EmbeddedStore final : public Store {
         : store_(store), shared_(mode == Mode::kShared) {
       for (std::string_view row : rows) {
         stripes_.push_back(absl::HashOf(absl::string_view(table.data(), table.size()),
-                                         absl::string_view(row.data(), row.size())) %
-                            kRowLockStripes);
+                                        absl::string_view(row.data(), row.size())) %
+                           kRowLockStripes);
       }
       std::sort(stripes_.begin(), stripes_.end());
       stripes_.erase(std::unique(stripes_.begin(), stripes_.end()), stripes_.end());
@@ -1116,7 +1110,8 @@ class EmbeddedStore final : public Store {
       internal::VisibleCellFilter filter(e.family->options, &e.qualifiers, get.time_range,
                                          get.max_versions, now);
       const bool cacheable = row_cache_.enabled() && e.qualifiers.empty() && snapshot == nullptr;
-      if (cacheable && AppendCachedFamily(*e.family, get, now, latest_only, filter, &result.cells)) {
+      if (cacheable &&
+          AppendCachedFamily(*e.family, get, now, latest_only, filter, &result.cells)) {
         continue;
       }
       const uint64_t generation = cacheable ? row_cache_.Generation(e.family->id, get.row) : 0;
@@ -1180,7 +1175,8 @@ class EmbeddedStore final : public Store {
       std::string key;
       switch (t.kind) {
         case DeleteKind::kFamily:
-          key = internal::EncodeKey(del.row, "", t.timestamp.value_or(now), CellType::kDeleteFamily);
+          key =
+              internal::EncodeKey(del.row, "", t.timestamp.value_or(now), CellType::kDeleteFamily);
           break;
         case DeleteKind::kFamilyVersion:
           key = internal::EncodeKey(del.row, "", *t.timestamp, CellType::kDeleteFamilyVersion);
@@ -1385,8 +1381,7 @@ absl::StatusOr<std::unique_ptr<Store>> OpenEmbeddedStore(const EmbeddedStoreOpti
     return absl::InvalidArgumentError("embedded store block_cache_bytes must be > 0");
   }
   if (options.in_memory_cache_fraction < 0 || options.in_memory_cache_fraction >= 1) {
-    return absl::InvalidArgumentError(
-        "embedded store in_memory_cache_fraction must be in [0, 1)");
+    return absl::InvalidArgumentError("embedded store in_memory_cache_fraction must be in [0, 1)");
   }
   if (options.row_cache_bytes < 0) {
     return absl::InvalidArgumentError("embedded store row_cache_bytes must be >= 0");

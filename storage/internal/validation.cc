@@ -56,8 +56,8 @@ absl::Status CheckTimeRange(const TableSchema& table, const TimeRange& range) {
 
 absl::Status CheckTtl(const TableSchema& table, const std::optional<int64_t>& ttl_ms) {
   if (ttl_ms && *ttl_ms <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat("cell TTL on table '", table.name,
-                                                   "' must be > 0 ms, got ", *ttl_ms));
+    return absl::InvalidArgumentError(
+        absl::StrCat("cell TTL on table '", table.name, "' must be > 0 ms, got ", *ttl_ms));
   }
   return absl::OkStatus();
 }
@@ -66,8 +66,9 @@ absl::Status CheckTtl(const TableSchema& table, const std::optional<int64_t>& tt
 
 absl::Status ValidateSchema(const TableSchema& schema) {
   if (!IsValidName(schema.name)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "table name '", schema.name, "' must be 1-128 of [A-Za-z0-9_.-], not starting with . or -"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("table name '", schema.name,
+                     "' must be 1-128 of [A-Za-z0-9_.-], not starting with . or -"));
   }
   if (schema.families.empty()) {
     return absl::InvalidArgumentError(
@@ -113,9 +114,8 @@ absl::Status ValidateSchema(const TableSchema& schema) {
 absl::Status ValidateGet(const TableSchema& table, const Get& get) {
   if (absl::Status s = CheckRow(table, "Get", get.row); !s.ok()) return s;
   if (get.max_versions < 1) {
-    return absl::InvalidArgumentError(absl::StrCat("Get on table '", table.name,
-                                                   "': max_versions must be >= 1, got ",
-                                                   get.max_versions));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Get on table '", table.name, "': max_versions must be >= 1, got ", get.max_versions));
   }
   if (absl::Status s = CheckTimeRange(table, get.time_range); !s.ok()) return s;
   return CheckColumns(table, get.columns);
@@ -143,13 +143,12 @@ absl::Status ValidateDelete(const TableSchema& table, const Delete& del) {
     if (absl::Status s = CheckFamily(table, t.family); !s.ok()) return s;
     bool column_kind = t.kind == DeleteKind::kColumnAll || t.kind == DeleteKind::kColumnVersion;
     if (column_kind && !t.qualifier) {
-      return absl::InvalidArgumentError(absl::StrCat("column delete on table '", table.name,
-                                                     "' family '", t.family,
-                                                     "' needs a qualifier"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "column delete on table '", table.name, "' family '", t.family, "' needs a qualifier"));
     }
     if (t.kind == DeleteKind::kFamilyVersion && !t.timestamp) {
-      return absl::InvalidArgumentError(absl::StrCat("family-version delete on table '",
-                                                     table.name, "' needs a timestamp"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("family-version delete on table '", table.name, "' needs a timestamp"));
     }
   }
   return absl::OkStatus();
@@ -176,15 +175,15 @@ absl::Status ValidateCheckAndMutate(const TableSchema& table, const CheckAndMuta
   }
   for (const Put& p : cam.puts) {
     if (p.row != cam.row) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "CheckAndMutate on table '", table.name, "' carries a Put for another row"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("CheckAndMutate on table '", table.name, "' carries a Put for another row"));
     }
     if (absl::Status s = ValidatePut(table, p); !s.ok()) return s;
   }
   for (const Delete& d : cam.deletes) {
     if (d.row != cam.row) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "CheckAndMutate on table '", table.name, "' carries a Delete for another row"));
+      return absl::InvalidArgumentError(absl::StrCat("CheckAndMutate on table '", table.name,
+                                                     "' carries a Delete for another row"));
     }
     if (absl::Status s = ValidateDelete(table, d); !s.ok()) return s;
   }
@@ -197,8 +196,8 @@ absl::Status ValidateScan(const TableSchema& table, const Scan& scan, bool colle
         absl::StrCat("Scan on table '", table.name, "': limit must be >= 0, got ", scan.limit));
   }
   if (scan.caching < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Scan on table '", table.name, "': caching must be >= 0, got ", scan.caching));
+    return absl::InvalidArgumentError(
+        absl::StrCat("Scan on table '", table.name, "': caching must be >= 0, got ", scan.caching));
   }
   if (scan.max_versions < 1) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -208,8 +207,8 @@ absl::Status ValidateScan(const TableSchema& table, const Scan& scan, bool colle
   if (absl::Status s = CheckColumns(table, scan.columns); !s.ok()) return s;
   for (const RowRange& r : scan.ranges) {
     if (!r.stop.empty() && r.stop < r.start) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("Scan on table '", table.name, "' has a row range whose stop is before its start"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Scan on table '", table.name, "' has a row range whose stop is before its start"));
     }
   }
   if (collecting && scan.limit == 0) {
@@ -223,8 +222,8 @@ absl::Status ValidateScan(const TableSchema& table, const Scan& scan, bool colle
       bounded = !scan.stop_row.empty();
     }
     if (!bounded) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "Scan on table '", table.name, "' has neither a limit nor a stop row"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("Scan on table '", table.name, "' has neither a limit nor a stop row"));
     }
   }
   return absl::OkStatus();

@@ -57,8 +57,7 @@ bool Contains(const std::vector<int64_t>& v, int64_t ts) {
 }
 }  // namespace
 
-void VisibleCellFilter::Add(const CellSuffix& key, const DecodedValue& value,
-                            CellList* out) {
+void VisibleCellFilter::Add(const CellSuffix& key, const DecodedValue& value, CellList* out) {
   if (!in_column_ || key.qualifier != column_) StartColumn(key.qualifier);
   const int64_t ts = key.timestamp;
   switch (key.type) {

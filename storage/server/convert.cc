@@ -352,12 +352,9 @@ absl::StatusOr<RowMutations> RowMutationsFromThrift(const t2::TRowMutations& in)
   return out;
 }
 
-absl::StatusOr<CheckAndMutate> CheckAndMutateFromThrift(const std::string& row,
-                                                        const std::string& family,
-                                                        const std::string& qualifier,
-                                                        t2::TCompareOperator::type op,
-                                                        const std::string& value,
-                                                        const t2::TRowMutations& mutations) {
+absl::StatusOr<CheckAndMutate> CheckAndMutateFromThrift(
+    const std::string& row, const std::string& family, const std::string& qualifier,
+    t2::TCompareOperator::type op, const std::string& value, const t2::TRowMutations& mutations) {
   CheckAndMutate out;
   out.row = row;
   out.family = family;
@@ -383,8 +380,8 @@ absl::StatusOr<CheckAndMutate> CheckAndMutateFromThrift(const std::string& row,
       out.op = CompareOp::kGreater;
       break;
     default:
-      return absl::InvalidArgumentError(absl::StrCat(
-          "compare operator ", static_cast<int>(op), " is not supported by the storage server"));
+      return absl::InvalidArgumentError(absl::StrCat("compare operator ", static_cast<int>(op),
+                                                     " is not supported by the storage server"));
   }
   if (mutations.row != row) {
     return absl::InvalidArgumentError(
@@ -414,7 +411,8 @@ absl::StatusOr<ScanRequest> ScanFromThrift(const t2::TScan& in) {
   // maxVersions defaults to 1 in the IDL, so the field holds it when unsent.
   scan.max_versions = in.maxVersions;
   if (in.__isset.columns) scan.columns = ColumnsFromThrift(in.columns);
-  if (in.__isset.timeRange) scan.time_range = TimeRange{in.timeRange.minStamp, in.timeRange.maxStamp};
+  if (in.__isset.timeRange)
+    scan.time_range = TimeRange{in.timeRange.minStamp, in.timeRange.maxStamp};
   if (in.__isset.limit && in.limit > 0) scan.limit = in.limit;
   if (in.__isset.caching && in.caching > 0) scan.caching = in.caching;
   if (in.__isset.consistency && in.consistency == t2::TConsistency::TIMELINE) {

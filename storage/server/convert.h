@@ -54,10 +54,12 @@ absl::StatusOr<RowMutations> RowMutationsFromThrift(const thrift2::TRowMutations
 
 // An empty `value` is HBase's null check: it passes when the column is
 // absent or empty (NOT_EQUAL: present and not empty). NO_OP is refused.
-absl::StatusOr<CheckAndMutate> CheckAndMutateFromThrift(
-    const std::string& row, const std::string& family, const std::string& qualifier,
-    thrift2::TCompareOperator::type op, const std::string& value,
-    const thrift2::TRowMutations& mutations);
+absl::StatusOr<CheckAndMutate> CheckAndMutateFromThrift(const std::string& row,
+                                                        const std::string& family,
+                                                        const std::string& qualifier,
+                                                        thrift2::TCompareOperator::type op,
+                                                        const std::string& value,
+                                                        const thrift2::TRowMutations& mutations);
 
 struct ScanRequest {
   Scan scan;

@@ -2,13 +2,14 @@
 // the wire. It mirrors what HBase's gateway sends, so storage/hbase/errors.h
 // (and any HBase client) reads the same meaning back:
 //
-//   InvalidArgument "unknown table 't'"  TIOError "org.apache.hadoop.hbase.TableNotFoundException: t"
-//   InvalidArgument, call declares       TIllegalArgument with the message
+//   InvalidArgument "unknown table 't'"  TIOError "org.apache.hadoop.hbase.TableNotFoundException:
+//   t" InvalidArgument, call declares       TIllegalArgument with the message
 //     TIllegalArgument
-//   InvalidArgument otherwise            TIOError "org.apache.hadoop.hbase.DoNotRetryIOException: ..."
-//   AlreadyExists                        TIOError "org.apache.hadoop.hbase.TableExistsException: ..."
-//   NotFound                             TIOError "org.apache.hadoop.hbase.TableNotFoundException: ..."
-//   Unavailable, DeadlineExceeded,       TIOError "java.io.IOException: ...", canRetry true
+//   InvalidArgument otherwise            TIOError "org.apache.hadoop.hbase.DoNotRetryIOException:
+//   ..." AlreadyExists                        TIOError
+//   "org.apache.hadoop.hbase.TableExistsException: ..." NotFound TIOError
+//   "org.apache.hadoop.hbase.TableNotFoundException: ..." Unavailable, DeadlineExceeded, TIOError
+//   "java.io.IOException: ...", canRetry true
 //     ResourceExhausted, Aborted
 //   anything else                        TIOError "java.io.IOException: ...", canRetry false
 //

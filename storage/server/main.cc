@@ -85,15 +85,30 @@ std::optional<Flags> ParseFlags(int argc, char** argv, bool& help) {
     return Setter([field](std::string_view v) { return ParseInt(v, field); });
   };
   const std::vector<std::pair<std::string_view, Setter>> valued = {
-      {"--path", [&](std::string_view v) { flags.path = v; return !v.empty(); }},
-      {"--port-file", [&](std::string_view v) { flags.port_file = v; return !v.empty(); }},
-      {"--bind", [&](std::string_view v) { flags.server.bind = v; return !v.empty(); }},
+      {"--path",
+       [&](std::string_view v) {
+         flags.path = v;
+         return !v.empty();
+       }},
+      {"--port-file",
+       [&](std::string_view v) {
+         flags.port_file = v;
+         return !v.empty();
+       }},
+      {"--bind",
+       [&](std::string_view v) {
+         flags.server.bind = v;
+         return !v.empty();
+       }},
       {"--port", integer(&flags.server.port)},
       {"--transport",
        [&](std::string_view v) {
-         if (v == "buffered") flags.server.transport = ThriftTransport::kBuffered;
-         else if (v == "framed") flags.server.transport = ThriftTransport::kFramed;
-         else return false;
+         if (v == "buffered")
+           flags.server.transport = ThriftTransport::kBuffered;
+         else if (v == "framed")
+           flags.server.transport = ThriftTransport::kFramed;
+         else
+           return false;
          return true;
        }},
       {"--threads", integer(&flags.server.threads)},
@@ -116,8 +131,8 @@ std::optional<Flags> ParseFlags(int argc, char** argv, bool& help) {
     const Setter* setter = nullptr;
     std::string_view name;
     for (const auto& [flag, set] : valued) {
-      if (arg == flag || (arg.starts_with(flag) && arg.size() > flag.size() &&
-                          arg[flag.size()] == '=')) {
+      if (arg == flag ||
+          (arg.starts_with(flag) && arg.size() > flag.size() && arg[flag.size()] == '=')) {
         setter = &set;
         name = flag;
       }

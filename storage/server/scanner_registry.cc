@@ -21,8 +21,8 @@ absl::StatusOr<int32_t> ScannerRegistry::Add(std::unique_ptr<Scanner> scanner) {
   const int64_t now = clock_->NowMillis();
   if (static_cast<int>(open_.size()) >= max_open_) expired = TakeIdleLocked(now);
   if (static_cast<int>(open_.size()) >= max_open_) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "the storage server has ", open_.size(), " open scanners, its limit; close some"));
+    return absl::ResourceExhaustedError(absl::StrCat("the storage server has ", open_.size(),
+                                                     " open scanners, its limit; close some"));
   }
   entry->last_used_ms = now;
   // Ids stay non-negative and skip ones still open after a wrap-around.

@@ -51,7 +51,6 @@ class ScannerRegistry {
     // Both guarded by the registry's mutex_.
     int64_t last_used_ms = 0;
     int readers = 0;  // calls inside Next
-
   };
 
   // Moves the expired entries out, so they are destroyed without the lock.

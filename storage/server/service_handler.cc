@@ -44,7 +44,8 @@ void ResultsToThrift(const std::vector<RowResult>& rows, std::vector<t2::TResult
 absl::Status MutateRowAtomically(Store& store, const std::string& table, RowMutations mutations) {
   std::string family;
   if (!mutations.puts.empty()) {
-    family = mutations.puts.front().values.empty() ? "" : mutations.puts.front().values.front().family;
+    family =
+        mutations.puts.front().values.empty() ? "" : mutations.puts.front().values.front().family;
   }
   for (const Delete& d : mutations.deletes) {
     if (!family.empty()) break;

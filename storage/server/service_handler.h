@@ -52,8 +52,7 @@ class StoreServiceHandler final : public thrift2::THBaseServiceIf {
   int ExpireIdleScanners() { return scanners_.ExpireIdle(); }
   size_t open_scanners() const { return scanners_.open_count(); }
 
-  void get(thrift2::TResult& _return, const std::string& table,
-           const thrift2::TGet& tget) override;
+  void get(thrift2::TResult& _return, const std::string& table, const thrift2::TGet& tget) override;
   void getMultiple(std::vector<thrift2::TResult>& _return, const std::string& table,
                    const std::vector<thrift2::TGet>& tgets) override;
   void put(const std::string& table, const thrift2::TPut& tput) override;
@@ -70,9 +69,9 @@ class StoreServiceHandler final : public thrift2::THBaseServiceIf {
   void mutateRow(const std::string& table, const thrift2::TRowMutations& trowMutations) override;
   void getScannerResults(std::vector<thrift2::TResult>& _return, const std::string& table,
                          const thrift2::TScan& tscan, int32_t numRows) override;
-  bool checkAndMutate(const std::string& table, const std::string& row,
-                      const std::string& family, const std::string& qualifier,
-                      thrift2::TCompareOperator::type compareOperator, const std::string& value,
+  bool checkAndMutate(const std::string& table, const std::string& row, const std::string& family,
+                      const std::string& qualifier, thrift2::TCompareOperator::type compareOperator,
+                      const std::string& value,
                       const thrift2::TRowMutations& rowMutations) override;
   void getTableDescriptor(thrift2::TTableDescriptor& _return,
                           const thrift2::TTableName& table) override;

@@ -127,12 +127,13 @@ absl::StatusOr<std::unique_ptr<StorageServer>> StorageServer::Start(Store& store
   }
   const int port = state->socket->getPort();
 
-  state->workers = at::concurrency::ThreadManager::newSimpleThreadManager(
-      static_cast<size_t>(options.threads));
+  state->workers =
+      at::concurrency::ThreadManager::newSimpleThreadManager(static_cast<size_t>(options.threads));
   state->workers->threadFactory(std::make_shared<at::concurrency::ThreadFactory>());
   state->workers->start();
-  auto protocols = std::make_shared<at::protocol::TBinaryProtocolFactoryT<at::transport::TBufferBase>>(
-      limit, limit, /*strict_read=*/true, /*strict_write=*/true);
+  auto protocols =
+      std::make_shared<at::protocol::TBinaryProtocolFactoryT<at::transport::TBufferBase>>(
+          limit, limit, /*strict_read=*/true, /*strict_write=*/true);
   state->server = std::make_unique<at::server::TThreadPoolServer>(
       std::make_shared<thrift2::THBaseServiceProcessor>(handler), state->socket,
       std::make_shared<TransportFactory>(options.transport, config), protocols, state->workers);
@@ -154,7 +155,8 @@ absl::StatusOr<std::unique_ptr<StorageServer>> StorageServer::Start(Store& store
       handler->ExpireIdleScanners();
     }
   });
-  return std::unique_ptr<StorageServer>(new StorageServer(std::move(state), std::move(handler), port));
+  return std::unique_ptr<StorageServer>(
+      new StorageServer(std::move(state), std::move(handler), port));
 }
 
 StorageServer::StorageServer(std::unique_ptr<State> state,

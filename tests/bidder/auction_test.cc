@@ -16,11 +16,11 @@ namespace rtb::bidder {
 namespace {
 
 using testing::ExampleConfig;
+using testing::FixtureRequest;
 using testing::kNoonUtcMillis;
 using testing::MustParse;
 using testing::ProfileRow;
 using testing::Qualifier;
-using testing::FixtureRequest;
 
 // Refuses the campaigns it is told to, allows the rest.
 class StoppedCampaigns final : public PacingSnapshot {
@@ -293,7 +293,8 @@ TEST_F(AuctionTest, OneRequestDoesNotBidPastTheCap) {
   // takes the first and nothing else fits the second.
   const ProfileRow one_left{{}, {{Qualifier("northwind-travel-display", 2026, 10, 4), 11}}};
   const AuctionResult result = Run(R"({"id":"r","imp":[{"id":"a","banner":{"w":300,"h":250}},
-      {"id":"b","banner":{"w":300,"h":250}}],"site":{"domain":"news.example"}})", &one_left);
+      {"id":"b","banner":{"w":300,"h":250}}],"site":{"domain":"news.example"}})",
+                                   &one_left);
   ASSERT_EQ(result.bids.size(), 1u);
   EXPECT_EQ(result.bids[0].imp_index, 0u);
 }

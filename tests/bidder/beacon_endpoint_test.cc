@@ -31,15 +31,15 @@ namespace rtb::bidder {
 namespace {
 
 using testing::DeleteRequest;
-using testing::GetRequest;
-using testing::OperatorSession;
-using testing::SessionHeaders;
-using testing::PostRequest;
 using testing::FixtureRequest;
-using testing::TestResponse;
+using testing::GetRequest;
 using ::testing::HasSubstr;
 using ::testing::Not;
+using testing::OperatorSession;
+using testing::PostRequest;
+using testing::SessionHeaders;
 using ::testing::StartsWith;
+using testing::TestResponse;
 
 constexpr char kDeviceId[] = "3f1c2a9e-77b4-4c1d-9e0f-5a6b7c8d9e01";
 constexpr char kNorthwind[] = "northwind-travel-display";
@@ -91,11 +91,11 @@ class BeaconEndpointTest : public testing::BidderAppTest {
     const std::string price = absl::StrCat(won.price * clearing_share);
     auto fill = [&](std::string url) {
       return Target(absl::StrReplaceAll(url, {{"${AUCTION_ID}", won.request_id},
-                                               {"${AUCTION_IMP_ID}", won.imp_id},
-                                               {"${AUCTION_BID_ID}", won.bid_id},
-                                               {"${AUCTION_PRICE}", price},
-                                               {"${AUCTION_CURRENCY}", "USD"},
-                                               {"${AUCTION_LOSS}", "102"}}));
+                                              {"${AUCTION_IMP_ID}", won.imp_id},
+                                              {"${AUCTION_BID_ID}", won.bid_id},
+                                              {"${AUCTION_PRICE}", price},
+                                              {"${AUCTION_CURRENCY}", "USD"},
+                                              {"${AUCTION_LOSS}", "102"}}));
     };
     won.win = fill(bid["nurl"]);
     won.billing = fill(bid["burl"]);
@@ -192,9 +192,9 @@ TEST_F(BeaconEndpointTest, BillingRecordsTheImpressionOnceWithCapSpendAndEvents)
   // The claimed impression, once, with its spend, by exchange and campaign.
   EXPECT_THAT(metrics, HasSubstr(absl::StrCat(R"(bidder_wins_total{campaign=")", kNorthwind,
                                               R"(",exchange="sample-exchange"} 1)")));
-  EXPECT_THAT(metrics, HasSubstr(absl::StrCat(R"(bidder_spend_micros_total{campaign=")", kNorthwind,
-                                              R"(",exchange="sample-exchange"} )", expected_spend,
-                                              "\n")));
+  EXPECT_THAT(metrics,
+              HasSubstr(absl::StrCat(R"(bidder_spend_micros_total{campaign=")", kNorthwind,
+                                     R"(",exchange="sample-exchange"} )", expected_spend, "\n")));
 
   const TestResponse events = AdminGet(absl::StrCat("/api/devices/", kDeviceId, "/events"));
   ASSERT_EQ(events.status, 200u) << events.body;
@@ -218,12 +218,14 @@ TEST_F(BeaconEndpointTest, ClickRedirectsToTheConfiguredLandingPageAndConversion
   EXPECT_EQ(Send(GetRequest(bid.click)).status, 302u);
   EXPECT_TRUE(ImpressionRow(bid).Counter("i", "clk").has_value());
 
-  EXPECT_EQ(Send(GetRequest(absl::StrCat("/conversion?click=", token, "&oid=order-7&value=49.5&cur=USD")))
-                .status,
-            204u);
+  EXPECT_EQ(
+      Send(GetRequest(absl::StrCat("/conversion?click=", token, "&oid=order-7&value=49.5&cur=USD")))
+          .status,
+      204u);
   // The advertiser's retry of the same order, a moment later, changes nothing.
   std::this_thread::sleep_for(std::chrono::milliseconds(3));
-  EXPECT_EQ(Send(GetRequest(absl::StrCat("/conversion?click=", token, "&oid=order-7"))).status, 204u);
+  EXPECT_EQ(Send(GetRequest(absl::StrCat("/conversion?click=", token, "&oid=order-7"))).status,
+            204u);
 
   const TestResponse events = AdminGet(absl::StrCat("/api/devices/", kDeviceId, "/events"));
   ASSERT_EQ(events.status, 200u);
@@ -247,8 +249,8 @@ TEST_F(BeaconEndpointTest, ClickRedirectsToTheConfiguredLandingPageAndConversion
 
 TEST_F(BeaconEndpointTest, ForgedOrAlteredBeaconsAreRefusedAndCounted) {
   const WonBid bid = Bid("req-forged", kDeviceId);
-  const std::string altered = absl::StrReplaceAll(bid.billing, {{"c=northwind-travel-display",
-                                                                 "c=fabrikam-mobile-apps"}});
+  const std::string altered =
+      absl::StrReplaceAll(bid.billing, {{"c=northwind-travel-display", "c=fabrikam-mobile-apps"}});
   ASSERT_NE(altered, bid.billing);
   EXPECT_EQ(Send(GetRequest(altered)).status, 403u);
   const std::string unsigned_click = bid.click.substr(0, bid.click.find("&sig="));
@@ -256,9 +258,10 @@ TEST_F(BeaconEndpointTest, ForgedOrAlteredBeaconsAreRefusedAndCounted) {
   // A click URL cannot be replayed as a billing notice.
   const std::string as_billing = absl::StrReplaceAll(bid.click, {{"/click?", "/billing?"}});
   EXPECT_EQ(Send(GetRequest(as_billing)).status, 403u);
-  EXPECT_EQ(Send(GetRequest("/conversion?click=00112233445566778899aabbccddeeff.AAAAAAAAAAAAAAAAAAAAAA"))
-                .status,
-            403u);
+  EXPECT_EQ(
+      Send(GetRequest("/conversion?click=00112233445566778899aabbccddeeff.AAAAAAAAAAAAAAAAAAAAAA"))
+          .status,
+      403u);
   EXPECT_TRUE(ImpressionRow(bid).empty());
   const std::string metrics = Metrics();
   EXPECT_THAT(metrics, HasSubstr(R"(bidder_beacons_total{kind="billing",outcome="forged"} 2)"));
@@ -347,7 +350,8 @@ TEST_F(BeaconEndpointTest, UnknownImpressionClickStillRedirectsAndIsCounted) {
   // No billing notice: there is no impression row to attribute the click to.
   const TestResponse click = Send(GetRequest(bid.click));
   EXPECT_EQ(click.status, 302u);
-  EXPECT_THAT(Metrics(), HasSubstr(R"(bidder_beacons_total{kind="click",outcome="unknown_impression"} 1)"));
+  EXPECT_THAT(Metrics(),
+              HasSubstr(R"(bidder_beacons_total{kind="click",outcome="unknown_impression"} 1)"));
 }
 
 TEST_F(BeaconEndpointTest, BadRequestsGetClearErrors) {
@@ -365,14 +369,24 @@ TEST_F(BeaconEndpointTest, BadRequestsGetClearErrors) {
 TEST_F(BeaconEndpointTest, OpenTsdbApiStoresAndChartsPoints) {
   const int64_t now_s = ::time(nullptr);
   const std::string points = nlohmann::json::array({
-      {{"metric", "ops.cpu"}, {"timestamp", now_s - 120}, {"value", 0.5}, {"tags", {{"host", "a"}}}},
-      {{"metric", "ops.cpu"}, {"timestamp", now_s - 60}, {"value", 0.75}, {"tags", {{"host", "a"}}}},
-  }).dump();
+                                                       {{"metric", "ops.cpu"},
+                                                        {"timestamp", now_s - 120},
+                                                        {"value", 0.5},
+                                                        {"tags", {{"host", "a"}}}},
+                                                       {{"metric", "ops.cpu"},
+                                                        {"timestamp", now_s - 60},
+                                                        {"value", 0.75},
+                                                        {"tags", {{"host", "a"}}}},
+                                                   })
+                                 .dump();
   const TestResponse put = AdminPost("/api/put", points);
   ASSERT_EQ(put.status, 200u) << put.body;
-  const std::string query = nlohmann::json{
-      {"start", now_s - 600}, {"end", now_s},
-      {"queries", {{{"aggregator", "sum"}, {"metric", "ops.cpu"}, {"tags", {{"host", "a"}}}}}}}.dump();
+  const std::string query =
+      nlohmann::json{
+          {"start", now_s - 600},
+          {"end", now_s},
+          {"queries", {{{"aggregator", "sum"}, {"metric", "ops.cpu"}, {"tags", {{"host", "a"}}}}}}}
+          .dump();
   const TestResponse answer = AdminPost("/api/query", query);
   ASSERT_EQ(answer.status, 200u) << answer.body;
   const nlohmann::json series = nlohmann::json::parse(answer.body);
@@ -387,11 +401,15 @@ TEST_F(BeaconEndpointTest, OpenTsdbApiStoresAndChartsPoints) {
   EXPECT_EQ(nlohmann::json::parse(lookup.body)["results"][0]["tags"]["host"], "a") << lookup.body;
   const TestResponse aggregators = AdminGet("/api/aggregators");
   ASSERT_EQ(aggregators.status, 200u);
-  EXPECT_EQ(nlohmann::json::parse(aggregators.body), nlohmann::json({"avg", "count", "max", "min", "sum"}));
+  EXPECT_EQ(nlohmann::json::parse(aggregators.body),
+            nlohmann::json({"avg", "count", "max", "min", "sum"}));
   // A tag that holds a request id is refused with a reason.
-  const TestResponse refused = AdminPost("/api/put", nlohmann::json{
-      {"metric", "ops.cpu"}, {"timestamp", now_s}, {"value", 1},
-      {"tags", {{"request", "6d92078a-8246-4ba4-ae5b-76104861e7dc"}}}}.dump());
+  const TestResponse refused = AdminPost(
+      "/api/put", nlohmann::json{{"metric", "ops.cpu"},
+                                 {"timestamp", now_s},
+                                 {"value", 1},
+                                 {"tags", {{"request", "6d92078a-8246-4ba4-ae5b-76104861e7dc"}}}}
+                      .dump());
   EXPECT_EQ(refused.status, 400u) << refused.body;
 }
 

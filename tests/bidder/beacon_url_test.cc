@@ -54,24 +54,26 @@ std::string SubstituteAsExpected(const std::string& url) {
 TEST(BeaconUrlTest, LayoutWithMacrosForTheExchange) {
   BeaconSigner signer(kBeaconSecret);
   const std::string win = signer.Url(BeaconKind::kWin, kBase, Params());
-  EXPECT_TRUE(win.starts_with("https://rtb.example.com/b/win?x=sample-exchange&c=northwind-travel-display"
-                              "&cr=nw-mrec-summer&dk=9bc38e10b2058c87388acbd40bb6a6a0"
-                              "&dl=AB%20Agency%2F1%260001&bp=2500000&bc=USD&ts=1791115200000&test=0"
-                              "&aid=${AUCTION_ID}&iid=${AUCTION_IMP_ID}&bid=${AUCTION_BID_ID}"
-                              "&p=${AUCTION_PRICE}&cur=${AUCTION_CURRENCY}&sig="))
+  EXPECT_TRUE(
+      win.starts_with("https://rtb.example.com/b/win?x=sample-exchange&c=northwind-travel-display"
+                      "&cr=nw-mrec-summer&dk=9bc38e10b2058c87388acbd40bb6a6a0"
+                      "&dl=AB%20Agency%2F1%260001&bp=2500000&bc=USD&ts=1791115200000&test=0"
+                      "&aid=${AUCTION_ID}&iid=${AUCTION_IMP_ID}&bid=${AUCTION_BID_ID}"
+                      "&p=${AUCTION_PRICE}&cur=${AUCTION_CURRENCY}&sig="))
       << win;
   const std::string loss = signer.Url(BeaconKind::kLoss, kBase, Params());
   EXPECT_TRUE(loss.starts_with("https://rtb.example.com/b/loss?")) << loss;
   EXPECT_NE(loss.find("&loss=${AUCTION_LOSS}"), std::string::npos);
   const std::string click = signer.Url(BeaconKind::kClick, kBase, Params());
   EXPECT_EQ(click.find("${AUCTION_PRICE}"), std::string::npos);
-  EXPECT_TRUE(signer.Url(BeaconKind::kBilling, kBase, Params()).starts_with(std::string(kBase) + "/billing?"));
+  EXPECT_TRUE(signer.Url(BeaconKind::kBilling, kBase, Params())
+                  .starts_with(std::string(kBase) + "/billing?"));
 }
 
 TEST(BeaconUrlTest, SubstitutedBeaconVerifies) {
   BeaconSigner signer(kBeaconSecret);
-  absl::StatusOr<VerifiedBeacon> win =
-      signer.Verify(BeaconKind::kWin, SubstituteAsExpected(signer.Url(BeaconKind::kWin, kBase, Params())));
+  absl::StatusOr<VerifiedBeacon> win = signer.Verify(
+      BeaconKind::kWin, SubstituteAsExpected(signer.Url(BeaconKind::kWin, kBase, Params())));
   ASSERT_TRUE(win.ok()) << win.status();
   EXPECT_EQ(win->campaign_id, "northwind-travel-display");
   EXPECT_EQ(win->creative_id, "nw-mrec-summer");
@@ -102,7 +104,8 @@ TEST(BeaconUrlTest, UntrackedAndOpenAuctionBeaconsOmitKeyAndDeal) {
   EXPECT_EQ(url.find("dk="), std::string::npos);
   EXPECT_EQ(url.find("dl="), std::string::npos);
   EXPECT_NE(url.find("&test=1&"), std::string::npos);
-  absl::StatusOr<VerifiedBeacon> beacon = signer.Verify(BeaconKind::kBilling, SubstituteAsExpected(url));
+  absl::StatusOr<VerifiedBeacon> beacon =
+      signer.Verify(BeaconKind::kBilling, SubstituteAsExpected(url));
   ASSERT_TRUE(beacon.ok()) << beacon.status();
   EXPECT_TRUE(beacon->test);
   EXPECT_EQ(beacon->device_key, "");
@@ -140,9 +143,11 @@ TEST(BeaconUrlTest, TamperedParametersAreRejected) {
 TEST(BeaconUrlTest, WrongAuctionIdsOrUnsubstitutedMacrosAreRejected) {
   BeaconSigner signer(kBeaconSecret);
   const std::string url = signer.Url(BeaconKind::kWin, kBase, Params());
-  EXPECT_FALSE(signer.Verify(BeaconKind::kWin, Substitute(url, "other-request", "1", "0123abcd-1")).ok());
+  EXPECT_FALSE(
+      signer.Verify(BeaconKind::kWin, Substitute(url, "other-request", "1", "0123abcd-1")).ok());
   const std::string raw = url.substr(url.find('?') + 1);
-  EXPECT_EQ(signer.Verify(BeaconKind::kWin, raw).status().code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(signer.Verify(BeaconKind::kWin, raw).status().code(),
+            absl::StatusCode::kUnauthenticated);
 }
 
 TEST(BeaconUrlTest, KindIsSigned) {
@@ -157,7 +162,8 @@ TEST(BeaconUrlTest, OtherSecretRejects) {
   BeaconSigner signer(kBeaconSecret);
   BeaconSigner other("another-beacon-secret-0123456789abcdef");
   const std::string query = SubstituteAsExpected(signer.Url(BeaconKind::kWin, kBase, Params()));
-  EXPECT_EQ(other.Verify(BeaconKind::kWin, query).status().code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(other.Verify(BeaconKind::kWin, query).status().code(),
+            absl::StatusCode::kUnauthenticated);
 }
 
 TEST(BeaconUrlTest, MalformedQueriesAreInvalid) {
@@ -169,7 +175,8 @@ TEST(BeaconUrlTest, MalformedQueriesAreInvalid) {
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(signer.Verify(BeaconKind::kWin, "x=a&c=b&cr=c&bp=1&bc=USD&ts=1&test=0").status().code(),
             absl::StatusCode::kUnauthenticated);  // no signature
-  EXPECT_EQ(signer.Verify(BeaconKind::kWin, "").status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(signer.Verify(BeaconKind::kWin, "").status().code(),
+            absl::StatusCode::kInvalidArgument);
   // Parameters the exchange appends are ignored.
   EXPECT_TRUE(signer.Verify(BeaconKind::kWin, query + "&exch_extra=1").ok());
 }

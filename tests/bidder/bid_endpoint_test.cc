@@ -18,19 +18,19 @@ namespace {
 
 using testing::Compress;
 using testing::ExampleConfig;
-using testing::PostRequest;
 using testing::FixtureRequest;
+using ::testing::HasSubstr;
+using testing::PostRequest;
+using ::testing::StartsWith;
 using testing::TestConnection;
 using testing::TestResponse;
-using ::testing::HasSubstr;
-using ::testing::StartsWith;
 
 class BidEndpointTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    data_dir_ = (std::filesystem::temp_directory_path() /
-                 absl::StrCat("rtb-bid-endpoint-", ::getpid()))
-                    .string();
+    data_dir_ =
+        (std::filesystem::temp_directory_path() / absl::StrCat("rtb-bid-endpoint-", ::getpid()))
+            .string();
     std::filesystem::remove_all(data_dir_);
     config::BidderConfig config = ExampleConfig();
     config.server.port = 0;
@@ -126,14 +126,21 @@ TEST_F(BidEndpointTest, MetricsEndpointShowsBidOutcomes) {
   std::optional<TestResponse> metrics =
       connection.RoundTrip(testing::GetRequest(app_->config().metrics.path));
   ASSERT_TRUE(metrics.has_value());
-  EXPECT_THAT(metrics->body,
-              HasSubstr(R"(bidder_bid_requests_total{exchange="sample-exchange",outcome="bid"} 1)"));
-  EXPECT_THAT(metrics->body,
-              HasSubstr(R"(bidder_bid_requests_total{exchange="sample-exchange",outcome="invalid"} 1)"));
-  EXPECT_THAT(metrics->body, HasSubstr(R"(bidder_bids_total{campaign="northwind-travel-display",exchange="sample-exchange"} 1)"));
+  EXPECT_THAT(
+      metrics->body,
+      HasSubstr(R"(bidder_bid_requests_total{exchange="sample-exchange",outcome="bid"} 1)"));
+  EXPECT_THAT(
+      metrics->body,
+      HasSubstr(R"(bidder_bid_requests_total{exchange="sample-exchange",outcome="invalid"} 1)"));
+  EXPECT_THAT(
+      metrics->body,
+      HasSubstr(
+          R"(bidder_bids_total{campaign="northwind-travel-display",exchange="sample-exchange"} 1)"));
   EXPECT_THAT(metrics->body, HasSubstr(R"(bidder_profile_lookups_total{outcome="miss"} 0)"));
-  EXPECT_THAT(metrics->body, HasSubstr(R"(bidder_profile_timeouts_total{exchange="sample-exchange"} 0)"));
-  EXPECT_THAT(metrics->body, HasSubstr("bidder_bid_latency_seconds_bucket{exchange=\"sample-exchange\""));
+  EXPECT_THAT(metrics->body,
+              HasSubstr(R"(bidder_profile_timeouts_total{exchange="sample-exchange"} 0)"));
+  EXPECT_THAT(metrics->body,
+              HasSubstr("bidder_bid_latency_seconds_bucket{exchange=\"sample-exchange\""));
 }
 
 }  // namespace

@@ -73,8 +73,8 @@ class HandlerHarness {
               std::string_view openrtb_version_header = "") {
     boost::beast::http::fields headers;
     if (!openrtb_version_header.empty()) {
-      headers.set("x-openrtb-version",
-                  boost::beast::string_view(openrtb_version_header.data(), openrtb_version_header.size()));
+      headers.set("x-openrtb-version", boost::beast::string_view(openrtb_version_header.data(),
+                                                                 openrtb_version_header.size()));
     }
     const std::string copy(body);
     std::optional<Answer> answer;
@@ -109,7 +109,9 @@ class HandlerHarness {
   }
 
   // The profiles row key of device id `id`.
-  std::string KeyOf(std::string_view id) const { return std::string(device_keys_.Hash(id).bytes()); }
+  std::string KeyOf(std::string_view id) const {
+    return std::string(device_keys_.Hash(id).bytes());
+  }
   std::string KeyHexOf(std::string_view id) const { return device_keys_.Hash(id).Hex(); }
 
   double Requests(BidOutcome outcome) { return metrics_.requests(0, outcome).Value(); }

@@ -44,7 +44,8 @@ std::string DeviceId(int i) { return absl::StrCat("device-", i); }
 std::string Request(int i) {
   return absl::StrCat(R"({"id":"req-)", i, R"(","tmax":)", kTmaxMs,
                       R"(,"imp":[{"id":"1","banner":{"w":300,"h":250}}],)",
-                      R"("site":{"domain":"news.example"},"device":{"ifa":")", DeviceId(i), R"("}})");
+                      R"("site":{"domain":"news.example"},"device":{"ifa":")", DeviceId(i),
+                      R"("}})");
 }
 
 struct Outcome {
@@ -58,7 +59,8 @@ struct Outcome {
 // answers.
 std::vector<Outcome> RunConcurrently(HandlerHarness& harness) {
   std::vector<std::unique_ptr<boost::asio::io_context>> contexts;
-  for (int t = 0; t < kThreads; ++t) contexts.push_back(std::make_unique<boost::asio::io_context>());
+  for (int t = 0; t < kThreads; ++t)
+    contexts.push_back(std::make_unique<boost::asio::io_context>());
   std::vector<Outcome> outcomes(kThreads * kRequestsPerThread);
   std::vector<std::string> bodies(outcomes.size());
   std::atomic<int> answered{0};
@@ -108,7 +110,8 @@ std::vector<Outcome> RunConcurrently(HandlerHarness& harness) {
 
 void StoreSegmentProfiles(HandlerHarness& harness) {
   for (int i = 0; i < kThreads * kRequestsPerThread; ++i) {
-    harness.temp_store().PutProfile(harness.KeyOf(DeviceId(i)), ProfileRow{{"cart-abandoner-30d"}, {}});
+    harness.temp_store().PutProfile(harness.KeyOf(DeviceId(i)),
+                                    ProfileRow{{"cart-abandoner-30d"}, {}});
   }
 }
 

@@ -21,10 +21,10 @@ using std::chrono::milliseconds;
 using testing::Answer;
 using testing::ExampleConfig;
 using testing::HandlerHarness;
+using ::testing::HasSubstr;
 using testing::kBeaconSecret;
 using testing::ProfileRow;
 using testing::Qualifier;
-using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
 constexpr std::string_view kIfa = "6d92078a-8246-4ba4-ae5b-76104861e7dc";
@@ -53,14 +53,17 @@ TEST(BidHandlerTest, ResponseCarriesSignedBeaconsAndBidFields) {
   // Every beacon verifies once the exchange substitutes the macros.
   BeaconSigner signer(kBeaconSecret);
   auto substitute = [&](std::string url) {
-    url = absl::StrReplaceAll(url, {{"${AUCTION_ID}", "req-1"}, {"${AUCTION_IMP_ID}", "1"},
+    url = absl::StrReplaceAll(url, {{"${AUCTION_ID}", "req-1"},
+                                    {"${AUCTION_IMP_ID}", "1"},
                                     {"${AUCTION_BID_ID}", bid["id"].get<std::string>()},
-                                    {"${AUCTION_PRICE}", "1.5"}, {"${AUCTION_CURRENCY}", "USD"},
+                                    {"${AUCTION_PRICE}", "1.5"},
+                                    {"${AUCTION_CURRENCY}", "USD"},
                                     {"${AUCTION_LOSS}", "102"}});
     return url.substr(url.find('?') + 1);
   };
-  const std::pair<BeaconKind, std::string> beacons[] = {
-      {BeaconKind::kWin, bid["nurl"]}, {BeaconKind::kBilling, bid["burl"]}, {BeaconKind::kLoss, bid["lurl"]}};
+  const std::pair<BeaconKind, std::string> beacons[] = {{BeaconKind::kWin, bid["nurl"]},
+                                                        {BeaconKind::kBilling, bid["burl"]},
+                                                        {BeaconKind::kLoss, bid["lurl"]}};
   for (const auto& [kind, url] : beacons) {
     absl::StatusOr<VerifiedBeacon> beacon = signer.Verify(kind, substitute(url));
     ASSERT_TRUE(beacon.ok()) << url << ": " << beacon.status();
@@ -173,13 +176,15 @@ TEST(BidHandlerTest, StoredFrequencyCapStopsTheCampaign) {
   HandlerHarness harness(ExampleConfig());
   // 08:00 on 4 October in New York; northwind's cap is 12 a day.
   harness.temp_store().PutProfile(
-      harness.KeyOf(kIfa), ProfileRow{{}, {{Qualifier("northwind-travel-display", 2026, 10, 4), 12}}});
+      harness.KeyOf(kIfa),
+      ProfileRow{{}, {{Qualifier("northwind-travel-display", 2026, 10, 4), 12}}});
   const Answer answer = harness.Call(Mrec());
   EXPECT_EQ(answer.response.status, 204u);
   EXPECT_EQ(harness.Requests(BidOutcome::kNoBidFrequencyCap), 1);
 
   // A different device has seen nothing today.
-  const Answer other = harness.Call(absl::StrReplaceAll(Mrec(), {{std::string(kIfa), "other-device-id"}}));
+  const Answer other =
+      harness.Call(absl::StrReplaceAll(Mrec(), {{std::string(kIfa), "other-device-id"}}));
   EXPECT_EQ(other.response.status, 200u);
 }
 

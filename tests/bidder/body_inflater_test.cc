@@ -65,15 +65,17 @@ TEST(BodyInflaterTest, CorruptTruncatedOrTrailingInputIsInvalid) {
   const std::string gz = Compress(Sample(1000));
   std::string corrupt = gz;
   corrupt[12] ^= 0x77;
-  EXPECT_TRUE(absl::IsInvalidArgument(inflater.Inflate(corrupt, BodyEncoding::kGzip, 1 << 20, out)));
+  EXPECT_TRUE(
+      absl::IsInvalidArgument(inflater.Inflate(corrupt, BodyEncoding::kGzip, 1 << 20, out)));
   EXPECT_TRUE(absl::IsInvalidArgument(
       inflater.Inflate(gz.substr(0, gz.size() - 1), BodyEncoding::kGzip, 1 << 20, out)));
-  EXPECT_TRUE(absl::IsInvalidArgument(inflater.Inflate(gz + "junk", BodyEncoding::kGzip, 1 << 20, out)));
+  EXPECT_TRUE(
+      absl::IsInvalidArgument(inflater.Inflate(gz + "junk", BodyEncoding::kGzip, 1 << 20, out)));
   EXPECT_TRUE(absl::IsInvalidArgument(
       inflater.Inflate(Compress("abc", false) + "x", BodyEncoding::kDeflate, 1 << 20, out)));
   EXPECT_TRUE(absl::IsInvalidArgument(inflater.Inflate("", BodyEncoding::kGzip, 1 << 20, out)));
-  EXPECT_TRUE(absl::IsInvalidArgument(
-      inflater.Inflate("plain text", BodyEncoding::kGzip, 1 << 20, out)));
+  EXPECT_TRUE(
+      absl::IsInvalidArgument(inflater.Inflate("plain text", BodyEncoding::kGzip, 1 << 20, out)));
   // A gzip body announced as deflate is not accepted either.
   EXPECT_TRUE(absl::IsInvalidArgument(inflater.Inflate(gz, BodyEncoding::kDeflate, 1 << 20, out)));
   // And the inflater still works after errors.

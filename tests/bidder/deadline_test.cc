@@ -10,11 +10,12 @@ namespace {
 using std::chrono::microseconds;
 using std::chrono::milliseconds;
 
-const std::chrono::steady_clock::time_point kArrival = std::chrono::steady_clock::time_point() +
-                                                      std::chrono::hours(1000);
+const std::chrono::steady_clock::time_point kArrival =
+    std::chrono::steady_clock::time_point() + std::chrono::hours(1000);
 
 DeadlinePolicy Policy() {
-  return DeadlinePolicy{.default_tmax_ms = 120, .network_allowance_ms = 20, .auction_budget_us = 1000};
+  return DeadlinePolicy{
+      .default_tmax_ms = 120, .network_allowance_ms = 20, .auction_budget_us = 1000};
 }
 
 TEST(BidDeadlineTest, RequestTmaxMinusNetworkAllowance) {

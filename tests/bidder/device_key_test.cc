@@ -128,8 +128,8 @@ TEST(DeviceKeyTest, KnownInvalidIdsAreRecognised) {
                          "undefined", "Unknown", "none"}) {
     EXPECT_TRUE(IsKnownInvalidDeviceId(id)) << "'" << id << "'";
   }
-  for (const char* id : {"6d92078a-8246-4ba4-ae5b-76104861e7dc", "00000000-0000-0000-0000-000000000001",
-                         "b-77d1a0c3", "nullable"}) {
+  for (const char* id : {"6d92078a-8246-4ba4-ae5b-76104861e7dc",
+                         "00000000-0000-0000-0000-000000000001", "b-77d1a0c3", "nullable"}) {
     EXPECT_FALSE(IsKnownInvalidDeviceId(id)) << id;
   }
 }
@@ -184,7 +184,8 @@ TEST(ResolveDeviceIdentityTest, LmtDntAndCoppaFollowPolicy) {
   openrtb::BidRequest request = RequestWith("6d92078a-8246-4ba4-ae5b-76104861e7dc", "");
   request.device->lmt = true;
   DeviceKeyPolicy policy;
-  EXPECT_EQ(ResolveDeviceIdentity(request, policy, hasher).skip, LookupSkipReason::kLimitAdTracking);
+  EXPECT_EQ(ResolveDeviceIdentity(request, policy, hasher).skip,
+            LookupSkipReason::kLimitAdTracking);
   EXPECT_FALSE(ResolveDeviceIdentity(request, policy, hasher).key.has_value());
   policy.skip_lookup_on_lmt = false;
   EXPECT_TRUE(ResolveDeviceIdentity(request, policy, hasher).key.has_value());

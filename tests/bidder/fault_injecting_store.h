@@ -40,7 +40,9 @@ class FaultInjectingStore final : public storage::Store {
   absl::Status CreateTable(const storage::TableSchema& schema) override {
     return inner_.CreateTable(schema);
   }
-  absl::StatusOr<bool> TableExists(std::string_view table) override { return inner_.TableExists(table); }
+  absl::StatusOr<bool> TableExists(std::string_view table) override {
+    return inner_.TableExists(table);
+  }
   absl::Status DeleteTable(std::string_view table) override { return inner_.DeleteTable(table); }
   absl::StatusOr<storage::RowResult> Get(std::string_view table, const storage::Get& get) override {
     return inner_.Get(table, get);
@@ -58,7 +60,8 @@ class FaultInjectingStore final : public storage::Store {
   absl::Status Delete(std::string_view table, const storage::Delete& del) override {
     return inner_.Delete(table, del);
   }
-  absl::Status DeleteBatch(std::string_view table, std::span<const storage::Delete> deletes) override {
+  absl::Status DeleteBatch(std::string_view table,
+                           std::span<const storage::Delete> deletes) override {
     return inner_.DeleteBatch(table, deletes);
   }
   absl::StatusOr<storage::RowResult> Increment(std::string_view table,
@@ -73,8 +76,8 @@ class FaultInjectingStore final : public storage::Store {
                                                        const storage::Scan& scan) override {
     return inner_.Scan(table, scan);
   }
-  absl::StatusOr<std::unique_ptr<storage::Scanner>> OpenScanner(std::string_view table,
-                                                                const storage::Scan& scan) override {
+  absl::StatusOr<std::unique_ptr<storage::Scanner>> OpenScanner(
+      std::string_view table, const storage::Scan& scan) override {
     return inner_.OpenScanner(table, scan);
   }
   void AsyncScan(std::string_view table, storage::Scan scan, storage::Deadline deadline,
@@ -110,19 +113,20 @@ class FaultInjectingStore final : public storage::Store {
     }
     // The real read gets all the time it needs; its answer is then held back.
     const std::chrono::milliseconds delay = delay_;
-    inner_.AsyncGet(table, std::move(get), std::chrono::steady_clock::now() + delay + std::chrono::seconds(10),
-                    executor, [this, state, delay](absl::StatusOr<storage::RowResult> row) {
-                      state->delay_timer.expires_after(delay);
-                      state->delay_timer.async_wait(
-                          [this, state, row = std::move(row)](const boost::system::error_code&) mutable {
-                            if (state->finished.exchange(true)) {
-                              late_answers_dropped_.fetch_add(1);
-                              return;
-                            }
-                            state->deadline_timer.cancel();
-                            state->done(std::move(row));
-                          });
-                    });
+    inner_.AsyncGet(
+        table, std::move(get), std::chrono::steady_clock::now() + delay + std::chrono::seconds(10),
+        executor, [this, state, delay](absl::StatusOr<storage::RowResult> row) {
+          state->delay_timer.expires_after(delay);
+          state->delay_timer.async_wait(
+              [this, state, row = std::move(row)](const boost::system::error_code&) mutable {
+                if (state->finished.exchange(true)) {
+                  late_answers_dropped_.fetch_add(1);
+                  return;
+                }
+                state->deadline_timer.cancel();
+                state->done(std::move(row));
+              });
+        });
   }
 
  private:

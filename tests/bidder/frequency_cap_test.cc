@@ -85,8 +85,10 @@ TEST(FrequencyCapTest, NonUtcZoneDayBoundary) {
 
 TEST(FrequencyCapTest, UncappedAndEmptyProfileNeverReach) {
   const storage::RowResult row = ProfileRow{{}, {{Qualifier("camp", 2026, 10, 4), 1000}}}.Build();
-  EXPECT_FALSE(FrequencyCap(0, absl::UTCTimeZone()).Reached(Profile(row), "camp", At("2026-10-04T12:00:00Z")));
-  EXPECT_FALSE(FrequencyCap(1, absl::UTCTimeZone()).Reached(Profile(), "camp", At("2026-10-04T12:00:00Z")));
+  EXPECT_FALSE(FrequencyCap(0, absl::UTCTimeZone())
+                   .Reached(Profile(row), "camp", At("2026-10-04T12:00:00Z")));
+  EXPECT_FALSE(
+      FrequencyCap(1, absl::UTCTimeZone()).Reached(Profile(), "camp", At("2026-10-04T12:00:00Z")));
 }
 
 TEST(ProfileTest, SegmentsAndCountersByQualifier) {

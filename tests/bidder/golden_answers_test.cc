@@ -22,7 +22,8 @@ using testing::FixtureRequestNames;
 using testing::HandlerHarness;
 
 nlohmann::json ExpectedAnswers() {
-  const std::string text = testing::ReadFile(std::string(RTB_OPENRTB_FIXTURES_DIR) + "/../expected.json");
+  const std::string text =
+      testing::ReadFile(std::string(RTB_OPENRTB_FIXTURES_DIR) + "/../expected.json");
   nlohmann::json expected = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   EXPECT_TRUE(expected.is_object()) << "tests/fixtures/openrtb/expected.json is not a JSON object";
   return expected.is_object() ? expected : nlohmann::json::object();
@@ -87,12 +88,12 @@ TEST(GoldenAnswersTest, EveryFixtureRequestGetsItsRecordedAnswer) {
       ADD_FAILURE() << "no recorded answer; this request got " << actual.dump();
       continue;
     }
-    EXPECT_EQ(actual, expected[name]) << "recorded: " << expected[name].dump()
-                                      << "\nactual:   " << actual.dump();
+    EXPECT_EQ(actual, expected[name])
+        << "recorded: " << expected[name].dump() << "\nactual:   " << actual.dump();
   }
   for (const auto& [name, unused] : expected.items()) {
-    EXPECT_TRUE(answered.count(name)) << "an answer is recorded for " << name
-                                      << ", which is not in the corpus";
+    EXPECT_TRUE(answered.count(name))
+        << "an answer is recorded for " << name << ", which is not in the corpus";
   }
 }
 

@@ -54,9 +54,7 @@ HttpResponse Text(unsigned status, std::string body) {
 class HttpServerTest : public ::testing::TestWithParam<AcceptMode> {
  protected:
   // Routes every test may use; tests add their own before StartServer().
-  void SetUp() override {
-    config_ = SmallConfig();
-  }
+  void SetUp() override { config_ = SmallConfig(); }
 
   void CreateServer() {
     HttpServerTuning tuning;
@@ -74,15 +72,13 @@ class HttpServerTest : public ::testing::TestWithParam<AcceptMode> {
       response.headers.emplace_back("x-remote", std::string(req.remote_address));
       respond(std::move(response));
     });
-    server_->Route(http::verb::get, "/hello", [](const HttpRequest&, Responder respond) {
-      respond(Text(200, "hello"));
-    });
+    server_->Route(http::verb::get, "/hello",
+                   [](const HttpRequest&, Responder respond) { respond(Text(200, "hello")); });
     server_->RoutePrefix(http::verb::get, "/static/", [](const HttpRequest& req, Responder r) {
       r(Text(200, "static:" + std::string(req.path)));
     });
-    server_->RoutePrefix(http::verb::get, "/static/deep/", [](const HttpRequest&, Responder r) {
-      r(Text(200, "deep"));
-    });
+    server_->RoutePrefix(http::verb::get, "/static/deep/",
+                         [](const HttpRequest&, Responder r) { r(Text(200, "deep")); });
   }
 
   void StartServer() {
@@ -96,9 +92,7 @@ class HttpServerTest : public ::testing::TestWithParam<AcceptMode> {
     StartServer();
   }
 
-  std::string Exposition() {
-    return prometheus::TextSerializer().Serialize(registry_.Collect());
-  }
+  std::string Exposition() { return prometheus::TextSerializer().Serialize(registry_.Collect()); }
 
   // The server counts a close on its own thread, possibly just after the
   // client saw it: poll, bounded, for the sample to appear.
@@ -194,7 +188,8 @@ TEST_P(HttpServerTest, GzipBodyIsInflatedBeforeTheHandler) {
   EXPECT_EQ(r->Header("x-wire-bytes"), std::to_string(gz.size()));
 
   // HTTP's "deflate" (zlib format) works the same, on the same connection.
-  auto d = conn.RoundTrip(PostRequest("/echo", Compress(json, false), "Content-Encoding: deflate\r\n"));
+  auto d =
+      conn.RoundTrip(PostRequest("/echo", Compress(json, false), "Content-Encoding: deflate\r\n"));
   ASSERT_TRUE(d);
   EXPECT_EQ(d->status, 200u);
   EXPECT_EQ(d->body, json);
@@ -228,8 +223,8 @@ TEST_P(HttpServerTest, CorruptGzipIs400AndUnknownEncodingIs415) {
   auto bad = conn.RoundTrip(PostRequest("/echo", corrupt, "Content-Encoding: gzip\r\n"));
   ASSERT_TRUE(bad);
   EXPECT_EQ(bad->status, 400u);
-  auto truncated =
-      conn.RoundTrip(PostRequest("/echo", gz.substr(0, gz.size() - 6), "Content-Encoding: gzip\r\n"));
+  auto truncated = conn.RoundTrip(
+      PostRequest("/echo", gz.substr(0, gz.size() - 6), "Content-Encoding: gzip\r\n"));
   ASSERT_TRUE(truncated);
   EXPECT_EQ(truncated->status, 400u);
   EXPECT_NE(truncated->body.find("truncated"), std::string::npos) << truncated->body;
@@ -432,9 +427,8 @@ TEST_P(HttpServerTest, ResponderMayBeCalledFromAnotherThread) {
 TEST_P(HttpServerTest, HandlerFaultsAnswer500AndKeepTheConnection) {
   CreateServer();
   server_->Route(http::verb::get, "/dropped", [](const HttpRequest&, Responder) {});
-  server_->Route(http::verb::get, "/throws", [](const HttpRequest&, Responder) {
-    throw std::runtime_error("handler bug");
-  });
+  server_->Route(http::verb::get, "/throws",
+                 [](const HttpRequest&, Responder) { throw std::runtime_error("handler bug"); });
   server_->Route(http::verb::get, "/split", [](const HttpRequest&, Responder respond) {
     HttpResponse response = Text(302, "");
     response.headers.emplace_back("Location", "/a\r\nSet-Cookie: evil=1");

@@ -101,9 +101,8 @@ class TestConnection {
     const auto& message = parser.get();
     response.status = message.result_int();
     for (const auto& field : message) {
-      response.headers[absl::AsciiStrToLower(
-          absl::string_view(field.name_string().data(), field.name_string().size()))] =
-          std::string(field.value());
+      response.headers[absl::AsciiStrToLower(absl::string_view(
+          field.name_string().data(), field.name_string().size()))] = std::string(field.value());
     }
     response.body = message.body();
     return response;

@@ -68,8 +68,7 @@ class HealthControlledStore : public storage::Store {
     return inner_->TableExists(table);
   }
   absl::Status DeleteTable(std::string_view table) override { return inner_->DeleteTable(table); }
-  absl::StatusOr<storage::RowResult> Get(std::string_view table,
-                                         const storage::Get& get) override {
+  absl::StatusOr<storage::RowResult> Get(std::string_view table, const storage::Get& get) override {
     return inner_->Get(table, get);
   }
   absl::StatusOr<std::vector<storage::RowResult>> MultiGet(
@@ -114,9 +113,7 @@ class HealthControlledStore : public storage::Store {
     inner_->AsyncScan(table, std::move(scan), deadline, std::move(executor), std::move(done));
   }
   absl::Status Flush(std::string_view table) override { return inner_->Flush(table); }
-  absl::Status MajorCompact(std::string_view table) override {
-    return inner_->MajorCompact(table);
-  }
+  absl::Status MajorCompact(std::string_view table) override { return inner_->MajorCompact(table); }
 
  private:
   std::unique_ptr<storage::Store> inner_;

@@ -1,6 +1,8 @@
 // Operators over real HTTP: a whole BidderApp, its login and session routes,
 // the guard in front of every admin route, /api/campaigns and the console's
 // files.
+#include "bidder/operator_access.h"
+
 #include <memory>
 #include <string>
 #include <string_view>
@@ -10,7 +12,6 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "bidder/operator_access.h"
 #include "tests/bidder/bidder_app_fixture.h"
 #include "tests/bidder/http_test_client.h"
 #include "tests/bidder/operator_login.h"
@@ -20,13 +21,13 @@ namespace {
 
 using testing::DeleteRequest;
 using testing::GetRequest;
+using ::testing::HasSubstr;
 using testing::LogIn;
+using ::testing::Not;
 using testing::OperatorSession;
 using testing::PostRequest;
 using testing::SessionHeaders;
 using testing::TestResponse;
-using ::testing::HasSubstr;
-using ::testing::Not;
 
 constexpr char kDeviceId[] = "8c9d0e1f-2a3b-4c5d-8e9f-0a1b2c3d4e5f";
 
@@ -56,15 +57,16 @@ TEST_F(OperatorAccessTest, LoginGivesAHardenedCookieAndTheSameErrorForUnknownUse
   const OperatorSession wrong = LogIn(*connection_, testing::kOperatorUser, "wrong password");
   EXPECT_EQ(unknown.status, 401);
   EXPECT_EQ(wrong.status, 401);
-  const TestResponse a = Send(PostRequest(
-      "/api/login", R"({"user":"nobody@example.test","password":"whatever"})"));
+  const TestResponse a =
+      Send(PostRequest("/api/login", R"({"user":"nobody@example.test","password":"whatever"})"));
   const TestResponse b = Send(PostRequest(
       "/api/login", nlohmann::json{{"user", testing::kOperatorUser}, {"password", "nope"}}.dump()));
   EXPECT_EQ(a.body, b.body);
 
-  const TestResponse ok = Send(PostRequest(
-      "/api/login", nlohmann::json{{"user", testing::kOperatorUser},
-                                   {"password", testing::kOperatorPassword}}.dump()));
+  const TestResponse ok =
+      Send(PostRequest("/api/login", nlohmann::json{{"user", testing::kOperatorUser},
+                                                    {"password", testing::kOperatorPassword}}
+                                         .dump()));
   ASSERT_EQ(ok.status, 200u) << ok.body;
   const std::string cookie = ok.Header("set-cookie");
   EXPECT_THAT(cookie, HasSubstr("HttpOnly"));
@@ -98,8 +100,8 @@ TEST_F(OperatorAccessTest, ASessionReadsCampaignsAndNeedsCsrfToChangeAnything) {
   EXPECT_GT(first["decided_at_ms"].get<int64_t>(), 0);
 
   // A state-changing call without the CSRF token is refused and changes nothing.
-  const TestResponse no_csrf = Send(
-      DeleteRequest(absl::StrCat("/api/devices/", kDeviceId), SessionHeaders(session, false)));
+  const TestResponse no_csrf =
+      Send(DeleteRequest(absl::StrCat("/api/devices/", kDeviceId), SessionHeaders(session, false)));
   EXPECT_EQ(no_csrf.status, 403u) << no_csrf.body;
   EXPECT_EQ(Send(GetRequest(absl::StrCat("/api/devices/", kDeviceId, "/erasure"),
                             SessionHeaders(session, false)))
@@ -176,9 +178,8 @@ class OperatorAccessConfigTest : public OperatorAccessTest {
 };
 
 TEST_F(OperatorAccessConfigTest, TelemetryQueriesMayBeOpenedWhilePutAndEverythingElseStayGuarded) {
-  Boot("operator-access", [](config::BidderConfig& config) {
-    config.telemetry.query_requires_login = false;
-  });
+  Boot("operator-access",
+       [](config::BidderConfig& config) { config.telemetry.query_requires_login = false; });
   EXPECT_EQ(Send(GetRequest("/api/suggest?type=metrics")).status, 200u);
   EXPECT_EQ(Send(GetRequest("/api/aggregators")).status, 200u);
   EXPECT_NE(Send(GetRequest("/api/search/lookup?m=x")).status, 401u);
@@ -200,9 +201,10 @@ TEST_F(OperatorAccessConfigTest, AdminApiCanBeTurnedOffButLoginStays) {
 // does not escape the lockout.
 TEST_F(OperatorAccessConfigTest, AddressLockoutsFollowTheForwardedAddressOnlyBehindTrustedProxies) {
   auto login_from = [&](std::string_view forwarded) {
-    return Send(PostRequest("/api/login",
-                            nlohmann::json{{"user", "nobody@example.test"}, {"password", "x"}}.dump(),
-                            absl::StrCat("X-Forwarded-For: ", std::string(forwarded), "\r\n")))
+    return Send(PostRequest(
+                    "/api/login",
+                    nlohmann::json{{"user", "nobody@example.test"}, {"password", "x"}}.dump(),
+                    absl::StrCat("X-Forwarded-For: ", std::string(forwarded), "\r\n")))
         .status;
   };
   auto limits = [](config::BidderConfig& config) {

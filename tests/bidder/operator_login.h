@@ -23,7 +23,8 @@ inline constexpr char kOperatorPassword[] = "correct horse battery staple";
 // client may hold (cookie_secure off is allowed on loopback only).
 inline void AddTestOperator(config::BidderConfig& config) {
   config.sessions.operators.push_back(
-      {.user = kOperatorUser, .password_hash = sessions::testing::TestPasswordHash(kOperatorPassword)});
+      {.user = kOperatorUser,
+       .password_hash = sessions::testing::TestPasswordHash(kOperatorPassword)});
   config.sessions.cookie_secure = false;
   config.server.listen_address = "127.0.0.1";
 }

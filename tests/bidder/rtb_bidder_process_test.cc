@@ -157,7 +157,8 @@ class RtbBidderProcessTest : public ::testing::Test {
 TEST_F(RtbBidderProcessTest, ServesProbesAndExitsZeroOnSigterm) {
   BidderProcess bidder(dir_);
   const auto port_file = dir_ / "port";
-  ASSERT_TRUE(bidder.Spawn({"--config", WriteConfig().string(), "--port-file", port_file.string()}));
+  ASSERT_TRUE(
+      bidder.Spawn({"--config", WriteConfig().string(), "--port-file", port_file.string()}));
   const uint16_t port = bidder.AwaitPort(port_file);
   ASSERT_NE(port, 0) << bidder.Stderr();
 

@@ -71,17 +71,17 @@ std::vector<size_t> CandidatesOf(const CampaignIndex& index, const openrtb::BidR
 
 TEST(CampaignIndexTest, SelectsBySizeCountryDeviceAndDeal) {
   std::vector<config::CampaignConfig> campaigns;
-  campaigns.push_back(BannerCampaign("any"));                 // 0
-  campaigns.push_back(BannerCampaign("germany"));             // 1
+  campaigns.push_back(BannerCampaign("any"));      // 0
+  campaigns.push_back(BannerCampaign("germany"));  // 1
   campaigns.back().targeting.countries = {"DEU"};
-  campaigns.push_back(BannerCampaign("phones"));              // 2
+  campaigns.push_back(BannerCampaign("phones"));  // 2
   campaigns.back().targeting.device_types = {4};
-  campaigns.push_back(BannerCampaign("deal"));                // 3
+  campaigns.push_back(BannerCampaign("deal"));  // 3
   campaigns.back().targeting.deal_ids = {"D1"};
-  campaigns.push_back(BannerCampaign("leaderboard"));         // 4
+  campaigns.push_back(BannerCampaign("leaderboard"));  // 4
   campaigns.back().creatives[0].w = 728;
   campaigns.back().creatives[0].h = 90;
-  campaigns.push_back(BannerCampaign("off"));                 // 5
+  campaigns.push_back(BannerCampaign("off"));  // 5
   campaigns.back().enabled = false;
   const CampaignIndex index = Build(campaigns);
 
@@ -163,9 +163,8 @@ class CheckCampaignTest : public ::testing::Test {
     RequestFacts facts;
     facts.Reset(request_);
     row_ = profile_row.Build();
-    const Profile profile = profile_row.segments.empty() && profile_row.counters.empty()
-                                ? Profile()
-                                : Profile(row_);
+    const Profile profile =
+        profile_row.segments.empty() && profile_row.counters.empty() ? Profile() : Profile(row_);
     return CheckCampaign(index_.campaign(0), seat, facts, profile);
   }
 
@@ -179,7 +178,8 @@ TEST_F(CheckCampaignTest, BadvBlocksAdvertiserAndItsSubdomains) {
   c.advertiser_domains = {"shop.advertiser.example"};
   EXPECT_EQ(Check(c, R"({"id":"r","imp":[{"id":"1"}],"badv":["advertiser.example"]})"),
             Rejection::kBlocked);
-  EXPECT_EQ(Check(c, R"({"id":"r","imp":[{"id":"1"}],"badv":["other.example"]})"), Rejection::kNone);
+  EXPECT_EQ(Check(c, R"({"id":"r","imp":[{"id":"1"}],"badv":["other.example"]})"),
+            Rejection::kNone);
 }
 
 TEST_F(CheckCampaignTest, BcatBlocksCampaignCategories) {
@@ -192,8 +192,10 @@ TEST_F(CheckCampaignTest, BcatBlocksCampaignCategories) {
 TEST_F(CheckCampaignTest, ContentCategoriesOfSiteOrApp) {
   config::CampaignConfig c = BannerCampaign("a");
   c.targeting.content_categories = {"IAB15"};
-  EXPECT_EQ(Check(c, R"({"id":"r","imp":[{"id":"1"}],"app":{"cat":["IAB15-10"]}})"), Rejection::kNone);
-  EXPECT_EQ(Check(c, R"({"id":"r","imp":[{"id":"1"}],"site":{"pagecat":["IAB15"]}})"), Rejection::kNone);
+  EXPECT_EQ(Check(c, R"({"id":"r","imp":[{"id":"1"}],"app":{"cat":["IAB15-10"]}})"),
+            Rejection::kNone);
+  EXPECT_EQ(Check(c, R"({"id":"r","imp":[{"id":"1"}],"site":{"pagecat":["IAB15"]}})"),
+            Rejection::kNone);
   EXPECT_EQ(Check(c, R"({"id":"r","imp":[{"id":"1"}],"site":{"cat":["IAB3-1"]}})"),
             Rejection::kTargeting);
   EXPECT_EQ(Check(c, R"({"id":"r","imp":[{"id":"1"}]})"), Rejection::kTargeting);
@@ -204,8 +206,10 @@ TEST_F(CheckCampaignTest, DomainAllowAndDenyLists) {
   deny.targeting.domains_deny = {"foobar.com"};
   EXPECT_EQ(Check(deny, R"({"id":"r","imp":[{"id":"1"}],"site":{"domain":"www.foobar.com"}})"),
             Rejection::kTargeting);
-  EXPECT_EQ(Check(deny, R"({"id":"r","imp":[{"id":"1"}],"site":{"page":"https://WWW.FOOBAR.COM:8443/x"}})"),
-            Rejection::kTargeting);
+  EXPECT_EQ(
+      Check(deny,
+            R"({"id":"r","imp":[{"id":"1"}],"site":{"page":"https://WWW.FOOBAR.COM:8443/x"}})"),
+      Rejection::kTargeting);
   EXPECT_EQ(Check(deny, R"({"id":"r","imp":[{"id":"1"}],"site":{"domain":"news.example"}})"),
             Rejection::kNone);
   EXPECT_EQ(Check(deny, R"({"id":"r","imp":[{"id":"1"}]})"), Rejection::kNone);
@@ -232,7 +236,8 @@ TEST_F(CheckCampaignTest, RequiredSegmentsComeFromTheProfile) {
 
 TEST_F(CheckCampaignTest, RequestWseatMustHoldTheSeat) {
   config::CampaignConfig c = BannerCampaign("a");
-  EXPECT_EQ(Check(c, R"({"id":"r","imp":[{"id":"1"}],"wseat":["s1"]})", {}, "s2"), Rejection::kSeat);
+  EXPECT_EQ(Check(c, R"({"id":"r","imp":[{"id":"1"}],"wseat":["s1"]})", {}, "s2"),
+            Rejection::kSeat);
   EXPECT_EQ(Check(c, R"({"id":"r","imp":[{"id":"1"}],"wseat":["s1","s2"]})", {}, "s2"),
             Rejection::kNone);
 }
@@ -253,10 +258,14 @@ Rejection Fit(const Creative& creative, std::string_view json) {
 
 TEST(CheckCreativeTest, BannerSizeFromWhOrFormat) {
   const Creative mrec = MakeCreative(MediaType::kBanner, 300, 250);
-  EXPECT_EQ(Fit(mrec, R"({"id":"r","imp":[{"id":"1","banner":{"w":300,"h":250}}]})"), Rejection::kNone);
-  EXPECT_EQ(Fit(mrec, R"({"id":"r","imp":[{"id":"1","banner":{"w":728,"h":90,"format":[{"w":300,"h":250}]}}]})"),
+  EXPECT_EQ(Fit(mrec, R"({"id":"r","imp":[{"id":"1","banner":{"w":300,"h":250}}]})"),
             Rejection::kNone);
-  EXPECT_EQ(Fit(mrec, R"({"id":"r","imp":[{"id":"1","banner":{"w":300,"h":600}}]})"), Rejection::kCreative);
+  EXPECT_EQ(
+      Fit(mrec,
+          R"({"id":"r","imp":[{"id":"1","banner":{"w":728,"h":90,"format":[{"w":300,"h":250}]}}]})"),
+      Rejection::kNone);
+  EXPECT_EQ(Fit(mrec, R"({"id":"r","imp":[{"id":"1","banner":{"w":300,"h":600}}]})"),
+            Rejection::kCreative);
   EXPECT_EQ(Fit(mrec, R"({"id":"r","imp":[{"id":"1","banner":{}}]})"), Rejection::kCreative);
   EXPECT_EQ(Fit(mrec, R"({"id":"r","imp":[{"id":"1","video":{"mimes":["video/mp4"]}}]})"),
             Rejection::kCreative);
@@ -266,26 +275,35 @@ TEST(CheckCreativeTest, VideoMimesAndDuration) {
   Creative video = MakeCreative(MediaType::kVideo, 640, 360);
   video.mimes = {"video/mp4"};
   video.duration_s = 15;
-  EXPECT_EQ(Fit(video, R"({"id":"r","imp":[{"id":"1","video":{"mimes":["video/webm","VIDEO/MP4"],"minduration":5,"maxduration":30}}]})"),
-            Rejection::kNone);
+  EXPECT_EQ(
+      Fit(video,
+          R"({"id":"r","imp":[{"id":"1","video":{"mimes":["video/webm","VIDEO/MP4"],"minduration":5,"maxduration":30}}]})"),
+      Rejection::kNone);
   EXPECT_EQ(Fit(video, R"({"id":"r","imp":[{"id":"1","video":{"mimes":["video/webm"]}}]})"),
             Rejection::kCreative);
-  EXPECT_EQ(Fit(video, R"({"id":"r","imp":[{"id":"1","video":{"mimes":["video/mp4"],"maxduration":10}}]})"),
-            Rejection::kCreative);
-  EXPECT_EQ(Fit(video, R"({"id":"r","imp":[{"id":"1","video":{"mimes":["video/mp4"],"minduration":20}}]})"),
-            Rejection::kCreative);
+  EXPECT_EQ(
+      Fit(video,
+          R"({"id":"r","imp":[{"id":"1","video":{"mimes":["video/mp4"],"maxduration":10}}]})"),
+      Rejection::kCreative);
+  EXPECT_EQ(
+      Fit(video,
+          R"({"id":"r","imp":[{"id":"1","video":{"mimes":["video/mp4"],"minduration":20}}]})"),
+      Rejection::kCreative);
 }
 
 TEST(CheckCreativeTest, AudioAndNative) {
   Creative audio = MakeCreative(MediaType::kAudio, 0, 0);
   audio.mimes = {"audio/mp4"};
   audio.duration_s = 30;
-  EXPECT_EQ(Fit(audio, R"({"id":"r","imp":[{"id":"1","audio":{"mimes":["audio/mp4"],"maxduration":30}}]})"),
-            Rejection::kNone);
+  EXPECT_EQ(
+      Fit(audio,
+          R"({"id":"r","imp":[{"id":"1","audio":{"mimes":["audio/mp4"],"maxduration":30}}]})"),
+      Rejection::kNone);
   EXPECT_EQ(Fit(audio, R"({"id":"r","imp":[{"id":"1","audio":{"mimes":["audio/mpeg"]}}]})"),
             Rejection::kCreative);
   const Creative native = MakeCreative(MediaType::kNative, 0, 0);
-  EXPECT_EQ(Fit(native, R"({"id":"r","imp":[{"id":"1","native":{"request":"{}"}}]})"), Rejection::kNone);
+  EXPECT_EQ(Fit(native, R"({"id":"r","imp":[{"id":"1","native":{"request":"{}"}}]})"),
+            Rejection::kNone);
   EXPECT_EQ(Fit(native, R"({"id":"r","imp":[{"id":"1","banner":{"w":300,"h":250}}]})"),
             Rejection::kCreative);
 }
@@ -295,7 +313,8 @@ TEST(CheckCreativeTest, SecureImpressionNeedsHttpsMarkup) {
   insecure.secure = false;
   EXPECT_EQ(Fit(insecure, R"({"id":"r","imp":[{"id":"1","secure":1,"banner":{"w":300,"h":250}}]})"),
             Rejection::kCreative);
-  EXPECT_EQ(Fit(insecure, R"({"id":"r","imp":[{"id":"1","banner":{"w":300,"h":250}}]})"), Rejection::kNone);
+  EXPECT_EQ(Fit(insecure, R"({"id":"r","imp":[{"id":"1","banner":{"w":300,"h":250}}]})"),
+            Rejection::kNone);
 }
 
 TEST(CheckCreativeTest, BcatOnCreativeCategoriesAndBapp) {
@@ -304,10 +323,14 @@ TEST(CheckCreativeTest, BcatOnCreativeCategoriesAndBapp) {
   c.promoted_app = "com.example.game";
   EXPECT_EQ(Fit(c, R"({"id":"r","imp":[{"id":"1","banner":{"w":300,"h":250}}],"bcat":["IAB9-9"]})"),
             Rejection::kBlocked);
-  EXPECT_EQ(Fit(c, R"({"id":"r","imp":[{"id":"1","banner":{"w":300,"h":250}}],"bapp":["com.example.game"]})"),
-            Rejection::kBlocked);
-  EXPECT_EQ(Fit(c, R"({"id":"r","imp":[{"id":"1","banner":{"w":300,"h":250}}],"bapp":["com.other"],"bcat":["IAB9-5"]})"),
-            Rejection::kNone);
+  EXPECT_EQ(
+      Fit(c,
+          R"({"id":"r","imp":[{"id":"1","banner":{"w":300,"h":250}}],"bapp":["com.example.game"]})"),
+      Rejection::kBlocked);
+  EXPECT_EQ(
+      Fit(c,
+          R"({"id":"r","imp":[{"id":"1","banner":{"w":300,"h":250}}],"bapp":["com.other"],"bcat":["IAB9-5"]})"),
+      Rejection::kNone);
 }
 
 }  // namespace

@@ -17,14 +17,14 @@ namespace rtb::config {
 namespace {
 
 using ::testing::AllOf;
-using ::testing::HasSubstr;
-using ::testing::Not;
 using testing::BannerCreative;
 using testing::Campaign;
 using testing::ConfigWithCampaigns;
+using ::testing::HasSubstr;
 using testing::kBeaconSecret;
 using testing::kDeviceKeySecret;
 using testing::MinimalConfig;
+using ::testing::Not;
 using testing::Parse;
 using testing::ParseError;
 using json = nlohmann::json;
@@ -96,10 +96,10 @@ TEST(ParseConfigTest, CampaignFieldsAreDecoded) {
   campaign["time_zone"] = "Europe/Berlin";
   campaign["frequency_cap_per_day"] = 3;
   campaign["targeting"] = {{"countries", {"DEU", "AUT"}}, {"device_types", {2, 3}}};
-  json video = {{"id", "v1"},      {"format", "video"},   {"w", 640},
-                {"h", 360},        {"mimes", {"video/mp4"}}, {"duration_s", 15},
-                {"adm", "<VAST/>"}, {"nurl_delivery", true},
-                {"landing_url", "https://a.example.com/"}};
+  json video = {
+      {"id", "v1"},       {"format", "video"},      {"w", 640},
+      {"h", 360},         {"mimes", {"video/mp4"}}, {"duration_s", 15},
+      {"adm", "<VAST/>"}, {"nurl_delivery", true},  {"landing_url", "https://a.example.com/"}};
   campaign["creatives"].push_back(video);
   absl::StatusOr<BidderConfig> config = Parse(doc);
   ASSERT_TRUE(config.ok()) << config.status();
@@ -345,9 +345,8 @@ TEST(SecretTest, InlineAndEnvironmentSecretTogetherAreRejected) {
   ScopedEnv device("RTB_CONFIG_TEST_DEVICE_KEY", kDeviceKeySecret);
   json doc = MinimalConfig();
   doc["bid"]["device_key_secret_env"] = "RTB_CONFIG_TEST_DEVICE_KEY";
-  EXPECT_THAT(ParseError(doc),
-              HasSubstr("bid.device_key_secret: give either device_key_secret or "
-                        "device_key_secret_env, not both"));
+  EXPECT_THAT(ParseError(doc), HasSubstr("bid.device_key_secret: give either device_key_secret or "
+                                         "device_key_secret_env, not both"));
 }
 
 TEST(SecretTest, MissingSecretsAreRejected) {
@@ -408,12 +407,12 @@ TEST(SecretTest, SecretIsNeverPrintedInErrors) {
 
   // A syntax error right inside the secret: the parser's own message quotes
   // the text it read last.
-  errors.push_back(std::string(
-      ParseConfig(R"({"bid": {"device_key_secret": ")" + kLong + "\n" + R"("}})")
-          .status()
-          .message()));
-  errors.push_back(std::string(
-      ParseConfig(R"({"bid": {"device_key_secret": ")" + kLong).status().message()));
+  errors.push_back(
+      std::string(ParseConfig(R"({"bid": {"device_key_secret": ")" + kLong + "\n" + R"("}})")
+                      .status()
+                      .message()));
+  errors.push_back(
+      std::string(ParseConfig(R"({"bid": {"device_key_secret": ")" + kLong).status().message()));
   errors.push_back(std::string(
       ParseConfig(R"({"bid": {"device_key_secret": ")" + kLong + R"(\q"}})").status().message()));
 
@@ -428,8 +427,8 @@ TEST(SecretTest, SecretIsNeverPrintedInErrors) {
 class ConfigFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("rtb-config-test-" + std::to_string(::getpid()));
+    dir_ =
+        std::filesystem::temp_directory_path() / ("rtb-config-test-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir_);
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }

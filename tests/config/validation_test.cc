@@ -12,14 +12,14 @@
 namespace rtb::config {
 namespace {
 
-using ::testing::HasSubstr;
-using ::testing::Not;
 using testing::BannerCreative;
 using testing::Campaign;
 using testing::ConfigWithCampaigns;
+using ::testing::HasSubstr;
 using testing::kBeaconSecret;
 using testing::kDeviceKeySecret;
 using testing::MinimalConfig;
+using ::testing::Not;
 using testing::ParseError;
 using json = nlohmann::json;
 
@@ -165,11 +165,10 @@ TEST(StorageValidationTest, DuplicateEndpointIsRejected) {
 
 TEST(StorageValidationTest, HedgeDelayMustBeBelowCallTimeout) {
   json doc = MinimalConfig();
-  doc["storage"] = {{"backend", "hbase"},
-                    {"hbase",
-                     {{"endpoints", {"127.0.0.1:9090"}},
-                      {"call_timeout_ms", 50},
-                      {"hedge_delay_ms", 50}}}};
+  doc["storage"] = {
+      {"backend", "hbase"},
+      {"hbase",
+       {{"endpoints", {"127.0.0.1:9090"}}, {"call_timeout_ms", 50}, {"hedge_delay_ms", 50}}}};
   EXPECT_THAT(ParseError(doc), HasSubstr("storage.hbase.hedge_delay_ms: must be in [0, 49]"));
 }
 
@@ -629,8 +628,8 @@ TEST(SessionsValidationTest, LibsodiumPasswordHashIsAccepted) {
   ASSERT_GE(sodium_init(), 0);
   char hash[crypto_pwhash_STRBYTES];
   const std::string password = "correct horse battery staple";
-  ASSERT_EQ(crypto_pwhash_str(hash, password.data(), password.size(),
-                              crypto_pwhash_OPSLIMIT_MIN, crypto_pwhash_MEMLIMIT_MIN),
+  ASSERT_EQ(crypto_pwhash_str(hash, password.data(), password.size(), crypto_pwhash_OPSLIMIT_MIN,
+                              crypto_pwhash_MEMLIMIT_MIN),
             0);
   json doc = MinimalConfig();
   doc["sessions"]["operators"] = {{{"user", "ops@example.com"}, {"password_hash", hash}}};

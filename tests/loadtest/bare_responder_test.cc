@@ -29,7 +29,8 @@ using bidder::testing::TestConnection;
 int AwaitExit(pid_t pid) {
   for (int i = 0; i < 1000; ++i) {
     int status = 0;
-    if (::waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    if (::waitpid(pid, &status, WNOHANG) == pid)
+      return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   ::kill(pid, SIGKILL);
@@ -41,8 +42,8 @@ TEST(BareResponderTest, AnswersEveryPostWith204OnKeepAliveAndExitsZeroOnSigterm)
   const auto port_file = std::filesystem::temp_directory_path() /
                          ("rtb-bare-responder-" + std::to_string(::getpid()) + ".port");
   std::filesystem::remove(port_file);
-  std::vector<std::string> args = {RTB_BARE_RESPONDER, "--port", "0", "--threads", "2",
-                                   "--port-file", port_file.string()};
+  std::vector<std::string> args = {RTB_BARE_RESPONDER, "--port",          "0", "--threads", "2",
+                                   "--port-file",      port_file.string()};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -57,8 +58,10 @@ TEST(BareResponderTest, AnswersEveryPostWith204OnKeepAliveAndExitsZeroOnSigterm)
   for (int i = 0; i < 200 && port == 0; ++i) {
     std::ifstream in(port_file);
     int value = 0;
-    if (in >> value) port = static_cast<uint16_t>(value);
-    else std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    if (in >> value)
+      port = static_cast<uint16_t>(value);
+    else
+      std::this_thread::sleep_for(std::chrono::milliseconds(25));
   }
   ASSERT_NE(port, 0);
 

@@ -1,3 +1,5 @@
+#include "loadtest/request_mix.h"
+
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -6,7 +8,6 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "loadtest/request_mix.h"
 
 namespace rtb::loadtest {
 namespace {
@@ -51,7 +52,8 @@ TEST(DeviceIdForTest, IdsAreStableDistinctLowerCaseUuids) {
   for (uint64_t i = 0; i < 10000; ++i) {
     const std::string id = DeviceIdFor(i);
     ASSERT_EQ(id.size(), 36u);
-    for (char c : id) ASSERT_TRUE((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || c == '-') << id;
+    for (char c : id)
+      ASSERT_TRUE((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || c == '-') << id;
     ids.insert(id);
   }
   EXPECT_EQ(ids.size(), 10000u);
@@ -81,7 +83,8 @@ TEST(RequestMixTest, RequestsComeFromFilesAndDirectories) {
   options.requests = {fixtures + "/no-such-request.json"};
   absl::StatusOr<RequestMix> missing = RequestMix::Load(options);
   ASSERT_FALSE(missing.ok());
-  EXPECT_NE(std::string(missing.status().message()).find("no-such-request.json"), std::string::npos);
+  EXPECT_NE(std::string(missing.status().message()).find("no-such-request.json"),
+            std::string::npos);
 }
 
 }  // namespace

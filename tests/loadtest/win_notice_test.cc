@@ -16,11 +16,12 @@ TEST(SubstituteAuctionMacrosTest, ReplacesEveryAuctionMacroPercentEncoded) {
   m.bid_id = "b&2";
   m.price = "1.25";
   m.currency = "USD";
-  EXPECT_EQ(SubstituteAuctionMacros("http://127.0.0.1:8080/win?aid=${AUCTION_ID}&iid=${AUCTION_IMP_ID}"
-                                    "&bid=${AUCTION_BID_ID}&p=${AUCTION_PRICE}&cur=${AUCTION_CURRENCY}"
-                                    "&x=${AUCTION_LOSS}",
-                                    m),
-            "http://127.0.0.1:8080/win?aid=req%201&iid=1&bid=b%262&p=1.25&cur=USD&x=${AUCTION_LOSS}");
+  EXPECT_EQ(
+      SubstituteAuctionMacros("http://127.0.0.1:8080/win?aid=${AUCTION_ID}&iid=${AUCTION_IMP_ID}"
+                              "&bid=${AUCTION_BID_ID}&p=${AUCTION_PRICE}&cur=${AUCTION_CURRENCY}"
+                              "&x=${AUCTION_LOSS}",
+                              m),
+      "http://127.0.0.1:8080/win?aid=req%201&iid=1&bid=b%262&p=1.25&cur=USD&x=${AUCTION_LOSS}");
 }
 
 TEST(ParseLoopbackUrlTest, SplitsHostPortAndTarget) {
@@ -42,10 +43,10 @@ TEST(ParseLoopbackUrlTest, SplitsHostPortAndTarget) {
 }
 
 TEST(ParseLoopbackUrlTest, RefusesOtherHostsSchemesAndMalformedUrls) {
-  for (const char* url : {"https://127.0.0.1/win", "http://rtb.example.com/win",
-                          "http://10.0.0.1:80/win", "http://127.0.0.1:0/", "http://127.0.0.1:99999/",
-                          "http://127.0.0.1:x/", "http://user@127.0.0.1/", "http://[::1/", "ftp://x",
-                          ""}) {
+  for (const char* url :
+       {"https://127.0.0.1/win", "http://rtb.example.com/win", "http://10.0.0.1:80/win",
+        "http://127.0.0.1:0/", "http://127.0.0.1:99999/", "http://127.0.0.1:x/",
+        "http://user@127.0.0.1/", "http://[::1/", "ftp://x", ""}) {
     EXPECT_FALSE(ParseLoopbackUrl(url).ok()) << url;
   }
 }

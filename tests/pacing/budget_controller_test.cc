@@ -46,8 +46,9 @@ TEST(DecideThrottleTest, AsapBidsFullyFarFromTheCap) {
 TEST(DecideThrottleTest, AsapStopsAtTheReserveBelowTheCap) {
   const RateEstimate rates = Rates(1000, 1000, 200, 5);
   const int64_t budget = 1000000;
-  EXPECT_FALSE(DecideThrottle(PacingMode::kAsap, budget, budget - 6001, 0, kHourMs, rates, Options())
-                   .stopped);
+  EXPECT_FALSE(
+      DecideThrottle(PacingMode::kAsap, budget, budget - 6001, 0, kHourMs, rates, Options())
+          .stopped);
   const ThrottleDecision at =
       DecideThrottle(PacingMode::kAsap, budget, budget - 6000, 0, kHourMs, rates, Options());
   EXPECT_TRUE(at.stopped);
@@ -169,7 +170,7 @@ class BudgetControllerTest : public ::testing::Test {
 TEST_F(BudgetControllerTest, TodaysTotalIsTheSumOfTheSixteenShards) {
   Build({testing::Campaign("c1", 1000000000, PacingMode::kAsap)});
   for (int shard = 0; shard < 16; ++shard) Add("c1", shard, "20261004", 1000 * (shard + 1));
-  Add("c1", 3, "20261003", 999999);  // yesterday: not today's spend
+  Add("c1", 3, "20261003", 999999);   // yesterday: not today's spend
   Add("c10", 0, "20261004", 999999);  // another campaign
   EXPECT_EQ(controller_->Tick(testing::kNoon), 0);
   EXPECT_EQ(controller_->decision(0).spent_today_micros, 1000 * 16 * 17 / 2);

@@ -76,9 +76,8 @@ TEST(BudgetShardTest, ScanReadsOnlyTheCampaignsShards) {
   add("c|00", 1000);
   add(std::string(kDecisionBoardRow), 1000);
 
-  auto rows = store.Scan(storage::kBudgetTable,
-                         BudgetShardScan("c1", absl::CivilDay(2026, 10, 4),
-                                         absl::CivilDay(2026, 10, 3)));
+  auto rows = store.Scan(storage::kBudgetTable, BudgetShardScan("c1", absl::CivilDay(2026, 10, 4),
+                                                                absl::CivilDay(2026, 10, 3)));
   ASSERT_TRUE(rows.ok()) << rows.status();
   ASSERT_EQ(rows->size(), 16u);
   int64_t total = 0;

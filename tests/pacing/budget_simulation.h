@@ -74,8 +74,8 @@ struct SimulationOptions {
 // What happened to one campaign on one of its days.
 struct SimulatedDay {
   absl::CivilDay day;
-  int64_t begin_ms = 0;  // max(day start, simulation start)
-  int64_t end_ms = 0;    // the day's end
+  int64_t begin_ms = 0;   // max(day start, simulation start)
+  int64_t end_ms = 0;     // the day's end
   bool complete = false;  // the simulation reached the day's end
   int64_t spent_micros = 0;
   int64_t max_overspend_bound_micros = 0;
@@ -139,7 +139,8 @@ class BudgetSimulation {
     double total_weight = 0;
     for (int w = 0; w < options_.workers; ++w) total_weight += w + 1;
     double edge = 0;
-    for (int w = 0; w < options_.workers; ++w) share_edges.push_back(edge += (w + 1) / total_weight);
+    for (int w = 0; w < options_.workers; ++w)
+      share_edges.push_back(edge += (w + 1) / total_weight);
 
     const size_t n = campaigns_.size();
     const int64_t minutes = options_.duration_ms / 60000 + 2;
@@ -185,8 +186,8 @@ class BudgetSimulation {
               std::upper_bound(share_edges.begin(), share_edges.end(), pick) - share_edges.begin(),
               workers.size() - 1);
           if (!workers[worker]->decisions().MayBid(c, uniform(random_))) continue;
-          const int64_t price = static_cast<int64_t>(campaigns_[c].mean_price_micros *
-                                                     (0.5 + uniform(random_)));
+          const int64_t price =
+              static_cast<int64_t>(campaigns_[c].mean_price_micros * (0.5 + uniform(random_)));
           workers[worker]->spend().Record(c, price);
           spent_by_minute_[c][(now - options_.start_ms) / 60000] += price;
           ++outcome.wins;
@@ -277,7 +278,8 @@ class BudgetSimulation {
           for (int64_t mark : marks) {
             const double target = budget * static_cast<double>(mark - d.begin_ms) / length;
             const double actual = static_cast<double>(SpentBetween(c, d.begin_ms, mark));
-            d.worst_hour_deviation = std::max(d.worst_hour_deviation, std::abs(actual - target) / target);
+            d.worst_hour_deviation =
+                std::max(d.worst_hour_deviation, std::abs(actual - target) / target);
             ++d.hour_marks;
           }
         }

@@ -8,12 +8,13 @@
 // server (a real process over Thrift2 on loopback, a round trip per call) it
 // covers 3 hours across a UTC midnight, with asap demand that reaches the cap
 // within the hour.
+#include "tests/pacing/budget_simulation.h"
+
 #include <iostream>
 #include <memory>
 
 #include "gtest/gtest.h"
 #include "storage/hbase_store.h"
-#include "tests/pacing/budget_simulation.h"
 #include "tests/pacing/pacing_test_support.h"
 #include "tests/storage/server/server_process.h"
 
@@ -24,8 +25,8 @@ constexpr int64_t kHourMs = 3600 * 1000;
 
 // `asap_hours`: how long asap campaigns' calm demand takes to spend a budget.
 std::vector<SimulatedCampaign> TwentyCampaigns(double asap_hours = 4) {
-  const char* zones[] = {"UTC",           "America/New_York",    "Europe/Berlin",
-                         "Asia/Kolkata",  "America/Los_Angeles", "Australia/Sydney"};
+  const char* zones[] = {"UTC",          "America/New_York",    "Europe/Berlin",
+                         "Asia/Kolkata", "America/Los_Angeles", "Australia/Sydney"};
   std::vector<SimulatedCampaign> campaigns;
   constexpr double kPrice = 2000;  // $2 CPM
   for (int i = 0; i < 20; ++i) {

@@ -41,8 +41,9 @@ TEST(CampaignDayTest, DaylightSavingDaysLast23And25Hours) {
   const absl::CivilDay autumn(2026, 11, 1);
   EXPECT_EQ(day->EndMillis(spring) - day->StartMillis(spring), 23 * kHour);
   EXPECT_EQ(day->EndMillis(autumn) - day->StartMillis(autumn), 25 * kHour);
-  EXPECT_EQ(day->EndMillis(absl::CivilDay(2026, 10, 4)) - day->StartMillis(absl::CivilDay(2026, 10, 4)),
-            24 * kHour);
+  EXPECT_EQ(
+      day->EndMillis(absl::CivilDay(2026, 10, 4)) - day->StartMillis(absl::CivilDay(2026, 10, 4)),
+      24 * kHour);
 }
 
 // Where a zone skips midnight itself (Santiago springs forward at 24:00),

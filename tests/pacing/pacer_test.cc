@@ -86,8 +86,9 @@ TEST_F(PacerTest, StartPublishesDecisionsAndStopFlushesTheRest) {
   (*pacer)->Stop();
   EXPECT_EQ(MetricValue(registry_, "bidder_pacing_budget_micros", {{"campaign", "c1"}}), 1e9);
   EXPECT_EQ(MetricValue(registry_, "bidder_pacing_throttle_ratio", {{"campaign", "c1"}}), 1.0);
-  EXPECT_EQ(MetricValue(registry_, "bidder_pacing_spend_flushed_micros_total", {{"campaign", "c1"}}),
-            1234);
+  EXPECT_EQ(
+      MetricValue(registry_, "bidder_pacing_spend_flushed_micros_total", {{"campaign", "c1"}}),
+      1234);
 }
 
 TEST_F(PacerTest, RunDueFlushesEveryIntervalAndAtTheCampaignsMidnight) {

@@ -20,14 +20,14 @@ class SpendFlusherTest : public ::testing::Test {
         temp_(clock_),
         faulty_(temp_.store()) {
     auto campaigns = CampaignBudgets(
-        {testing::Campaign("c0", 1000000), testing::Campaign("ny", 1000000, config::PacingMode::kEven,
-                                                             "America/New_York"),
+        {testing::Campaign("c0", 1000000),
+         testing::Campaign("ny", 1000000, config::PacingMode::kEven, "America/New_York"),
          testing::Campaign("idle", 1000000)});
     EXPECT_TRUE(campaigns.ok()) << campaigns.status();
     campaigns_ = *std::move(campaigns);
-    metrics_ = std::make_unique<PacingMetrics>(&registry_, std::vector<std::string>{"c0", "ny", "idle"},
-                                               std::vector<int64_t>{1000000, 1000000, 1000000},
-                                               true);
+    metrics_ =
+        std::make_unique<PacingMetrics>(&registry_, std::vector<std::string>{"c0", "ny", "idle"},
+                                        std::vector<int64_t>{1000000, 1000000, 1000000}, true);
     recorder_ = std::make_unique<SpendRecorder>(campaigns_.size());
     flusher_ = std::make_unique<SpendFlusher>(kWorker, campaigns_, *recorder_, faulty_, *metrics_,
                                               /*nonce_seed=*/42);
@@ -71,8 +71,9 @@ TEST_F(SpendFlusherTest, OneIncrementPerCampaignWithSpendToTheWorkersShard) {
   EXPECT_NE(faulty_.increments[0].nonce, faulty_.increments[1].nonce);
   EXPECT_EQ(Stored("c0", "20261004"), 4000);
   EXPECT_EQ(Stored("ny", "20261004"), 700);
-  EXPECT_EQ(MetricValue(registry_, "bidder_pacing_spend_flushed_micros_total", {{"campaign", "c0"}}),
-            4000);
+  EXPECT_EQ(
+      MetricValue(registry_, "bidder_pacing_spend_flushed_micros_total", {{"campaign", "c0"}}),
+      4000);
 
   // Nothing recorded since: nothing sent.
   EXPECT_EQ(flusher_->Flush(testing::kNoon + 5000).increments_ok, 0);
@@ -81,8 +82,8 @@ TEST_F(SpendFlusherTest, OneIncrementPerCampaignWithSpendToTheWorkersShard) {
 
 TEST_F(SpendFlusherTest, FlushAtLocalMidnightBooksTheDayThatEnded) {
   // 2026-10-05 00:00 in New York is 04:00 UTC, still 2026-10-05 in UTC.
-  const int64_t ny_midnight = testing::UnixMillis(absl::CivilSecond(2026, 10, 5, 0, 0, 0),
-                                                  "America/New_York");
+  const int64_t ny_midnight =
+      testing::UnixMillis(absl::CivilSecond(2026, 10, 5, 0, 0, 0), "America/New_York");
   recorder_->Record(0, 10);
   recorder_->Record(1, 20);
   flusher_->Flush(ny_midnight);

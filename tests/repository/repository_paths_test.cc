@@ -156,7 +156,8 @@ TEST(RepositoryPathsTest, TheCheckSeesReferencesAboveTheRoot) {
   EXPECT_EQ(ClimbsAboveTheRoot("a/b.cc", R"(#include "../../c.h")").size(), 1u);
   // Inside the repository, or not a path of ours.
   EXPECT_TRUE(ClimbsAboveTheRoot("deploy/hbase/h.sh", "I=$HERE/../../storage/x").empty());
-  EXPECT_TRUE(ClimbsAboveTheRoot("deploy/r.sh", R"(ROOT=$(cd "$(dirname "$0")/.." && pwd))").empty());
+  EXPECT_TRUE(
+      ClimbsAboveTheRoot("deploy/r.sh", R"(ROOT=$(cd "$(dirname "$0")/.." && pwd))").empty());
   EXPECT_TRUE(ClimbsAboveTheRoot("a/b.cc", R"(#include "../c.h")").empty());
   EXPECT_TRUE(ClimbsAboveTheRoot("a/b.cc", R"(Get("/console/../CMakeLists.txt"))").empty());
   EXPECT_TRUE(ClimbsAboveTheRoot("a/b.md", "`.../id<digits>` and a.. b").empty());

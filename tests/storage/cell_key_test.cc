@@ -38,7 +38,10 @@ TEST(CellKeyTest, KeyOrderEqualsHBaseCellOrder) {
   std::mt19937 rng(42);
   auto random_bytes = [&](int max_len) {
     std::string s(rng() % (max_len + 1), '\0');
-    for (char& c : s) c = static_cast<char>("\x00\x01\x02\xfe\xff" "ab"[rng() % 7]);
+    for (char& c : s)
+      c = static_cast<char>(
+          "\x00\x01\x02\xfe\xff"
+          "ab"[rng() % 7]);
     return s;
   };
   const CellType types[] = {CellType::kPut, CellType::kDeleteVersion,
@@ -51,11 +54,13 @@ TEST(CellKeyTest, KeyOrderEqualsHBaseCellOrder) {
   };
   std::vector<Cell> cells;
   for (int i = 0; i < 2000; ++i) {
-    cells.push_back({random_bytes(4), random_bytes(3), static_cast<int64_t>(rng() % 4),
-                     types[rng() % 5]});
+    cells.push_back(
+        {random_bytes(4), random_bytes(3), static_cast<int64_t>(rng() % 4), types[rng() % 5]});
   }
   auto hbase_less = [](const Cell& a, const Cell& b) {
-    auto ua = [](const std::string& s) { return std::basic_string<unsigned char>(s.begin(), s.end()); };
+    auto ua = [](const std::string& s) {
+      return std::basic_string<unsigned char>(s.begin(), s.end());
+    };
     if (a.row != b.row) return ua(a.row) < ua(b.row);
     if (a.qualifier != b.qualifier) return ua(a.qualifier) < ua(b.qualifier);
     if (a.ts != b.ts) return a.ts > b.ts;
@@ -68,8 +73,9 @@ TEST(CellKeyTest, KeyOrderEqualsHBaseCellOrder) {
     std::string kb = EncodeKey(b.row, b.qualifier, b.ts, b.type);
     auto unsigned_less = [](const std::string& x, const std::string& y) {
       return std::lexicographical_compare(
-          x.begin(), x.end(), y.begin(), y.end(),
-          [](char p, char q) { return static_cast<unsigned char>(p) < static_cast<unsigned char>(q); });
+          x.begin(), x.end(), y.begin(), y.end(), [](char p, char q) {
+            return static_cast<unsigned char>(p) < static_cast<unsigned char>(q);
+          });
     };
     EXPECT_EQ(unsigned_less(ka, kb), hbase_less(a, b)) << "pair " << i;
     EXPECT_EQ(unsigned_less(kb, ka), hbase_less(b, a)) << "pair " << i;

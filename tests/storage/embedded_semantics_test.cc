@@ -343,8 +343,9 @@ TEST_F(SemanticsTest, CheckAndMutateComparesTheGivenValueAgainstTheStoredOne) {
 
 TEST_F(SemanticsTest, CheckAndMutateAbsentCheckSucceedsOnlyWhenTheColumnIsMissing) {
   Create(Schema("t", {Fam("i")}));
-  CheckAndMutate first_seen{"imp-1", "i", "seen", CompareOp::kEqual, std::nullopt,
-                            {PutOf("imp-1", "i", "seen", "1")}, {}};
+  CheckAndMutate first_seen{
+      "imp-1", "i", "seen", CompareOp::kEqual, std::nullopt, {PutOf("imp-1", "i", "seen", "1")},
+      {}};
   EXPECT_TRUE(*store_->CheckAndMutate("t", first_seen));
   EXPECT_FALSE(*store_->CheckAndMutate("t", first_seen)) << "a replay changes nothing";
 }
@@ -355,7 +356,11 @@ TEST_F(SemanticsTest, CheckAndMutateAppliesPutsAndDeletesTogether) {
   p.row = "r";
   p.values = {{"s", "ver", "1"}, {"s", "old", "x"}};
   MustPut("t", p);
-  CheckAndMutate cam{"r", "s", "ver", CompareOp::kEqual, "1",
+  CheckAndMutate cam{"r",
+                     "s",
+                     "ver",
+                     CompareOp::kEqual,
+                     "1",
                      {PutOf("r", "s", "ver", "2")},
                      {Delete{"r", {DeleteTarget{"s", "old", DeleteKind::kColumnAll}}}}};
   ASSERT_TRUE(*store_->CheckAndMutate("t", cam));
@@ -366,8 +371,8 @@ TEST_F(SemanticsTest, CheckAndMutateAppliesPutsAndDeletesTogether) {
 
 TEST_F(SemanticsTest, CheckAndMutateRejectsMutationsForAnotherRow) {
   Create(Schema("t", {Fam("s")}));
-  CheckAndMutate cam{"r", "s", "ver", CompareOp::kEqual, std::nullopt,
-                     {PutOf("other", "s", "ver", "1")}, {}};
+  CheckAndMutate cam{
+      "r", "s", "ver", CompareOp::kEqual, std::nullopt, {PutOf("other", "s", "ver", "1")}, {}};
   EXPECT_EQ(store_->CheckAndMutate("t", cam).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
@@ -381,8 +386,13 @@ TEST_F(SemanticsTest, CheckAndMutateIsAtomicUnderConcurrency) {
       for (int done = 0; done < kEach;) {
         auto current = store_->Get("t", Get{"r"});
         int64_t ver = *current->Counter("s", "ver");
-        CheckAndMutate cam{"r", "s", "ver", CompareOp::kEqual, EncodeCounter(ver),
-                           {PutOf("r", "s", "ver", EncodeCounter(ver + 1))}, {}};
+        CheckAndMutate cam{"r",
+                           "s",
+                           "ver",
+                           CompareOp::kEqual,
+                           EncodeCounter(ver),
+                           {PutOf("r", "s", "ver", EncodeCounter(ver + 1))},
+                           {}};
         if (*store_->CheckAndMutate("t", cam)) ++done;
       }
     });

@@ -133,8 +133,7 @@ TEST_F(StoreApiTest, ScanWithoutLimitOrStopRowIsRejected) {
 }
 
 TEST_F(StoreApiTest, EmptyRowKeyIsRejected) {
-  EXPECT_EQ(store_->Put("t", PutOf("", "a", "q", "v")).code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(store_->Put("t", PutOf("", "a", "q", "v")).code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST_F(StoreApiTest, CreateTableIsIdempotentButRefusesADifferentSchema) {

@@ -22,9 +22,9 @@ TEST(SchemasTest, EveryTableIsValidAndNamedOnce) {
     EXPECT_TRUE(internal::ValidateSchema(t).ok()) << t.name;
     EXPECT_TRUE(names.insert(t.name).second) << t.name;
   }
-  for (std::string_view name : {kProfilesTable, kImpressionsTable, kBudgetTable, kEventsTable,
-                                kEventsByTypeTable, kEventRollupsTable, kMetricsTable,
-                                kSessionsTable, kUserSessionsTable}) {
+  for (std::string_view name :
+       {kProfilesTable, kImpressionsTable, kBudgetTable, kEventsTable, kEventsByTypeTable,
+        kEventRollupsTable, kMetricsTable, kSessionsTable, kUserSessionsTable}) {
     EXPECT_TRUE(names.contains(std::string(name))) << name;
   }
 }

@@ -44,16 +44,16 @@ inline absl::StatusOr<std::unique_ptr<storage::Store>> OpenTestHBase() {
 
 // Skips the calling test, or fails it under CI=true, when no gateway is
 // named; either way it returns from the calling function (SetUp).
-#define RTB_SKIP_OR_FAIL_WITHOUT_TEST_HBASE()                                              \
-  do {                                                                                     \
-    if (::rtb::testing::TestHBaseEndpoint().empty()) {                                     \
-      if (::rtb::testing::TestHBaseRequired()) {                                           \
-        GTEST_FAIL() << "RTB_HBASE_THRIFT is not set under CI=true: HBase did not start "  \
-                        "(deploy/hbase/hbase.sh start && wait)";                           \
-      }                                                                                    \
-      GTEST_SKIP() << "RTB_HBASE_THRIFT is not set; run deploy/hbase/hbase.sh start && "   \
-                      "deploy/hbase/hbase.sh wait and export it";                          \
-    }                                                                                      \
+#define RTB_SKIP_OR_FAIL_WITHOUT_TEST_HBASE()                                             \
+  do {                                                                                    \
+    if (::rtb::testing::TestHBaseEndpoint().empty()) {                                    \
+      if (::rtb::testing::TestHBaseRequired()) {                                          \
+        GTEST_FAIL() << "RTB_HBASE_THRIFT is not set under CI=true: HBase did not start " \
+                        "(deploy/hbase/hbase.sh start && wait)";                          \
+      }                                                                                   \
+      GTEST_SKIP() << "RTB_HBASE_THRIFT is not set; run deploy/hbase/hbase.sh start && "  \
+                      "deploy/hbase/hbase.sh wait and export it";                         \
+    }                                                                                     \
   } while (0)
 
 #endif  // RTB_TESTS_STORAGE_TEST_HBASE_H_

@@ -49,9 +49,9 @@ HotKeyCounter::Counted HotKeyCounter::Count(std::string_view key, int64_t now_ms
     counters_.push_back(Counter{k, 0, 0});
     counter = &counters_.back();
   } else {
-    auto smallest = std::min_element(
-        counters_.begin(), counters_.end(),
-        [](const Counter& a, const Counter& b) { return a.count < b.count; });
+    auto smallest =
+        std::min_element(counters_.begin(), counters_.end(),
+                         [](const Counter& a, const Counter& b) { return a.count < b.count; });
     position_.erase(smallest->key);
     position_[k] = static_cast<size_t>(smallest - counters_.begin());
     smallest->key = k;

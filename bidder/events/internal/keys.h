@@ -59,9 +59,9 @@ inline constexpr int kIndexBuckets = 16;
 inline constexpr size_t kUserPrefixBytes = kSaltBytes + kUserKeyBytes;                      // 18
 inline constexpr size_t kTimelineKeyBytes = kUserPrefixBytes + kTimeBytes + kEventIdBytes;  // 42
 inline constexpr size_t kIndexKeyBytes =
-    1 + kTypeBytes + kTimeBytes + kUserKeyBytes + kEventIdBytes;                            // 45
-inline constexpr size_t kRollupKeyBytes = kUserPrefixBytes + kDayBytes;                     // 26
-inline constexpr size_t kErasureKeyBytes = 1 + kUserKeyBytes;                               // 17
+    1 + kTypeBytes + kTimeBytes + kUserKeyBytes + kEventIdBytes;         // 45
+inline constexpr size_t kRollupKeyBytes = kUserPrefixBytes + kDayBytes;  // 26
+inline constexpr size_t kErasureKeyBytes = 1 + kUserKeyBytes;            // 17
 
 // Families and qualifiers.
 inline constexpr std::string_view kTimelineFamily = "d";

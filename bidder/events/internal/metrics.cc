@@ -37,8 +37,9 @@ EventMetrics::EventMetrics(prometheus::Registry& registry) {
                       .Add({});
   hot_keys = &prometheus::BuildGauge()
                   .Name("bidder_events_hot_key_events")
-                  .Help("Events of the most active device keys in the last closed window "
-                        "(key_prefix: first 4 bytes of the device key, hex)")
+                  .Help(
+                      "Events of the most active device keys in the last closed window "
+                      "(key_prefix: first 4 bytes of the device key, hex)")
                   .Register(registry);
   reconcile_users = &prometheus::BuildCounter()
                          .Name("bidder_events_reconcile_users_total")
@@ -47,8 +48,9 @@ EventMetrics::EventMetrics(prometheus::Registry& registry) {
                          .Add({});
   auto& repairs = prometheus::BuildCounter()
                       .Name("bidder_events_index_repairs_total")
-                      .Help("Index rows Reconcile added (timeline row without one) or removed "
-                            "(timeline row gone)")
+                      .Help(
+                          "Index rows Reconcile added (timeline row without one) or removed "
+                          "(timeline row gone)")
                       .Register(registry);
   index_rows_added = &repairs.Add({{"action", "added"}});
   index_rows_removed = &repairs.Add({{"action", "removed"}});

@@ -119,7 +119,9 @@ template <typename R>
 struct Schema;
 
 template <typename T>
-concept Record = requires { Schema<T>::kEntries; };
+concept Record = requires {
+  Schema<T>::kEntries;
+};
 
 template <>
 struct Schema<Format> {
@@ -273,12 +275,8 @@ struct Schema<Dooh> {
 template <>
 struct Schema<Geo> {
   static constexpr auto kEntries = std::tuple{
-      F("lat", &Geo::lat),
-      F("lon", &Geo::lon),
-      F("type", &Geo::type),
-      F("country", &Geo::country),
-      F("region", &Geo::region),
-      F("city", &Geo::city),
+      F("lat", &Geo::lat),         F("lon", &Geo::lon),       F("type", &Geo::type),
+      F("country", &Geo::country), F("region", &Geo::region), F("city", &Geo::city),
   };
 };
 

@@ -28,8 +28,9 @@ SessionMetrics::SessionMetrics(prometheus::Registry* registry) {
                  .Add({});
   auto& expired = prometheus::BuildCounter()
                       .Name("bidder_sessions_expired_total")
-                      .Help("Reads of a session that had expired (idle: inactivity; "
-                            "lifetime: absolute lifetime)")
+                      .Help(
+                          "Reads of a session that had expired (idle: inactivity; "
+                          "lifetime: absolute lifetime)")
                       .Register(r);
   expired_idle = &expired.Add({{"reason", "idle"}});
   expired_lifetime = &expired.Add({{"reason", "lifetime"}});
@@ -59,8 +60,9 @@ LoginMetrics::LoginMetrics(prometheus::Registry* registry) {
   prometheus::Registry& r = Target(registry, &own_registry);
   auto& logins = prometheus::BuildCounter()
                      .Name("bidder_logins_total")
-                     .Help("Login attempts by result (ok, refused: bad user or password, "
-                           "locked: refused by the rate limit)")
+                     .Help(
+                         "Login attempts by result (ok, refused: bad user or password, "
+                         "locked: refused by the rate limit)")
                      .Register(r);
   succeeded = &logins.Add({{"result", "ok"}});
   refused = &logins.Add({{"result", "refused"}});

@@ -109,7 +109,8 @@ std::string CanonicalTags(const std::map<std::string, std::string>& tags) {
   return out;
 }
 
-std::string CanonicalSeries(std::string_view metric, const std::map<std::string, std::string>& tags) {
+std::string CanonicalSeries(std::string_view metric,
+                            const std::map<std::string, std::string>& tags) {
   std::string out(metric);
   out.push_back('{');
   out += CanonicalTags(tags);
@@ -123,7 +124,8 @@ std::map<std::string, std::string> ParseCanonicalTags(std::string_view canonical
     const size_t comma = canonical.find(',');
     std::string_view pair = canonical.substr(0, comma);
     const size_t eq = pair.find('=');
-    if (eq != std::string_view::npos) tags[std::string(pair.substr(0, eq))] = std::string(pair.substr(eq + 1));
+    if (eq != std::string_view::npos)
+      tags[std::string(pair.substr(0, eq))] = std::string(pair.substr(eq + 1));
     if (comma == std::string_view::npos) break;
     canonical.remove_prefix(comma + 1);
   }

@@ -80,7 +80,8 @@ std::string EncodeRollup(const Rollup& r);
 std::optional<Rollup> DecodeRollup(std::string_view bytes);
 
 // "metric{k1=v1,k2=v2}" with tags sorted by key: the identity of a series.
-std::string CanonicalSeries(std::string_view metric, const std::map<std::string, std::string>& tags);
+std::string CanonicalSeries(std::string_view metric,
+                            const std::map<std::string, std::string>& tags);
 // "k1=v1,k2=v2"; ParseCanonicalTags inverts it.
 std::string CanonicalTags(const std::map<std::string, std::string>& tags);
 std::map<std::string, std::string> ParseCanonicalTags(std::string_view canonical);

@@ -37,8 +37,9 @@ TelemetryMetrics::TelemetryMetrics(prometheus::Registry& registry) {
                                 .Add({});
   oldest_unpacked_bucket_age = &prometheus::BuildGauge()
                                     .Name("bidder_telemetry_oldest_unpacked_bucket_age_seconds")
-                                    .Help("Seconds since the end of the oldest closed bucket the "
-                                          "packer has not packed yet (0: none)")
+                                    .Help(
+                                        "Seconds since the end of the oldest closed bucket the "
+                                        "packer has not packed yet (0: none)")
                                     .Register(registry)
                                     .Add({});
   auto& runs = prometheus::BuildCounter()

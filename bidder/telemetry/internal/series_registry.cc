@@ -29,7 +29,8 @@ storage::Put PutCell(std::string row, std::string_view family, std::string_view 
                      std::string value) {
   storage::Put put;
   put.row = std::move(row);
-  put.values.push_back({std::string(family), std::string(qualifier), std::move(value), std::nullopt});
+  put.values.push_back(
+      {std::string(family), std::string(qualifier), std::move(value), std::nullopt});
   return put;
 }
 
@@ -48,7 +49,8 @@ absl::StatusOr<uint32_t> SeriesRegistry::MetricId(std::string_view name, bool cr
     auto it = metric_ids_.find(std::string(name));
     if (it != metric_ids_.end()) return it->second;
   }
-  auto row = store_.Get(storage::kMetricIdsTable, GetColumn(MetricNameRow(name), kIdFamily, kIdQualifier));
+  auto row =
+      store_.Get(storage::kMetricIdsTable, GetColumn(MetricNameRow(name), kIdFamily, kIdQualifier));
   if (!row.ok()) return row.status();
   std::optional<uint32_t> id;
   if (auto v = row->Value(kIdFamily, kIdQualifier)) id = DecodeUint32(*v);
@@ -92,20 +94,23 @@ absl::StatusOr<uint32_t> SeriesRegistry::AssignMetricId(std::string_view name) {
     auto claimed = store_.CheckAndMutate(storage::kMetricIdsTable, claim);
     if (!claimed.ok()) return claimed.status();
     if (*claimed) {
-      if (absl::Status s = store_.Put(storage::kMetricIdsTable,
-                                      PutCell(MetricIdRow(id), kIdFamily, kIdQualifier, std::string(name)));
+      if (absl::Status s =
+              store_.Put(storage::kMetricIdsTable,
+                         PutCell(MetricIdRow(id), kIdFamily, kIdQualifier, std::string(name)));
           !s.ok()) {
         return s;
       }
       return id;
     }
     // The name was claimed concurrently: its id wins, ours stays a gap.
-    auto row = store_.Get(storage::kMetricIdsTable, GetColumn(MetricNameRow(name), kIdFamily, kIdQualifier));
+    auto row = store_.Get(storage::kMetricIdsTable,
+                          GetColumn(MetricNameRow(name), kIdFamily, kIdQualifier));
     if (!row.ok()) return row.status();
     if (auto v = row->Value(kIdFamily, kIdQualifier)) {
       if (auto winner = DecodeUint32(*v)) return *winner;
     }
-    return absl::InternalError(absl::StrCat("metric '", AbslView(name), "' has a malformed id row"));
+    return absl::InternalError(
+        absl::StrCat("metric '", AbslView(name), "' has a malformed id row"));
   }
   return absl::UnavailableError("metric id counter is contended; try again");
 }
@@ -120,7 +125,8 @@ absl::StatusOr<SeriesRef> SeriesRegistry::Resolve(std::string_view metric,
     absl::MutexLock lock(&mu_);
     if (known_series_.contains(std::make_pair(ref.metric_id, ref.series_id))) return ref;
   }
-  if (absl::Status s = Register(ref.metric_id, ref.series_id, tags, refusal_metric); !s.ok()) return s;
+  if (absl::Status s = Register(ref.metric_id, ref.series_id, tags, refusal_metric); !s.ok())
+    return s;
   absl::MutexLock lock(&mu_);
   known_series_.insert(std::make_pair(ref.metric_id, ref.series_id));
   return ref;
@@ -140,7 +146,8 @@ absl::Status SeriesRegistry::Register(uint32_t metric_id, uint64_t series_id,
     }
     return absl::OkStatus();
   };
-  auto existing = store_.Get(storage::kMetricSeriesTable, GetColumn(series_row, kSeriesFamily, kTagsQualifier));
+  auto existing =
+      store_.Get(storage::kMetricSeriesTable, GetColumn(series_row, kSeriesFamily, kTagsQualifier));
   if (!existing.ok()) return existing.status();
   if (auto done = check_existing(*existing)) return *done;
 
@@ -161,10 +168,10 @@ absl::Status SeriesRegistry::Register(uint32_t metric_id, uint64_t series_id,
   }
   if (of_metric >= max_series_per_metric_) {
     *refusal_metric = metrics_->refused_metric_series_limit;
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "series limit of the metric reached: ", of_metric, " series of at most ",
-        max_series_per_metric_, " (telemetry.max_series_per_metric); new series {", canonical,
-        "} refused"));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("series limit of the metric reached: ", of_metric, " series of at most ",
+                     max_series_per_metric_, " (telemetry.max_series_per_metric); new series {",
+                     canonical, "} refused"));
   }
 
   // Index rows first: they are idempotent, and a series row is only claimed once
@@ -172,7 +179,8 @@ absl::Status SeriesRegistry::Register(uint32_t metric_id, uint64_t series_id,
   std::vector<storage::Put> index;
   std::vector<storage::Put> names;
   for (const auto& [k, v] : tags) {
-    index.push_back(PutCell(TagIndexRow(metric_id, k, v, series_id), kSeriesFamily, kTagsQualifier, ""));
+    index.push_back(
+        PutCell(TagIndexRow(metric_id, k, v, series_id), kSeriesFamily, kTagsQualifier, ""));
     names.push_back(PutCell("k" + k, kIdFamily, kIdQualifier, ""));
     names.push_back(PutCell("v" + v, kIdFamily, kIdQualifier, ""));
   }
@@ -188,7 +196,8 @@ absl::Status SeriesRegistry::Register(uint32_t metric_id, uint64_t series_id,
   auto claimed = store_.CheckAndMutate(storage::kMetricSeriesTable, claim);
   if (!claimed.ok()) return claimed.status();
   if (!*claimed) {
-    auto again = store_.Get(storage::kMetricSeriesTable, GetColumn(series_row, kSeriesFamily, kTagsQualifier));
+    auto again = store_.Get(storage::kMetricSeriesTable,
+                            GetColumn(series_row, kSeriesFamily, kTagsQualifier));
     if (!again.ok()) return again.status();
     if (auto done = check_existing(*again)) return *done;
     return absl::InternalError("series row vanished while registering");

@@ -2,11 +2,12 @@
 // table, the steps are recorded and advance, replays stay out, interrupted
 // erasures finish. Built for the embedded store and for HBase (see
 // event_tables.h).
+#include "bidder/events/erasure.h"
+
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "bidder/events/erasure.h"
 #include "bidder/events/events.h"
 #include "bidder/events/internal/keys.h"
 #include "gtest/gtest.h"

@@ -138,8 +138,8 @@ TEST_F(EventStoreTest, ReplayedRecordChangesNothing) {
   const Event e = MakeEvent(UserKey(1), 7, EventType::kClick, Now() - 5000);
   MustRecord(e);
   const std::string timeline_key = internal::TimelineKey(e.user_key, e.event_time_ms, e.event_id);
-  const std::string index_key = internal::IndexKey(static_cast<uint32_t>(e.type), e.event_time_ms,
-                                                   e.user_key, e.event_id);
+  const std::string index_key =
+      internal::IndexKey(static_cast<uint32_t>(e.type), e.event_time_ms, e.user_key, e.event_id);
   const std::string rollup_key = internal::RollupKey(e.user_key, e.event_time_ms);
   const storage::RowResult timeline = Row(tables().events.timeline, timeline_key);
   const storage::RowResult index = Row(tables().events.index, index_key);

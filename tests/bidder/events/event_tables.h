@@ -64,8 +64,8 @@ inline Event MakeEvent(const std::string& user, int id, EventType type, int64_t 
   e.event_id = EventId(id);
   e.type = type;
   e.event_time_ms = time_ms;
-  e.body = "{\"id\":" + std::to_string(id) + ",\"type\":\"" + std::string(EventTypeName(type)) +
-           "\"}";
+  e.body =
+      "{\"id\":" + std::to_string(id) + ",\"type\":\"" + std::string(EventTypeName(type)) + "\"}";
   e.summary = std::string(EventTypeName(type)) + " " + std::to_string(id);
   return e;
 }
@@ -83,8 +83,8 @@ class EventTablesTest : public ::testing::Test {
               std::chrono::system_clock::now().time_since_epoch())
               .count());
       static int counter = 0;
-      const std::string prefix = "rtb_test_events_" + std::to_string(::getpid()) + "_" +
-                                 std::to_string(counter++) + "_";
+      const std::string prefix =
+          "rtb_test_events_" + std::to_string(::getpid()) + "_" + std::to_string(counter++) + "_";
       tables_.events.timeline = prefix + "events";
       tables_.events.index = prefix + "events_by_type";
       tables_.events.rollups = prefix + "event_rollups";

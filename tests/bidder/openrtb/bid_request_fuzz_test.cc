@@ -22,10 +22,32 @@ constexpr uint64_t kSeed = 0x0b1d5eed;
 constexpr int kMutantsPerSample = 6000;
 
 constexpr std::string_view kJsonBytes = "{}[]:,\"\\ 0123456789-+.eEtrufalsn";
-constexpr std::string_view kValues[] = {
-    "null", "1e400", "-1", "0", "1", "2", "99999999999999999999", "3000000000", "0.5", "300.0",
-    "\"x\"", "\"\"", "[]", "{}", "[1]", "[\"a\"]", "{\"id\":\"z\"}", "true", "false",
-    "\"\\u00e9\"", "\"\\ud800\"", "[[[[[[[[", "\"\xC3\"", "\"a\\u0000b\"", "-0", "1E2"};
+constexpr std::string_view kValues[] = {"null",
+                                        "1e400",
+                                        "-1",
+                                        "0",
+                                        "1",
+                                        "2",
+                                        "99999999999999999999",
+                                        "3000000000",
+                                        "0.5",
+                                        "300.0",
+                                        "\"x\"",
+                                        "\"\"",
+                                        "[]",
+                                        "{}",
+                                        "[1]",
+                                        "[\"a\"]",
+                                        "{\"id\":\"z\"}",
+                                        "true",
+                                        "false",
+                                        "\"\\u00e9\"",
+                                        "\"\\ud800\"",
+                                        "[[[[[[[[",
+                                        "\"\xC3\"",
+                                        "\"a\\u0000b\"",
+                                        "-0",
+                                        "1E2"};
 
 class Mutator {
  public:

@@ -171,7 +171,8 @@ TEST(BidRequestParserTest, PmpDealsFixtureKeyFields) {
 TEST(BidRequestParserTest, NativeRequestAsStringOrObjectIsKeptAsJsonText) {
   BidRequest as_string = ParseOrDie(testing::ReadFixtureRequest("site-native-request-string.json"));
   ASSERT_TRUE(as_string.imp[0].native.has_value());
-  EXPECT_THAT(as_string.imp[0].native->request, ::testing::StartsWith(R"({"ver":"1.2","context":2,)"));
+  EXPECT_THAT(as_string.imp[0].native->request,
+              ::testing::StartsWith(R"({"ver":"1.2","context":2,)"));
   BidRequest as_object = ParseOrDie(testing::ReadFixtureRequest("site-native-request-object.json"));
   ASSERT_TRUE(as_object.imp[0].native.has_value());
   EXPECT_EQ(as_object.imp[0].native->ver, "1.2");
@@ -196,9 +197,12 @@ TEST(BidRequestParserTest, ExtThatIsNotAnObjectIsSkipped) {
   EXPECT_EQ(r.regs->coppa, true);
   EXPECT_EQ(r.user->id, "u");
   EXPECT_EQ(r.source->tid, "t");
-  EXPECT_EQ(r, internal::ParseBidRequestWithNlohmann(WithTop(
-                   R"("regs":{"ext":[],"coppa":1},"user":{"ext":"x","id":"u"},"source":{"ext":7,"tid":"t"})"))
-                   .value());
+  EXPECT_EQ(
+      r,
+      internal::ParseBidRequestWithNlohmann(
+          WithTop(
+              R"("regs":{"ext":[],"coppa":1},"user":{"ext":"x","id":"u"},"source":{"ext":7,"tid":"t"})"))
+          .value());
   // Skipped, but still JSON.
   ExpectMalformed(WithTop(R"("regs":{"ext":[tru]})"));
 }
@@ -320,7 +324,8 @@ TEST(BidRequestParserTest, FullOpenRtb26RequestFillsEveryMember) {
   EXPECT_EQ(r.source->schain->nodes[0].hp, true);
   EXPECT_EQ(r.source->schain->nodes[0].rid, "req-26-full");
 
-  absl::StatusOr<BidRequest> baseline = internal::ParseBidRequestWithNlohmann(testing::kFullRequest26);
+  absl::StatusOr<BidRequest> baseline =
+      internal::ParseBidRequestWithNlohmann(testing::kFullRequest26);
   ASSERT_TRUE(baseline.ok()) << baseline.status();
   EXPECT_EQ(r, *baseline);
 }
@@ -357,7 +362,8 @@ TEST(BidRequestParserTest, OpenRtb25ExtLocationsFillTheModel) {
 }
 
 TEST(BidRequestParserTest, OpenRtb26LocationWinsOverExtInEitherOrder) {
-  BidRequest ext_last = ParseOrDie(WithTop(R"("regs":{"gdpr":0,"ext":{"gdpr":1,"us_privacy":"1YYN"}})"));
+  BidRequest ext_last =
+      ParseOrDie(WithTop(R"("regs":{"gdpr":0,"ext":{"gdpr":1,"us_privacy":"1YYN"}})"));
   EXPECT_EQ(ext_last.regs->gdpr, false);
   EXPECT_EQ(ext_last.regs->us_privacy, "1YYN");
   BidRequest ext_first = ParseOrDie(WithTop(R"("regs":{"ext":{"gdpr":1},"gdpr":0})"));
@@ -417,7 +423,8 @@ TEST(BidRequestParserTest, MissingRequiredFieldsNameTheField) {
   ExpectRejected(R"({"id":"r"})", "imp: at least one impression required");
   ExpectRejected(R"({"id":"r","imp":[]})", "imp: at least one impression required");
   ExpectRejected(R"({"id":"r","imp":[{"banner":{}}]})", "imp[0].id: required, a non-empty string");
-  ExpectRejected(R"({"id":"r","imp":[{"id":"1"},{"id":""}]})", "imp[1].id: required, a non-empty string");
+  ExpectRejected(R"({"id":"r","imp":[{"id":"1"},{"id":""}]})",
+                 "imp[1].id: required, a non-empty string");
   ExpectRejected(WithImp(R"("pmp":{"deals":[{"bidfloor":1}]})"),
                  "imp[0].pmp.deals[0].id: required, a non-empty string");
 }
@@ -444,8 +451,10 @@ TEST(BidRequestParserTest, WrongTypesNameThePath) {
   ExpectRejected(WithImp(R"("bidfloor":-0.01)"), "imp[0].bidfloor: must be >= 0");
   ExpectRejected(WithImp(R"("secure":true)"), "imp[0].secure: expected 0 or 1");
   ExpectRejected(WithImp(R"("instl":2)"), "imp[0].instl: expected 0 or 1");
-  ExpectRejected(WithImp(R"("video":{"mimes":["video/mp4",4]})"), "imp[0].video.mimes[1]: expected string");
-  ExpectRejected(WithImp(R"("video":{"protocols":[2,null]})"), "imp[0].video.protocols[1]: expected integer");
+  ExpectRejected(WithImp(R"("video":{"mimes":["video/mp4",4]})"),
+                 "imp[0].video.mimes[1]: expected string");
+  ExpectRejected(WithImp(R"("video":{"protocols":[2,null]})"),
+                 "imp[0].video.protocols[1]: expected integer");
   ExpectRejected(WithTop(R"("bcat":"IAB1")"), "bcat: expected array");
   ExpectRejected(WithTop(R"("tmax":0)"), "tmax: must be > 0");
   ExpectRejected(WithTop(R"("tmax":1e3)"), "tmax: expected integer");
@@ -461,10 +470,12 @@ TEST(BidRequestParserTest, WrongTypesNameThePath) {
 }
 
 TEST(BidRequestParserTest, HugeNumbersAreRejected) {
-  ExpectRejected(WithImp(R"("banner":{"w":99999999999999999999})"), "imp[0].banner.w: integer out of range");
+  ExpectRejected(WithImp(R"("banner":{"w":99999999999999999999})"),
+                 "imp[0].banner.w: integer out of range");
   ExpectRejected(WithImp(R"("banner":{"w":3000000000})"), "imp[0].banner.w: integer out of range");
   ExpectRejected(WithImp(R"("banner":{"w":-3000000000})"), "imp[0].banner.w: integer out of range");
-  ExpectRejected(WithImp(R"("bidfloor":1e400)"), "imp[0].bidfloor: malformed or out-of-range number");
+  ExpectRejected(WithImp(R"("bidfloor":1e400)"),
+                 "imp[0].bidfloor: malformed or out-of-range number");
   ExpectMalformed(WithImp(R"("ext":{"n":1e400})"));
   // Within range of a double, a long integer in an unused field is fine.
   EXPECT_TRUE(ParseBidRequest(WithImp(R"("ext":{"n":123456789012345678901234567890})")).ok());
@@ -504,7 +515,8 @@ TEST(BidRequestParserTest, MalformedDocumentsAreRejected) {
   ExpectMalformed(R"({'id':'r'})");
   // A string we read, followed by ':'. Left for On-Demand to skip, it would
   // be taken for a key, and the braces would pair up differently.
-  ExpectMalformed(R"({"id":"r","imp":[{"id":"1"}],"device":{"ua":"x":"y"},"os":"o"},"user":{"id":"u"}})");
+  ExpectMalformed(
+      R"({"id":"r","imp":[{"id":"1"}],"device":{"ua":"x":"y"},"os":"o"},"user":{"id":"u"}})");
   ExpectMalformed(WithTop(R"("bcat":["IAB1": 1])"));
 }
 
@@ -535,16 +547,17 @@ TEST(BidRequestParserTest, DeepNestingIsRejectedWithoutCrashing) {
   ExpectMalformed(WithTop(R"("ext":)" + std::string(100000, '{')));
   BidRequestParser shallow(BidRequestParser::Options{.max_depth = 4});
   EXPECT_TRUE(shallow.Parse(R"({"id":"r","imp":[{"id":"1","banner":{"w":1}}]})").ok());
-  EXPECT_FALSE(shallow.Parse(R"({"id":"r","imp":[{"id":"1","banner":{"format":[{"w":1}]}}]})").ok());
+  EXPECT_FALSE(
+      shallow.Parse(R"({"id":"r","imp":[{"id":"1","banner":{"format":[{"w":1}]}}]})").ok());
 }
 
 TEST(BidRequestParserTest, InvalidUtf8IsRejected) {
-  ExpectMalformed(WithTop("\"site\":{\"page\":\"\xFF\"}"));                 // stray byte, read field
-  ExpectMalformed(WithTop("\"ext\":\"caf\xC3\""));                          // truncated sequence, unused
-  ExpectMalformed(WithTop("\"ext\":\"\xC0\xAF\""));                         // overlong '/'
-  ExpectMalformed(WithTop("\"ext\":\"\xED\xA0\x80\""));                     // encoded surrogate
-  ExpectMalformed(WithTop("\"ext\":\"\xF4\x90\x80\x80\""));                 // above U+10FFFF
-  ExpectMalformed(WithTop("\"k\xFE\":1"));                                  // in a key
+  ExpectMalformed(WithTop("\"site\":{\"page\":\"\xFF\"}"));  // stray byte, read field
+  ExpectMalformed(WithTop("\"ext\":\"caf\xC3\""));           // truncated sequence, unused
+  ExpectMalformed(WithTop("\"ext\":\"\xC0\xAF\""));          // overlong '/'
+  ExpectMalformed(WithTop("\"ext\":\"\xED\xA0\x80\""));      // encoded surrogate
+  ExpectMalformed(WithTop("\"ext\":\"\xF4\x90\x80\x80\""));  // above U+10FFFF
+  ExpectMalformed(WithTop("\"k\xFE\":1"));                   // in a key
   EXPECT_TRUE(ParseBidRequest(WithTop("\"ext\":\"caf\xC3\xA9 \xF0\x9F\x98\x80\"")).ok());
 }
 
@@ -598,7 +611,8 @@ TEST(BidRequestParserTest, ValidateBidRequestChecksABuiltModel) {
   request.imp.emplace_back().id = "a";
   EXPECT_TRUE(ValidateBidRequest(request).ok());
   request.imp.emplace_back().id = "a";
-  EXPECT_EQ(std::string(ValidateBidRequest(request).message()), "imp[1].id: duplicate of imp[0].id");
+  EXPECT_EQ(std::string(ValidateBidRequest(request).message()),
+            "imp[1].id: duplicate of imp[0].id");
 }
 
 TEST(OpenRtbVersionTest, HeaderDecidesWhenItNamesA2xVersion) {

@@ -65,8 +65,9 @@ TEST(BidResponseWriterTest, OmitsEmptyMembers) {
   bid.impid = "i";
   bid.price = 2;
   bid.nurl = "https://win.example/";
-  EXPECT_EQ(Serialize(response),
-            R"({"id":"r","seatbid":[{"bid":[{"id":"b","impid":"i","price":2,"nurl":"https://win.example/"}]}]})");
+  EXPECT_EQ(
+      Serialize(response),
+      R"({"id":"r","seatbid":[{"bid":[{"id":"b","impid":"i","price":2,"nurl":"https://win.example/"}]}]})");
 }
 
 TEST(BidResponseWriterTest, NoBidCarriesTheReason) {
@@ -115,9 +116,11 @@ TEST(BidResponseWriterTest, InvalidUtf8BecomesReplacementCharacters) {
     std::string in;
     std::string out;
   } cases[] = {
-      {"a\xFF" "b", "a" + replacement + "b"},
-      {"caf\xC3", "caf" + replacement},                        // truncated at the end
-      {"\xC0\xAF", replacement + replacement},                 // overlong
+      {"a\xFF"
+       "b",
+       "a" + replacement + "b"},
+      {"caf\xC3", "caf" + replacement},                           // truncated at the end
+      {"\xC0\xAF", replacement + replacement},                    // overlong
       {"\xED\xA0\x80", replacement + replacement + replacement},  // surrogate
       {"\xF4\x90\x80\x80", replacement + replacement + replacement + replacement},  // > U+10FFFF
       {"ok \xE2\x82\xAC", "ok \xE2\x82\xAC"},
@@ -134,8 +137,8 @@ TEST(BidResponseWriterTest, InvalidUtf8BecomesReplacementCharacters) {
 }
 
 TEST(BidResponseWriterTest, PricesArePlainDecimalsThatReadBackExactly) {
-  const double prices[] = {0,    0.01,  0.1 + 0.2, 1.23456789012345, 1e-7, 123456789.125,
-                           1e21, 2.5e-5, 7,        1.0 / 3.0,        -0.0};
+  const double prices[] = {0,    0.01,   0.1 + 0.2, 1.23456789012345, 1e-7, 123456789.125,
+                           1e21, 2.5e-5, 7,         1.0 / 3.0,        -0.0};
   for (double price : prices) {
     SCOPED_TRACE(price);
     BidResponse response = OneBid();

@@ -22,7 +22,8 @@ class LoginTest : public SessionTablesTest {
  protected:
   void SetUp() override {
     SessionTablesTest::SetUp();
-    config_.operators = {{"alice", TestPasswordHash("correct horse")}, {"bob", TestPasswordHash("battery staple")}};
+    config_.operators = {{"alice", TestPasswordHash("correct horse")},
+                         {"bob", TestPasswordHash("battery staple")}};
     config_.login_rate_limit.max_failures_per_user = 5;
     config_.login_rate_limit.max_failures_per_address = 8;
     config_.login_rate_limit.window_s = 900;
@@ -175,7 +176,8 @@ TEST_F(LoginTest, PasswordsAndTokensNeverReachStorage) {
   Start();
   auto a = Login("alice", "correct horse");
   ASSERT_TRUE(a.ok());
-  const std::string token = CookieOf(a->set_cookie).substr(std::string("__Host-rtb_session=").size());
+  const std::string token =
+      CookieOf(a->set_cookie).substr(std::string("__Host-rtb_session=").size());
   for (std::string_view table : {storage::kSessionsTable, storage::kUserSessionsTable}) {
     for (const storage::RowResult& row : Dump(table)) {
       for (const std::string& secret : {token, std::string("correct horse"), a->csrf_token}) {

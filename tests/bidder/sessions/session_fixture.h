@@ -68,9 +68,9 @@ class SessionTablesTest : public ::testing::Test {
       ASSERT_TRUE(store.ok()) << store.status();
       backend_ = *std::move(store);
       start_ms_ = WallClockMillis();
-      hooked_ = std::make_unique<HookedStore>(
-          *backend_, "rtb_test_sessions_" + std::to_string(::getpid()) + "_" +
-                         std::to_string(counter++) + "_");
+      hooked_ = std::make_unique<HookedStore>(*backend_, "rtb_test_sessions_" +
+                                                             std::to_string(::getpid()) + "_" +
+                                                             std::to_string(counter++) + "_");
       for (storage::TableSchema schema : storage::BidderTables()) {
         if (schema.name != storage::kSessionsTable && schema.name != storage::kUserSessionsTable) {
           continue;

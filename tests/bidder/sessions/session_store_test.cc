@@ -123,8 +123,7 @@ TEST(SessionKeysTest, UserIndexRowsSortNewestFirstUnderTheUserPrefix) {
   std::string newer = internal::UserIndexRow("alice", 2000);
   EXPECT_LT(newer, older);
   EXPECT_EQ(older.rfind(internal::UserIndexPrefix("alice"), 0), 0u);
-  EXPECT_NE(internal::UserIndexRow("alice", 1000).rfind(internal::UserIndexPrefix("alic"), 0),
-            0u);
+  EXPECT_NE(internal::UserIndexRow("alice", 1000).rfind(internal::UserIndexPrefix("alic"), 0), 0u);
 }
 
 TEST(SessionStateCodecTest, RoundTripsEveryField) {
@@ -164,9 +163,8 @@ TEST_F(SessionStoreTest, TokenNeverReachesStorageRaw) {
   SessionStore sessions(*hooked_, Options());
   std::vector<CreatedSession> created;
   for (int i = 0; i < 5; ++i) created.push_back(MustCreate(sessions, "alice"));
-  ASSERT_TRUE(sessions.Update(created[0].token, [](SessionState& s) {
-                        s.attributes["k"] = "v";
-                      }).ok());
+  ASSERT_TRUE(
+      sessions.Update(created[0].token, [](SessionState& s) { s.attributes["k"] = "v"; }).ok());
   clock_->Advance(2 * kMinute);
   ASSERT_TRUE(sessions.Authenticate(created[1].token).ok());
   ASSERT_TRUE(sessions.Revoke(created[2].token).ok());
@@ -201,10 +199,13 @@ TEST_F(SessionStoreTest, TokenNeverReachesStorageRaw) {
 TEST_F(SessionStoreTest, SessionActivePastIdleTimeoutKeepsEveryField) {
   SessionStore sessions(*hooked_, Options());
   CreatedSession created = MustCreate(sessions, "alice", {"read", "erase"});
-  ASSERT_TRUE(sessions.Update(created.token, [](SessionState& s) {
-                        s.attributes["campaign"] = "c-7";
-                        s.attributes["range"] = "24h";
-                      }).ok());
+  ASSERT_TRUE(sessions
+                  .Update(created.token,
+                          [](SessionState& s) {
+                            s.attributes["campaign"] = "c-7";
+                            s.attributes["range"] = "24h";
+                          })
+                  .ok());
   for (int step = 0; step < 90; ++step) {
     clock_->Advance(5 * kMinute);
     auto session = sessions.Authenticate(created.token);
@@ -256,9 +257,8 @@ TEST_F(SessionStoreTest, CellTtlEmptiesHBaseStorage) {
   SessionStore sessions(*hooked_, options);
   const auto created_at = std::chrono::steady_clock::now();
   CreatedSession created = MustCreate(sessions, "alice");
-  ASSERT_TRUE(sessions.Update(created.token, [](SessionState& s) {
-                        s.attributes["k"] = "v";
-                      }).ok());
+  ASSERT_TRUE(
+      sessions.Update(created.token, [](SessionState& s) { s.attributes["k"] = "v"; }).ok());
   ASSERT_FALSE(StoredRow(storage::kSessionsTable, created.session.key).empty());
   ASSERT_EQ(Dump(storage::kUserSessionsTable).size(), 1u);
 
@@ -321,16 +321,14 @@ TEST_F(SessionStoreTest, TwoConcurrentUpdatesBothLand) {
   hooked_->SetWriteHook([&](std::string_view table, std::string_view op) {
     if (table == storage::kSessionsTable && op == "CheckAndMutate" && !raced) {
       raced = true;
-      auto other = sessions.Update(created.token, [](SessionState& s) {
-        s.attributes["tab2"] = "cart item B";
-      });
+      auto other = sessions.Update(created.token,
+                                   [](SessionState& s) { s.attributes["tab2"] = "cart item B"; });
       EXPECT_TRUE(other.ok()) << other.status();
     }
     return absl::OkStatus();
   });
-  auto first = sessions.Update(created.token, [](SessionState& s) {
-    s.attributes["tab1"] = "cart item A";
-  });
+  auto first =
+      sessions.Update(created.token, [](SessionState& s) { s.attributes["tab1"] = "cart item A"; });
   ASSERT_TRUE(raced);
   ASSERT_TRUE(first.ok()) << first.status();
   EXPECT_EQ(first->version, 3);  // created 1, tab2 2, tab1 (retried) 3
@@ -397,10 +395,9 @@ TEST_F(SessionStoreTest, UpdateThatKeepsLosingIsSessionBusy) {
 TEST_F(SessionStoreTest, UpdateMayNotChangeUser) {
   SessionStore sessions(*hooked_, Options());
   CreatedSession created = MustCreate(sessions, "alice");
-  EXPECT_EQ(sessions.Update(created.token, [](SessionState& s) { s.user = "root"; })
-                .status()
-                .code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      sessions.Update(created.token, [](SessionState& s) { s.user = "root"; }).status().code(),
+      absl::StatusCode::kInvalidArgument);
 }
 
 TEST_F(SessionStoreTest, PrivilegeChangeLands) {
@@ -464,8 +461,7 @@ TEST_F(SessionStoreTest, LogoutEverywhereRevokesAllSessionsOfTheUser) {
   ASSERT_TRUE(revoked.ok()) << revoked.status();
   EXPECT_EQ(*revoked, 4);
   for (const CreatedSession& c : alice) {
-    EXPECT_EQ(sessions.Authenticate(c.token).status().code(),
-              absl::StatusCode::kUnauthenticated);
+    EXPECT_EQ(sessions.Authenticate(c.token).status().code(), absl::StatusCode::kUnauthenticated);
   }
   EXPECT_TRUE(sessions.Authenticate(bob.token).ok());
   EXPECT_TRUE(sessions.Authenticate(alicia.token).ok());
@@ -603,9 +599,8 @@ namespace {
 TEST_F(SessionStoreTest, FailedTouchDoesNotFailTheRequest) {
   SessionStore sessions(*hooked_, Options());
   CreatedSession created = MustCreate(sessions, "alice");
-  hooked_->SetWriteHook([](std::string_view, std::string_view) {
-    return absl::UnavailableError("region moving");
-  });
+  hooked_->SetWriteHook(
+      [](std::string_view, std::string_view) { return absl::UnavailableError("region moving"); });
   clock_->Advance(2 * kMinute);
   auto session = sessions.Authenticate(created.token);
   ASSERT_TRUE(session.ok()) << session.status();

@@ -37,7 +37,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!decoded.ok() || decoded->size() != points->size()) std::abort();
     for (size_t i = 0; i < points->size(); ++i) {
       if ((*decoded)[i].timestamp != (*points)[i].timestamp ||
-          std::bit_cast<uint64_t>((*decoded)[i].value) != std::bit_cast<uint64_t>((*points)[i].value)) {
+          std::bit_cast<uint64_t>((*decoded)[i].value) !=
+              std::bit_cast<uint64_t>((*points)[i].value)) {
         std::abort();
       }
     }

@@ -35,8 +35,11 @@ std::string ValidBlock(std::mt19937_64& rng, int n) {
     points.push_back({t, v});
     t += 1 + static_cast<int64_t>(rng() % (rng() % 4 == 0 ? 3000 : 20));
     switch (rng() % 4) {
-      case 0: break;
-      case 1: v += 1; break;
+      case 0:
+        break;
+      case 1:
+        v += 1;
+        break;
       case 2:
         v = scaled ? static_cast<double>(static_cast<int64_t>(rng() % 200000) - 100000) / 100
                    : static_cast<double>(rng() % 1000) / 7;
@@ -44,8 +47,9 @@ std::string ValidBlock(std::mt19937_64& rng, int n) {
       default: {
         if (scaled) {
           // Mostly small steps; now and then a jump past every short code.
-          v += rng() % 8 == 0 ? static_cast<double>(static_cast<int64_t>(rng() >> 12) - (int64_t{1} << 51))
-                              : static_cast<double>(rng() % 100000);
+          v += rng() % 8 == 0
+                   ? static_cast<double>(static_cast<int64_t>(rng() >> 12) - (int64_t{1} << 51))
+                   : static_cast<double>(rng() % 100000);
         } else {
           const uint64_t bits = rng();
           std::memcpy(&v, &bits, 8);
@@ -79,7 +83,8 @@ TEST(GorillaFuzzTest, EveryTruncationOfValidBlocksIsAnErrorNotACrash) {
       const std::string cut = block.substr(0, len);
       EXPECT_EQ(RunFuzzInput(kBucket, cut), 0);
       // Losing a whole byte always loses at least one bit of a point.
-      EXPECT_FALSE(DecodeGorillaBlock(kBucket, cut).ok()) << "length " << len << " of " << block.size();
+      EXPECT_FALSE(DecodeGorillaBlock(kBucket, cut).ok())
+          << "length " << len << " of " << block.size();
     }
   }
 }

@@ -28,7 +28,8 @@ uint8_t RoundTrip(const std::vector<Point>& points, GorillaFormat format) {
   EXPECT_EQ(decoded->size(), points.size());
   for (size_t i = 0; i < points.size() && i < decoded->size(); ++i) {
     EXPECT_EQ((*decoded)[i].timestamp, points[i].timestamp) << "point " << i;
-    EXPECT_EQ(std::bit_cast<uint64_t>((*decoded)[i].value), std::bit_cast<uint64_t>(points[i].value))
+    EXPECT_EQ(std::bit_cast<uint64_t>((*decoded)[i].value),
+              std::bit_cast<uint64_t>(points[i].value))
         << "point " << i << ": " << points[i].value << " came back as " << (*decoded)[i].value;
   }
   auto again = EncodeGorillaBlock(kBucket, *decoded, format);
@@ -69,7 +70,8 @@ TEST(GorillaTest, ScaledIntegersRoundTripInVersionTwoAndCostLess) {
     negative.push_back({kBucket + s, -static_cast<double>(rng() % 5000) / 10});
   }
   const double max_exact = 9007199254740992.0;  // 2^53
-  for (int64_t i = 0; i < 100; ++i) edge.push_back({kBucket + i, max_exact - static_cast<double>(3 * i)});
+  for (int64_t i = 0; i < 100; ++i)
+    edge.push_back({kBucket + i, max_exact - static_cast<double>(3 * i)});
   edge.push_back({kBucket + 100, -max_exact});
   edge.push_back({kBucket + 101, -max_exact + 5});
   for (const auto* points : {&counter, &gauge, &load, &ratio, &negative, &edge}) {
@@ -82,12 +84,12 @@ TEST(GorillaTest, ScaledIntegersRoundTripInVersionTwoAndCostLess) {
 TEST(GorillaTest, ValuesThatAreNotScaledIntegersStayInVersionOne) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   for (const std::vector<Point>& points : std::vector<std::vector<Point>>{
-           {{kBucket, 1}, {kBucket + 10, -0.0}},                        // -0.0 is not an integer's double
+           {{kBucket, 1}, {kBucket + 10, -0.0}},  // -0.0 is not an integer's double
            {{kBucket, 1}, {kBucket + 10, nan}},
            {{kBucket, 1}, {kBucket + 10, std::numeric_limits<double>::infinity()}},
-           {{kBucket, 1}, {kBucket + 10, 1.0 / 3}},                     // no finite decimals
-           {{kBucket, 1}, {kBucket + 10, 0.0000001}},                   // seven decimals
-           {{kBucket, 1}, {kBucket + 10, 18014398509481984.0}}}) {     // 2^54
+           {{kBucket, 1}, {kBucket + 10, 1.0 / 3}},                 // no finite decimals
+           {{kBucket, 1}, {kBucket + 10, 0.0000001}},               // seven decimals
+           {{kBucket, 1}, {kBucket + 10, 18014398509481984.0}}}) {  // 2^54
     EXPECT_EQ(ExpectRoundTrip(points), kGorillaVersion) << points[1].value;
   }
   // A constant costs a bit per point either way: the XOR block is kept on a tie.
@@ -99,9 +101,26 @@ TEST(GorillaTest, ValuesThatAreNotScaledIntegersStayInVersionOne) {
 TEST(GorillaTest, ScaledBlocksUseEveryValueCode) {
   // Deltas of k hitting 0, each bucket's edges and the 64-bit escape, both
   // as deltas (irregular) and as deltas-of-deltas (a steady slope first).
-  const std::vector<int64_t> steps = {0,      7,       8,        -7,        63,       64,        -63,
-                                      1023,   1024,    -1023,    65535,     65536,    -65535,    8388607,
-                                      8388608, -8388607, 8388609, -8388608, int64_t{1} << 40, -(int64_t{1} << 41)};
+  const std::vector<int64_t> steps = {0,
+                                      7,
+                                      8,
+                                      -7,
+                                      63,
+                                      64,
+                                      -63,
+                                      1023,
+                                      1024,
+                                      -1023,
+                                      65535,
+                                      65536,
+                                      -65535,
+                                      8388607,
+                                      8388608,
+                                      -8388607,
+                                      8388609,
+                                      -8388608,
+                                      int64_t{1} << 40,
+                                      -(int64_t{1} << 41)};
   std::vector<Point> points;
   int64_t k = 0;
   for (size_t i = 0; i < steps.size(); ++i) {
@@ -110,17 +129,20 @@ TEST(GorillaTest, ScaledBlocksUseEveryValueCode) {
   }
   EXPECT_EQ(ExpectRoundTrip(points), kGorillaScaledVersion);
   std::vector<Point> slope;
-  for (int64_t i = 0; i < 300; ++i) slope.push_back({kBucket + i * 10, static_cast<double>(1000000 + i * 417)});
+  for (int64_t i = 0; i < 300; ++i)
+    slope.push_back({kBucket + i * 10, static_cast<double>(1000000 + i * 417)});
   EXPECT_EQ(ExpectRoundTrip(slope), kGorillaScaledVersion);
 }
 
 TEST(GorillaTest, DecoderRejectsMalformedScaledBlocks) {
-  std::vector<Point> points = {{kBucket, 1}, {kBucket + 10, 2}, {kBucket + 20, 4}, {kBucket + 30, 8}};
+  std::vector<Point> points = {
+      {kBucket, 1}, {kBucket + 10, 2}, {kBucket + 20, 4}, {kBucket + 30, 8}};
   auto block = EncodeGorillaBlock(kBucket, points);
   ASSERT_TRUE(block.ok());
   ASSERT_EQ(static_cast<uint8_t>((*block)[0]), kGorillaScaledVersion);
   for (size_t len = 0; len < block->size(); ++len) {
-    EXPECT_EQ(DecodeGorillaBlock(kBucket, block->substr(0, len)).status().code(), absl::StatusCode::kDataLoss)
+    EXPECT_EQ(DecodeGorillaBlock(kBucket, block->substr(0, len)).status().code(),
+              absl::StatusCode::kDataLoss)
         << "length " << len;
   }
   EXPECT_EQ(DecodeGorillaBlock(kBucket, *block + "x").status().code(), absl::StatusCode::kDataLoss);
@@ -157,7 +179,8 @@ TEST(GorillaTest, SpecialValuesRoundTripBitForBit) {
 
 TEST(GorillaTest, IrregularGapsUseEveryTimestampBranch) {
   // Deltas chosen so dod hits 0, +-63/64, +-255/256, +-2047/2048 and beyond.
-  std::vector<int64_t> deltas = {10, 10, 74, 11, 267, 12, 2060, 13, 5000, 1, 1, 64, 1, 256, 1, 2048, 1};
+  std::vector<int64_t> deltas = {10, 10, 74, 11, 267, 12, 2060, 13, 5000,
+                                 1,  1,  64, 1,  256, 1,  2048, 1};
   std::vector<Point> points;
   int64_t t = kBucket + 3;
   for (size_t i = 0; i < deltas.size() && t < kBucket + kGorillaMaxOffset; ++i) {
@@ -194,7 +217,8 @@ TEST(GorillaTest, RandomValuesRoundTrip) {
     std::vector<Point> points;
     int64_t t = kBucket + static_cast<int64_t>(rng() % 100);
     while (t < kBucket + kGorillaMaxOffset && points.size() < 1000) {
-      points.push_back({t, std::bit_cast<double>(rng() & (round % 2 ? ~uint64_t{0} : 0xfff00000000fffff))});
+      points.push_back(
+          {t, std::bit_cast<double>(rng() & (round % 2 ? ~uint64_t{0} : 0xfff00000000fffff))});
       t += 1 + static_cast<int64_t>(rng() % 50);
     }
     ExpectRoundTrip(points);
@@ -203,9 +227,12 @@ TEST(GorillaTest, RandomValuesRoundTrip) {
 
 TEST(GorillaTest, EncoderRefusesPointsOutsideOrOutOfOrder) {
   EXPECT_FALSE(EncodeGorillaBlock(kBucket, std::vector<Point>{{kBucket - 1, 1}}).ok());
-  EXPECT_FALSE(EncodeGorillaBlock(kBucket, std::vector<Point>{{kBucket + kGorillaMaxOffset, 1}}).ok());
-  EXPECT_FALSE(EncodeGorillaBlock(kBucket, std::vector<Point>{{kBucket + 5, 1}, {kBucket + 5, 2}}).ok());
-  EXPECT_FALSE(EncodeGorillaBlock(kBucket, std::vector<Point>{{kBucket + 5, 1}, {kBucket + 4, 2}}).ok());
+  EXPECT_FALSE(
+      EncodeGorillaBlock(kBucket, std::vector<Point>{{kBucket + kGorillaMaxOffset, 1}}).ok());
+  EXPECT_FALSE(
+      EncodeGorillaBlock(kBucket, std::vector<Point>{{kBucket + 5, 1}, {kBucket + 5, 2}}).ok());
+  EXPECT_FALSE(
+      EncodeGorillaBlock(kBucket, std::vector<Point>{{kBucket + 5, 1}, {kBucket + 4, 2}}).ok());
   auto empty = EncodeGorillaBlock(kBucket, std::vector<Point>{});
   ASSERT_TRUE(empty.ok());
   EXPECT_TRUE(empty->empty());
@@ -216,7 +243,8 @@ TEST(GorillaTest, DecoderRejectsUnknownVersionTrailingBytesAndEmptyBlocks) {
   ASSERT_TRUE(block.ok());
   std::string wrong_version = *block;
   wrong_version[0] = 3;
-  EXPECT_EQ(DecodeGorillaBlock(kBucket, wrong_version).status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(DecodeGorillaBlock(kBucket, wrong_version).status().code(),
+            absl::StatusCode::kDataLoss);
   EXPECT_EQ(DecodeGorillaBlock(kBucket, *block + "x").status().code(), absl::StatusCode::kDataLoss);
   EXPECT_EQ(DecodeGorillaBlock(kBucket, "").status().code(), absl::StatusCode::kDataLoss);
   EXPECT_EQ(DecodeGorillaBlock(kBucket, std::string("\x01\x00\x00", 3)).status().code(),
@@ -225,7 +253,8 @@ TEST(GorillaTest, DecoderRejectsUnknownVersionTrailingBytesAndEmptyBlocks) {
 
 TEST(GorillaTest, FailedDecodeLeavesTheOutputAsItWas) {
   std::vector<Point> out = {{1, 1}};
-  auto block = EncodeGorillaBlock(kBucket, std::vector<Point>{{kBucket, 1}, {kBucket + 10, 2}, {kBucket + 25, 9}});
+  auto block = EncodeGorillaBlock(
+      kBucket, std::vector<Point>{{kBucket, 1}, {kBucket + 10, 2}, {kBucket + 25, 9}});
   ASSERT_TRUE(block.ok());
   EXPECT_FALSE(DecodeGorillaBlock(kBucket, block->substr(0, block->size() - 1), &out).ok());
   EXPECT_EQ(out.size(), 1u);

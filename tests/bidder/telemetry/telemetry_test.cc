@@ -25,7 +25,8 @@ double MetricValue(prometheus::Registry& registry, const std::string& name,
       std::map<std::string, std::string> got;
       for (const auto& label : metric.label) got[label.name] = label.value;
       if (got != labels) continue;
-      return family.type == prometheus::MetricType::Gauge ? metric.gauge.value : metric.counter.value;
+      return family.type == prometheus::MetricType::Gauge ? metric.gauge.value
+                                                          : metric.counter.value;
     }
   }
   return -1;
@@ -40,7 +41,8 @@ class TelemetryTest : public ::testing::Test {
   }
   virtual TelemetryOptions Options() { return {}; }
 
-  WriteSummary Write(const std::string& metric, std::map<std::string, std::string> tags, int64_t t, double v) {
+  WriteSummary Write(const std::string& metric, std::map<std::string, std::string> tags, int64_t t,
+                     double v) {
     std::vector<DataPoint> points = {{metric, std::move(tags), t, v}};
     return h_->telemetry->Write(points);
   }
@@ -136,14 +138,20 @@ TEST_F(TelemetryTest, TwoRegistriesOnOneStoreNeverShareAMetricId) {
 }
 
 TEST_F(TelemetryTest, IdLikeTagValuesAreRefusedWithAReasonAndAMetric) {
-  auto s = Write("bidder.requests", {{"request", "3f2c8a1e-9b7d-4c2a-8e1f-0a9b8c7d6e5f"}}, kNowS, 1);
+  auto s =
+      Write("bidder.requests", {{"request", "3f2c8a1e-9b7d-4c2a-8e1f-0a9b8c7d6e5f"}}, kNowS, 1);
   EXPECT_EQ(s.failed, 1);
   ASSERT_EQ(s.errors.size(), 1u);
   EXPECT_NE(s.errors[0].find("looks like a request or user id"), std::string::npos) << s.errors[0];
   EXPECT_EQ(Write("bidder.requests", {{"user", "123456789012345"}}, kNowS, 1).failed, 1);
   EXPECT_EQ(Write("bidder.requests", {{"tok", "aZ3kQ9xP2mL7vB4nR8tY"}}, kNowS, 1).failed, 1);
-  EXPECT_EQ(Write("bidder.requests", {{"exchange", "openx-frankfurt"}, {"campaign", "1042"}}, kNowS, 1).success, 1);
-  EXPECT_EQ(MetricValue(h_->registry, "bidder_telemetry_points_refused_total", {{"reason", "id_like_tag"}}), 3);
+  EXPECT_EQ(
+      Write("bidder.requests", {{"exchange", "openx-frankfurt"}, {"campaign", "1042"}}, kNowS, 1)
+          .success,
+      1);
+  EXPECT_EQ(MetricValue(h_->registry, "bidder_telemetry_points_refused_total",
+                        {{"reason", "id_like_tag"}}),
+            3);
   EXPECT_EQ(Write("bad name", {}, kNowS, 1).failed, 1);
   EXPECT_EQ(Write("m", {}, kNowS + 3600, 1).failed, 1) << "an hour ahead of the clock";
 }
@@ -158,25 +166,32 @@ class LimitedTelemetryTest : public TelemetryTest {
 };
 
 TEST_F(LimitedTelemetryTest, CardinalityLimitsRefuseNewSeriesButKeepKnownOnes) {
-  for (int i = 0; i < 3; ++i) EXPECT_EQ(Write("a", {{"h", std::to_string(i)}}, kNowS, 1).success, 1);
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(Write("a", {{"h", std::to_string(i)}}, kNowS, 1).success, 1);
   auto refused = Write("a", {{"h", "3"}}, kNowS, 1);
   EXPECT_EQ(refused.failed, 1);
-  EXPECT_NE(refused.errors[0].find("max_series_per_metric"), std::string::npos) << refused.errors[0];
+  EXPECT_NE(refused.errors[0].find("max_series_per_metric"), std::string::npos)
+      << refused.errors[0];
   EXPECT_EQ(Write("a", {{"h", "0"}}, kNowS + 10, 2).success, 1) << "known series keep writing";
   EXPECT_EQ(Write("b", {{"h", "0"}}, kNowS, 1).success, 1);
   EXPECT_EQ(Write("b", {{"h", "1"}}, kNowS, 1).success, 1);
   auto total = Write("c", {}, kNowS, 1);
   EXPECT_EQ(total.failed, 1);
   EXPECT_NE(total.errors[0].find("telemetry.max_series"), std::string::npos) << total.errors[0];
-  EXPECT_EQ(MetricValue(h_->registry, "bidder_telemetry_points_refused_total", {{"reason", "metric_series_limit"}}), 1);
-  EXPECT_EQ(MetricValue(h_->registry, "bidder_telemetry_points_refused_total", {{"reason", "series_limit"}}), 1);
+  EXPECT_EQ(MetricValue(h_->registry, "bidder_telemetry_points_refused_total",
+                        {{"reason", "metric_series_limit"}}),
+            1);
+  EXPECT_EQ(MetricValue(h_->registry, "bidder_telemetry_points_refused_total",
+                        {{"reason", "series_limit"}}),
+            1);
   EXPECT_EQ(MetricValue(h_->registry, "bidder_telemetry_series"), 5);
 }
 
 TEST_F(TelemetryTest, PackerPacksClosedBucketsOnlyAndIsIdempotent) {
   const int64_t hour = kNowS;  // an hour boundary
   std::vector<DataPoint> points;
-  for (int64_t t = hour; t < hour + 3600; t += 10) points.push_back({"g", {{"h", "a"}}, t, std::sin(t / 600.0)});
+  for (int64_t t = hour; t < hour + 3600; t += 10)
+    points.push_back({"g", {{"h", "a"}}, t, std::sin(t / 600.0)});
   AdvanceTo(hour + 3599);
   ASSERT_EQ(h_->telemetry->Write(points).success, 360);
 
@@ -232,7 +247,8 @@ TEST_F(TelemetryTest, APackCutOffBetweenRollupsAndBlockIsRedoneByTheNextRun) {
   AdvanceTo(hour + 3600 + 301);
   for (std::string_view cut_table : {storage::kMetricRollupsTable, storage::kMetricsTable}) {
     hooked.SetWriteHook([cut_table](std::string_view table, std::string_view op) {
-      return table == cut_table && op == "Put" ? absl::UnavailableError("cut off") : absl::OkStatus();
+      return table == cut_table && op == "Put" ? absl::UnavailableError("cut off")
+                                               : absl::OkStatus();
     });
     EXPECT_FALSE((*telemetry)->Pack().ok()) << cut_table;
     EXPECT_EQ(PackedBlock("cut", {}, hour), "") << "no block before its rollups";
@@ -319,8 +335,10 @@ TEST_F(TelemetryTest, RollupAndRawQueriesAgreeAcrossSeriesAndAggregators) {
   std::vector<DataPoint> points;
   for (int host = 0; host < 3; ++host) {
     for (int64_t t = start; t < start + 6 * 3600; t += 10) {
-      points.push_back({"cpu", {{"host", "h" + std::to_string(host)}, {"dc", host < 2 ? "fra" : "ams"}},
-                        t, static_cast<double>((t / 10) % 17 + host)});
+      points.push_back({"cpu",
+                        {{"host", "h" + std::to_string(host)}, {"dc", host < 2 ? "fra" : "ams"}},
+                        t,
+                        static_cast<double>((t / 10) % 17 + host)});
     }
   }
   AdvanceTo(start + 6 * 3600);
@@ -328,7 +346,8 @@ TEST_F(TelemetryTest, RollupAndRawQueriesAgreeAcrossSeriesAndAggregators) {
   AdvanceTo(start + 7 * 3600);
   ASSERT_TRUE(h_->telemetry->Pack().ok());
   // The last hour is still open: queries read it raw under the rollups.
-  for (Aggregator down : {Aggregator::kAvg, Aggregator::kSum, Aggregator::kMin, Aggregator::kMax, Aggregator::kCount}) {
+  for (Aggregator down : {Aggregator::kAvg, Aggregator::kSum, Aggregator::kMin, Aggregator::kMax,
+                          Aggregator::kCount}) {
     for (Aggregator across : {Aggregator::kAvg, Aggregator::kSum, Aggregator::kMax}) {
       TimeSeriesQuery q;
       q.metric = "cpu";
@@ -363,7 +382,8 @@ TEST_F(TelemetryTest, RollupAndRawQueriesAgreeAcrossSeriesAndAggregators) {
 TEST_F(TelemetryTest, GroupByWildcardAndAlternatives) {
   std::vector<DataPoint> points;
   for (int host = 0; host < 4; ++host) {
-    points.push_back({"req", {{"host", "h" + std::to_string(host)}}, kNowS, static_cast<double>(host)});
+    points.push_back(
+        {"req", {{"host", "h" + std::to_string(host)}}, kNowS, static_cast<double>(host)});
   }
   ASSERT_EQ(h_->telemetry->Write(points).failed, 0);
   TimeSeriesQuery q;

@@ -57,9 +57,8 @@ TEST_P(ConformanceTest, GetReturnsFamiliesAndQualifiersInByteOrder) {
 TEST_P(ConformanceTest, GetSelectsFamiliesAndColumns) {
   Put p;
   p.row = Row("r");
-  p.values = {{"f", "a", "1", std::nullopt},
-              {"f", "b", "2", std::nullopt},
-              {"v", "a", "3", std::nullopt}};
+  p.values = {
+      {"f", "a", "1", std::nullopt}, {"f", "b", "2", std::nullopt}, {"v", "a", "3", std::nullopt}};
   ASSERT_TRUE(store().Put(kTable, p).ok());
   Get family;
   family.row = Row("r");
@@ -147,8 +146,8 @@ TEST_P(ConformanceTest, FamilyTtlHidesCellsWhoseTimestampIsOlderThanTheTtl) {
 TEST_P(ConformanceTest, FamilyTtlCountsFromTheServerTimestamp) {
   PutCell(Row("r"), "s", "q", "v");
   EXPECT_EQ(Latest(Row("r"), "s", "q"), "v") << "a fresh cell is visible";
-  EXPECT_TRUE(Eventually([&] { return GetRow(Row("r")).empty(); }, kShortTtlSeconds * 1000 + 200,
-                         10000))
+  EXPECT_TRUE(
+      Eventually([&] { return GetRow(Row("r")).empty(); }, kShortTtlSeconds * 1000 + 200, 10000))
       << "the cell outlived its family TTL of " << kShortTtlSeconds << " s";
 }
 
@@ -363,9 +362,9 @@ TEST_P(ConformanceTest, ADeleteOfSeveralKindsAppliesAsOne) {
   PutCell(Row("r"), "f", "b", "2");
   PutCell(Row("r"), "v", "x", "3");
   PutCell(Row("r"), "v", "y", "4");
-  MustDelete(Delete{Row("r"),
-                    {Target("f", "a", DeleteKind::kColumnAll),
-                     Target("v", std::nullopt, DeleteKind::kFamily)}});
+  MustDelete(Delete{
+      Row("r"),
+      {Target("f", "a", DeleteKind::kColumnAll), Target("v", std::nullopt, DeleteKind::kFamily)}});
   RowResult r = GetRow(Row("r"));
   ASSERT_EQ(r.cells.size(), 1u);
   EXPECT_EQ(r.Value("f", "b"), "2");
@@ -661,9 +660,9 @@ TEST_P(ScanTest, LimitCountsRowsNotCells) {
 }
 
 TEST_P(ScanTest, RowsComeInUnsignedByteOrder) {
-  for (const std::string& key : {std::string("a\x00", 2), std::string("a\x01"),
-                                 std::string("a\x7f"), std::string("a\x80"), std::string("a\xff"),
-                                 std::string("aa")}) {
+  for (const std::string& key :
+       {std::string("a\x00", 2), std::string("a\x01"), std::string("a\x7f"), std::string("a\x80"),
+        std::string("a\xff"), std::string("aa")}) {
     PutCell(Row(key), "f", "q", "x");
   }
   EXPECT_THAT(ScanKeys(Between("a", "b")),
@@ -686,8 +685,7 @@ TEST_P(ScanTest, PrefixScanStaysInsideThePrefix) {
 TEST_P(ScanTest, MultipleRowRangesReturnOnlyTheRowsInside) {
   Scan s;
   s.ranges = {RowRange{Row("d"), true, Row("e"), true},  // given out of order
-              RowRange{Row("a"), false, Row("b"), true},
-              RowRange{Row("c"), true, Row("c"), true}};
+              RowRange{Row("a"), false, Row("b"), true}, RowRange{Row("c"), true, Row("c"), true}};
   s.limit = 100;
   EXPECT_THAT(ScanKeys(s), ElementsAre("b", "c", "d", "e"));
   s.ranges = {RowRange{Row("a"), true, Row("b"), false},
@@ -844,8 +842,8 @@ INSTANTIATE_TEST_SUITE_P(Backend, ConformanceTest, ::testing::Values(RTB_CONFORM
                          BackendName);
 INSTANTIATE_TEST_SUITE_P(Backend, ThreeVersions, ::testing::Values(RTB_CONFORMANCE_BACKENDS),
                          BackendName);
-INSTANTIATE_TEST_SUITE_P(Backend, CheckAndMutateTest,
-                         ::testing::Values(RTB_CONFORMANCE_BACKENDS), BackendName);
+INSTANTIATE_TEST_SUITE_P(Backend, CheckAndMutateTest, ::testing::Values(RTB_CONFORMANCE_BACKENDS),
+                         BackendName);
 INSTANTIATE_TEST_SUITE_P(Backend, ScanTest, ::testing::Values(RTB_CONFORMANCE_BACKENDS),
                          BackendName);
 

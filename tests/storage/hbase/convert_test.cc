@@ -247,7 +247,8 @@ TEST(HBaseConvertTest, RowMutationsKeepPutsBeforeDeletes) {
   d.row = "r";
   d.targets = {{"f", std::string("b"), DeleteKind::kColumnAll, std::nullopt},
                {"g", std::nullopt, DeleteKind::kFamily, std::nullopt}};
-  absl::StatusOr<t2::TRowMutations> m = ToRowMutations("r", {&p, 1}, {&d, 1}, Durability::kUseDefault);
+  absl::StatusOr<t2::TRowMutations> m =
+      ToRowMutations("r", {&p, 1}, {&d, 1}, Durability::kUseDefault);
   ASSERT_TRUE(m.ok()) << m.status();
   ASSERT_EQ(m->mutations.size(), 3u);
   EXPECT_TRUE(m->mutations[0].__isset.put);

@@ -166,7 +166,8 @@ TEST(HBaseDeadlineTest, CallsBeyondThePoolWaitForAConnectionUntilTheirDeadline) 
   ASSERT_NE(store, nullptr);
   // The first call holds the only connection for a second.
   auto first = std::async(std::launch::async, [&] { return store->Get("t", GetOf("a")).status(); });
-  for (int i = 0; i < 100 && gateway.accepted() == 0; ++i) std::this_thread::sleep_for(milliseconds(5));
+  for (int i = 0; i < 100 && gateway.accepted() == 0; ++i)
+    std::this_thread::sleep_for(milliseconds(5));
   ASSERT_EQ(gateway.accepted(), 1);
   boost::asio::io_context executor;
   auto work = boost::asio::make_work_guard(executor);
@@ -273,7 +274,8 @@ TEST(HBaseDeadlineTest, ClosingTheStoreAnswersCallsInFlight) {
                     seen = r.status();
                   });
   // Let the request reach the gateway, then close the store.
-  for (int i = 0; i < 100 && gateway.accepted() == 0; ++i) std::this_thread::sleep_for(milliseconds(10));
+  for (int i = 0; i < 100 && gateway.accepted() == 0; ++i)
+    std::this_thread::sleep_for(milliseconds(10));
   Clock::time_point start = Clock::now();
   store.reset();
   EXPECT_LT(Clock::now() - start, kSlack);

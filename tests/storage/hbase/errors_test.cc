@@ -38,7 +38,8 @@ TEST(HBaseErrorsTest, IoErrorsMapByMeaning) {
   EXPECT_EQ(Convert(e).code(), absl::StatusCode::kInvalidArgument);
   e.__set_message("org.apache.hadoop.hbase.TableExistsException: t");
   EXPECT_EQ(Convert(e).code(), absl::StatusCode::kAlreadyExists);
-  e.__set_message("org.apache.hadoop.hbase.DoNotRetryIOException: Field is not a long, it's 3 bytes wide");
+  e.__set_message(
+      "org.apache.hadoop.hbase.DoNotRetryIOException: Field is not a long, it's 3 bytes wide");
   EXPECT_EQ(Convert(e).code(), absl::StatusCode::kInvalidArgument);
   e.__set_message("org.apache.hadoop.hbase.NotServingRegionException: region moving");
   e.__set_canRetry(true);
@@ -57,17 +58,23 @@ TEST(HBaseErrorsTest, OnlyTheFirstLineOfATraceIsKept) {
 }
 
 TEST(HBaseErrorsTest, ApplicationExceptions) {
-  EXPECT_EQ(Convert(at::TApplicationException(at::TApplicationException::UNKNOWN_METHOD, "x")).code(),
-            absl::StatusCode::kUnimplemented);
-  EXPECT_EQ(Convert(at::TApplicationException(at::TApplicationException::INTERNAL_ERROR, "x")).code(),
-            absl::StatusCode::kInternal);
+  EXPECT_EQ(
+      Convert(at::TApplicationException(at::TApplicationException::UNKNOWN_METHOD, "x")).code(),
+      absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(
+      Convert(at::TApplicationException(at::TApplicationException::INTERNAL_ERROR, "x")).code(),
+      absl::StatusCode::kInternal);
 }
 
 TEST(HBaseErrorsTest, MalformedRepliesAreInternal) {
-  EXPECT_EQ(Convert(at::protocol::TProtocolException(at::protocol::TProtocolException::INVALID_DATA)).code(),
-            absl::StatusCode::kInternal);
-  EXPECT_EQ(Convert(at::transport::TTransportException(at::transport::TTransportException::END_OF_FILE)).code(),
-            absl::StatusCode::kInternal);
+  EXPECT_EQ(
+      Convert(at::protocol::TProtocolException(at::protocol::TProtocolException::INVALID_DATA))
+          .code(),
+      absl::StatusCode::kInternal);
+  EXPECT_EQ(
+      Convert(at::transport::TTransportException(at::transport::TTransportException::END_OF_FILE))
+          .code(),
+      absl::StatusCode::kInternal);
   EXPECT_EQ(Convert(std::runtime_error("boom")).code(), absl::StatusCode::kInternal);
   EXPECT_EQ(StatusFromThriftException(std::make_exception_ptr(42), "get").code(),
             absl::StatusCode::kInternal);

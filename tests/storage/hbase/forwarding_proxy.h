@@ -23,7 +23,8 @@ class ForwardingProxy {
  public:
   ForwardingProxy(const std::string& host, uint16_t port)
       : target_(boost::asio::ip::make_address(host), port),
-        acceptor_(io_, boost::asio::ip::tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), 0)) {
+        acceptor_(io_,
+                  boost::asio::ip::tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), 0)) {
     Accept();
     thread_ = std::thread([this] { io_.run(); });
   }
@@ -76,20 +77,20 @@ class ForwardingProxy {
 
   void Pump(std::shared_ptr<Link> link, boost::asio::ip::tcp::socket& from,
             boost::asio::ip::tcp::socket& to, std::array<char, 16384>& buffer) {
-    from.async_read_some(boost::asio::buffer(buffer), [this, link, &from, &to, &buffer](
-                                                          const boost::system::error_code& e,
-                                                          size_t n) {
-      if (e) {
-        boost::system::error_code ignored;
-        to.close(ignored);
-        return;
-      }
-      boost::asio::async_write(to, boost::asio::buffer(buffer.data(), n),
-                               [this, link, &from, &to, &buffer](const boost::system::error_code& w,
-                                                                  size_t) {
-                                 if (!w) Pump(link, from, to, buffer);
-                               });
-    });
+    from.async_read_some(
+        boost::asio::buffer(buffer),
+        [this, link, &from, &to, &buffer](const boost::system::error_code& e, size_t n) {
+          if (e) {
+            boost::system::error_code ignored;
+            to.close(ignored);
+            return;
+          }
+          boost::asio::async_write(
+              to, boost::asio::buffer(buffer.data(), n),
+              [this, link, &from, &to, &buffer](const boost::system::error_code& w, size_t) {
+                if (!w) Pump(link, from, to, buffer);
+              });
+        });
   }
 
   boost::asio::io_context io_;

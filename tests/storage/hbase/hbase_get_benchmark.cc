@@ -32,7 +32,8 @@ Fixture* Shared() {
     if (endpoint == nullptr) return f;
     HBaseStoreOptions o;
     o.endpoints = {endpoint};
-    if (const char* t = std::getenv("RTB_HBASE_THRIFT_TRANSPORT"); t && std::string(t) == "framed") {
+    if (const char* t = std::getenv("RTB_HBASE_THRIFT_TRANSPORT");
+        t && std::string(t) == "framed") {
       o.transport = ThriftTransport::kFramed;
     }
     absl::StatusOr<std::unique_ptr<Store>> store = OpenHBaseStore(o);

@@ -5,6 +5,8 @@
 //
 // Without RTB_HBASE_THRIFT every test here is skipped, except under CI=true,
 // where they fail: CI must have started HBase (deploy/hbase/hbase.sh).
+#include "storage/hbase_store.h"
+
 #include <unistd.h>
 
 #include <atomic>
@@ -20,7 +22,6 @@
 #include "boost/asio/io_context.hpp"
 #include "gtest/gtest.h"
 #include "storage/hbase/options.h"
-#include "storage/hbase_store.h"
 #include "tests/storage/hbase/forwarding_proxy.h"
 #include "tests/storage/hbase/stalled_listener.h"
 
@@ -45,7 +46,7 @@ HBaseStoreOptions BaseOptions() {
   HBaseStoreOptions o;
   o.endpoints = {Env("RTB_HBASE_THRIFT")};
   o.transport = Env("RTB_HBASE_THRIFT_TRANSPORT") == "framed" ? ThriftTransport::kFramed
-                                                               : ThriftTransport::kBuffered;
+                                                              : ThriftTransport::kBuffered;
   o.call_timeout_ms = 30000;
   return o;
 }
@@ -65,16 +66,16 @@ TableSchema DataSchema(const std::string& name) {
   return s;
 }
 
-#define RTB_REQUIRE_HBASE()                                                          \
-  do {                                                                               \
-    if (Env("RTB_HBASE_THRIFT").empty()) {                                           \
-      if (Env("CI") == "true") {                                                     \
-        GTEST_FAIL() << "RTB_HBASE_THRIFT is not set under CI=true: HBase did not "  \
-                        "start (deploy/hbase/hbase.sh start && wait)";               \
-      }                                                                              \
-      GTEST_SKIP() << "RTB_HBASE_THRIFT is not set; run deploy/hbase/hbase.sh "      \
-                      "start && deploy/hbase/hbase.sh wait and export it";           \
-    }                                                                                \
+#define RTB_REQUIRE_HBASE()                                                         \
+  do {                                                                              \
+    if (Env("RTB_HBASE_THRIFT").empty()) {                                          \
+      if (Env("CI") == "true") {                                                    \
+        GTEST_FAIL() << "RTB_HBASE_THRIFT is not set under CI=true: HBase did not " \
+                        "start (deploy/hbase/hbase.sh start && wait)";              \
+      }                                                                             \
+      GTEST_SKIP() << "RTB_HBASE_THRIFT is not set; run deploy/hbase/hbase.sh "     \
+                      "start && deploy/hbase/hbase.sh wait and export it";          \
+    }                                                                               \
   } while (0)
 
 // One table shared by the data tests; each test uses rows under its own
@@ -357,9 +358,9 @@ TEST_F(HBaseStoreTest, CheckAndMutateComparesValueOpStored) {
     EXPECT_TRUE(applied.ok()) << applied.status();
     return applied.ok() && *applied;
   };
-  EXPECT_TRUE(attempt(CompareOp::kLess, "3"));      // "3" < "5"
+  EXPECT_TRUE(attempt(CompareOp::kLess, "3"));  // "3" < "5"
   EXPECT_FALSE(attempt(CompareOp::kLess, "7"));
-  EXPECT_TRUE(attempt(CompareOp::kGreater, "7"));   // "7" > "5"
+  EXPECT_TRUE(attempt(CompareOp::kGreater, "7"));  // "7" > "5"
   EXPECT_FALSE(attempt(CompareOp::kGreater, "3"));
   EXPECT_TRUE(attempt(CompareOp::kLessOrEqual, "5"));
   EXPECT_TRUE(attempt(CompareOp::kGreaterOrEqual, "5"));
@@ -502,9 +503,10 @@ TEST_F(HBaseScanTest, RowRangesInAReversedScan) {
 
 TEST_F(HBaseScanTest, RowRangesWithBinaryKeys) {
   const std::string base = Row("bin");
-  std::vector<std::string> keys = {base + std::string("\x00\x00", 2), base + std::string("\x00\xff", 2),
-                                   base + std::string("\x7f\x00", 2), base + std::string("\xff\x00", 2),
-                                   base + std::string("\xff\xff", 2)};
+  std::vector<std::string> keys = {
+      base + std::string("\x00\x00", 2), base + std::string("\x00\xff", 2),
+      base + std::string("\x7f\x00", 2), base + std::string("\xff\x00", 2),
+      base + std::string("\xff\xff", 2)};
   for (const std::string& k : keys) PutCell(k, "f", "n", "b");
   Scan scan;
   scan.ranges = {{keys[0], false, keys[2], true}, {keys[4], true, "", false}};
@@ -590,10 +592,9 @@ TEST_F(HBaseScanTest, AsyncGetAndAsyncScanAnswerOnTheExecutor) {
   Scan scan;
   scan.prefix = prefix_;
   scan.limit = 2;
-  store().AsyncScan(table(), scan, Clock::now() + std::chrono::seconds(10), executor.get_executor(),
-                    [&](absl::StatusOr<std::vector<RowResult>> rows) {
-                      scanned.set_value(std::move(rows));
-                    });
+  store().AsyncScan(
+      table(), scan, Clock::now() + std::chrono::seconds(10), executor.get_executor(),
+      [&](absl::StatusOr<std::vector<RowResult>> rows) { scanned.set_value(std::move(rows)); });
   absl::StatusOr<std::vector<RowResult>> rows = scanned.get_future().get();
   ASSERT_TRUE(rows.ok()) << rows.status();
   EXPECT_EQ(Rows(*rows), Expect({0, 1}));
@@ -797,7 +798,9 @@ TEST_F(HBaseAdminTest, FamilySettingsFifoAndReplicationReadBack) {
            [](TableSchema& t) { t.families[1].ttl_seconds = 1; },
            [](TableSchema& t) { t.families[1].in_memory = false; },
            [](TableSchema& t) { t.families[1].bloom = BloomType::kRow; },
-           [](TableSchema& t) { t.families[1].configuration["hbase.hstore.blockingStoreFiles"] = "41"; },
+           [](TableSchema& t) {
+             t.families[1].configuration["hbase.hstore.blockingStoreFiles"] = "41";
+           },
        }) {
     TableSchema other = s;
     change(other);

@@ -1,7 +1,8 @@
+#include "storage/hbase/options.h"
+
 #include <string>
 
 #include "gtest/gtest.h"
-#include "storage/hbase/options.h"
 #include "storage/hbase_store.h"
 
 namespace rtb::storage {
@@ -24,9 +25,8 @@ TEST(HBaseEndpointTest, ParsesBracketedIpv6) {
 }
 
 TEST(HBaseEndpointTest, RejectsMalformedEndpoints) {
-  for (const char* bad : {"", "127.0.0.1", ":9090", "127.0.0.1:", "127.0.0.1:0",
-                          "127.0.0.1:65536", "127.0.0.1:90x", "::1:9090", "[::1]9090",
-                          "[::1", "host:-1"}) {
+  for (const char* bad : {"", "127.0.0.1", ":9090", "127.0.0.1:", "127.0.0.1:0", "127.0.0.1:65536",
+                          "127.0.0.1:90x", "::1:9090", "[::1]9090", "[::1", "host:-1"}) {
     absl::StatusOr<hbase::HostPort> e = ParseEndpoint(bad);
     EXPECT_FALSE(e.ok()) << "accepted '" << bad << "'";
     if (!e.ok()) {

@@ -9,7 +9,14 @@ namespace {
 
 TEST(MultiRowRangeFilterTest, EncodesTheProtobufHBaseReads) {
   RowRange r{"a", true, "b", false};
-  const std::string range("\x0a\x01" "a" "\x10\x01" "\x1a\x01" "b" "\x20\x00", 10);
+  const std::string range(
+      "\x0a\x01"
+      "a"
+      "\x10\x01"
+      "\x1a\x01"
+      "b"
+      "\x20\x00",
+      10);
   const std::string filter = std::string("\x0a\x0a", 2) + range;
   const std::string expected = std::string("\x0a\x32", 2) +
                                "org.apache.hadoop.hbase.filter.MultiRowRangeFilter" +

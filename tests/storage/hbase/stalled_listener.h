@@ -18,7 +18,8 @@ namespace rtb::storage::testing {
 class StalledListener {
  public:
   StalledListener()
-      : acceptor_(io_, boost::asio::ip::tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), 0)) {
+      : acceptor_(io_,
+                  boost::asio::ip::tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), 0)) {
     Accept();
     thread_ = std::thread([this] { io_.run(); });
   }

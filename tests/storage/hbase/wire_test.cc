@@ -49,7 +49,8 @@ TEST(HBaseWireTest, MessageSizeIsFoundOnlyWhenComplete) {
   ASSERT_TRUE(full.ok()) << full.status();
   EXPECT_EQ(*full, request.size());
   for (size_t n = 0; n < request.size(); ++n) {
-    absl::StatusOr<size_t> part = CompleteMessageSize(std::string_view(request).substr(0, n), 1 << 20);
+    absl::StatusOr<size_t> part =
+        CompleteMessageSize(std::string_view(request).substr(0, n), 1 << 20);
     ASSERT_TRUE(part.ok()) << n;
     EXPECT_EQ(*part, 0u) << n;
   }
@@ -126,7 +127,8 @@ TEST(HBaseWireTest, OversizedOrGarbageRepliesAreErrors) {
 
 TEST(HBaseWireTest, OldNonStrictMessagesAreSized) {
   auto buffer = std::make_shared<at::transport::TMemoryBuffer>();
-  at::protocol::TBinaryProtocol protocol(buffer, 0, 0, /*strict_read=*/false, /*strict_write=*/false);
+  at::protocol::TBinaryProtocol protocol(buffer, 0, 0, /*strict_read=*/false,
+                                         /*strict_write=*/false);
   t2::THBaseService_tableExists_result result;
   result.success = true;
   result.__isset.success = true;

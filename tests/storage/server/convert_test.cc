@@ -248,17 +248,17 @@ TEST(ServerConvertTest, CheckAndMutateKeepsTheOperatorAndAnEmptyValue) {
   EXPECT_EQ(back->op, CompareOp::kLess);
   EXPECT_EQ(back->value, "7");
   EXPECT_EQ(back->puts.size(), 1u);
-  absl::StatusOr<CheckAndMutate> null_check = CheckAndMutateFromThrift(
-      "r", "s", "ver", t2::TCompareOperator::EQUAL, "", wire->mutations);
+  absl::StatusOr<CheckAndMutate> null_check =
+      CheckAndMutateFromThrift("r", "s", "ver", t2::TCompareOperator::EQUAL, "", wire->mutations);
   ASSERT_TRUE(null_check.ok());
   EXPECT_EQ(null_check->value, "") << "the engine reads an empty value as HBase's null check";
   EXPECT_TRUE(absl::IsInvalidArgument(
       CheckAndMutateFromThrift("r", "s", "ver", t2::TCompareOperator::NO_OP, "", wire->mutations)
           .status()));
-  EXPECT_TRUE(absl::IsInvalidArgument(
-      CheckAndMutateFromThrift("other", "s", "ver", t2::TCompareOperator::EQUAL, "",
-                               wire->mutations)
-          .status()));
+  EXPECT_TRUE(absl::IsInvalidArgument(CheckAndMutateFromThrift("other", "s", "ver",
+                                                               t2::TCompareOperator::EQUAL, "",
+                                                               wire->mutations)
+                                          .status()));
 }
 
 TEST(ServerConvertTest, ScanKeepsBoundsLimitVersionsAndDirection) {
@@ -300,8 +300,8 @@ TEST(ServerConvertTest, FilterRangesAreCutToTheStartAndStopRows) {
   t2::TScan in;
   in.__set_startRow("b");
   in.__set_stopRow("y");
-  std::vector<RowRange> ranges = {{"a", true, "c", true}, {"d", true, "e", false},
-                                  {"x", true, "", false}};
+  std::vector<RowRange> ranges = {
+      {"a", true, "c", true}, {"d", true, "e", false}, {"x", true, "", false}};
   in.__set_filterBytes(hbase::EncodeMultiRowRangeFilter(ranges));
   absl::StatusOr<ScanRequest> back = ScanFromThrift(in);
   ASSERT_TRUE(back.ok()) << back.status();
@@ -434,7 +434,8 @@ TEST(RowFilterDecodeTest, DecodesWhatTheClientEncodes) {
 }
 
 TEST(RowFilterDecodeTest, TruncatedOrForeignFiltersAreErrors) {
-  std::string bytes = hbase::EncodeMultiRowRangeFilter(std::vector<RowRange>{{"a", true, "b", false}});
+  std::string bytes =
+      hbase::EncodeMultiRowRangeFilter(std::vector<RowRange>{{"a", true, "b", false}});
   for (size_t cut = 1; cut < bytes.size(); ++cut) {
     EXPECT_FALSE(hbase::DecodeRowFilter(bytes.substr(0, cut)).ok()) << "cut at " << cut;
   }

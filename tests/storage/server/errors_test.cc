@@ -17,8 +17,8 @@ absl::Status RoundTrip(const absl::Status& status, IllegalArgument declared) {
   try {
     ThrowStatus(status, declared);
   } catch (...) {
-    return hbase::NameUnknownTable(hbase::StatusFromThriftException(std::current_exception(), "get"),
-                                   "profiles");
+    return hbase::NameUnknownTable(
+        hbase::StatusFromThriftException(std::current_exception(), "get"), "profiles");
   }
   return absl::OkStatus();
 }
@@ -36,7 +36,8 @@ TEST(ServerErrorsTest, UnknownTableIsHBasesTableNotFound) {
 TEST(ServerErrorsTest, InvalidArgumentIsDoNotRetryOrIllegalArgumentWhereDeclared) {
   const absl::Status bad = absl::InvalidArgumentError("table 't' has no family 'x'");
   t2::TIOError e = IOErrorFromStatus(bad);
-  EXPECT_EQ(e.message, "org.apache.hadoop.hbase.DoNotRetryIOException: table 't' has no family 'x'");
+  EXPECT_EQ(e.message,
+            "org.apache.hadoop.hbase.DoNotRetryIOException: table 't' has no family 'x'");
   EXPECT_FALSE(e.canRetry);
   EXPECT_THROW(ThrowStatus(bad, IllegalArgument::kDeclared), t2::TIllegalArgument);
   EXPECT_THROW(ThrowStatus(bad, IllegalArgument::kNotDeclared), t2::TIOError);

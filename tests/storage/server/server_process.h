@@ -38,13 +38,9 @@ class StorageServerProcess {
     std::filesystem::create_directories(dir_);
     const std::filesystem::path port_file = dir_ / "port";
     std::filesystem::remove(port_file);
-    std::vector<std::string> argv_strings = {RTB_STORAGE_SERVER_BINARY,
-                                             "--path",
-                                             (dir_ / "data").string(),
-                                             "--port",
-                                             "0",
-                                             "--port-file",
-                                             port_file.string()};
+    std::vector<std::string> argv_strings = {
+        RTB_STORAGE_SERVER_BINARY, "--path", (dir_ / "data").string(), "--port", "0", "--port-file",
+        port_file.string()};
     argv_strings.insert(argv_strings.end(), args.begin(), args.end());
     std::vector<char*> argv;
     for (std::string& a : argv_strings) argv.push_back(a.data());

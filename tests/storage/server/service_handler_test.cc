@@ -28,7 +28,7 @@ t2::TColumnValue Value(const std::string& family, const std::string& qualifier,
 }
 
 t2::TPut TPutOf(const std::string& row, const std::string& family, const std::string& qualifier,
-               const std::string& value) {
+                const std::string& value) {
   t2::TPut p;
   p.row = row;
   p.columnValues = {Value(family, qualifier, value)};
@@ -151,7 +151,8 @@ TEST_F(ServiceHandlerTest, CheckAndMutateWithAnEmptyValueChecksForAbsence) {
 }
 
 TEST_F(ServiceHandlerTest, ScannersStreamAndCloseAndUnknownIdsAreIllegalArguments) {
-  for (const char* row : {"a", "b", "c", "d", "e", "f"}) MustPut("t", Put{row, {{"f", "q", row, std::nullopt}}});
+  for (const char* row : {"a", "b", "c", "d", "e", "f"})
+    MustPut("t", Put{row, {{"f", "q", row, std::nullopt}}});
   t2::TScan scan;
   int32_t id = handler_->openScanner("t", scan);
   std::vector<t2::TResult> rows;

@@ -58,7 +58,8 @@ class RawConnection {
   ~RawConnection() { ::close(fd_); }
   bool connected() const { return connected_; }
   bool Send(const std::string& bytes) {
-    return ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size());
+    return ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) ==
+           static_cast<ssize_t>(bytes.size());
   }
   // True when the server closed the connection within the 5 s read timeout
   // (whatever it sent before).
@@ -219,7 +220,8 @@ TEST_F(StorageServerProcessTest, ALongLivedConnectionIsNotHeldToTheLimitInTotal)
   std::unique_ptr<Store> store = Connect(ThriftTransport::kBuffered, /*pool_size=*/1);
   ASSERT_TRUE(store->CreateTable(DataTable()).ok());
   for (int i = 0; i < 200; ++i) {
-    absl::Status s = store->Put("data", Put{"r" + std::to_string(i), {{"f", "q", std::string(1024, 'x'), std::nullopt}}});
+    absl::Status s = store->Put(
+        "data", Put{"r" + std::to_string(i), {{"f", "q", std::string(1024, 'x'), std::nullopt}}});
     ASSERT_TRUE(s.ok()) << "put " << i << " after " << i << " KiB on one connection: " << s;
   }
 }
@@ -228,7 +230,8 @@ TEST_F(StorageServerProcessTest, AnOversizedRequestFailsAndTheServerCarriesOn) {
   StartServer({"--max-message-bytes", "65536"});
   std::unique_ptr<Store> store = Connect();
   ASSERT_TRUE(store->CreateTable(DataTable()).ok());
-  absl::Status big = store->Put("data", Put{"r", {{"f", "q", std::string(1 << 20, 'x'), std::nullopt}}});
+  absl::Status big =
+      store->Put("data", Put{"r", {{"f", "q", std::string(1 << 20, 'x'), std::nullopt}}});
   EXPECT_FALSE(big.ok());
   EXPECT_TRUE(store->Put("data", Put{"r", {{"f", "q", "small", std::nullopt}}}).ok());
   ExpectServing();

@@ -197,7 +197,8 @@ void Report(benchmark::State& state, std::vector<int64_t>& nanos, int errors, do
   if (nanos.empty()) return;
   std::sort(nanos.begin(), nanos.end());
   auto at = [&](double q) {
-    size_t i = std::min(nanos.size() - 1, static_cast<size_t>(q * static_cast<double>(nanos.size())));
+    size_t i =
+        std::min(nanos.size() - 1, static_cast<size_t>(q * static_cast<double>(nanos.size())));
     return static_cast<double>(nanos[i]) / 1000.0;
   };
   state.counters["p50_us"] = at(0.50);
