@@ -5,6 +5,7 @@ set -euo pipefail
 
 PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config git
+  clang-format  # tests/repository checks the formatting
   libboost1.81-dev
   nlohmann-json3-dev
   libsimdjson-dev
