@@ -22,6 +22,7 @@
 #include "nlohmann/json.hpp"
 #include "pacing/pacer.h"
 #include "storage/clock.h"
+#include "storage/key_bytes.h"
 
 namespace rtb::bidder {
 namespace {
@@ -49,20 +50,10 @@ HttpResponse Error(const absl::Status& status) {
   return Error(status.code() == absl::StatusCode::kInvalidArgument ? 400 : 500, message);
 }
 
-std::string Hex(std::string_view bytes) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out.push_back(kHex[c >> 4]);
-    out.push_back(kHex[c & 15]);
-  }
-  return out;
-}
-
 nlohmann::json EventJson(const events::Event& e) {
   nlohmann::json out = {{"type", std::string(events::EventTypeName(e.type))},
                         {"event_time_ms", e.event_time_ms},
-                        {"event_id", Hex(e.event_id)},
+                        {"event_id", storage::Hex(e.event_id)},
                         {"summary", e.summary}};
   if (!e.body.empty()) {
     nlohmann::json body = nlohmann::json::parse(e.body, nullptr, false);

@@ -28,6 +28,7 @@
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
 #include "prometheus/histogram.h"
+#include "storage/key_bytes.h"
 #include "storage/schemas.h"
 
 namespace rtb::bidder {
@@ -115,35 +116,6 @@ std::string EventId(std::string_view impression_id, std::string_view kind,
 }
 
 std::string EncodeMillis(int64_t ms) { return storage::EncodeCounter(ms); }
-
-std::string Hex(std::string_view bytes) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (unsigned char c : bytes) {
-    out.push_back(kHex[c >> 4]);
-    out.push_back(kHex[c & 15]);
-  }
-  return out;
-}
-
-std::optional<std::string> FromHex(std::string_view hex) {
-  if (hex.size() % 2 != 0) return std::nullopt;
-  auto value = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  std::string out;
-  for (size_t i = 0; i < hex.size(); i += 2) {
-    const int hi = value(hex[i]);
-    const int lo = value(hex[i + 1]);
-    if (hi < 0 || lo < 0) return std::nullopt;
-    out.push_back(static_cast<char>(hi * 16 + lo));
-  }
-  return out;
-}
 
 // Device key, reverse time, impression id: a device's impressions newest first.
 std::string DeviceImpressionRow(std::string_view device_key, int64_t time_ms,
@@ -458,7 +430,7 @@ class BeaconHandler::Impl {
   // The user key of a beacon's events: the device key, or for an untracked
   // bid the impression id (no device is named, nothing to erase).
   static std::string UserKey(const VerifiedBeacon& beacon, std::string_view impression_id) {
-    if (std::optional<std::string> key = FromHex(beacon.device_key);
+    if (std::optional<std::string> key = storage::FromHex(beacon.device_key);
         key.has_value() && key->size() == events::kUserKeyBytes) {
       return *key;
     }
@@ -466,7 +438,7 @@ class BeaconHandler::Impl {
   }
 
   static nlohmann::json BeaconJson(const VerifiedBeacon& b, std::string_view impression_id) {
-    return {{"impression_id", Hex(impression_id)},
+    return {{"impression_id", storage::Hex(impression_id)},
             {"exchange", b.exchange},
             {"campaign", b.campaign_id},
             {"creative", b.creative_id},
@@ -579,7 +551,7 @@ class BeaconHandler::Impl {
     const int64_t spend_micros =
         campaign_cpm.has_value() ? std::llround(*campaign_cpm * 1e6 / 1000) : 0;
 
-    std::optional<std::string> device_key = FromHex(b.device_key);
+    std::optional<std::string> device_key = storage::FromHex(b.device_key);
     if (device_key.has_value() && device_key->size() != events::kUserKeyBytes) device_key.reset();
     bool erased = false;
     if (device_key.has_value()) {
@@ -749,7 +721,7 @@ class BeaconHandler::Impl {
     b.creative_id = std::string(row.Value(kImpressionFamily, kCreativeColumn).value_or(""));
     b.exchange = std::string(row.Value(kImpressionFamily, kExchangeColumn).value_or(""));
     b.device_key = std::string(row.Value(kImpressionFamily, kDeviceKeyColumn).value_or(""));
-    nlohmann::json body = {{"impression_id", Hex(*impression_id)},
+    nlohmann::json body = {{"impression_id", storage::Hex(*impression_id)},
                            {"exchange", b.exchange},
                            {"campaign", b.campaign_id},
                            {"creative", b.creative_id},
@@ -768,7 +740,7 @@ class BeaconHandler::Impl {
     claim.row = *impression_id;
     claim.family = std::string(kImpressionFamily);
     claim.qualifier = std::string(kConversionColumnPrefix) +
-                      Hex(EventId(*impression_id, "conversion", order->value_or("")));
+                      storage::Hex(EventId(*impression_id, "conversion", order->value_or("")));
     claim.value = std::nullopt;
     storage::Put claimed;
     claimed.row = *impression_id;

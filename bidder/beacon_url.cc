@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "storage/key_bytes.h"
 
 namespace rtb::bidder {
 namespace {
@@ -319,13 +320,9 @@ constexpr size_t kImpressionIdBytes = 16;
 }  // namespace
 
 std::string BeaconSigner::ClickToken(std::string_view impression_id) const {
-  static constexpr char kHex[] = "0123456789abcdef";
   std::string token;
   token.reserve(2 * impression_id.size() + 1 + 22);
-  for (unsigned char c : impression_id) {
-    token.push_back(kHex[c >> 4]);
-    token.push_back(kHex[c & 15]);
-  }
+  storage::AppendHex(impression_id, &token);
   std::string text;
   AppendField(kClickTokenVersion, &text);
   AppendField(impression_id, &text);

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "boost/asio/steady_timer.hpp"
+#include "storage/key_bytes.h"
 #include "storage/schemas.h"
 
 namespace rtb::bidder {
@@ -29,12 +30,10 @@ std::string NewResponseId() {
     std::seed_seq seed{device(), device(), device(), device()};
     return std::mt19937_64(seed);
   }();
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string id(32, '0');
-  for (int half = 0; half < 2; ++half) {
-    uint64_t bits = generator();
-    for (int i = 0; i < 16; ++i, bits >>= 4) id[half * 16 + i] = kHex[bits & 0xf];
-  }
+  const uint64_t bits[2] = {generator(), generator()};
+  std::string id;
+  id.reserve(2 * sizeof(bits));
+  storage::AppendHex(std::string_view(reinterpret_cast<const char*>(bits), sizeof(bits)), &id);
   return id;
 }
 

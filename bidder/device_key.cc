@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
+#include "storage/key_bytes.h"
+
 namespace rtb::bidder {
 namespace {
-
-constexpr char kHexDigits[] = "0123456789abcdef";
 
 std::string_view Trim(std::string_view id) {
   while (!id.empty() && static_cast<unsigned char>(id.front()) <= 0x20) id.remove_prefix(1);
@@ -26,15 +26,7 @@ bool EqualsLower(std::string_view id, std::string_view lower) {
 
 }  // namespace
 
-std::string DeviceKey::Hex() const {
-  std::string hex(2 * kDeviceKeySize, '0');
-  for (size_t i = 0; i < kDeviceKeySize; ++i) {
-    const auto byte = static_cast<unsigned char>(bytes_[i]);
-    hex[2 * i] = kHexDigits[byte >> 4];
-    hex[2 * i + 1] = kHexDigits[byte & 0xf];
-  }
-  return hex;
-}
+std::string DeviceKey::Hex() const { return storage::Hex(bytes()); }
 
 DeviceKeyHasher::DeviceKeyHasher(std::string_view secret) : hmac_(secret) {}
 

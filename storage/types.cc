@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "storage/key_bytes.h"
+
 namespace rtb::storage {
 
 const FamilyOptions* TableSchema::Family(std::string_view family) const {
@@ -99,20 +101,14 @@ std::string PrefixSuccessor(std::string_view prefix) {
 }
 
 std::string EncodeCounter(int64_t value) {
-  std::string out(8, '\0');
-  uint64_t u = static_cast<uint64_t>(value);
-  for (int i = 7; i >= 0; --i) {
-    out[i] = static_cast<char>(u & 0xff);
-    u >>= 8;
-  }
+  std::string out;
+  AppendBigEndian64(static_cast<uint64_t>(value), &out);
   return out;
 }
 
 std::optional<int64_t> DecodeCounter(std::string_view bytes) {
   if (bytes.size() != 8) return std::nullopt;
-  uint64_t u = 0;
-  for (char c : bytes) u = (u << 8) | static_cast<unsigned char>(c);
-  return static_cast<int64_t>(u);
+  return static_cast<int64_t>(ReadBigEndian64(bytes));
 }
 
 }  // namespace rtb::storage

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "bidder/events/internal/keys.h"
 #include "bidder/events/internal/metrics.h"
+#include "storage/key_bytes.h"
 
 namespace rtb::bidder::events {
 namespace {
@@ -336,7 +337,7 @@ absl::Status DeviceEraser::SweepEvents(std::string_view user_key, ErasedRows* ro
           row.Value(internal::kTimelineFamily, internal::kTypeColumn);
       std::vector<uint32_t> codes;
       if (type && type->size() == internal::kTypeBytes) {
-        codes.push_back(internal::ReadBigEndian32(*type));
+        codes.push_back(storage::ReadBigEndian32(*type));
       } else {
         // Without its type the index row could be under any type.
         for (EventType t : kEventTypes) codes.push_back(static_cast<uint32_t>(t));

@@ -9,6 +9,7 @@
 #include "bidder/events/internal/hot_keys.h"
 #include "bidder/events/internal/keys.h"
 #include "bidder/events/internal/metrics.h"
+#include "storage/key_bytes.h"
 
 namespace rtb::bidder::events {
 namespace {
@@ -37,19 +38,19 @@ bool KnownType(uint32_t code) {
 // recognised by stores that keep nonces (the embedded engine, for
 // storage::kNonceRetentionMs).
 uint64_t RollupNonce(std::string_view event_id) {
-  const uint64_t h = internal::StableHash64(absl::StrCat("rollup|", Str(event_id)));
+  const uint64_t h = storage::StableHash64(absl::StrCat("rollup|", Str(event_id)));
   return h == 0 ? 1 : h;
 }
 
 std::string Code32(uint32_t v) {
   std::string s;
-  internal::AppendBigEndian32(v, &s);
+  storage::AppendBigEndian32(v, &s);
   return s;
 }
 
 std::string Code64(int64_t v) {
   std::string s;
-  internal::AppendBigEndian64(static_cast<uint64_t>(v), &s);
+  storage::AppendBigEndian64(static_cast<uint64_t>(v), &s);
   return s;
 }
 
@@ -63,7 +64,7 @@ std::optional<Event> FromTimelineRow(const storage::RowResult& row) {
   e.user_key = Str(parts->user_key);
   e.event_id = Str(parts->event_id);
   e.event_time_ms = parts->event_time_ms;
-  e.type = static_cast<EventType>(internal::ReadBigEndian32(*type));
+  e.type = static_cast<EventType>(storage::ReadBigEndian32(*type));
   if (auto body = row.Value(internal::kTimelineFamily, internal::kBodyColumn)) e.body = Str(*body);
   if (auto summary = row.Value(internal::kTimelineFamily, internal::kSummaryColumn)) {
     e.summary = Str(*summary);
@@ -520,8 +521,8 @@ absl::Status EventStore::ReconcileUser(std::string_view user_key, ReconcileRepor
       const int64_t left_ms = options_.index_ttl_ms - (now - type_cell->timestamp);
       if (left_ms <= 0) continue;
       storage::Put put;
-      put.row = internal::IndexKey(internal::ReadBigEndian32(type_cell->value),
-                                   parts->event_time_ms, parts->user_key, parts->event_id);
+      put.row = internal::IndexKey(storage::ReadBigEndian32(type_cell->value), parts->event_time_ms,
+                                   parts->user_key, parts->event_id);
       put.ttl_ms = left_ms;
       put.durability = storage::Durability::kSyncWal;
       std::optional<std::string_view> summary =

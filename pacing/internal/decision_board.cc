@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "pacing/internal/budget_shard.h"
+#include "storage/key_bytes.h"
 #include "storage/schemas.h"
 
 namespace rtb::pacing::internal {
@@ -14,18 +15,6 @@ namespace {
 constexpr uint8_t kVersion = 1;
 constexpr size_t kEntryBytes = 38;
 constexpr uint8_t kStopped = 1;
-
-void PutBigEndian(uint64_t value, int bytes, std::string* out) {
-  for (int i = bytes - 1; i >= 0; --i) out->push_back(static_cast<char>((value >> (8 * i)) & 0xff));
-}
-
-uint64_t GetBigEndian(std::string_view bytes, size_t offset, int width) {
-  uint64_t value = 0;
-  for (int i = 0; i < width; ++i) {
-    value = (value << 8) | static_cast<uint8_t>(bytes[offset + i]);
-  }
-  return value;
-}
 
 uint32_t DayNumber(absl::CivilDay day) {
   return static_cast<uint32_t>(day.year() * 10000 + day.month() * 100 + day.day());
@@ -38,11 +27,11 @@ std::string EncodeBoardEntry(const BoardEntry& entry) {
   out.reserve(kEntryBytes);
   out.push_back(static_cast<char>(kVersion));
   out.push_back(static_cast<char>(entry.stopped ? kStopped : 0));
-  PutBigEndian(static_cast<uint64_t>(entry.computed_at_ms), 8, &out);
-  PutBigEndian(std::bit_cast<uint64_t>(entry.throttle), 8, &out);
-  PutBigEndian(DayNumber(entry.day), 4, &out);
-  PutBigEndian(static_cast<uint64_t>(entry.spent_today_micros), 8, &out);
-  PutBigEndian(static_cast<uint64_t>(entry.overspend_bound_micros), 8, &out);
+  storage::AppendBigEndian(static_cast<uint64_t>(entry.computed_at_ms), 8, &out);
+  storage::AppendBigEndian(std::bit_cast<uint64_t>(entry.throttle), 8, &out);
+  storage::AppendBigEndian(DayNumber(entry.day), 4, &out);
+  storage::AppendBigEndian(static_cast<uint64_t>(entry.spent_today_micros), 8, &out);
+  storage::AppendBigEndian(static_cast<uint64_t>(entry.overspend_bound_micros), 8, &out);
   return out;
 }
 
@@ -52,12 +41,12 @@ std::optional<BoardEntry> DecodeBoardEntry(std::string_view value) {
   }
   BoardEntry entry;
   entry.stopped = (static_cast<uint8_t>(value[1]) & kStopped) != 0;
-  entry.computed_at_ms = static_cast<int64_t>(GetBigEndian(value, 2, 8));
-  entry.throttle = std::bit_cast<double>(GetBigEndian(value, 10, 8));
-  const uint32_t day = static_cast<uint32_t>(GetBigEndian(value, 18, 4));
+  entry.computed_at_ms = static_cast<int64_t>(storage::ReadBigEndian(value.substr(2, 8)));
+  entry.throttle = std::bit_cast<double>(storage::ReadBigEndian(value.substr(10, 8)));
+  const uint32_t day = static_cast<uint32_t>(storage::ReadBigEndian(value.substr(18, 4)));
   entry.day = absl::CivilDay(day / 10000, (day / 100) % 100, day % 100);
-  entry.spent_today_micros = static_cast<int64_t>(GetBigEndian(value, 22, 8));
-  entry.overspend_bound_micros = static_cast<int64_t>(GetBigEndian(value, 30, 8));
+  entry.spent_today_micros = static_cast<int64_t>(storage::ReadBigEndian(value.substr(22, 8)));
+  entry.overspend_bound_micros = static_cast<int64_t>(storage::ReadBigEndian(value.substr(30, 8)));
   if (!(entry.throttle >= 0 && entry.throttle <= 1)) return std::nullopt;
   return entry;
 }
@@ -66,7 +55,7 @@ std::string EncodeBoard(const std::vector<std::pair<std::string, BoardEntry>>& e
   std::string out;
   out.reserve(5 + entries.size() * (1 + 32 + kEntryBytes));
   out.push_back(static_cast<char>(kVersion));
-  PutBigEndian(entries.size(), 4, &out);
+  storage::AppendBigEndian(entries.size(), 4, &out);
   for (const auto& [id, entry] : entries) {
     // Campaign ids are at most 32 characters (config/config.h).
     const size_t length = std::min<size_t>(id.size(), 255);
@@ -79,7 +68,7 @@ std::string EncodeBoard(const std::vector<std::pair<std::string, BoardEntry>>& e
 
 std::optional<std::vector<std::pair<std::string, BoardEntry>>> DecodeBoard(std::string_view value) {
   if (value.size() < 5 || static_cast<uint8_t>(value[0]) != kVersion) return std::nullopt;
-  const uint64_t count = GetBigEndian(value, 1, 4);
+  const uint64_t count = storage::ReadBigEndian(value.substr(1, 4));
   std::vector<std::pair<std::string, BoardEntry>> entries;
   size_t at = 5;
   for (uint64_t i = 0; i < count; ++i) {

@@ -1,5 +1,7 @@
 #include "storage/internal/cell_key.h"
 
+#include "storage/key_bytes.h"
+
 namespace rtb::storage::internal {
 namespace {
 
@@ -39,18 +41,6 @@ bool ReadEscaped(std::string_view key, size_t* pos, std::string* out) {
     i += 2;
   }
   return false;
-}
-
-void AppendBigEndian64(uint64_t v, std::string* out) {
-  for (int shift = 56; shift >= 0; shift -= 8) {
-    out->push_back(static_cast<char>((v >> shift) & 0xff));
-  }
-}
-
-uint64_t ReadBigEndian64(std::string_view bytes) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v = (v << 8) | static_cast<unsigned char>(bytes[i]);
-  return v;
 }
 
 // The type byte stores 0xff - HBase's code; false for codes HBase does not define.

@@ -4,6 +4,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "storage/key_bytes.h"
 
 namespace rtb::storage::internal {
 namespace {
@@ -13,8 +14,7 @@ constexpr std::string_view kFormat = "rtb-schemas-1";
 class Writer {
  public:
   void Field(std::string_view bytes) {
-    uint32_t n = static_cast<uint32_t>(bytes.size());
-    for (int shift = 24; shift >= 0; shift -= 8) out_.push_back(static_cast<char>(n >> shift));
+    AppendBigEndian32(static_cast<uint32_t>(bytes.size()), &out_);
     out_.append(bytes);
   }
   void Number(int64_t v) { Field(absl::StrCat(v)); }
@@ -30,8 +30,7 @@ class Reader {
 
   bool Field(std::string* out) {
     if (in_.size() < 4) return false;
-    uint32_t n = 0;
-    for (int i = 0; i < 4; ++i) n = (n << 8) | static_cast<unsigned char>(in_[i]);
+    const uint32_t n = ReadBigEndian32(in_);
     in_.remove_prefix(4);
     if (in_.size() < n) return false;
     out->assign(in_.substr(0, n));

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "absl/time/time.h"
+#include "storage/key_bytes.h"
 #include "storage/types.h"
 
 namespace rtb::bidder::events::internal {
@@ -12,46 +13,12 @@ constexpr uint64_t kMaxTime = static_cast<uint64_t>(std::numeric_limits<int64_t>
 
 }  // namespace
 
-uint64_t StableHash64(std::string_view bytes) {
-  uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  h ^= h >> 30;
-  h *= 0xbf58476d1ce4e5b9ull;
-  h ^= h >> 27;
-  h *= 0x94d049bb133111ebull;
-  h ^= h >> 31;
-  return h;
-}
-
-void AppendBigEndian64(uint64_t value, std::string* out) {
-  for (int shift = 56; shift >= 0; shift -= 8) out->push_back(static_cast<char>(value >> shift));
-}
-
-void AppendBigEndian32(uint32_t value, std::string* out) {
-  for (int shift = 24; shift >= 0; shift -= 8) out->push_back(static_cast<char>(value >> shift));
-}
-
-uint64_t ReadBigEndian64(std::string_view bytes) {
-  uint64_t v = 0;
-  for (size_t i = 0; i < 8; ++i) v = (v << 8) | static_cast<unsigned char>(bytes[i]);
-  return v;
-}
-
-uint32_t ReadBigEndian32(std::string_view bytes) {
-  uint32_t v = 0;
-  for (size_t i = 0; i < 4; ++i) v = (v << 8) | static_cast<unsigned char>(bytes[i]);
-  return v;
-}
-
 uint64_t ReverseTime(int64_t event_time_ms) {
   return kMaxTime - static_cast<uint64_t>(event_time_ms);
 }
 
 std::string UserSalt(std::string_view user_key) {
-  const uint64_t h = StableHash64(user_key);
+  const uint64_t h = storage::StableHash64(user_key);
   return std::string{static_cast<char>(h >> 56), static_cast<char>(h >> 48)};
 }
 
@@ -65,7 +32,7 @@ std::string TimelineKey(std::string_view user_key, int64_t event_time_ms,
                         std::string_view event_id) {
   std::string key = UserPrefix(user_key);
   key.reserve(kTimelineKeyBytes);
-  AppendBigEndian64(ReverseTime(event_time_ms), &key);
+  storage::AppendBigEndian64(ReverseTime(event_time_ms), &key);
   key.append(event_id);
   return key;
 }
@@ -74,13 +41,13 @@ KeyRange TimelineWindow(std::string_view user_key, int64_t from_ms, int64_t to_m
   KeyRange range{UserPrefix(user_key), UserPrefix(user_key)};
   // Newest included event is to_ms - 1; the oldest is from_ms, whose reverse
   // time + 1 stops the scan after every event id at that millisecond.
-  AppendBigEndian64(ReverseTime(to_ms - 1), &range.start);
-  AppendBigEndian64(ReverseTime(from_ms) + 1, &range.stop);
+  storage::AppendBigEndian64(ReverseTime(to_ms - 1), &range.start);
+  storage::AppendBigEndian64(ReverseTime(from_ms) + 1, &range.stop);
   return range;
 }
 
 int IndexBucket(std::string_view event_id) {
-  return static_cast<int>(StableHash64(event_id) % kIndexBuckets);
+  return static_cast<int>(storage::StableHash64(event_id) % kIndexBuckets);
 }
 
 std::string IndexKey(uint32_t type, int64_t event_time_ms, std::string_view user_key,
@@ -88,8 +55,8 @@ std::string IndexKey(uint32_t type, int64_t event_time_ms, std::string_view user
   std::string key;
   key.reserve(kIndexKeyBytes);
   key.push_back(static_cast<char>(IndexBucket(event_id)));
-  AppendBigEndian32(type, &key);
-  AppendBigEndian64(ReverseTime(event_time_ms), &key);
+  storage::AppendBigEndian32(type, &key);
+  storage::AppendBigEndian64(ReverseTime(event_time_ms), &key);
   key.append(user_key);
   key.append(event_id);
   return key;
@@ -97,10 +64,10 @@ std::string IndexKey(uint32_t type, int64_t event_time_ms, std::string_view user
 
 KeyRange IndexWindow(int bucket, uint32_t type, int64_t from_ms, int64_t to_ms) {
   std::string prefix(1, static_cast<char>(bucket));
-  AppendBigEndian32(type, &prefix);
+  storage::AppendBigEndian32(type, &prefix);
   KeyRange range{prefix, prefix};
-  AppendBigEndian64(ReverseTime(to_ms - 1), &range.start);
-  AppendBigEndian64(ReverseTime(from_ms) + 1, &range.stop);
+  storage::AppendBigEndian64(ReverseTime(to_ms - 1), &range.start);
+  storage::AppendBigEndian64(ReverseTime(from_ms) + 1, &range.stop);
   return range;
 }
 
@@ -137,7 +104,7 @@ std::optional<TimelineKeyParts> ParseTimelineKey(std::string_view row) {
   TimelineKeyParts parts;
   parts.user_key = row.substr(kSaltBytes, kUserKeyBytes);
   if (row.substr(0, kSaltBytes) != UserSalt(parts.user_key)) return std::nullopt;
-  const uint64_t reverse = ReadBigEndian64(row.substr(kUserPrefixBytes, kTimeBytes));
+  const uint64_t reverse = storage::ReadBigEndian64(row.substr(kUserPrefixBytes, kTimeBytes));
   if (reverse > kMaxTime) return std::nullopt;
   parts.event_time_ms = static_cast<int64_t>(kMaxTime - reverse);
   parts.event_id = row.substr(kUserPrefixBytes + kTimeBytes, kEventIdBytes);
@@ -148,8 +115,8 @@ std::optional<IndexKeyParts> ParseIndexKey(std::string_view row) {
   if (row.size() != kIndexKeyBytes) return std::nullopt;
   IndexKeyParts parts;
   parts.bucket = static_cast<unsigned char>(row[0]);
-  parts.type = ReadBigEndian32(row.substr(1, kTypeBytes));
-  const uint64_t reverse = ReadBigEndian64(row.substr(1 + kTypeBytes, kTimeBytes));
+  parts.type = storage::ReadBigEndian32(row.substr(1, kTypeBytes));
+  const uint64_t reverse = storage::ReadBigEndian64(row.substr(1 + kTypeBytes, kTimeBytes));
   if (reverse > kMaxTime) return std::nullopt;
   parts.event_time_ms = static_cast<int64_t>(kMaxTime - reverse);
   parts.user_key = row.substr(1 + kTypeBytes + kTimeBytes, kUserKeyBytes);

@@ -82,15 +82,6 @@ inline constexpr std::string_view kErasureRequestedColumn = "requested";
 inline constexpr char kErasureStatusKind = 's';
 inline constexpr char kErasurePendingKind = 'p';
 
-// FNV-1a over the bytes, then the SplitMix64 finalizer so every output bit
-// depends on every input bit (the salt uses the top 16).
-uint64_t StableHash64(std::string_view bytes);
-
-void AppendBigEndian64(uint64_t value, std::string* out);
-void AppendBigEndian32(uint32_t value, std::string* out);
-uint64_t ReadBigEndian64(std::string_view bytes);  // requires 8 bytes
-uint32_t ReadBigEndian32(std::string_view bytes);  // requires 4 bytes
-
 // INT64_MAX - ms, for ms >= 0: newer events get smaller values.
 uint64_t ReverseTime(int64_t event_time_ms);
 

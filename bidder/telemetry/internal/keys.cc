@@ -3,24 +3,23 @@
 #include <algorithm>
 #include <bit>
 
+#include "storage/key_bytes.h"
+
 namespace rtb::bidder::telemetry::internal {
 namespace {
 
+// A fixed-width big-endian field: exactly sizeof(T) bytes or nothing.
 template <typename T>
 std::string EncodeBigEndian(T v) {
-  std::string out(sizeof(T), '\0');
-  for (size_t i = 0; i < sizeof(T); ++i) {
-    out[sizeof(T) - 1 - i] = static_cast<char>(static_cast<uint64_t>(v) >> (8 * i));
-  }
+  std::string out;
+  storage::AppendBigEndian(static_cast<uint64_t>(v), sizeof(T), &out);
   return out;
 }
 
 template <typename T>
 std::optional<T> DecodeBigEndian(std::string_view bytes) {
   if (bytes.size() != sizeof(T)) return std::nullopt;
-  uint64_t v = 0;
-  for (char c : bytes) v = (v << 8) | static_cast<uint8_t>(c);
-  return static_cast<T>(v);
+  return static_cast<T>(storage::ReadBigEndian(bytes));
 }
 
 }  // namespace
@@ -133,18 +132,7 @@ std::map<std::string, std::string> ParseCanonicalTags(std::string_view canonical
 }
 
 uint64_t SeriesId(std::string_view canonical_series) {
-  uint64_t h = 14695981039346656037ull;
-  for (char c : canonical_series) {
-    h ^= static_cast<uint8_t>(c);
-    h *= 1099511628211ull;
-  }
-  // splitmix64's finaliser: FNV's low bits, which pick the salt, are weak.
-  h ^= h >> 30;
-  h *= 0xbf58476d1ce4e5b9ull;
-  h ^= h >> 27;
-  h *= 0x94d049bb133111ebull;
-  h ^= h >> 31;
-  return h;
+  return storage::StableHash64(canonical_series);
 }
 
 std::string MetricNameRow(std::string_view name) { return "n" + std::string(name); }

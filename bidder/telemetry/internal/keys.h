@@ -85,8 +85,8 @@ std::string CanonicalSeries(std::string_view metric,
 // "k1=v1,k2=v2"; ParseCanonicalTags inverts it.
 std::string CanonicalTags(const std::map<std::string, std::string>& tags);
 std::map<std::string, std::string> ParseCanonicalTags(std::string_view canonical);
-// A stable 64-bit hash of the canonical series (FNV-1a with a final mix), so
-// ids are the same in every process and every build.
+// storage::StableHash64 of the canonical series, so ids are the same in every
+// process and every build.
 uint64_t SeriesId(std::string_view canonical_series);
 
 // metric_ids / metric_series rows.

@@ -11,6 +11,7 @@
 #include "bidder/events/events.h"
 #include "bidder/events/internal/keys.h"
 #include "gtest/gtest.h"
+#include "storage/key_bytes.h"
 #include "tests/bidder/events/event_tables.h"
 #include "tests/bidder/events/metric_value.h"
 #include "tests/storage/hooked_store.h"
@@ -56,7 +57,7 @@ class ErasureTest : public EventTablesTest {
       const std::string id = ImpressionId(user, i);
       storage::Put reverse;
       reverse.row = key;
-      internal::AppendBigEndian64(internal::ReverseTime(Now() - i), &reverse.row);
+      storage::AppendBigEndian64(internal::ReverseTime(Now() - i), &reverse.row);
       reverse.row += id;
       reverse.values = {{"x", "c", "c1", std::nullopt}};
       EXPECT_TRUE(store().Put(tables().device_impressions, reverse).ok());

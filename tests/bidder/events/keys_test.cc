@@ -9,6 +9,7 @@
 
 #include "bidder/events/events.h"
 #include "gtest/gtest.h"
+#include "storage/key_bytes.h"
 #include "storage/types.h"
 
 namespace rtb::bidder::events::internal {
@@ -25,7 +26,7 @@ std::string Bytes16(char fill, char last) {
 
 std::string BigEndian64(uint64_t v) {
   std::string s;
-  AppendBigEndian64(v, &s);
+  storage::AppendBigEndian64(v, &s);
   return s;
 }
 
@@ -43,13 +44,13 @@ TEST(EventKeysTest, TimelineKeyIsSaltUserReverseTimeEventId) {
 
 TEST(EventKeysTest, SaltIsTheTopTwoBytesOfTheStableHash) {
   const std::string user = Bytes16('\x42', '\x07');
-  const uint64_t h = StableHash64(user);
+  const uint64_t h = storage::StableHash64(user);
   EXPECT_EQ(static_cast<unsigned char>(UserSalt(user)[0]), h >> 56);
   EXPECT_EQ(static_cast<unsigned char>(UserSalt(user)[1]), (h >> 48) & 0xff);
   // Pinned: keys already stored depend on this exact function.
-  EXPECT_EQ(StableHash64(""), StableHash64(std::string_view()));
-  EXPECT_EQ(StableHash64("rtb"), StableHash64("rtb"));
-  EXPECT_NE(StableHash64("rtb"), StableHash64("rtc"));
+  EXPECT_EQ(storage::StableHash64(""), storage::StableHash64(std::string_view()));
+  EXPECT_EQ(storage::StableHash64("rtb"), storage::StableHash64("rtb"));
+  EXPECT_NE(storage::StableHash64("rtb"), storage::StableHash64("rtc"));
 }
 
 TEST(EventKeysTest, SaltsSpreadUsersOverTheFirstByte) {

@@ -1,0 +1,68 @@
+#include "storage/key_bytes.h"
+
+namespace rtb::storage {
+namespace {
+
+constexpr char kHexDigits[] = "0123456789abcdef";
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
+
+void AppendBigEndian(uint64_t value, int width, std::string* out) {
+  for (int i = width - 1; i >= 0; --i) out->push_back(static_cast<char>((value >> (8 * i)) & 0xff));
+}
+
+uint64_t ReadBigEndian(std::string_view bytes) {
+  uint64_t value = 0;
+  for (char c : bytes) value = (value << 8) | static_cast<unsigned char>(c);
+  return value;
+}
+
+uint64_t StableHash64(std::string_view bytes) {
+  uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  h ^= h >> 30;
+  h *= 0xbf58476d1ce4e5b9ull;
+  h ^= h >> 27;
+  h *= 0x94d049bb133111ebull;
+  h ^= h >> 31;
+  return h;
+}
+
+void AppendHex(std::string_view bytes, std::string* out) {
+  for (unsigned char c : bytes) {
+    out->push_back(kHexDigits[c >> 4]);
+    out->push_back(kHexDigits[c & 15]);
+  }
+}
+
+std::string Hex(std::string_view bytes) {
+  std::string out;
+  out.reserve(2 * bytes.size());
+  AppendHex(bytes, &out);
+  return out;
+}
+
+std::optional<std::string> FromHex(std::string_view hex) {
+  if (hex.size() % 2 != 0) return std::nullopt;
+  std::string out;
+  out.reserve(hex.size() / 2);
+  for (size_t i = 0; i < hex.size(); i += 2) {
+    const int high = HexValue(hex[i]);
+    const int low = HexValue(hex[i + 1]);
+    if (high < 0 || low < 0) return std::nullopt;
+    out.push_back(static_cast<char>(high * 16 + low));
+  }
+  return out;
+}
+
+}  // namespace rtb::storage

@@ -1,0 +1,51 @@
+// The byte codecs that row keys, counters and packed layouts are built from:
+// big-endian unsigned integers (so that keys sort as the numbers they hold),
+// the stable 64-bit hash that salts rows over regions, and lower-case hex.
+//
+// One home for each: these bytes are stored, and a second copy that wrote
+// them differently would orphan every row written by the first. A change here
+// is a change of the on-disk format of every table that uses it.
+//
+// Thread-safety: pure functions.
+#ifndef RTB_STORAGE_KEY_BYTES_H_
+#define RTB_STORAGE_KEY_BYTES_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace rtb::storage {
+
+// Appends the low `width` bytes of `value` (1 to 8), most significant first.
+void AppendBigEndian(uint64_t value, int width, std::string* out);
+inline void AppendBigEndian64(uint64_t value, std::string* out) { AppendBigEndian(value, 8, out); }
+inline void AppendBigEndian32(uint32_t value, std::string* out) { AppendBigEndian(value, 4, out); }
+inline void AppendBigEndian16(uint16_t value, std::string* out) { AppendBigEndian(value, 2, out); }
+
+// The number `bytes` holds, most significant byte first; `bytes` has 1 to 8
+// bytes (callers check the size of what they read: a short field is theirs to
+// report).
+uint64_t ReadBigEndian(std::string_view bytes);
+inline uint64_t ReadBigEndian64(std::string_view bytes) {
+  return ReadBigEndian(bytes.substr(0, 8));
+}
+inline uint32_t ReadBigEndian32(std::string_view bytes) {
+  return static_cast<uint32_t>(ReadBigEndian(bytes.substr(0, 4)));
+}
+
+// FNV-1a over `bytes` with splitmix64's finaliser (FNV's low bits, which pick
+// a salt, are weak on their own). The same in every process and build: row
+// salts and series ids are derived from it.
+uint64_t StableHash64(std::string_view bytes);
+
+// Lower-case hex, two digits a byte.
+std::string Hex(std::string_view bytes);
+void AppendHex(std::string_view bytes, std::string* out);
+// The bytes of `hex` (either case); nullopt for an odd length or a non-hex
+// character.
+std::optional<std::string> FromHex(std::string_view hex);
+
+}  // namespace rtb::storage
+
+#endif  // RTB_STORAGE_KEY_BYTES_H_

@@ -1,0 +1,50 @@
+#include "storage/key_bytes.h"
+
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace rtb::storage {
+namespace {
+
+TEST(KeyBytesTest, BigEndianWritesMostSignificantFirstAndReadsBack) {
+  std::string out;
+  AppendBigEndian32(0x01020304u, &out);
+  AppendBigEndian64(0x05060708090a0b0cull, &out);
+  AppendBigEndian16(0xfffe, &out);
+  AppendBigEndian(0x123456, 3, &out);
+  EXPECT_EQ(
+      out, std::string("\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\xff\xfe\x12\x34\x56", 17));
+  EXPECT_EQ(ReadBigEndian32(out), 0x01020304u);
+  EXPECT_EQ(ReadBigEndian64(out.substr(4)), 0x05060708090a0b0cull);
+  EXPECT_EQ(ReadBigEndian(out.substr(12, 2)), 0xfffeu);
+  EXPECT_EQ(ReadBigEndian(out.substr(14)), 0x123456u);
+}
+
+TEST(KeyBytesTest, BigEndianKeysSortAsTheirNumbers) {
+  std::string small, large;
+  AppendBigEndian64(255, &small);
+  AppendBigEndian64(256, &large);
+  EXPECT_LT(small, large);
+}
+
+// These values are stored (row salts, series ids): they must never change.
+TEST(KeyBytesTest, StableHashIsPinned) {
+  EXPECT_EQ(StableHash64(""), 0xf52a15e9a9b5e89bull);
+  EXPECT_EQ(StableHash64("a"), 0x02c0bdbf481420f8ull);
+  EXPECT_EQ(StableHash64("bidder_bid_requests_total{exchange=x}"), 0xa8a2c2e5a50990d3ull);
+}
+
+TEST(KeyBytesTest, HexRoundTripsAndRefusesWhatIsNotHex) {
+  const std::string bytes("\x00\x7f\x80\xff\xab", 5);
+  EXPECT_EQ(Hex(bytes), "007f80ffab");
+  EXPECT_EQ(FromHex("007f80ffab"), bytes);
+  EXPECT_EQ(FromHex("007F80FFAB"), bytes);
+  EXPECT_EQ(FromHex(""), std::string());
+  EXPECT_FALSE(FromHex("abc").has_value());
+  EXPECT_FALSE(FromHex("zz").has_value());
+  EXPECT_FALSE(FromHex("0g").has_value());
+}
+
+}  // namespace
+}  // namespace rtb::storage
