@@ -4,12 +4,12 @@
 // reports; everything a test needs to run a whole bidder in-process is here.
 //
 // Routes:
-//   GET /healthz, GET /readyz, GET <metrics.path>   bidder/operational_endpoints.h
-//   the bid path, one route per exchange             RegisterBidRoutes() in app.cc
-//   the beacons (win, billing, imp, loss, click,     bidder/beacon_handler.h
+//   GET /healthz, GET /readyz, GET <metrics.path>   bidder/admin/operational_endpoints.h
+//   the bid path, one route per exchange             bidder/bid/bid_handler.h
+//   the beacons (win, billing, imp, loss, click,     bidder/beacons/beacon_handler.h
 //   conversion)
-//   /api/login, /api/logout, /api/session, /console  bidder/operator_access.h
-//   /api/... when server.admin_api_enabled           bidder/admin_api.h
+//   /api/login, /api/logout, /api/session, /console  bidder/admin/operator_access.h
+//   /api/... when server.admin_api_enabled           bidder/admin/admin_api.h
 //
 // Background work: the pacing loop (pacing/pacer.h, started by Start and
 // stopped, with a last spend flush, by Shutdown), the bidder's own time
@@ -29,8 +29,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "bidder/http_server.h"
-#include "bidder/readiness.h"
+#include "bidder/admin/readiness.h"
+#include "bidder/http/http_server.h"
 #include "config/config.h"
 #include "prometheus/registry.h"
 #include "storage/store.h"

@@ -1,5 +1,5 @@
 // bare-responder: the yardstick for the bidder's HTTP throughput. The same
-// architecture as bidder/http_server (one io_context per thread, one
+// architecture as bidder/http/http_server (one io_context per thread, one
 // listening socket handing connections to the threads in turn, a Beast
 // session per connection reading a request and writing its response before
 // reading the next) with nothing else: every POST gets a fixed 204, anything

@@ -11,10 +11,10 @@
 #include <string>
 #include <string_view>
 
-#include "bidder/bid_handler.h"
-#include "bidder/bid_metrics.h"
-#include "bidder/device_key.h"
-#include "bidder/pacing_snapshot.h"
+#include "bidder/bid/bid_handler.h"
+#include "bidder/bid/bid_metrics.h"
+#include "bidder/bid/device_key.h"
+#include "bidder/bid/pacing_snapshot.h"
 #include "boost/asio/io_context.hpp"
 #include "boost/asio/post.hpp"
 #include "boost/beast/http/fields.hpp"

@@ -1,0 +1,367 @@
+#include "bidder/admin/admin_api.h"
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/numbers.h"
+#include "bidder/admin/operator_access.h"
+#include "bidder/bid/beacon_url.h"
+#include "bidder/bid/device_key.h"
+#include "bidder/events/erasure.h"
+#include "bidder/events/events.h"
+#include "bidder/telemetry/opentsdb.h"
+#include "bidder/telemetry/telemetry.h"
+#include "boost/asio/post.hpp"
+#include "boost/asio/thread_pool.hpp"
+#include "nlohmann/json.hpp"
+#include "pacing/pacer.h"
+#include "storage/clock.h"
+#include "storage/key_bytes.h"
+
+namespace rtb::bidder {
+namespace {
+
+namespace http = boost::beast::http;
+
+constexpr std::string_view kDevicesPrefix = "/api/devices/";
+constexpr int kDefaultLimit = 100;
+
+HttpResponse Json(unsigned status, std::string body) {
+  HttpResponse response;
+  response.status = status;
+  response.content_type = "application/json";
+  response.body = std::move(body);
+  response.headers.emplace_back("Cache-Control", "no-store");
+  return response;
+}
+
+HttpResponse Error(unsigned status, std::string_view message) {
+  return Json(status, nlohmann::json{{"error", std::string(message)}}.dump());
+}
+
+HttpResponse Error(const absl::Status& status) {
+  const std::string message(status.message());
+  return Error(status.code() == absl::StatusCode::kInvalidArgument ? 400 : 500, message);
+}
+
+nlohmann::json EventJson(const events::Event& e) {
+  nlohmann::json out = {{"type", std::string(events::EventTypeName(e.type))},
+                        {"event_time_ms", e.event_time_ms},
+                        {"event_id", storage::Hex(e.event_id)},
+                        {"summary", e.summary}};
+  if (!e.body.empty()) {
+    nlohmann::json body = nlohmann::json::parse(e.body, nullptr, false);
+    out["body"] = body.is_discarded() ? nlohmann::json(e.body) : body;
+  }
+  return out;
+}
+
+// The query parameters the API reads, decoded.
+struct Query {
+  std::optional<std::string> Get(std::string_view name) const {
+    for (const auto& [n, v] : pairs) {
+      if (n == name) return v;
+    }
+    return std::nullopt;
+  }
+  std::vector<std::pair<std::string, std::string>> pairs;
+};
+
+absl::StatusOr<Query> ParseQuery(std::string_view target) {
+  Query query;
+  const size_t q = target.find('?');
+  std::string_view rest = q == std::string_view::npos ? std::string_view() : target.substr(q + 1);
+  while (!rest.empty()) {
+    const size_t amp = rest.find('&');
+    const std::string_view pair = rest.substr(0, amp);
+    rest = amp == std::string_view::npos ? std::string_view() : rest.substr(amp + 1);
+    if (pair.empty()) continue;
+    const size_t eq = pair.find('=');
+    std::string name;
+    std::string value;
+    if (!PercentDecode(pair.substr(0, eq), &name) ||
+        !PercentDecode(eq == std::string_view::npos ? "" : pair.substr(eq + 1), &value)) {
+      return absl::InvalidArgumentError("malformed percent escape in the query");
+    }
+    query.pairs.emplace_back(std::move(name), std::move(value));
+  }
+  return query;
+}
+
+// An integer parameter in [min, max], `fallback` when absent.
+absl::StatusOr<int64_t> IntParam(const Query& query, std::string_view name, int64_t fallback,
+                                 int64_t min, int64_t max) {
+  std::optional<std::string> text = query.Get(name);
+  if (!text.has_value()) return fallback;
+  int64_t value = 0;
+  if (!absl::SimpleAtoi(*text, &value) || value < min || value > max) {
+    return absl::InvalidArgumentError(std::string(name) + ": must be an integer in [" +
+                                      std::to_string(min) + ", " + std::to_string(max) + "]");
+  }
+  return value;
+}
+
+// What a route asks of the caller's session.
+struct Guard {
+  // Needs a live session (else 401).
+  bool session = true;
+  // Changes state: needs the X-CSRF-Token too (else 403).
+  bool changes_state = false;
+  // Needs this privilege (else 403); empty: none.
+  std::string_view privilege = "read";
+};
+
+constexpr Guard kRead{};
+constexpr Guard kErase{.changes_state = true, .privilege = "erase"};
+constexpr Guard kWrite{.changes_state = true, .privilege = "read"};
+constexpr Guard kOpen{.session = false, .privilege = ""};
+
+std::string_view PacingStateName(const pacing::CampaignPacingStatus& status, int64_t now_ms) {
+  if (status.decided_at_ms == 0 || now_ms > status.valid_until_ms) return "fail-safe";
+  if (status.stopped || status.throttle <= 0) return "stopped";
+  if (status.throttle < 1) return "throttled";
+  return "open";
+}
+
+}  // namespace
+
+class AdminApi::Impl {
+ public:
+  explicit Impl(const Dependencies& deps)
+      : config_(*deps.config),
+        access_(*deps.access),
+        pacer_(*deps.pacer),
+        events_(*deps.events),
+        eraser_(*deps.eraser),
+        telemetry_(deps.telemetry),
+        hasher_(deps.config->bid.device_key_secret),
+        pool_(2) {}
+  ~Impl() { pool_.join(); }
+
+  void Register(HttpServer& server) {
+    server.Route(http::verb::get, "/api/campaigns", Off(&Impl::GetCampaigns, kRead));
+    server.RoutePrefix(http::verb::get, std::string(kDevicesPrefix), Off(&Impl::GetDevice, kRead));
+    server.RoutePrefix(http::verb::delete_, std::string(kDevicesPrefix),
+                       Off(&Impl::EraseDevice, kErase));
+    server.Route(http::verb::get, "/api/events", Off(&Impl::GetEventsOfType, kRead));
+    if (telemetry_ != nullptr) {
+      const Guard read = config_.telemetry.query_requires_login ? kRead : kOpen;
+      server.Route(http::verb::post, "/api/put", Off(&Impl::TelemetryPut, kWrite));
+      server.Route(http::verb::post, "/api/query", Off(&Impl::TelemetryQuery, read));
+      server.Route(http::verb::post, "/api/suggest", Off(&Impl::TelemetrySuggest, read));
+      server.Route(http::verb::get, "/api/suggest", Off(&Impl::TelemetrySuggest, read));
+      server.Route(http::verb::post, "/api/search/lookup", Off(&Impl::TelemetryLookup, read));
+      server.Route(http::verb::get, "/api/search/lookup", Off(&Impl::TelemetryLookup, read));
+      server.Route(http::verb::get, "/api/aggregators", Off(&Impl::TelemetryAggregators, read));
+    }
+  }
+
+ private:
+  using Method = HttpResponse (Impl::*)(std::string_view path, const Query& query,
+                                        std::string_view body);
+
+  // A handler that checks the caller's session as `guard` says, then runs
+  // `method`, both on the API's threads (they block on storage), and answers
+  // on the connection's executor.
+  HttpHandler Off(Method method, Guard guard) {
+    return [this, method, guard](const HttpRequest& request, Responder respond) {
+      boost::asio::post(pool_, [this, method, guard, owned = OperatorRequest(request),
+                                target = std::string(request.target), executor = request.executor,
+                                respond = std::move(respond)]() mutable {
+        HttpResponse response = Answer(method, guard, owned, target);
+        boost::asio::post(executor,
+                          [respond = std::move(respond), response = std::move(response)]() mutable {
+                            respond(std::move(response));
+                          });
+      });
+    };
+  }
+
+  HttpResponse Answer(Method method, Guard guard, const OperatorRequest& request,
+                      const std::string& target) {
+    if (guard.session) {
+      absl::StatusOr<sessions::AuthenticatedSession> session =
+          access_.Authorize(request, guard.privilege, guard.changes_state);
+      if (!session.ok()) return OperatorAccess::ErrorResponse(session.status());
+    }
+    absl::StatusOr<Query> query = ParseQuery(target);
+    if (!query.ok()) return Error(query.status());
+    return (this->*method)(request.path, *query, request.body);
+  }
+
+  // GET /api/campaigns
+  HttpResponse GetCampaigns(std::string_view, const Query&, std::string_view) {
+    const int64_t now_ms = storage::SystemClock()->NowMillis();
+    const std::vector<pacing::CampaignPacingStatus> statuses = pacer_.CampaignStatuses();
+    nlohmann::json campaigns = nlohmann::json::array();
+    for (size_t i = 0; i < config_.campaigns.size() && i < statuses.size(); ++i) {
+      const config::CampaignConfig& campaign = config_.campaigns[i];
+      const pacing::CampaignPacingStatus& status = statuses[i];
+      campaigns.push_back(
+          {{"id", campaign.id},
+           {"currency", campaign.currency},
+           {"daily_budget_micros", status.daily_budget_micros},
+           {"spend_today_micros", status.spent_today_micros},
+           {"pacing_mode", campaign.pacing_mode == config::PacingMode::kEven ? "even" : "asap"},
+           {"time_zone", campaign.time_zone},
+           {"throttle", status.throttle},
+           {"state", std::string(PacingStateName(status, now_ms))},
+           {"decided_at_ms", status.decided_at_ms}});
+    }
+    return Json(200, nlohmann::json{{"as_of_ms", now_ms}, {"campaigns", campaigns}}.dump());
+  }
+
+  // The device key of the {id} segment; its length is the raw id's.
+  absl::StatusOr<std::string> DeviceKeyOf(std::string_view escaped_id) const {
+    std::string id;
+    if (!PercentDecode(escaped_id, &id)) return absl::InvalidArgumentError("malformed device id");
+    if (IsKnownInvalidDeviceId(id)) {
+      return absl::InvalidArgumentError("not a device id (empty, zeros or a placeholder)");
+    }
+    return std::string(hasher_.Hash(id).bytes());
+  }
+
+  // /api/devices/{id}/events and /api/devices/{id}/erasure
+  HttpResponse GetDevice(std::string_view path, const Query& query, std::string_view) {
+    std::string_view rest = path.substr(kDevicesPrefix.size());
+    const size_t slash = rest.rfind('/');
+    if (slash == std::string_view::npos || slash == 0) return Error(404, "no such resource");
+    const std::string_view resource = rest.substr(slash + 1);
+    absl::StatusOr<std::string> key = DeviceKeyOf(rest.substr(0, slash));
+    if (!key.ok()) return Error(key.status());
+    if (resource == "erasure") {
+      absl::StatusOr<std::optional<events::ErasureStatus>> status = eraser_.Status(*key);
+      if (!status.ok()) return Error(status.status());
+      if (!status->has_value()) return Error(404, "this device was never erased");
+      return Json(200, events::ErasureStatusJson(**status));
+    }
+    if (resource != "events") return Error(404, "no such resource");
+    absl::StatusOr<int64_t> limit =
+        IntParam(query, "limit", kDefaultLimit, 1, events::kMaxReadLimit);
+    if (!limit.ok()) return Error(limit.status());
+    const bool windowed = query.Get("from").has_value() || query.Get("to").has_value();
+    absl::StatusOr<std::vector<events::Event>> found;
+    if (windowed) {
+      absl::StatusOr<int64_t> from =
+          IntParam(query, "from", 0, 0, std::numeric_limits<int64_t>::max());
+      absl::StatusOr<int64_t> to = IntParam(query, "to", std::numeric_limits<int64_t>::max(), 0,
+                                            std::numeric_limits<int64_t>::max());
+      if (!from.ok()) return Error(from.status());
+      if (!to.ok()) return Error(to.status());
+      found = events_.EventsInWindow(*key, *from, *to, static_cast<int>(*limit));
+    } else {
+      found = events_.LastEvents(*key, static_cast<int>(*limit));
+    }
+    if (!found.ok()) return Error(found.status());
+    nlohmann::json out = nlohmann::json::array();
+    for (const events::Event& e : *found) out.push_back(EventJson(e));
+    return Json(200, nlohmann::json{{"events", out}}.dump());
+  }
+
+  // DELETE /api/devices/{id}
+  HttpResponse EraseDevice(std::string_view path, const Query&, std::string_view) {
+    const std::string_view id = path.substr(kDevicesPrefix.size());
+    if (id.empty() || id.find('/') != std::string_view::npos) return Error(404, "no such resource");
+    absl::StatusOr<std::string> key = DeviceKeyOf(id);
+    if (!key.ok()) return Error(key.status());
+    absl::StatusOr<events::ErasureStatus> status = eraser_.Erase(*key);
+    if (!status.ok()) return Error(status.status());
+    return Json(202, events::ErasureStatusJson(*status));
+  }
+
+  // GET /api/events
+  HttpResponse GetEventsOfType(std::string_view, const Query& query, std::string_view) {
+    std::optional<std::string> type_name = query.Get("type");
+    if (!type_name.has_value()) return Error(400, "type: required");
+    std::optional<events::EventType> type = events::ParseEventType(*type_name);
+    if (!type.has_value()) return Error(400, "type: not an event type");
+    if (!query.Get("from").has_value() || !query.Get("to").has_value()) {
+      return Error(400, "from and to (ms since the epoch) are required");
+    }
+    absl::StatusOr<int64_t> from =
+        IntParam(query, "from", 0, 0, std::numeric_limits<int64_t>::max());
+    absl::StatusOr<int64_t> to = IntParam(query, "to", 0, 0, std::numeric_limits<int64_t>::max());
+    absl::StatusOr<int64_t> limit =
+        IntParam(query, "limit", kDefaultLimit, 1, events::kMaxReadLimit);
+    for (const auto* p : {&from, &to, &limit}) {
+      if (!p->ok()) return Error(p->status());
+    }
+    absl::StatusOr<std::vector<events::Event>> found =
+        events_.EventsOfType(*type, *from, *to, static_cast<int>(*limit));
+    if (!found.ok()) return Error(found.status());
+    nlohmann::json out = nlohmann::json::array();
+    for (const events::Event& e : *found) out.push_back(EventJson(e));
+    return Json(200, nlohmann::json{{"events", out}}.dump());
+  }
+
+  // OpenTSDB's status codes for a handler's answer (bidder/telemetry/opentsdb.h).
+  static HttpResponse TelemetryAnswer(const absl::StatusOr<std::string>& answer) {
+    if (answer.ok()) return Json(200, *answer);
+    const std::string message(answer.status().message());
+    switch (answer.status().code()) {
+      case absl::StatusCode::kInvalidArgument:
+        // /api/put answers its JSON summary as the message.
+        return message.starts_with("{") ? Json(400, message) : Error(400, message);
+      case absl::StatusCode::kNotFound:
+        return Error(400, message);
+      case absl::StatusCode::kResourceExhausted:
+        return Error(413, message);
+      default:
+        return Error(500, message);
+    }
+  }
+
+  HttpResponse TelemetryPut(std::string_view, const Query&, std::string_view body) {
+    return TelemetryAnswer(telemetry::HandlePut(*telemetry_, body));
+  }
+  HttpResponse TelemetryQuery(std::string_view, const Query&, std::string_view body) {
+    return TelemetryAnswer(telemetry::HandleQuery(*telemetry_, body));
+  }
+  HttpResponse TelemetrySuggest(std::string_view, const Query& query, std::string_view body) {
+    if (!body.empty()) return TelemetryAnswer(telemetry::HandleSuggest(*telemetry_, body));
+    nlohmann::json request = nlohmann::json::object();
+    for (const char* key : {"type", "q"}) {
+      if (std::optional<std::string> v = query.Get(key)) request[key] = *v;
+    }
+    if (std::optional<std::string> max = query.Get("max")) {
+      int64_t n = 0;
+      if (!absl::SimpleAtoi(*max, &n)) return Error(400, "max: not an integer");
+      request["max"] = n;
+    }
+    return TelemetryAnswer(telemetry::HandleSuggest(*telemetry_, request.dump()));
+  }
+
+  HttpResponse TelemetryLookup(std::string_view, const Query& query, std::string_view body) {
+    if (!body.empty()) return TelemetryAnswer(telemetry::HandleLookup(*telemetry_, body));
+    std::optional<std::string> m = query.Get("m");
+    if (!m) return Error(400, "/api/search/lookup: m is required");
+    std::optional<std::string> limit = query.Get("limit");
+    return TelemetryAnswer(telemetry::HandleLookupQueryString(
+        *telemetry_, *m, limit ? std::optional<std::string_view>(*limit) : std::nullopt));
+  }
+  HttpResponse TelemetryAggregators(std::string_view, const Query&, std::string_view) {
+    return Json(200, telemetry::AggregatorsJson());
+  }
+
+  const config::BidderConfig& config_;
+  OperatorAccess& access_;
+  const pacing::Pacer& pacer_;
+  events::EventStore& events_;
+  events::DeviceEraser& eraser_;
+  telemetry::Telemetry* telemetry_;
+  DeviceKeyHasher hasher_;
+  boost::asio::thread_pool pool_;
+};
+
+AdminApi::AdminApi(const Dependencies& deps) : impl_(std::make_unique<Impl>(deps)) {}
+AdminApi::~AdminApi() = default;
+
+void AdminApi::Register(HttpServer& server) { impl_->Register(server); }
+
+}  // namespace rtb::bidder

@@ -1,0 +1,52 @@
+#include "bidder/admin/operational_endpoints.h"
+
+#include <utility>
+
+#include "boost/beast/http/verb.hpp"
+#include "prometheus/text_serializer.h"
+
+namespace rtb::bidder {
+
+namespace http = boost::beast::http;
+
+namespace {
+
+constexpr char kTextPlain[] = "text/plain; charset=utf-8";
+// The Prometheus text exposition format.
+constexpr char kExpositionType[] = "text/plain; version=0.0.4; charset=utf-8";
+
+HttpResponse Text(unsigned status, std::string body) {
+  HttpResponse response;
+  response.status = status;
+  response.content_type = kTextPlain;
+  response.body = std::move(body);
+  return response;
+}
+
+}  // namespace
+
+void AddOperationalEndpoints(HttpServer& server, const StorageReadiness& readiness,
+                             prometheus::Registry& registry, std::string metrics_path) {
+  server.Route(http::verb::get, kHealthzPath,
+               [](const HttpRequest&, Responder respond) { respond(Text(200, "ok")); });
+
+  server.Route(http::verb::get, kReadyzPath,
+               [&server, &readiness](const HttpRequest&, Responder respond) {
+                 if (server.draining()) return respond(Text(503, "not ready: shutting down\n"));
+                 absl::Status status = readiness.Status();
+                 if (!status.ok()) {
+                   return respond(Text(503, "not ready: " + std::string(status.message()) + "\n"));
+                 }
+                 respond(Text(200, "ready\n"));
+               });
+
+  server.Route(http::verb::get, std::move(metrics_path),
+               [&registry](const HttpRequest&, Responder respond) {
+                 HttpResponse response;
+                 response.content_type = kExpositionType;
+                 response.body = prometheus::TextSerializer().Serialize(registry.Collect());
+                 respond(std::move(response));
+               });
+}
+
+}  // namespace rtb::bidder

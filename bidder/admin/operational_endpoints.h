@@ -1,0 +1,30 @@
+// The endpoints every bidder process serves besides bidding:
+//   GET /healthz   200 "ok" while the process serves HTTP (liveness)
+//   GET /readyz    200 "ready" when storage answers its health check and the
+//                  server is not shutting down; 503 with the reason otherwise
+//   GET <metrics>  Prometheus text exposition (format 0.0.4) of the registry
+//
+// Thread-safety: the handlers run on the I/O threads; they read the
+// readiness result and the registry, both thread-safe.
+#ifndef RTB_BIDDER_ADMIN_OPERATIONAL_ENDPOINTS_H_
+#define RTB_BIDDER_ADMIN_OPERATIONAL_ENDPOINTS_H_
+
+#include <string>
+
+#include "bidder/admin/readiness.h"
+#include "bidder/http/http_server.h"
+#include "prometheus/registry.h"
+
+namespace rtb::bidder {
+
+inline constexpr char kHealthzPath[] = "/healthz";
+inline constexpr char kReadyzPath[] = "/readyz";
+
+// Registers the three routes on `server`. `readiness` and `registry` must
+// outlive the server's I/O threads.
+void AddOperationalEndpoints(HttpServer& server, const StorageReadiness& readiness,
+                             prometheus::Registry& registry, std::string metrics_path);
+
+}  // namespace rtb::bidder
+
+#endif  // RTB_BIDDER_ADMIN_OPERATIONAL_ENDPOINTS_H_

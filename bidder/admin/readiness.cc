@@ -1,0 +1,63 @@
+#include "bidder/admin/readiness.h"
+
+#include <pthread.h>
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+
+namespace rtb::bidder {
+
+StorageReadiness::StorageReadiness(storage::Store& store, StorageReadinessOptions options)
+    : store_(store), options_(options) {
+  Check();
+  thread_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), "rtb-readiness");
+    Loop();
+  });
+}
+
+StorageReadiness::~StorageReadiness() {
+  {
+    absl::MutexLock lock(&mu_);
+    stop_ = true;
+  }
+  thread_.join();
+}
+
+void StorageReadiness::Check() {
+  absl::Status status = store_.CheckHealth();
+  const auto now = std::chrono::steady_clock::now();
+  absl::MutexLock lock(&mu_);
+  last_ = std::move(status);
+  last_at_ = now;
+}
+
+void StorageReadiness::Loop() {
+  const absl::Duration interval = absl::FromChrono(options_.check_interval);
+  for (;;) {
+    {
+      absl::MutexLock lock(&mu_);
+      if (mu_.AwaitWithTimeout(absl::Condition(&stop_), interval)) return;
+    }
+    Check();
+  }
+}
+
+absl::Status StorageReadiness::Status() const {
+  const auto now = std::chrono::steady_clock::now();
+  absl::MutexLock lock(&mu_);
+  const auto age = now - last_at_;
+  if (age > options_.max_result_age) {
+    return absl::DeadlineExceededError(
+        absl::StrCat("storage health check has not completed for ",
+                     std::chrono::duration_cast<std::chrono::milliseconds>(age).count(), " ms"));
+  }
+  if (!last_.ok()) {
+    return absl::UnavailableError(absl::StrCat("storage unhealthy: ", last_.ToString()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace rtb::bidder

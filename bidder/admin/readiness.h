@@ -1,0 +1,60 @@
+// Whether the bidder's storage answers, checked off the I/O threads.
+//
+// A Store's CheckHealth() is a blocking call (a round trip to HBase, or a
+// RocksDB property read), so /readyz never runs it: a background thread calls
+// it every `check_interval` and /readyz reads the last result. A check that
+// has not finished for `max_result_age` counts as a failure, so a storage
+// call that hangs makes the bidder unready rather than leaving it ready on an
+// old answer.
+//
+// Thread-safety: Status() may be called from any thread.
+#ifndef RTB_BIDDER_ADMIN_READINESS_H_
+#define RTB_BIDDER_ADMIN_READINESS_H_
+
+#include <chrono>
+#include <thread>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "storage/store.h"
+
+namespace rtb::bidder {
+
+struct StorageReadinessOptions {
+  // Time between two health checks. Default 1 s.
+  std::chrono::milliseconds check_interval{1000};
+  // A result older than this is not trusted. Default 5 s; at least
+  // check_interval plus the longest a check may take.
+  std::chrono::milliseconds max_result_age{5000};
+};
+
+class StorageReadiness {
+ public:
+  // Runs the first check before returning, so a bidder that starts on a
+  // healthy store is ready at once. `store` must outlive this object.
+  StorageReadiness(storage::Store& store, StorageReadinessOptions options = {});
+  // Stops the checking thread (waits for a check in progress).
+  ~StorageReadiness();
+  StorageReadiness(const StorageReadiness&) = delete;
+  StorageReadiness& operator=(const StorageReadiness&) = delete;
+
+  // OK when the last check passed and is recent; otherwise the reason.
+  absl::Status Status() const;
+
+ private:
+  void Check();
+  void Loop();
+
+  storage::Store& store_;
+  const StorageReadinessOptions options_;
+  mutable absl::Mutex mu_;
+  absl::Status last_ ABSL_GUARDED_BY(mu_);
+  std::chrono::steady_clock::time_point last_at_ ABSL_GUARDED_BY(mu_);
+  bool stop_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread thread_;
+};
+
+}  // namespace rtb::bidder
+
+#endif  // RTB_BIDDER_ADMIN_READINESS_H_

@@ -1,0 +1,136 @@
+// The beacon endpoints: what happens after the auction (ad-tech seed,
+// "Impressions", "Frequency capping", "Attribution"; event-tracking seed).
+//
+//   GET|POST <prefix>/win         win notice (nurl): a win event; the markup
+//                                 of a win-notice-delivered creative (200),
+//                                 else 204
+//   GET|POST <prefix>/billing     billing notice (burl): the impression
+//   GET      <prefix>/imp         impression pixel: the impression, 1x1 GIF
+//   GET|POST <prefix>/loss        loss notice (lurl): a loss event, 204
+//   GET      <prefix>/click       a click event; 302 to the creative's landing
+//                                 URL (from config, never from the request)
+//                                 with a signed click token in rtb_click
+//   GET|POST <prefix>/conversion  ?click=<token>[&oid=<order id>][&value=<v>]
+//                                 [&cur=<ISO 4217>]: a conversion attributed
+//                                 to the clicked impression, 204
+// <prefix> is the path of bid.beacon_base_url ("" by default).
+//
+// Every beacon but the conversion is a signed URL of bidder/beacon_url.h;
+// a forged or altered one is refused with 403 and counted. Every beacon is
+// idempotent: the impression id is a hash of the ids the signature covers
+// (exchange, request, impression and bid id), so the billing notice and the
+// pixel of one impression, and any replay of either, find the same row.
+//
+// Recording an impression, in this order:
+//   1. Get `impressions` by id: present means a replay, and nothing changes;
+//   2. the impression event (timeline, then index, both SYNC_WAL), the
+//      device -> impression entry of `device_impressions`, the frequency-cap
+//      Increment on `profiles:fc` (campaignId|yyyymmdd in the campaign's zone,
+//      cell TTL two days, nonce from the impression id): all idempotent;
+//   3. CheckAndMutate "row absent" puts the impression row (campaign,
+//      creative, device key, price, time; SYNC_WAL; family TTL = attribution
+//      window). Only the caller that wins it hands the spend to the pacing
+//      recorder, so concurrent duplicates and replays count spend once.
+// A crash between 2 and 3 is repaired by the exchange's retry: 2 rewrites
+// the same cells, the nonce keeps the cap count (within the store's nonce
+// retention), and 3 completes.
+//
+// A device under erasure (EventStore::IsErased) still gets its impression
+// row and spend, which the budget needs, but no device key, event, index
+// entry or cap count. Test bids (test=1) record nothing. An unknown or
+// expired impression on click or conversion is counted; the caller still
+// gets its answer.
+//
+// Clearing prices (${AUCTION_PRICE}) that are not a plain number, negative,
+// above our bid price or above 1000 CPM are rejected and counted; the
+// impression is then recorded at our bid price, the upper bound of what a
+// second-price or first-price auction charges, so nothing is lost and
+// pacing errs towards under-spending.
+//
+// Storage calls block, so every beacon runs on the handler's own worker
+// threads and its response is posted back to the connection's executor.
+// When more than max_in_flight beacons wait, the next get 503 (exchanges
+// retry notices).
+//
+// Metrics: bidder_beacons_total{kind,outcome}, bidder_beacon_price_rejected_total{kind},
+// bidder_beacon_latency_seconds{kind}, and per claimed impression (step 3)
+// bidder_wins_total{exchange,campaign} and bidder_spend_micros_total{exchange,campaign}
+// (micro-units of the campaign's currency).
+//
+// Thread-safety: handlers are called concurrently from every I/O thread.
+#ifndef RTB_BIDDER_BEACONS_BEACON_HANDLER_H_
+#define RTB_BIDDER_BEACONS_BEACON_HANDLER_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "bidder/http/http_server.h"
+#include "config/config.h"
+#include "prometheus/registry.h"
+#include "storage/clock.h"
+#include "storage/store.h"
+
+namespace rtb::pacing {
+class SpendRecorder;
+}  // namespace rtb::pacing
+
+namespace rtb::bidder {
+
+namespace events {
+class EventStore;
+}  // namespace events
+
+struct BeaconHandlerOptions {
+  // Worker threads running beacons' storage calls. Default 4.
+  int threads = 4;
+  // Beacons queued or running at most; more get 503. Default 4096.
+  int max_in_flight = 4096;
+  // Cell TTL of a frequency-cap count, ms: the family TTL of `profiles:fc`.
+  int64_t frequency_cap_ttl_ms = int64_t{2} * 24 * 3600 * 1000;
+};
+
+class BeaconHandler {
+ public:
+  struct Dependencies {
+    const config::BidderConfig* config = nullptr;
+    storage::Store* store = nullptr;
+    events::EventStore* events = nullptr;
+    // Null: spend is not recorded (no pacing loop).
+    pacing::SpendRecorder* spend = nullptr;
+    prometheus::Registry* registry = nullptr;
+    // Default: the system clock.
+    std::shared_ptr<storage::Clock> wall_clock;
+    // The server's bound port, for beacon URLs when bid.beacon_base_url is
+    // unset (markup served by win notices). Default: server.port.
+    std::function<uint16_t()> bound_port;
+  };
+
+  // Checks the dependencies and the beacon base URL; declares the metrics.
+  static absl::StatusOr<std::unique_ptr<BeaconHandler>> Create(Dependencies dependencies,
+                                                               BeaconHandlerOptions options = {});
+  // Waits for the beacons still running.
+  ~BeaconHandler();
+  BeaconHandler(const BeaconHandler&) = delete;
+  BeaconHandler& operator=(const BeaconHandler&) = delete;
+
+  // Routes every endpoint above on `server` (before it starts).
+  void Register(HttpServer& server);
+
+  // The impression id of a bid's beacons: 16 bytes of SHA-256 over the
+  // exchange and the request, impression and bid ids.
+  static std::string ImpressionId(std::string_view exchange, std::string_view request_id,
+                                  std::string_view imp_id, std::string_view bid_id);
+
+ private:
+  class Impl;
+  explicit BeaconHandler(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace rtb::bidder
+
+#endif  // RTB_BIDDER_BEACONS_BEACON_HANDLER_H_

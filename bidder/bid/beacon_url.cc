@@ -1,0 +1,451 @@
+#include "bidder/bid/beacon_url.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "storage/key_bytes.h"
+
+namespace rtb::bidder {
+namespace {
+
+constexpr size_t kSignatureBytes = 16;
+constexpr std::string_view kSignatureVersion = "rtb-beacon-v1";
+
+constexpr std::string_view kAuctionPriceMacro = "${AUCTION_PRICE}";
+constexpr std::string_view kAuctionCurrencyMacro = "${AUCTION_CURRENCY}";
+constexpr std::string_view kAuctionLossMacro = "${AUCTION_LOSS}";
+
+bool Unreserved(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+         c == '.' || c == '_' || c == '~';
+}
+
+void AppendEscaped(std::string_view value, std::string* out) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  // Ids are almost always unreserved characters only: copy runs whole.
+  while (!value.empty()) {
+    size_t run = 0;
+    while (run < value.size() && Unreserved(value[run])) ++run;
+    out->append(value.data(), run);
+    if (run == value.size()) return;
+    const auto byte = static_cast<unsigned char>(value[run]);
+    const char escaped[3] = {'%', kHex[byte >> 4], kHex[byte & 0xf]};
+    out->append(escaped, 3);
+    value.remove_prefix(run + 1);
+  }
+}
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// Percent-decodes `in` ('+' is a space, as form encoding has it); false on a
+// malformed escape.
+bool Unescape(std::string_view in, std::string* out) {
+  out->clear();
+  for (size_t i = 0; i < in.size(); ++i) {
+    const char c = in[i];
+    if (c == '%') {
+      if (i + 2 >= in.size()) return false;
+      const int hi = HexValue(in[i + 1]);
+      const int lo = HexValue(in[i + 2]);
+      if (hi < 0 || lo < 0) return false;
+      out->push_back(static_cast<char>(hi * 16 + lo));
+      i += 2;
+    } else if (c == '+') {
+      out->push_back(' ');
+    } else {
+      out->push_back(c);
+    }
+  }
+  return true;
+}
+
+void AppendField(std::string_view value, std::string* out) {
+  char length[24];
+  auto [end, ec] = std::to_chars(length, length + sizeof(length) - 1, value.size());
+  *end++ = ':';
+  out->append(length, static_cast<size_t>(end - length));
+  out->append(value);
+  out->push_back('\n');
+}
+
+bool ParseInt64(std::string_view text, int64_t* value) {
+  if (text.empty()) return false;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *value);
+  return ec == std::errc() && end == text.data() + text.size();
+}
+
+// Known parameters, in the order they are written.
+enum Param : size_t {
+  kX,
+  kC,
+  kCr,
+  kDk,
+  kDl,
+  kBp,
+  kBc,
+  kTs,
+  kTest,
+  kAid,
+  kIid,
+  kBid,
+  kP,
+  kCur,
+  kLoss,
+  kSig,
+  kParamCount
+};
+constexpr std::array<std::string_view, kParamCount> kParamNames = {
+    "x",    "c",   "cr",  "dk",  "dl", "bp",  "bc",   "ts",
+    "test", "aid", "iid", "bid", "p",  "cur", "loss", "sig"};
+
+}  // namespace
+
+std::string_view BeaconPath(BeaconKind kind) {
+  switch (kind) {
+    case BeaconKind::kWin:
+      return "/win";
+    case BeaconKind::kBilling:
+      return "/billing";
+    case BeaconKind::kLoss:
+      return "/loss";
+    case BeaconKind::kClick:
+      return "/click";
+    case BeaconKind::kImpression:
+      return "/imp";
+  }
+  return "/win";
+}
+
+bool PercentDecode(std::string_view in, std::string* out) { return Unescape(in, out); }
+
+BeaconParams ParamsOf(const VerifiedBeacon& beacon) {
+  BeaconParams params;
+  params.exchange = beacon.exchange;
+  params.campaign_id = beacon.campaign_id;
+  params.creative_id = beacon.creative_id;
+  params.device_key = beacon.device_key;
+  params.deal_id = beacon.deal_id;
+  params.bid_price_micros = beacon.bid_price_micros;
+  params.bid_currency = beacon.bid_currency;
+  params.bid_time_ms = beacon.bid_time_ms;
+  params.test = beacon.test;
+  params.request_id = beacon.request_id;
+  params.imp_id = beacon.imp_id;
+  params.bid_id = beacon.bid_id;
+  return params;
+}
+
+std::string BeaconBaseUrl(std::string_view configured, std::string_view listen_address, int port) {
+  if (!configured.empty()) return std::string(configured);
+  const bool v6 = listen_address.find(':') != std::string_view::npos;
+  std::string url = "http://";
+  if (v6) url += '[';
+  url += listen_address;
+  if (v6) url += ']';
+  url += ':';
+  url += std::to_string(port);
+  return url;
+}
+
+std::string FillMarkup(std::string_view adm, std::string_view click_url,
+                       std::string_view impression_url) {
+  std::string out;
+  out.reserve(adm.size() + click_url.size() + impression_url.size());
+  size_t from = 0;
+  while (true) {
+    const size_t click_at = adm.find(kClickUrlPlaceholder, from);
+    const size_t pixel_at = adm.find(kImpressionUrlPlaceholder, from);
+    const size_t at = std::min(click_at, pixel_at);
+    if (at == std::string_view::npos) break;
+    out.append(adm.substr(from, at - from));
+    const bool click = at == click_at;
+    out.append(click ? click_url : impression_url);
+    from = at + (click ? kClickUrlPlaceholder : kImpressionUrlPlaceholder).size();
+  }
+  out.append(adm.substr(from));
+  return out;
+}
+
+BeaconSigner::BeaconSigner(std::string_view secret) : hmac_(secret) {}
+
+internal::HmacSha256::Partial BeaconSigner::SignedPrefix(const BeaconParams& p) const {
+  thread_local std::string text;
+  text.clear();
+  AppendField(kSignatureVersion, &text);
+  AppendField(p.exchange, &text);
+  AppendField(p.campaign_id, &text);
+  AppendField(p.creative_id, &text);
+  AppendField(p.device_key, &text);
+  AppendField(p.deal_id, &text);
+  char number[24];
+  auto write_number = [&](int64_t v) {
+    auto [end, ec] = std::to_chars(number, number + sizeof(number), v);
+    AppendField(std::string_view(number, static_cast<size_t>(end - number)), &text);
+  };
+  write_number(p.bid_price_micros);
+  AppendField(p.bid_currency, &text);
+  write_number(p.bid_time_ms);
+  AppendField(p.test ? "1" : "0", &text);
+  AppendField(p.request_id, &text);
+  AppendField(p.imp_id, &text);
+  AppendField(p.bid_id, &text);
+  internal::HmacSha256::Partial prefix = hmac_.Begin();
+  prefix.Update(text);
+  return prefix;
+}
+
+BeaconSigner::SignatureText BeaconSigner::Signature(internal::HmacSha256::Partial prefix,
+                                                    BeaconKind kind) const {
+  std::string kind_field;
+  AppendField(BeaconPath(kind), &kind_field);
+  prefix.Update(kind_field);
+  const internal::HmacSha256::Digest digest = hmac_.Finish(prefix);
+  // base64url without padding: 16 bytes are five 3-byte groups and one byte.
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  static_assert(kSignatureBytes == 16);
+  SignatureText out;
+  size_t o = 0;
+  for (size_t i = 0; i < 15; i += 3) {
+    const uint32_t group =
+        (uint32_t{digest[i]} << 16) | (uint32_t{digest[i + 1]} << 8) | digest[i + 2];
+    out[o++] = kAlphabet[(group >> 18) & 63];
+    out[o++] = kAlphabet[(group >> 12) & 63];
+    out[o++] = kAlphabet[(group >> 6) & 63];
+    out[o++] = kAlphabet[group & 63];
+  }
+  out[o++] = kAlphabet[digest[15] >> 2];
+  out[o++] = kAlphabet[(digest[15] & 3) << 4];
+  return out;
+}
+
+namespace {
+
+// The query shared by a bid's beacons: everything up to the kind's macros.
+void AppendSharedQuery(const BeaconParams& p, std::string* out) {
+  auto param = [out](std::string_view name, std::string_view value, bool first = false) {
+    if (!first) out->push_back('&');
+    out->append(name);
+    out->push_back('=');
+    AppendEscaped(value, out);
+  };
+  auto number = [out](std::string_view name, int64_t value) {
+    out->push_back('&');
+    out->append(name);
+    out->push_back('=');
+    char buffer[24];
+    auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), value);
+    out->append(buffer, static_cast<size_t>(end - buffer));
+  };
+  param("x", p.exchange, /*first=*/true);
+  param("c", p.campaign_id);
+  param("cr", p.creative_id);
+  if (!p.device_key.empty()) param("dk", p.device_key);
+  if (!p.deal_id.empty()) param("dl", p.deal_id);
+  number("bp", p.bid_price_micros);
+  param("bc", p.bid_currency);
+  number("ts", p.bid_time_ms);
+  out->append(p.test ? "&test=1" : "&test=0");
+  out->append("&aid=${AUCTION_ID}&iid=${AUCTION_IMP_ID}&bid=${AUCTION_BID_ID}");
+}
+
+}  // namespace
+
+void BeaconSigner::AppendOne(BeaconKind kind, std::string_view base_url, std::string_view query,
+                             const internal::HmacSha256::Partial& prefix, std::string* out) const {
+  const std::string_view path = BeaconPath(kind);
+  out->reserve(out->size() + base_url.size() + path.size() + query.size() + 80);
+  out->append(base_url);
+  out->append(path);
+  out->push_back('?');
+  out->append(query);
+  switch (kind) {
+    case BeaconKind::kWin:
+    case BeaconKind::kBilling:
+      out->append("&p=");
+      out->append(kAuctionPriceMacro);
+      out->append("&cur=");
+      out->append(kAuctionCurrencyMacro);
+      break;
+    case BeaconKind::kLoss:
+      out->append("&loss=");
+      out->append(kAuctionLossMacro);
+      out->append("&p=");
+      out->append(kAuctionPriceMacro);
+      break;
+    case BeaconKind::kClick:
+    case BeaconKind::kImpression:
+      break;
+  }
+  out->append("&sig=");
+  const SignatureText signature = Signature(prefix, kind);
+  out->append(signature.data(), signature.size());
+}
+
+void BeaconSigner::AppendUrl(BeaconKind kind, std::string_view base_url, const BeaconParams& p,
+                             std::string* out) const {
+  thread_local std::string query;
+  query.clear();
+  AppendSharedQuery(p, &query);
+  AppendOne(kind, base_url, query, SignedPrefix(p), out);
+}
+
+void BeaconSigner::AppendUrls(std::string_view base_url, const BeaconParams& p, std::string* win,
+                              std::string* billing, std::string* loss, std::string* click,
+                              std::string* impression) const {
+  thread_local std::string query;
+  query.clear();
+  AppendSharedQuery(p, &query);
+  const internal::HmacSha256::Partial prefix = SignedPrefix(p);
+  if (win != nullptr) AppendOne(BeaconKind::kWin, base_url, query, prefix, win);
+  if (billing != nullptr) AppendOne(BeaconKind::kBilling, base_url, query, prefix, billing);
+  if (loss != nullptr) AppendOne(BeaconKind::kLoss, base_url, query, prefix, loss);
+  if (click != nullptr) AppendOne(BeaconKind::kClick, base_url, query, prefix, click);
+  if (impression != nullptr)
+    AppendOne(BeaconKind::kImpression, base_url, query, prefix, impression);
+}
+
+namespace {
+constexpr std::string_view kClickTokenVersion = "rtb-click-token-v1";
+constexpr size_t kImpressionIdBytes = 16;
+}  // namespace
+
+std::string BeaconSigner::ClickToken(std::string_view impression_id) const {
+  std::string token;
+  token.reserve(2 * impression_id.size() + 1 + 22);
+  storage::AppendHex(impression_id, &token);
+  std::string text;
+  AppendField(kClickTokenVersion, &text);
+  AppendField(impression_id, &text);
+  internal::HmacSha256::Partial prefix = hmac_.Begin();
+  prefix.Update(text);
+  // Signature() appends a kind field; the token's own version field above
+  // already keeps its signed text apart from every beacon's.
+  const SignatureText signature = Signature(prefix, BeaconKind::kClick);
+  token.push_back('.');
+  token.append(signature.data(), signature.size());
+  return token;
+}
+
+absl::StatusOr<std::string> BeaconSigner::VerifyClickToken(std::string_view token) const {
+  const size_t dot = token.find('.');
+  if (dot != 2 * kImpressionIdBytes) {
+    return absl::InvalidArgumentError("click token: not <32 hex digits>.<signature>");
+  }
+  std::string impression_id;
+  for (size_t i = 0; i < dot; i += 2) {
+    const int hi = HexValue(token[i]);
+    const int lo = HexValue(token[i + 1]);
+    if (hi < 0 || lo < 0) return absl::InvalidArgumentError("click token: not hex");
+    impression_id.push_back(static_cast<char>(hi * 16 + lo));
+  }
+  const std::string expected = ClickToken(impression_id);
+  if (!internal::ConstantTimeEquals(expected, token)) {
+    return absl::UnauthenticatedError("click token signature does not match");
+  }
+  return impression_id;
+}
+
+std::string BeaconSigner::Url(BeaconKind kind, std::string_view base_url,
+                              const BeaconParams& params) const {
+  std::string url;
+  AppendUrl(kind, base_url, params, &url);
+  return url;
+}
+
+absl::StatusOr<VerifiedBeacon> BeaconSigner::Verify(BeaconKind kind, std::string_view query) const {
+  std::array<std::optional<std::string>, kParamCount> values;
+  std::string decoded;
+  while (!query.empty()) {
+    const size_t amp = query.find('&');
+    const std::string_view pair = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+    if (pair.empty()) continue;
+    const size_t eq = pair.find('=');
+    const std::string_view name = pair.substr(0, eq);
+    const std::string_view raw =
+        eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1);
+    size_t slot = kParamCount;
+    for (size_t i = 0; i < kParamCount; ++i) {
+      if (kParamNames[i] == name) slot = i;
+    }
+    if (slot == kParamCount) continue;
+    if (values[slot].has_value()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("beacon parameter ", std::string(name), " given twice"));
+    }
+    if (!Unescape(raw, &decoded)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("beacon parameter ", std::string(name), ": malformed percent escape"));
+    }
+    values[slot] = decoded;
+  }
+  auto text = [&](Param p) -> const std::string& {
+    static const std::string kEmpty;
+    return values[p].has_value() ? *values[p] : kEmpty;
+  };
+  for (Param required : {kX, kC, kCr, kBp, kBc, kTs, kTest}) {
+    if (!values[required].has_value()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("beacon parameter ", std::string(kParamNames[required]), " missing"));
+    }
+  }
+  if (!values[kSig].has_value()) return absl::UnauthenticatedError("beacon signature missing");
+
+  VerifiedBeacon beacon;
+  beacon.kind = kind;
+  if (!ParseInt64(text(kBp), &beacon.bid_price_micros)) {
+    return absl::InvalidArgumentError("beacon parameter bp: not an integer");
+  }
+  if (!ParseInt64(text(kTs), &beacon.bid_time_ms)) {
+    return absl::InvalidArgumentError("beacon parameter ts: not an integer");
+  }
+  if (text(kTest) != "0" && text(kTest) != "1") {
+    return absl::InvalidArgumentError("beacon parameter test: must be 0 or 1");
+  }
+  beacon.test = text(kTest) == "1";
+  beacon.exchange = text(kX);
+  beacon.campaign_id = text(kC);
+  beacon.creative_id = text(kCr);
+  beacon.device_key = text(kDk);
+  beacon.deal_id = text(kDl);
+  beacon.bid_currency = text(kBc);
+  beacon.request_id = text(kAid);
+  beacon.imp_id = text(kIid);
+  beacon.bid_id = text(kBid);
+
+  const BeaconParams params = ParamsOf(beacon);
+  const SignatureText expected = Signature(SignedPrefix(params), kind);
+  if (!internal::ConstantTimeEquals(std::string_view(expected.data(), expected.size()),
+                                    text(kSig))) {
+    return absl::UnauthenticatedError("beacon signature does not match");
+  }
+
+  auto substituted = [&](Param p, std::string_view macro) {
+    const std::string& v = text(p);
+    return v == macro ? std::string() : v;
+  };
+  beacon.price_text = substituted(kP, kAuctionPriceMacro);
+  if (!beacon.price_text.empty()) {
+    const std::string& s = beacon.price_text;
+    double price = 0;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), price);
+    if (ec == std::errc() && end == s.data() + s.size() && std::isfinite(price) && price >= 0) {
+      beacon.clearing_price = price;
+    }
+  }
+  beacon.clearing_currency = substituted(kCur, kAuctionCurrencyMacro);
+  beacon.loss_reason = substituted(kLoss, kAuctionLossMacro);
+  return beacon;
+}
+
+}  // namespace rtb::bidder

@@ -1,0 +1,163 @@
+// Signed beacon URLs: the win notice (bid nurl), billing notice (burl), loss
+// notice (lurl) and click URL (the ${CLICK_URL} of the markup) of a bid, and
+// their verification when they come back.
+//
+//   <base>/win?x=<exchange>&c=<campaign>&cr=<creative>[&dk=<device key hex>]
+//             [&dl=<deal>]&bp=<bid price, micro-units>&bc=<bid currency>
+//             &ts=<bid time, Unix ms>&test=<0|1>
+//             &aid=${AUCTION_ID}&iid=${AUCTION_IMP_ID}&bid=${AUCTION_BID_ID}
+//             &p=${AUCTION_PRICE}&cur=${AUCTION_CURRENCY}&sig=<signature>
+//   <base>/billing?...  same parameters as win
+//   <base>/loss?...     without p and cur, with &loss=${AUCTION_LOSS}&p=${AUCTION_PRICE}
+//   <base>/click?...    without p, cur and loss
+//   <base>/imp?...      the impression pixel (the ${IMPRESSION_URL} of the
+//                       markup), like click
+//
+// The ${...} macros are left for the exchange to substitute (OpenRTB 2.5
+// section 4.4); the markup's click URL is substituted too, since exchanges
+// apply the macros to adm. The signature is the first 16 bytes of
+// HMAC-SHA256(bid.beacon_secret, ...), base64url without padding, over the
+// beacon kind and every parameter we know at bid time: our ids, the bid price
+// and time, the test flag, and the values the exchange must put in for
+// ${AUCTION_ID}, ${AUCTION_IMP_ID} and ${AUCTION_BID_ID} (the request, impression
+// and bid ids we answered). What only the exchange knows (price, currency,
+// loss reason) is not signed; the beacon handler checks it for plausibility
+// (e.g. a clearing price above our bid price). Each field is length-prefixed
+// in the signed text, so no two different parameter sets sign alike, and the
+// kind is signed (last, so one bid's four URLs share the hashed prefix), so a
+// click URL cannot be turned into a billing notice.
+//
+// The device key in `dk` is the keyed hash (bidder/device_key.h), never the
+// raw id; it is absent when the request was not tracked (lmt, dnt, COPPA, no
+// valid id). `test=1` marks bids on test requests (OpenRTB `test`: not
+// billable), so the beacon side records no spend for them.
+//
+// Thread-safety: a BeaconSigner is immutable; use it from any thread.
+#ifndef RTB_BIDDER_BID_BEACON_URL_H_
+#define RTB_BIDDER_BID_BEACON_URL_H_
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "bidder/bid/internal/hmac_sha256.h"
+
+namespace rtb::bidder {
+
+enum class BeaconKind { kWin, kBilling, kLoss, kClick, kImpression };
+
+// "/win", "/billing", "/loss", "/click", "/imp".
+std::string_view BeaconPath(BeaconKind kind);
+
+// What one bid's beacons carry, as views (signing copies nothing).
+struct BeaconParams {
+  std::string_view exchange;
+  std::string_view campaign_id;
+  std::string_view creative_id;
+  std::string_view device_key;   // hex; "" when untracked
+  std::string_view deal_id;      // "" for the open auction
+  int64_t bid_price_micros = 0;  // our bid, CPM in micro-units of bid_currency
+  std::string_view bid_currency;
+  int64_t bid_time_ms = 0;
+  bool test = false;
+  // What the exchange substitutes for ${AUCTION_ID}, ${AUCTION_IMP_ID} and
+  // ${AUCTION_BID_ID}.
+  std::string_view request_id;
+  std::string_view imp_id;
+  std::string_view bid_id;
+};
+
+// A beacon whose signature checked out; strings owned, percent-decoded.
+struct VerifiedBeacon {
+  BeaconKind kind = BeaconKind::kWin;
+  std::string exchange;
+  std::string campaign_id;
+  std::string creative_id;
+  std::string device_key;
+  std::string deal_id;
+  int64_t bid_price_micros = 0;
+  std::string bid_currency;
+  int64_t bid_time_ms = 0;
+  bool test = false;
+  std::string request_id;
+  std::string imp_id;
+  std::string bid_id;
+  // Unsigned, as the exchange substituted them; "" when absent or left as
+  // the macro. `clearing_price` is set when `price_text` is a plain number
+  // (some exchanges encrypt prices; those stay in price_text).
+  std::string price_text;
+  std::optional<double> clearing_price;
+  std::string clearing_currency;
+  std::string loss_reason;
+};
+
+// Placeholders of creative markup that the bidder fills with a bid's signed
+// URLs: where a click goes, and the impression pixel.
+inline constexpr std::string_view kClickUrlPlaceholder = "${CLICK_URL}";
+inline constexpr std::string_view kImpressionUrlPlaceholder = "${IMPRESSION_URL}";
+
+// The parameters a verified beacon was signed with (views into `beacon`).
+BeaconParams ParamsOf(const VerifiedBeacon& beacon);
+
+// `configured` (bid.beacon_base_url) when set, else http://<listen address>:<port>.
+std::string BeaconBaseUrl(std::string_view configured, std::string_view listen_address, int port);
+
+// Percent-decodes a query parameter value ('+' is a space, as in forms);
+// false on a malformed escape.
+bool PercentDecode(std::string_view in, std::string* out);
+
+// `adm` with every ${CLICK_URL} and ${IMPRESSION_URL} replaced.
+std::string FillMarkup(std::string_view adm, std::string_view click_url,
+                       std::string_view impression_url);
+
+class BeaconSigner {
+ public:
+  // `secret` is bid.beacon_secret (not kept).
+  explicit BeaconSigner(std::string_view secret);
+
+  // Appends the URL of `kind` for `params` to `*out`. `base_url` is scheme,
+  // host, optional port and path prefix without a trailing '/', e.g.
+  // "https://rtb.example.com"; it is not signed (the host that receives the
+  // beacon is the one that verifies it).
+  void AppendUrl(BeaconKind kind, std::string_view base_url, const BeaconParams& params,
+                 std::string* out) const;
+  std::string Url(BeaconKind kind, std::string_view base_url, const BeaconParams& params) const;
+
+  // The URLs of one bid at once, appended to the non-null outputs: the
+  // signed text and the query they share are built and hashed once.
+  void AppendUrls(std::string_view base_url, const BeaconParams& params, std::string* win,
+                  std::string* billing, std::string* loss, std::string* click,
+                  std::string* impression = nullptr) const;
+
+  // The click token a click redirect hands to the landing page (parameter
+  // rtb_click), which the advertiser's conversion call brings back: the
+  // impression id (16 bytes) as hex, '.', and its signature. Conversions are
+  // attributed only through a token we issued.
+  std::string ClickToken(std::string_view impression_id) const;
+  // The impression id of a token; Unauthenticated when it was not ours.
+  absl::StatusOr<std::string> VerifyClickToken(std::string_view token) const;
+
+  // Checks a received beacon. `query` is the URL's query (after '?'), still
+  // percent-encoded. Unknown parameters are ignored (exchanges append their
+  // own); a known one given twice, a malformed number or percent escape is
+  // InvalidArgument; a missing or wrong signature is Unauthenticated.
+  absl::StatusOr<VerifiedBeacon> Verify(BeaconKind kind, std::string_view query) const;
+
+ private:
+  // The signed text without the kind, hashed.
+  internal::HmacSha256::Partial SignedPrefix(const BeaconParams& params) const;
+  // 22 base64url characters.
+  using SignatureText = std::array<char, 22>;
+  SignatureText Signature(internal::HmacSha256::Partial prefix, BeaconKind kind) const;
+  void AppendOne(BeaconKind kind, std::string_view base_url, std::string_view query,
+                 const internal::HmacSha256::Partial& prefix, std::string* out) const;
+
+  internal::HmacSha256 hmac_;
+};
+
+}  // namespace rtb::bidder
+
+#endif  // RTB_BIDDER_BID_BEACON_URL_H_

@@ -1,0 +1,399 @@
+#include "bidder/bid/bid_handler.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <optional>
+#include <random>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "boost/asio/steady_timer.hpp"
+#include "storage/key_bytes.h"
+#include "storage/schemas.h"
+
+namespace rtb::bidder {
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+constexpr std::string_view kJson = "application/json";
+
+// Bid response ids: unique, not secret. 128 random bits per response from a
+// per-thread generator seeded from the OS.
+std::string NewResponseId() {
+  thread_local std::mt19937_64 generator = [] {
+    std::random_device device;
+    std::seed_seq seed{device(), device(), device(), device()};
+    return std::mt19937_64(seed);
+  }();
+  const uint64_t bits[2] = {generator(), generator()};
+  std::string id;
+  id.reserve(2 * sizeof(bits));
+  storage::AppendHex(std::string_view(reinterpret_cast<const char*>(bits), sizeof(bits)), &id);
+  return id;
+}
+
+void AppendJsonString(std::string_view text, std::string* out) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out->push_back('"');
+  for (char c : text) {
+    switch (c) {
+      case '"':
+        out->append("\\\"");
+        break;
+      case '\\':
+        out->append("\\\\");
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          out->append("\\u00");
+          out->push_back(kHex[(c >> 4) & 0xf]);
+          out->push_back(kHex[c & 0xf]);
+        } else {
+          out->push_back(c);
+        }
+    }
+  }
+  out->push_back('"');
+}
+
+std::string_view HeaderValue(const boost::beast::http::fields* headers, std::string_view name) {
+  if (headers == nullptr) return {};
+  auto it = headers->find(boost::beast::string_view(name.data(), name.size()));
+  if (it == headers->end()) return {};
+  return std::string_view(it->value().data(), it->value().size());
+}
+
+BidOutcome NoBidOutcome(const AuctionResult& result) {
+  if (result.no_currency) return BidOutcome::kNoBidCurrency;
+  switch (result.rejection) {
+    case Rejection::kNone:
+      return BidOutcome::kNoBidNoCandidates;
+    case Rejection::kSeat:
+      return BidOutcome::kNoBidSeat;
+    case Rejection::kBlocked:
+      return BidOutcome::kNoBidBlocked;
+    case Rejection::kTargeting:
+      return BidOutcome::kNoBidTargeting;
+    case Rejection::kSegments:
+      return BidOutcome::kNoBidSegments;
+    case Rejection::kCreative:
+      return BidOutcome::kNoBidCreative;
+    case Rejection::kFloor:
+      return BidOutcome::kNoBidFloor;
+    case Rejection::kFrequencyCap:
+      return BidOutcome::kNoBidFrequencyCap;
+    case Rejection::kPacing:
+      return BidOutcome::kNoBidPacing;
+  }
+  return BidOutcome::kNoBidError;
+}
+
+}  // namespace
+
+struct BidHandler::ExchangeContext {
+  size_t index = 0;
+  config::ExchangeConfig config;
+  DeadlinePolicy deadlines;
+  openrtb::OpenRtbVersion max_version = openrtb::OpenRtbVersion::k2_6;
+};
+
+// One request in flight, shared by the lookup's completion and its guard.
+struct BidHandler::PendingBid {
+  const ExchangeContext* exchange = nullptr;
+  SteadyClock::time_point arrival;
+  BidDeadline deadline;
+  boost::asio::any_io_executor executor;
+  Responder respond;
+  openrtb::BidRequest request;
+  openrtb::OpenRtbVersion version = openrtb::OpenRtbVersion::k2_5;
+  DeviceIdentity identity;
+  // Set by whichever of the lookup's completion and the guard comes first.
+  std::atomic<bool> settled{false};
+  std::optional<boost::asio::steady_timer> guard;
+};
+
+absl::StatusOr<std::unique_ptr<BidHandler>> BidHandler::Create(Dependencies deps) {
+  if (deps.config == nullptr || deps.store == nullptr || deps.pacing == nullptr ||
+      deps.metrics == nullptr) {
+    return absl::InvalidArgumentError("BidHandler needs a config, a store, pacing and metrics");
+  }
+  if (deps.wall_clock == nullptr) deps.wall_clock = storage::SystemClock();
+  const config::BidConfig& bid = deps.config->bid;
+  absl::StatusOr<CurrencyTable> currencies = CurrencyTable::Create(bid.currency_rates);
+  if (!currencies.ok()) return currencies.status();
+  if (!currencies->Has(bid.default_currency)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("bid.default_currency ", bid.default_currency, " has no rate"));
+  }
+  absl::StatusOr<CampaignIndex> index =
+      CampaignIndex::Build(deps.config->campaigns, bid.default_currency, *currencies);
+  if (!index.ok()) return index.status();
+  return std::unique_ptr<BidHandler>(
+      new BidHandler(std::move(deps), *std::move(currencies), *std::move(index)));
+}
+
+BidHandler::BidHandler(Dependencies deps, CurrencyTable currencies, CampaignIndex index)
+    : deps_(std::move(deps)),
+      currencies_(std::move(currencies)),
+      index_(std::move(index)),
+      auction_(index_, currencies_, *deps_.pacing),
+      device_keys_(deps_.config->bid.device_key_secret),
+      beacons_(deps_.config->bid.beacon_secret) {
+  const config::BidConfig& bid = deps_.config->bid;
+  key_policy_.skip_lookup_on_lmt = bid.skip_lookup_on_lmt;
+  key_policy_.skip_lookup_on_dnt = bid.skip_lookup_on_dnt;
+  key_policy_.coppa_contextual = bid.coppa_policy == config::CoppaPolicy::kContextual;
+  const auto& exchanges = deps_.config->server.exchanges;
+  exchanges_.resize(exchanges.size());
+  for (size_t i = 0; i < exchanges.size(); ++i) {
+    ExchangeContext& context = exchanges_[i];
+    context.index = i;
+    context.config = exchanges[i];
+    context.deadlines.default_tmax_ms = exchanges[i].default_tmax_ms;
+    context.deadlines.network_allowance_ms = exchanges[i].network_allowance_ms;
+    context.deadlines.auction_budget_us = bid.auction_budget_us;
+    context.max_version = exchanges[i].openrtb_version == "2.5" ? openrtb::OpenRtbVersion::k2_5
+                                                                : openrtb::OpenRtbVersion::k2_6;
+  }
+}
+
+BidHandler::~BidHandler() = default;
+
+absl::StatusOr<HttpHandler> BidHandler::ForExchange(const config::ExchangeConfig& exchange) {
+  for (const ExchangeContext& context : exchanges_) {
+    if (context.config.name == exchange.name) {
+      const size_t index = context.index;
+      return HttpHandler([this, index](const HttpRequest& request, Responder respond) {
+        Handle(index, request, std::move(respond));
+      });
+    }
+  }
+  return absl::NotFoundError(
+      absl::StrCat("exchange ", exchange.name, " is not in server.exchanges"));
+}
+
+void BidHandler::Handle(size_t exchange, const HttpRequest& http, Responder respond) {
+  auto pending = std::make_shared<PendingBid>();
+  pending->exchange = &exchanges_[exchange];
+  pending->arrival = http.arrival;
+  pending->executor = http.executor;
+  pending->respond = std::move(respond);
+
+  // 1. Parse.
+  thread_local openrtb::BidRequestParser parser;
+  if (absl::Status parsed = parser.Parse(http.body, &pending->request); !parsed.ok()) {
+    HttpResponse response;
+    response.status = 400;
+    response.content_type = std::string(kJson);
+    response.body = "{\"error\":";
+    AppendJsonString(std::string_view(parsed.message().data(), parsed.message().size()),
+                     &response.body);
+    absl::StrAppend(&response.body,
+                    ",\"nbr\":", static_cast<int>(openrtb::NoBidReason::kInvalidRequest), "}");
+    return Finish(*pending, BidOutcome::kInvalid, std::move(response));
+  }
+  const openrtb::BidRequest& request = pending->request;
+  pending->version = std::min(
+      openrtb::ResponseOpenRtbVersion(HeaderValue(http.headers, "x-openrtb-version"), request),
+      pending->exchange->max_version);
+
+  // 2. Deadlines.
+  pending->deadline = ComputeBidDeadline(http.arrival, request.tmax, pending->exchange->deadlines);
+  const SteadyClock::time_point now = SteadyClock::now();
+  if (pending->deadline.Expired(now)) {
+    return Finish(*pending, BidOutcome::kNoBidExpired, NoBid(*pending));
+  }
+
+  // 3. Policies and what could bid at all.
+  if (deps_.config->bid.coppa_policy == config::CoppaPolicy::kNoBid && request.regs.has_value() &&
+      request.regs->coppa.value_or(false)) {
+    return Finish(*pending, BidOutcome::kNoBidCoppa, NoBid(*pending));
+  }
+  const AuctionPreview preview = auction_.Preview(request);
+  if (!preview.currency_acceptable) {
+    return Finish(*pending, BidOutcome::kNoBidCurrency, NoBid(*pending));
+  }
+  if (!preview.any_candidates) {
+    return Finish(*pending, BidOutcome::kNoBidNoCandidates, NoBid(*pending));
+  }
+
+  // 4. Device key; whether to look up.
+  pending->identity = ResolveDeviceIdentity(request, key_policy_, device_keys_);
+  if (!preview.needs_profile) return Decide(*pending, nullptr);
+  if (!pending->identity.key.has_value() || !pending->deadline.LookupPossible(now)) {
+    deps_.metrics->CountLookup(pending->exchange->index, LookupOutcome::kSkipped);
+    return Decide(*pending, nullptr);
+  }
+
+  // 5. The lookup.
+  LookUpProfile(std::move(pending));
+}
+
+void BidHandler::LookUpProfile(std::shared_ptr<PendingBid> pending) {
+  storage::Get get;
+  get.row = std::string(pending->identity.key->bytes());
+  get.columns = {storage::Column{std::string(kSegmentFamily), std::nullopt},
+                 storage::Column{std::string(kFrequencyCapFamily), std::nullopt}};
+  get.consistency = storage::Consistency::kTimeline;
+
+  pending->guard.emplace(pending->executor);
+  pending->guard->expires_at(pending->deadline.lookup);
+  pending->guard->async_wait([this, pending](const boost::system::error_code& error) {
+    if (error || pending->settled.exchange(true)) return;
+    deps_.metrics->CountLookup(pending->exchange->index, LookupOutcome::kTimeout);
+    Decide(*pending, nullptr);
+  });
+
+  const BidDeadline::TimePoint lookup_deadline = pending->deadline.lookup;
+  boost::asio::any_io_executor executor = pending->executor;
+  deps_.store->AsyncGet(storage::kProfilesTable, std::move(get), lookup_deadline,
+                        std::move(executor),
+                        [this, pending](absl::StatusOr<storage::RowResult> row) {
+                          if (pending->settled.exchange(true)) return;
+                          pending->guard->cancel();
+                          LookupOutcome outcome;
+                          if (!row.ok()) {
+                            outcome = row.status().code() == absl::StatusCode::kDeadlineExceeded
+                                          ? LookupOutcome::kTimeout
+                                          : LookupOutcome::kError;
+                          } else if (row->stale) {
+                            outcome = LookupOutcome::kStale;
+                          } else {
+                            outcome = row->empty() ? LookupOutcome::kMiss : LookupOutcome::kHit;
+                          }
+                          deps_.metrics->CountLookup(pending->exchange->index, outcome);
+                          Decide(*pending, row.ok() ? &*row : nullptr);
+                        });
+}
+
+void BidHandler::Decide(PendingBid& pending, const storage::RowResult* row) {
+  const Profile profile = row != nullptr ? Profile(*row) : Profile();
+  AuctionInput input;
+  input.request = &pending.request;
+  input.profile = &profile;
+  input.now = absl::FromUnixMillis(deps_.wall_clock->NowMillis());
+  input.exchange_seat = pending.exchange->config.seat;
+  thread_local AuctionResult result;
+  auction_.Run(input, &result);
+
+  if (result.bids.empty()) return Finish(pending, NoBidOutcome(result), NoBid(pending));
+
+  HttpResponse response;
+  response.status = 200;
+  response.content_type = std::string(kJson);
+  if (!WriteResponse(pending, result, &response.body)) {
+    return Finish(pending, BidOutcome::kNoBidError, NoBid(pending));
+  }
+  if (pending.deadline.Expired(SteadyClock::now())) {
+    return Finish(pending, BidOutcome::kLate, NoBid(pending));
+  }
+  for (const ImpBid& bid : result.bids) {
+    const double price = currencies_
+                             .Convert(bid.price, PackCurrencyCode(result.currency),
+                                      PackCurrencyCode(deps_.config->bid.default_currency))
+                             .value_or(0);
+    deps_.metrics->CountBid(pending.exchange->index, bid.campaign->index, price);
+  }
+  response.headers.emplace_back("x-openrtb-version",
+                                std::string(openrtb::ToString(pending.version)));
+  Finish(pending, BidOutcome::kBid, std::move(response));
+}
+
+bool BidHandler::WriteResponse(const PendingBid& pending, const AuctionResult& result,
+                               std::string* body) {
+  const openrtb::BidRequest& request = pending.request;
+  openrtb::BidResponse response;
+  response.id = request.id;
+  response.bidid = NewResponseId();
+  response.cur = result.currency;
+  const int64_t bid_time_ms = deps_.wall_clock->NowMillis();
+  const std::string device_key =
+      pending.identity.key.has_value() ? pending.identity.key->Hex() : std::string();
+  const std::string base_url = BeaconBaseUrl();
+  std::string click_url;
+  std::string impression_url;
+
+  for (size_t n = 0; n < result.bids.size(); ++n) {
+    const ImpBid& win = result.bids[n];
+    const openrtb::Imp& imp = request.imp[win.imp_index];
+    const Campaign& campaign = *win.campaign;
+    const Creative& creative = *win.creative;
+
+    openrtb::Bid bid;
+    bid.id = absl::StrCat(response.bidid, "-", n + 1);
+    bid.impid = imp.id;
+    bid.price = win.price;
+
+    BeaconParams params;
+    params.exchange = pending.exchange->config.name;
+    params.campaign_id = campaign.id;
+    params.creative_id = creative.id;
+    params.device_key = device_key;
+    params.deal_id = win.deal != nullptr ? std::string_view(win.deal->id) : std::string_view();
+    params.bid_price_micros = std::llround(win.price * 1e6);
+    params.bid_currency = result.currency;
+    params.bid_time_ms = bid_time_ms;
+    params.test = request.test;
+    params.request_id = request.id;
+    params.imp_id = imp.id;
+    params.bid_id = bid.id;
+    click_url.clear();
+    impression_url.clear();
+    // Markup served by the win notice is filled in there, from the same
+    // signed parameters.
+    const bool fill_markup = !creative.nurl_delivery;
+    beacons_.AppendUrls(base_url, params, &bid.nurl, &bid.burl, &bid.lurl,
+                        fill_markup ? &click_url : nullptr,
+                        fill_markup && creative.has_impression_pixel ? &impression_url : nullptr);
+    if (fill_markup) bid.adm = FillMarkup(creative.adm, click_url, impression_url);
+    bid.adomain = campaign.advertiser_domains;
+    bid.crid = creative.id;
+    bid.cid = campaign.id;
+    bid.cat = creative.categories;
+    if (creative.w > 0 && creative.h > 0) {
+      bid.w = creative.w;
+      bid.h = creative.h;
+    }
+    if (win.deal != nullptr) bid.dealid = win.deal->id;
+    if (pending.version == openrtb::OpenRtbVersion::k2_6) {
+      bid.mtype = static_cast<int32_t>(creative.media);
+    }
+
+    auto seat = std::find_if(response.seatbid.begin(), response.seatbid.end(),
+                             [&](const openrtb::SeatBid& s) { return s.seat == win.seat; });
+    if (seat == response.seatbid.end()) {
+      response.seatbid.push_back(openrtb::SeatBid{std::string(win.seat), {}});
+      seat = response.seatbid.end() - 1;
+    }
+    seat->bid.push_back(std::move(bid));
+  }
+  return openrtb::SerializeBidResponse(response, body).ok();
+}
+
+std::string BidHandler::BeaconBaseUrl() const {
+  const config::BidderConfig& config = *deps_.config;
+  return bidder::BeaconBaseUrl(config.bid.beacon_base_url, config.server.listen_address,
+                               deps_.bound_port ? deps_.bound_port() : config.server.port);
+}
+
+HttpResponse BidHandler::NoBid(const PendingBid& pending) const {
+  HttpResponse response;
+  response.status = 204;
+  response.headers.emplace_back("x-openrtb-version",
+                                std::string(openrtb::ToString(pending.version)));
+  return response;
+}
+
+void BidHandler::Finish(PendingBid& pending, BidOutcome outcome, HttpResponse response) {
+  const std::chrono::duration<double> latency = SteadyClock::now() - pending.arrival;
+  deps_.metrics->CountRequest(pending.exchange->index, outcome, latency.count());
+  Responder respond = std::move(pending.respond);
+  respond(std::move(response));
+}
+
+}  // namespace rtb::bidder

@@ -1,0 +1,133 @@
+// The bid endpoint: one exchange bid request in, a bid response (or 204, or
+// 400) out, never after the request's deadline.
+//
+// The steps, top to bottom (bid_handler.cc reads in this order):
+//   1. Parse the body with the thread's BidRequestParser; invalid -> 400
+//      {"error": "<reason>", "nbr": 2} (OpenRTB no-bid reason 2, invalid
+//      request).
+//   2. Deadlines (bidder/deadline.h). Already past -> 204, no lookup.
+//   3. Policies: regs.coppa=1 with coppa_policy "no-bid" -> 204. No usable
+//      currency in `cur`, or no campaign that could serve any impression
+//      (bidder/campaign_index.h) -> 204 without a lookup.
+//   4. Device key (bidder/device_key.h). The profile is looked up only when a
+//      candidate campaign can use it (required segments or a frequency cap),
+//      the device may be tracked and has a valid id, and time is left before
+//      the lookup deadline; otherwise the auction runs on an empty profile.
+//   5. One AsyncGet on `profiles` (families seg and fc, TIMELINE) bounded by
+//      the lookup deadline. A guard timer at the same instant answers for a
+//      backend that does not keep its deadline, so the request never waits
+//      longer. Timeout or error -> empty profile, contextual bid.
+//   6. The auction (bidder/auction.h), then the response: signed beacon
+//      URLs (bidder/beacon_url.h), the markup's ${CLICK_URL} replaced by the
+//      click URL, serialised by openrtb's writer. Ready after the deadline
+//      -> 204 instead ("late").
+//
+// The response carries `x-openrtb-version`: the version openrtb's
+// ResponseOpenRtbVersion() picks for the request, but never above the
+// exchange's configured openrtb_version. mtype is set only in 2.6 answers.
+// Every bid has a win notice (nurl); with nurl_delivery the markup is
+// served by it and adm is omitted. A no-bid is always an empty 204 (OpenRTB's
+// preferred form); its reason goes to the metrics.
+//
+// Test requests (test=1) are bid on as any other; their beacon URLs carry
+// test=1 (signed), so the beacon side bills nothing for them.
+//
+// Thread-safety: Handle() runs concurrently on all I/O threads. Everything it
+// shares is immutable or a metric handle; per-request state lives in the
+// request.
+#ifndef RTB_BIDDER_BID_BID_HANDLER_H_
+#define RTB_BIDDER_BID_BID_HANDLER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "bidder/bid/beacon_url.h"
+#include "bidder/bid/bid_metrics.h"
+#include "bidder/bid/currency.h"
+#include "bidder/bid/device_key.h"
+#include "bidder/bid/internal/auction.h"
+#include "bidder/bid/internal/campaign_index.h"
+#include "bidder/bid/internal/deadline.h"
+#include "bidder/bid/pacing_snapshot.h"
+#include "bidder/http/http_server.h"
+#include "bidder/openrtb/openrtb.h"
+#include "config/config.h"
+#include "storage/clock.h"
+#include "storage/store.h"
+
+namespace rtb::bidder {
+
+class BidHandler {
+ public:
+  struct Dependencies {
+    // Whole config: bid policies, campaigns and the exchanges served.
+    const config::BidderConfig* config = nullptr;
+    storage::Store* store = nullptr;
+    const PacingSnapshot* pacing = nullptr;
+    BidMetrics* metrics = nullptr;
+    // Wall clock for the frequency-cap day and beacon timestamps. Default:
+    // the system clock.
+    std::shared_ptr<storage::Clock> wall_clock;
+    // The server's bound port, for beacon URLs when bid.beacon_base_url is
+    // empty: they then start http://<server.listen_address>:<bound_port()>.
+    // Read per response, since the port is known only once the server runs.
+    // Unset: server.port.
+    std::function<uint16_t()> bound_port;
+  };
+
+  // Builds the campaign index, currency table, key hasher and beacon signer.
+  // Everything `dependencies` points to must outlive the handler and every
+  // request it is still answering. InvalidArgument when the config cannot
+  // be served (see CampaignIndex::Build).
+  static absl::StatusOr<std::unique_ptr<BidHandler>> Create(Dependencies dependencies);
+
+  BidHandler(const BidHandler&) = delete;
+  BidHandler& operator=(const BidHandler&) = delete;
+  ~BidHandler();
+
+  // The handler of `exchange`'s bid path (register it at exchange.bid_path).
+  // NotFound when the exchange is not in config.server.exchanges (matched
+  // by name).
+  absl::StatusOr<HttpHandler> ForExchange(const config::ExchangeConfig& exchange);
+
+  // Answers one bid request of exchange number `exchange` (its position in
+  // config.server.exchanges). `respond` is called exactly once, on
+  // request.executor: before returning when no lookup is needed, else from
+  // the lookup's completion.
+  void Handle(size_t exchange, const HttpRequest& request, Responder respond);
+
+  const CampaignIndex& campaigns() const { return index_; }
+
+ private:
+  struct ExchangeContext;
+  struct PendingBid;
+
+  explicit BidHandler(Dependencies dependencies, CurrencyTable currencies, CampaignIndex index);
+
+  void LookUpProfile(std::shared_ptr<PendingBid> pending);
+  void Decide(PendingBid& pending, const storage::RowResult* row);
+  void Finish(PendingBid& pending, BidOutcome outcome, HttpResponse response);
+  // The bid response of `result`, into `*body`; false when the writer
+  // refused it.
+  bool WriteResponse(const PendingBid& pending, const AuctionResult& result, std::string* body);
+  HttpResponse NoBid(const PendingBid& pending) const;
+  std::string BeaconBaseUrl() const;
+
+  Dependencies deps_;
+  CurrencyTable currencies_;
+  CampaignIndex index_;
+  Auction auction_;
+  DeviceKeyHasher device_keys_;
+  BeaconSigner beacons_;
+  DeviceKeyPolicy key_policy_;
+  std::vector<ExchangeContext> exchanges_;
+};
+
+}  // namespace rtb::bidder
+
+#endif  // RTB_BIDDER_BID_BID_HANDLER_H_

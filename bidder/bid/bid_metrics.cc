@@ -1,0 +1,137 @@
+#include "bidder/bid/bid_metrics.h"
+
+#include "prometheus/family.h"
+
+namespace rtb::bidder {
+
+const char* BidOutcomeName(BidOutcome outcome) {
+  switch (outcome) {
+    case BidOutcome::kBid:
+      return "bid";
+    case BidOutcome::kInvalid:
+      return "invalid";
+    case BidOutcome::kLate:
+      return "late";
+    case BidOutcome::kNoBidExpired:
+      return "nobid_expired";
+    case BidOutcome::kNoBidCoppa:
+      return "nobid_coppa";
+    case BidOutcome::kNoBidCurrency:
+      return "nobid_currency";
+    case BidOutcome::kNoBidNoCandidates:
+      return "nobid_no_candidates";
+    case BidOutcome::kNoBidSeat:
+      return "nobid_seat";
+    case BidOutcome::kNoBidBlocked:
+      return "nobid_blocked";
+    case BidOutcome::kNoBidTargeting:
+      return "nobid_targeting";
+    case BidOutcome::kNoBidSegments:
+      return "nobid_segments";
+    case BidOutcome::kNoBidCreative:
+      return "nobid_creative";
+    case BidOutcome::kNoBidFloor:
+      return "nobid_floor";
+    case BidOutcome::kNoBidFrequencyCap:
+      return "nobid_frequency_cap";
+    case BidOutcome::kNoBidPacing:
+      return "nobid_pacing";
+    case BidOutcome::kNoBidError:
+      return "nobid_error";
+  }
+  return "nobid_error";
+}
+
+const char* LookupOutcomeName(LookupOutcome outcome) {
+  switch (outcome) {
+    case LookupOutcome::kHit:
+      return "hit";
+    case LookupOutcome::kMiss:
+      return "miss";
+    case LookupOutcome::kTimeout:
+      return "timeout";
+    case LookupOutcome::kError:
+      return "error";
+    case LookupOutcome::kStale:
+      return "stale";
+    case LookupOutcome::kSkipped:
+      return "skipped";
+  }
+  return "error";
+}
+
+prometheus::Histogram::BucketBoundaries BidMetrics::LatencyBuckets() {
+  return {0.00005, 0.0001, 0.0002, 0.0003, 0.0005, 0.00075, 0.001, 0.0015, 0.002, 0.003, 0.005,
+          0.0075,  0.01,   0.015,  0.02,   0.03,   0.05,    0.075, 0.1,    0.15,  0.25};
+}
+
+BidMetrics::BidMetrics(prometheus::Registry& registry,
+                       const std::vector<config::ExchangeConfig>& exchanges,
+                       const std::vector<config::CampaignConfig>& campaigns) {
+  auto& requests = prometheus::BuildCounter()
+                       .Name("bidder_bid_requests_total")
+                       .Help("Bid requests answered, by exchange and outcome")
+                       .Register(registry);
+  auto& latency = prometheus::BuildHistogram()
+                      .Name("bidder_bid_latency_seconds")
+                      .Help(
+                          "Bid request latency in the bidder, from the first byte read to the "
+                          "response handed to the server")
+                      .Register(registry);
+  auto& lookups = prometheus::BuildCounter()
+                      .Name("bidder_profile_lookups_total")
+                      .Help("Profile lookups on the bid path, by outcome")
+                      .Register(registry);
+  auto& timeouts = prometheus::BuildCounter()
+                       .Name("bidder_profile_timeouts_total")
+                       .Help(
+                           "Profile lookups on the bid path that timed out (bid on an empty "
+                           "profile), by exchange")
+                       .Register(registry);
+  auto& bids = prometheus::BuildCounter()
+                   .Name("bidder_bids_total")
+                   .Help("Bids made, one per impression bid on, by exchange and campaign")
+                   .Register(registry);
+  auto& price_sum = prometheus::BuildCounter()
+                        .Name("bidder_bid_price_cpm_total")
+                        .Help("Sum of bid prices, CPM in bid.default_currency, by campaign")
+                        .Register(registry);
+
+  for (const config::ExchangeConfig& exchange : exchanges) {
+    Exchange handles;
+    for (size_t i = 0; i < kBidOutcomeCount; ++i) {
+      handles.outcomes[i] = &requests.Add(
+          {{"exchange", exchange.name}, {"outcome", BidOutcomeName(static_cast<BidOutcome>(i))}});
+    }
+    handles.latency = &latency.Add({{"exchange", exchange.name}}, LatencyBuckets());
+    handles.profile_timeouts = &timeouts.Add({{"exchange", exchange.name}});
+    for (const config::CampaignConfig& campaign : campaigns) {
+      handles.bids.push_back(&bids.Add({{"exchange", exchange.name}, {"campaign", campaign.id}}));
+    }
+    exchanges_.push_back(std::move(handles));
+  }
+  for (size_t i = 0; i < kLookupOutcomeCount; ++i) {
+    lookups_[i] = &lookups.Add({{"outcome", LookupOutcomeName(static_cast<LookupOutcome>(i))}});
+  }
+  for (const config::CampaignConfig& campaign : campaigns) {
+    campaigns_.push_back({&price_sum.Add({{"campaign", campaign.id}})});
+  }
+}
+
+void BidMetrics::CountRequest(size_t exchange, BidOutcome outcome, double latency_seconds) {
+  Exchange& handles = exchanges_[exchange];
+  handles.outcomes[static_cast<size_t>(outcome)]->Increment();
+  handles.latency->Observe(latency_seconds);
+}
+
+void BidMetrics::CountLookup(size_t exchange, LookupOutcome outcome) {
+  lookups_[static_cast<size_t>(outcome)]->Increment();
+  if (outcome == LookupOutcome::kTimeout) exchanges_[exchange].profile_timeouts->Increment();
+}
+
+void BidMetrics::CountBid(size_t exchange, size_t campaign, double price_cpm) {
+  exchanges_[exchange].bids[campaign]->Increment();
+  campaigns_[campaign].price_sum->Increment(price_cpm);
+}
+
+}  // namespace rtb::bidder

@@ -1,0 +1,250 @@
+#include "bidder/bid/internal/auction.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <utility>
+
+namespace rtb::bidder {
+namespace {
+
+// Prices and floors go through currency conversion; a price equal to the
+// floor must not fail on the last bit.
+constexpr double kFloorTolerance = 1e-9;
+
+bool MeetsFloor(double price, double floor) { return price >= floor * (1 - kFloorTolerance); }
+
+// Uniform draws for the pacing snapshot: a cheap per-thread generator
+// (xorshift64*), seeded once per thread.
+double NextUniform() {
+  thread_local uint64_t state = [] {
+    std::random_device device;
+    uint64_t seed = (static_cast<uint64_t>(device()) << 32) ^ device();
+    return seed == 0 ? uint64_t{0x9e3779b97f4a7c15} : seed;
+  }();
+  state ^= state >> 12;
+  state ^= state << 25;
+  state ^= state >> 27;
+  const uint64_t bits = state * 0x2545f4914f6cdd1dULL;
+  return static_cast<double>(bits >> 11) * 0x1.0p-53;
+}
+
+struct Scratch {
+  CampaignSet candidates;
+  RequestFacts facts;
+  // (campaign index, impressions already won in this request)
+  std::vector<std::pair<size_t, int>> pending;
+};
+
+int Pending(const Scratch& scratch, size_t campaign) {
+  for (const auto& [index, count] : scratch.pending) {
+    if (index == campaign) return count;
+  }
+  return 0;
+}
+
+void AddPending(Scratch* scratch, size_t campaign) {
+  for (auto& [index, count] : scratch->pending) {
+    if (index == campaign) {
+      ++count;
+      return;
+    }
+  }
+  scratch->pending.emplace_back(campaign, 1);
+}
+
+// The first creative of `campaign` that can serve `imp`, preferring the
+// impression's preferred banner size.
+const Creative* ChooseCreative(const Campaign& campaign, const openrtb::Imp& imp,
+                               const openrtb::BidRequest& request, Rejection* rejection) {
+  const Creative* chosen = nullptr;
+  Rejection best_rejection = Rejection::kCreative;
+  for (const Creative& creative : campaign.creatives) {
+    const Rejection r = CheckCreative(creative, imp, request);
+    if (r != Rejection::kNone) {
+      if (r == Rejection::kBlocked) best_rejection = Rejection::kBlocked;
+      continue;
+    }
+    const bool preferred = creative.media == MediaType::kBanner && imp.banner.has_value() &&
+                           imp.banner->w == creative.w && imp.banner->h == creative.h;
+    if (preferred) return &creative;
+    if (chosen == nullptr) chosen = &creative;
+  }
+  if (chosen == nullptr) *rejection = best_rejection;
+  return chosen;
+}
+
+bool SeatListed(const std::vector<std::string>& seats, std::string_view seat) {
+  return seats.empty() || std::find(seats.begin(), seats.end(), seat) != seats.end();
+}
+
+bool ListedDeal(const Campaign& campaign, const std::string& deal_id) {
+  return std::find(campaign.deal_ids.begin(), campaign.deal_ids.end(), deal_id) !=
+         campaign.deal_ids.end();
+}
+
+// True when `a` beats `b` (see the header: price, then deal, then order).
+bool Beats(const ImpBid& a, const ImpBid& b) {
+  if (a.price != b.price) return a.price > b.price;
+  if ((a.deal != nullptr) != (b.deal != nullptr)) return a.deal != nullptr;
+  return a.campaign->index < b.campaign->index;
+}
+
+}  // namespace
+
+void AuctionResult::Clear() {
+  currency.clear();
+  bids.clear();
+  no_currency = false;
+  no_candidates = true;
+  rejection = Rejection::kNone;
+}
+
+Auction::Auction(const CampaignIndex& index, const CurrencyTable& currencies,
+                 const PacingSnapshot& pacing)
+    : index_(index), currencies_(currencies), pacing_(pacing), usd_(PackCurrencyCode("USD")) {}
+
+namespace {
+
+// The response currency of `request` (packed), 0 when none is acceptable.
+uint32_t ResponseCurrency(const openrtb::BidRequest& request, const CurrencyTable& currencies,
+                          uint32_t usd) {
+  if (request.cur.empty()) return usd;
+  for (const std::string& code : request.cur) {
+    const uint32_t packed = PackCurrencyCode(code);
+    if (currencies.Has(packed)) return packed;
+  }
+  return 0;
+}
+
+}  // namespace
+
+AuctionPreview Auction::Preview(const openrtb::BidRequest& request) const {
+  AuctionPreview preview;
+  preview.currency_acceptable = ResponseCurrency(request, currencies_, usd_) != 0;
+  thread_local CampaignSet candidates;
+  for (const openrtb::Imp& imp : request.imp) {
+    index_.Candidates(request, imp, &candidates);
+    candidates.ForEach([&](size_t i) {
+      preview.any_candidates = true;
+      const Campaign& campaign = index_.campaign(i);
+      if (!campaign.required_segments.empty() || campaign.frequency_cap.capped()) {
+        preview.needs_profile = true;
+      }
+    });
+    if (preview.needs_profile) break;
+  }
+  return preview;
+}
+
+void Auction::Run(const AuctionInput& input, AuctionResult* result) const {
+  result->Clear();
+  const openrtb::BidRequest& request = *input.request;
+  static const Profile kEmptyProfile;
+  const Profile& profile = input.profile != nullptr ? *input.profile : kEmptyProfile;
+
+  const uint32_t currency = ResponseCurrency(request, currencies_, usd_);
+  if (currency == 0) {
+    result->no_currency = true;
+    return;
+  }
+  result->currency.resize(3);
+  for (size_t i = 0; i < 3; ++i) {
+    result->currency[i] = static_cast<char>((currency >> (8 * i)) & 0xff);
+  }
+
+  thread_local Scratch scratch;
+  scratch.facts.Reset(request);
+  scratch.pending.clear();
+
+  for (size_t imp_index = 0; imp_index < request.imp.size(); ++imp_index) {
+    const openrtb::Imp& imp = request.imp[imp_index];
+    index_.Candidates(request, imp, &scratch.candidates);
+    if (scratch.candidates.empty()) continue;
+    result->no_candidates = false;
+
+    const double uniform = NextUniform();
+    // Floor of the open auction in the response currency; nullopt when it is
+    // in a currency we cannot convert.
+    std::optional<double> open_floor = 0.0;
+    if (imp.bidfloor > 0) {
+      open_floor = currencies_.Convert(imp.bidfloor, PackCurrencyCode(imp.bidfloorcur), currency);
+    }
+
+    ImpBid best;
+    bool have_best = false;
+    scratch.candidates.ForEach([&](size_t campaign_index) {
+      const Campaign& campaign = index_.campaign(campaign_index);
+      auto reject = [&](Rejection r) { result->rejection = std::max(result->rejection, r); };
+      const std::string_view seat =
+          campaign.seat.empty() ? input.exchange_seat : std::string_view(campaign.seat);
+      if (Rejection r = CheckCampaign(campaign, seat, scratch.facts, profile);
+          r != Rejection::kNone) {
+        return reject(r);
+      }
+      Rejection creative_rejection = Rejection::kNone;
+      const Creative* creative = ChooseCreative(campaign, imp, request, &creative_rejection);
+      if (creative == nullptr) return reject(creative_rejection);
+
+      const std::optional<double> price =
+          currencies_.Convert(campaign.max_bid_cpm, campaign.currency_code, currency);
+      if (!price.has_value()) return reject(Rejection::kFloor);
+
+      const openrtb::Deal* deal = nullptr;
+      if (!campaign.deal_ids.empty()) {
+        bool seat_refused = false;
+        bool floor_refused = false;
+        if (imp.pmp.has_value()) {
+          for (const openrtb::Deal& offered : imp.pmp->deals) {
+            if (!ListedDeal(campaign, offered.id)) continue;
+            if (!SeatListed(offered.wseat, seat)) {
+              seat_refused = true;
+              continue;
+            }
+            std::optional<double> floor = 0.0;
+            if (offered.bidfloor > 0) {
+              floor = currencies_.Convert(offered.bidfloor, PackCurrencyCode(offered.bidfloorcur),
+                                          currency);
+            }
+            if (!floor.has_value() || !MeetsFloor(*price, *floor)) {
+              floor_refused = true;
+              continue;
+            }
+            deal = &offered;
+            break;
+          }
+        }
+        if (deal == nullptr)
+          return reject(floor_refused  ? Rejection::kFloor
+                        : seat_refused ? Rejection::kSeat
+                                       : Rejection::kTargeting);
+      } else if (!open_floor.has_value() || !MeetsFloor(*price, *open_floor)) {
+        return reject(Rejection::kFloor);
+      }
+
+      if (campaign.frequency_cap.Reached(profile, campaign.id, input.now,
+                                         Pending(scratch, campaign_index))) {
+        return reject(Rejection::kFrequencyCap);
+      }
+      if (!pacing_.MayBid(campaign_index, uniform)) return reject(Rejection::kPacing);
+
+      ImpBid bid;
+      bid.imp_index = imp_index;
+      bid.campaign = &campaign;
+      bid.creative = creative;
+      bid.deal = deal;
+      bid.seat = seat;
+      bid.price = *price;
+      if (!have_best || Beats(bid, best)) {
+        best = bid;
+        have_best = true;
+      }
+    });
+    if (have_best) {
+      AddPending(&scratch, best.campaign->index);
+      result->bids.push_back(best);
+    }
+  }
+}
+
+}  // namespace rtb::bidder

@@ -1,0 +1,118 @@
+// The decision for one bid request: per impression, the best eligible
+// campaign and creative and its price, or no bid with the reason.
+//
+// For each impression, in order:
+//   1. candidates from the CampaignIndex (format/size, country, device type,
+//      deals or the open auction);
+//   2. per candidate, in this order: seat (request wseat), blocks (badv, bcat
+//      on the campaign's categories), content and domain targeting, required
+//      segments (bidder/targeting.h); then the first creative that fits the
+//      impression (preferring banner.w/h when it is offered) and is not
+//      blocked (bcat on its categories, bapp); then the floor; then the
+//      frequency cap; then the pacing snapshot;
+//   3. the candidate with the highest price wins; on equal prices a deal bid
+//      beats an open-auction bid, then the campaign listed first in the config.
+// At most one bid per impression. A campaign may win several impressions of
+// one request, but no more than its frequency cap leaves for today.
+//
+// Money:
+//   - The response currency is the first entry of the request's `cur` we have
+//     a rate for, or USD when `cur` is empty (OpenRTB's default). None usable:
+//     no bid.
+//   - The price is the campaign's max_bid_cpm converted to the response
+//     currency. We bid our value; there is no bid shading for first-price
+//     auctions yet.
+//   - The floor: on a deal, the deal's bidfloor/bidfloorcur (the deal's terms
+//     replace the open-market floor); otherwise imp.bidfloor/bidfloorcur. A
+//     floor above our price, or a non-zero floor in a currency without a rate,
+//     rejects the candidate. Prices equal to the floor up to rounding pass.
+//   - Deals: a campaign with deal_ids bids only through an offered deal whose
+//     id it lists and whose wseat (when given) holds the campaign's seat; the
+//     first such deal in the request's order with a floor the price meets is
+//     used. pmp.private_auction=1 admits deal bids only.
+//
+// When nothing bids, `rejection` is the largest Rejection any candidate got
+// (so "floor" means some campaign fitted everything up to the floor), and
+// `no_candidates` says the index returned nothing for any impression.
+//
+// Thread-safety: Run() is const and may be called from many threads at once;
+// it uses per-thread scratch space.
+#ifndef RTB_BIDDER_BID_INTERNAL_AUCTION_H_
+#define RTB_BIDDER_BID_INTERNAL_AUCTION_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "bidder/bid/currency.h"
+#include "bidder/bid/internal/campaign_index.h"
+#include "bidder/bid/internal/profile.h"
+#include "bidder/bid/internal/targeting.h"
+#include "bidder/bid/pacing_snapshot.h"
+#include "bidder/openrtb/openrtb.h"
+
+namespace rtb::bidder {
+
+struct AuctionInput {
+  const openrtb::BidRequest* request = nullptr;
+  // Empty when the lookup was skipped, failed, missed its deadline or found
+  // no row.
+  const Profile* profile = nullptr;
+  // Wall-clock time: picks the frequency-cap day.
+  absl::Time now;
+  // seatbid[].seat of campaigns without their own seat (exchange seat).
+  std::string_view exchange_seat;
+};
+
+struct ImpBid {
+  size_t imp_index = 0;
+  const Campaign* campaign = nullptr;
+  const Creative* creative = nullptr;
+  const openrtb::Deal* deal = nullptr;  // null: open auction
+  std::string_view seat;                // the campaign's, else the exchange's
+  double price = 0;                     // CPM in AuctionResult::currency
+};
+
+struct AuctionResult {
+  std::string currency;      // ISO 4217 upper case; "" when none was acceptable
+  std::vector<ImpBid> bids;  // in impression order
+  bool no_currency = false;
+  bool no_candidates = true;
+  Rejection rejection = Rejection::kNone;
+
+  void Clear();
+};
+
+// What the handler needs to know before deciding on a profile lookup.
+struct AuctionPreview {
+  bool currency_acceptable = false;  // `cur` names a currency we have a rate for (or is empty)
+  bool any_candidates = false;       // some impression has index candidates
+  bool needs_profile = false;        // some candidate has required segments or a frequency cap
+};
+
+class Auction {
+ public:
+  // All three must outlive the Auction.
+  Auction(const CampaignIndex& index, const CurrencyTable& currencies,
+          const PacingSnapshot& pacing);
+
+  // Cheap checks on `request` alone (currency, index candidates), so that
+  // a request nobody can bid on costs no lookup.
+  AuctionPreview Preview(const openrtb::BidRequest& request) const;
+
+  // Replaces `*result` (reusing its capacity).
+  void Run(const AuctionInput& input, AuctionResult* result) const;
+
+ private:
+  const CampaignIndex& index_;
+  const CurrencyTable& currencies_;
+  const PacingSnapshot& pacing_;
+  uint32_t usd_;
+};
+
+}  // namespace rtb::bidder
+
+#endif  // RTB_BIDDER_BID_INTERNAL_AUCTION_H_

@@ -1,0 +1,355 @@
+#include "bidder/http/http_server.h"
+
+#include <pthread.h>
+#include <sys/socket.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "bidder/http/internal/http_session.h"
+#include "bidder/http/internal/server_core.h"
+#include "boost/asio/detail/socket_option.hpp"
+#include "boost/asio/post.hpp"
+
+namespace rtb::bidder {
+
+namespace asio = boost::asio;
+namespace http = boost::beast::http;
+using asio::ip::tcp;
+
+namespace internal {
+
+// ---------------------------------------------------------------------------
+// Worker
+
+Worker::Worker(ServerCore& core, int index)
+    : core(core), index(index), ioc(std::make_unique<asio::io_context>(1)) {}
+
+Worker::~Worker() {
+  // Acceptors and timers first, while their io_context exists; then the
+  // io_context, whose queued handlers may own the last references to
+  // sessions that unregister from this worker.
+  listeners.clear();
+  work.reset();
+  ioc.reset();
+}
+
+prometheus::Counter& Worker::RequestCounter(int route_id, unsigned code) {
+  const uint32_t key = static_cast<uint32_t>(route_id) * 1000 + code;
+  auto it = request_counters_.find(key);
+  if (it == request_counters_.end()) {
+    prometheus::Counter& counter = core.metrics.requests.Add(
+        {{"path", core.router.labels()[route_id]}, {"code", std::to_string(code)}});
+    it = request_counters_.emplace(key, &counter).first;
+  }
+  return *it->second;
+}
+
+std::string_view Worker::Date() {
+  const std::time_t now = std::time(nullptr);
+  if (now != date_second_) {
+    static constexpr const char* kDays[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
+    static constexpr const char* kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                              "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    std::snprintf(date_, sizeof(date_), "%s, %02d %s %04d %02d:%02d:%02d GMT",
+                  kDays[tm.tm_wday % 7], tm.tm_mday, kMonths[tm.tm_mon % 12], tm.tm_year + 1900,
+                  tm.tm_hour, tm.tm_min, tm.tm_sec);
+    date_second_ = now;
+  }
+  return date_;
+}
+
+// ---------------------------------------------------------------------------
+// ServerCore
+
+ConnectionSlot::~ConnectionSlot() {
+  if (core_ != nullptr) core_->Release();
+}
+
+namespace {
+
+ServerLimits LimitsFrom(const config::ServerConfig& config, const HttpServerTuning& tuning) {
+  ServerLimits limits;
+  limits.max_header_bytes = static_cast<uint32_t>(config.max_header_bytes);
+  limits.max_body_bytes = static_cast<uint64_t>(config.max_body_bytes);
+  limits.max_inflated_body_bytes = static_cast<size_t>(config.max_inflated_body_bytes);
+  limits.read_timeout = std::chrono::milliseconds(config.read_timeout_ms);
+  limits.idle_timeout = std::chrono::milliseconds(config.idle_timeout_ms);
+  limits.max_connections = config.max_connections;
+  limits.max_response_bytes = tuning.max_response_bytes;
+  limits.linger = tuning.linger;
+  return limits;
+}
+
+}  // namespace
+
+ServerCore::ServerCore(const config::ServerConfig& config, const HttpServerTuning& tuning,
+                       asio::ip::address address, prometheus::Registry& registry)
+    : io_threads(config.io_threads),
+      address(std::move(address)),
+      configured_port(static_cast<uint16_t>(config.port)),
+      accept_mode(tuning.accept_mode),
+      limits(LimitsFrom(config, tuning)),
+      metrics(registry) {}
+
+std::optional<ConnectionSlot> ServerCore::ReserveConnection() {
+  int open = open_.load(std::memory_order_relaxed);
+  while (open < limits.max_connections) {
+    if (open_.compare_exchange_weak(open, open + 1, std::memory_order_acq_rel)) {
+      return ConnectionSlot(this);
+    }
+  }
+  return std::nullopt;
+}
+
+void ServerCore::Release() {
+  if (open_.fetch_sub(1, std::memory_order_acq_rel) == 1 &&
+      draining.load(std::memory_order_acquire)) {
+    std::lock_guard<std::mutex> lock(drain_mu_);
+    drained_.notify_all();
+  }
+}
+
+bool ServerCore::WaitForNoConnections(std::chrono::steady_clock::time_point deadline) {
+  std::unique_lock<std::mutex> lock(drain_mu_);
+  return drained_.wait_until(lock, deadline, [this] { return open_connections() == 0; });
+}
+
+Worker& ServerCore::NextWorker() {
+  const uint32_t n = next_worker_.fetch_add(1, std::memory_order_relaxed);
+  return *workers[n % workers.size()];
+}
+
+namespace {
+
+// ---------------------------------------------------------------------------
+// Accepting
+
+void Serve(Worker& worker, Socket socket, ConnectionSlot slot) {
+  std::make_shared<Session>(worker, std::move(socket), std::move(slot))->Start();
+}
+
+void Accept(Worker& owner, Listener& listener) {
+  ServerCore& core = owner.core;
+  Worker& target = core.accept_mode == AcceptMode::kRoundRobin ? core.NextWorker() : owner;
+  listener.acceptor.async_accept(
+      target.ioc->get_executor(),
+      [&owner, &listener, &target](boost::system::error_code ec, Socket socket) {
+        ServerCore& core = owner.core;
+        if (ec == asio::error::operation_aborted || !listener.acceptor.is_open()) return;
+        if (ec) {
+          // Out of descriptors or memory, or the peer gave up before accept:
+          // pause briefly instead of spinning on the error.
+          listener.retry.expires_after(std::chrono::milliseconds(10));
+          listener.retry.async_wait([&owner, &listener](boost::system::error_code wait_ec) {
+            if (!wait_ec && listener.acceptor.is_open()) Accept(owner, listener);
+          });
+          return;
+        }
+        std::optional<ConnectionSlot> slot = core.ReserveConnection();
+        if (!slot) {
+          core.metrics.rejected_connections.Increment();
+          boost::system::error_code close_ec;
+          socket.close(close_ec);
+        } else {
+          core.metrics.accepted_connections.Increment();
+          if (&target == &owner) {
+            Serve(target, std::move(socket), std::move(*slot));
+          } else {
+            asio::post(*target.ioc,
+                       [&target, socket = std::move(socket), slot = std::move(*slot)]() mutable {
+                         Serve(target, std::move(socket), std::move(slot));
+                       });
+          }
+        }
+        Accept(owner, listener);
+      });
+}
+
+absl::Status Listen(Listener& listener, const tcp::endpoint& endpoint, bool reuse_port) {
+  boost::system::error_code ec;
+  Acceptor& acceptor = listener.acceptor;
+  const auto fail = [&](const char* what) {
+    return absl::UnavailableError(absl::StrCat("cannot listen on ", endpoint.address().to_string(),
+                                               ":", endpoint.port(), ": ", what, ": ",
+                                               ec.message()));
+  };
+  acceptor.open(endpoint.protocol(), ec);
+  if (ec) return fail("socket");
+  acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+  if (ec) return fail("SO_REUSEADDR");
+  if (reuse_port) {
+    acceptor.set_option(asio::detail::socket_option::boolean<SOL_SOCKET, SO_REUSEPORT>(true), ec);
+    if (ec) return fail("SO_REUSEPORT");
+  }
+  acceptor.bind(endpoint, ec);
+  if (ec) return fail("bind");
+  acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) return fail("listen");
+  return absl::OkStatus();
+}
+
+}  // namespace
+}  // namespace internal
+
+// ---------------------------------------------------------------------------
+// HttpServer
+
+absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Create(const config::ServerConfig& config,
+                                                               prometheus::Registry& registry) {
+  return Create(config, registry, HttpServerTuning{});
+}
+
+absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Create(const config::ServerConfig& config,
+                                                               prometheus::Registry& registry,
+                                                               const HttpServerTuning& tuning) {
+  boost::system::error_code ec;
+  asio::ip::address address = asio::ip::make_address(config.listen_address, ec);
+  if (ec) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "server.listen_address: not an IPv4 or IPv6 address: \"", config.listen_address, "\""));
+  }
+  if (config.port < 0 || config.port > 65535) {
+    return absl::InvalidArgumentError("server.port: must be in [0, 65535]");
+  }
+  if (config.io_threads < 1) return absl::InvalidArgumentError("server.io_threads: must be >= 1");
+  if (config.max_header_bytes < 1 || config.max_body_bytes < 1 ||
+      config.max_inflated_body_bytes < 1) {
+    return absl::InvalidArgumentError("server: header and body limits must be > 0");
+  }
+  if (config.read_timeout_ms < 1 || config.idle_timeout_ms < 1) {
+    return absl::InvalidArgumentError("server: read and idle timeouts must be > 0");
+  }
+  if (config.max_connections < 1) {
+    return absl::InvalidArgumentError("server.max_connections: must be >= 1");
+  }
+  return std::unique_ptr<HttpServer>(new HttpServer(
+      std::make_unique<internal::ServerCore>(config, tuning, std::move(address), registry)));
+}
+
+HttpServer::HttpServer(std::unique_ptr<internal::ServerCore> core) : core_(std::move(core)) {}
+
+HttpServer::~HttpServer() {
+  Shutdown(std::chrono::milliseconds(0));
+  // Workers go before the rest of the core: destroying their io_contexts
+  // destroys the sessions still queued there, which use the core's metrics.
+  core_->workers.clear();
+}
+
+namespace {
+
+void AddRoute(internal::ServerCore& core, http::verb method, std::string path, bool prefix,
+              HttpHandler handler) {
+  const std::string shown = path;
+  if (core.router.frozen() ||
+      !core.router.Add(method, std::move(path), prefix, std::move(handler))) {
+    std::fprintf(stderr, "HttpServer: route %s %s%s %s\n",
+                 std::string(http::to_string(method)).c_str(), shown.c_str(), prefix ? "*" : "",
+                 core.router.frozen() ? "added after Start()" : "registered twice");
+    std::abort();
+  }
+}
+
+}  // namespace
+
+void HttpServer::Route(http::verb method, std::string path, HttpHandler handler) {
+  AddRoute(*core_, method, std::move(path), false, std::move(handler));
+}
+
+void HttpServer::RoutePrefix(http::verb method, std::string prefix, HttpHandler handler) {
+  AddRoute(*core_, method, std::move(prefix), true, std::move(handler));
+}
+
+absl::Status HttpServer::Start() {
+  internal::ServerCore& core = *core_;
+  if (core.started) return absl::FailedPreconditionError("HttpServer already started");
+  core.router.Freeze();
+  core.durations.clear();
+  for (const std::string& label : core.router.labels()) {
+    core.durations.push_back(
+        &core.metrics.request_duration.Add({{"path", label}}, HttpMetrics::DurationBuckets()));
+  }
+
+  for (int i = 0; i < core.io_threads; ++i) {
+    core.workers.push_back(std::make_unique<internal::Worker>(core, i));
+  }
+  const bool reuse_port = core.accept_mode == AcceptMode::kReusePort;
+  const int listener_count = reuse_port ? core.io_threads : 1;
+  uint16_t port = core.configured_port;
+  for (int i = 0; i < listener_count; ++i) {
+    internal::Worker& worker = *core.workers[i];
+    worker.listeners.push_back(std::make_unique<internal::Listener>(*worker.ioc));
+    internal::Listener& listener = *worker.listeners.back();
+    if (absl::Status s = internal::Listen(listener, tcp::endpoint(core.address, port), reuse_port);
+        !s.ok()) {
+      core.workers.clear();
+      return s;
+    }
+    // Port 0: the first bind picks the port the other listeners share.
+    port = listener.acceptor.local_endpoint().port();
+  }
+  core.bound_port = port;
+  core.started = true;
+
+  for (auto& worker_ptr : core.workers) {
+    internal::Worker& worker = *worker_ptr;
+    worker.work.emplace(worker.ioc->get_executor());
+    for (auto& listener : worker.listeners) {
+      asio::post(*worker.ioc, [&worker, &listener] { internal::Accept(worker, *listener); });
+    }
+    worker.thread = std::thread([&worker] {
+      const std::string name = "rtb-io-" + std::to_string(worker.index);
+      pthread_setname_np(pthread_self(), name.substr(0, 15).c_str());
+      worker.ioc->run();
+    });
+  }
+  return absl::OkStatus();
+}
+
+uint16_t HttpServer::port() const { return core_->bound_port; }
+
+bool HttpServer::draining() const { return core_->draining.load(std::memory_order_acquire); }
+
+void HttpServer::Shutdown(std::chrono::milliseconds grace) {
+  internal::ServerCore& core = *core_;
+  core.draining.store(true, std::memory_order_release);
+  if (!core.started || core.stopped) return;
+  core.stopped = true;
+
+  // Stop accepting and close idle connections; requests in flight go on.
+  for (auto& worker_ptr : core.workers) {
+    internal::Worker& worker = *worker_ptr;
+    asio::post(*worker.ioc, [&worker] {
+      for (auto& listener : worker.listeners) {
+        boost::system::error_code ec;
+        listener->acceptor.close(ec);
+        listener->retry.cancel();
+      }
+      for (internal::Session* session : worker.sessions) session->Drain();
+    });
+  }
+  core.WaitForNoConnections(std::chrono::steady_clock::now() + grace);
+
+  // What is left after the grace period is closed, and the threads stop once
+  // their last handlers have run (bounded: the sockets are closed).
+  for (auto& worker_ptr : core.workers) {
+    internal::Worker& worker = *worker_ptr;
+    asio::post(*worker.ioc, [&worker] {
+      for (internal::Session* session : worker.sessions) session->ForceClose();
+    });
+    worker.work.reset();
+  }
+  core.WaitForNoConnections(std::chrono::steady_clock::now() + std::chrono::milliseconds(200));
+  for (auto& worker : core.workers) worker->ioc->stop();
+  for (auto& worker : core.workers) {
+    if (worker->thread.joinable()) worker->thread.join();
+  }
+}
+
+}  // namespace rtb::bidder

@@ -1,0 +1,109 @@
+// One HTTP/1.1 connection: read a request, hand it to its route's handler,
+// write the answer, and only then read the next request (backpressure).
+//
+// The session owns everything a request needs - the read buffer, the
+// parser's body string, the inflated body, the response head - and reuses
+// their memory from request to request. Timeouts come from the Beast stream:
+// idle_timeout while waiting for a request's first byte, read_timeout from
+// there to its last byte (a timeout closes the socket), idle_timeout again for
+// writing the response.
+//
+// Thread-safety: a session lives on its worker's I/O thread; every member
+// function runs there. The Responder it hands out may be called from any
+// thread and re-posts itself there.
+#ifndef RTB_BIDDER_HTTP_INTERNAL_HTTP_SESSION_H_
+#define RTB_BIDDER_HTTP_INTERNAL_HTTP_SESSION_H_
+
+#include <chrono>
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "bidder/http/http_server.h"
+#include "bidder/http/internal/http_metrics.h"
+#include "bidder/http/internal/server_core.h"
+#include "boost/asio/any_io_executor.hpp"
+#include "boost/beast/core/basic_stream.hpp"
+#include "boost/beast/core/flat_buffer.hpp"
+#include "boost/beast/http/parser.hpp"
+#include "boost/beast/http/string_body.hpp"
+
+namespace rtb::bidder::internal {
+
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  using Stream = boost::beast::basic_stream<boost::asio::ip::tcp, IoExecutor,
+                                            boost::beast::unlimited_rate_policy>;
+
+  // On the worker's thread.
+  Session(Worker& worker, Socket socket, ConnectionSlot slot);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  void Start();
+  // Shutdown has begun: close now if waiting for a request, otherwise close
+  // after the response in progress.
+  void Drain();
+  // Closes the socket whatever the session is doing.
+  void ForceClose();
+
+  // The handler's answer (or its failure) to request number `generation`;
+  // stale answers are dropped.
+  void OnHandlerResponse(uint64_t generation, HttpResponse response);
+  void OnHandlerFault(uint64_t generation);
+
+ private:
+  enum class State { kIdle, kReading, kHandling, kWriting, kLingering, kClosed };
+
+  void AwaitRequest();
+  void BeginRequest();
+  void ReadSome();
+  void OnRead(boost::beast::error_code ec, size_t bytes);
+  void Parse();
+  void OnContinueWritten(boost::beast::error_code ec, size_t bytes);
+  void Refuse(boost::beast::error_code parse_error);
+  void Dispatch();
+  void RespondLocal(unsigned status, std::string_view message, RequestError* error, bool close);
+  void Respond(HttpResponse response);
+  void OnWrite(boost::beast::error_code ec, size_t bytes);
+  void Linger();
+  void OnLinger(boost::beast::error_code ec, size_t bytes);
+  void Close(CloseReason reason);
+  void CloseAfterWrite(CloseReason reason);
+  void WriteHead(const HttpResponse& response, bool with_body);
+
+  Worker& worker_;
+  ServerCore& core_;
+  Stream stream_;
+  ConnectionSlot slot_;
+  boost::asio::any_io_executor executor_;
+  std::list<Session*>::iterator registration_;
+  std::string remote_address_;
+
+  State state_ = State::kIdle;
+  boost::beast::flat_buffer buffer_;
+  std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
+  std::string body_storage_;  // the parser's body string between requests
+  std::string inflated_;
+  bool sent_continue_ = false;
+
+  uint64_t generation_ = 0;
+  std::chrono::steady_clock::time_point arrival_;
+  int route_id_ = kInvalidRoute;
+  bool keep_alive_ = true;
+  unsigned version_ = 11;
+  HttpRequest request_;
+
+  std::optional<CloseReason> close_after_write_;
+  HttpResponse response_;
+  std::string head_;
+  size_t lingered_bytes_ = 0;
+};
+
+}  // namespace rtb::bidder::internal
+
+#endif  // RTB_BIDDER_HTTP_INTERNAL_HTTP_SESSION_H_

@@ -1,0 +1,147 @@
+// State shared by the pieces of the HTTP server: limits, routes, metrics,
+// and one Worker per I/O thread (its io_context, listening sockets, open
+// sessions, inflater and per-thread metric handles).
+//
+// Thread-safety: ServerCore's const parts are read by all I/O threads once
+// the server has started; its atomics are shared. A Worker is touched only by
+// its own I/O thread while the server runs.
+#ifndef RTB_BIDDER_HTTP_INTERNAL_SERVER_CORE_H_
+#define RTB_BIDDER_HTTP_INTERNAL_SERVER_CORE_H_
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "bidder/http/http_server.h"
+#include "bidder/http/internal/body_inflater.h"
+#include "bidder/http/internal/http_metrics.h"
+#include "bidder/http/internal/router.h"
+#include "boost/asio/executor_work_guard.hpp"
+#include "boost/asio/io_context.hpp"
+#include "boost/asio/ip/tcp.hpp"
+#include "boost/asio/steady_timer.hpp"
+#include "prometheus/counter.h"
+#include "prometheus/histogram.h"
+
+namespace rtb::bidder::internal {
+
+using IoExecutor = boost::asio::io_context::executor_type;
+using Socket = boost::asio::basic_stream_socket<boost::asio::ip::tcp, IoExecutor>;
+using Acceptor = boost::asio::basic_socket_acceptor<boost::asio::ip::tcp, IoExecutor>;
+
+struct ServerLimits {
+  uint32_t max_header_bytes = 0;
+  uint64_t max_body_bytes = 0;
+  size_t max_inflated_body_bytes = 0;
+  std::chrono::milliseconds read_timeout{0};
+  // Also bounds the time a client may take to receive a response.
+  std::chrono::milliseconds idle_timeout{0};
+  int max_connections = 0;
+  size_t max_response_bytes = 0;
+  std::chrono::milliseconds linger{0};
+};
+
+class Session;
+class ServerCore;
+
+// A listening socket and the timer that paces retries after accept errors
+// such as EMFILE.
+struct Listener {
+  explicit Listener(boost::asio::io_context& ioc) : acceptor(ioc.get_executor()), retry(ioc) {}
+  Acceptor acceptor;
+  boost::asio::steady_timer retry;
+};
+
+class Worker {
+ public:
+  Worker(ServerCore& core, int index);
+  ~Worker();
+
+  ServerCore& core;
+  const int index;
+  // Destroyed explicitly (before the rest of the worker), which destroys the
+  // sessions its queued handlers still own while the worker is intact.
+  std::unique_ptr<boost::asio::io_context> ioc;
+  std::optional<boost::asio::executor_work_guard<IoExecutor>> work;
+  std::vector<std::unique_ptr<Listener>> listeners;
+  std::list<Session*> sessions;
+  BodyInflater inflater;
+  std::thread thread;
+
+  prometheus::Counter& RequestCounter(int route_id, unsigned code);
+  // The Date header value (IMF-fixdate), formatted once per second.
+  std::string_view Date();
+
+ private:
+  absl::flat_hash_map<uint32_t, prometheus::Counter*> request_counters_;
+  int64_t date_second_ = -1;
+  char date_[32] = {};
+};
+
+// Holds one of the max_connections slots; released when destroyed unless
+// moved from.
+class ConnectionSlot {
+ public:
+  ConnectionSlot() = default;
+  explicit ConnectionSlot(ServerCore* core) : core_(core) {}
+  ConnectionSlot(ConnectionSlot&& other) noexcept : core_(std::exchange(other.core_, nullptr)) {}
+  ConnectionSlot& operator=(ConnectionSlot&&) = delete;
+  ~ConnectionSlot();
+
+ private:
+  ServerCore* core_ = nullptr;
+};
+
+class ServerCore {
+ public:
+  ServerCore(const config::ServerConfig& config, const HttpServerTuning& tuning,
+             boost::asio::ip::address address, prometheus::Registry& registry);
+
+  const int io_threads;
+  const boost::asio::ip::address address;
+  const uint16_t configured_port;
+  const AcceptMode accept_mode;
+  const ServerLimits limits;
+  HttpMetrics metrics;
+  Router router;
+  // Per route id, resolved when the server starts.
+  std::vector<prometheus::Histogram*> durations;
+  std::vector<std::unique_ptr<Worker>> workers;
+
+  std::atomic<bool> draining{false};
+  bool started = false;
+  bool stopped = false;
+  uint16_t bound_port = 0;
+
+  // A slot for a new connection, or nothing when max_connections are open.
+  std::optional<ConnectionSlot> ReserveConnection();
+  int open_connections() const { return open_.load(std::memory_order_acquire); }
+  // Waits until no connection is open or `deadline` passes; true when none is.
+  bool WaitForNoConnections(std::chrono::steady_clock::time_point deadline);
+  // Round-robin choice of the worker that serves the next connection.
+  Worker& NextWorker();
+
+ private:
+  friend class ConnectionSlot;
+  void Release();
+
+  std::atomic<int> open_{0};
+  std::atomic<uint32_t> next_worker_{0};
+  std::mutex drain_mu_;
+  std::condition_variable drained_;
+};
+
+}  // namespace rtb::bidder::internal
+
+#endif  // RTB_BIDDER_HTTP_INTERNAL_SERVER_CORE_H_

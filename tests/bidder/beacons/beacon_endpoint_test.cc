@@ -1,0 +1,417 @@
+// The beacons over real HTTP: a whole BidderApp bids, and its own nurl,
+// burl, lurl and click URL come back the way an exchange and a browser send
+// them. What they write is read back from the store, the pacing recorder,
+// the metrics and the admin API.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "bidder/app.h"
+#include "bidder/beacons/beacon_handler.h"
+#include "bidder/bid/device_key.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "pacing/pacer.h"
+#include "storage/schemas.h"
+#include "tests/bidder/bidder_app_fixture.h"
+#include "tests/bidder/decision_fixtures.h"
+#include "tests/bidder/http_test_client.h"
+#include "tests/bidder/operator_login.h"
+
+namespace rtb::bidder {
+namespace {
+
+using testing::DeleteRequest;
+using testing::FixtureRequest;
+using testing::GetRequest;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing::OperatorSession;
+using testing::PostRequest;
+using testing::SessionHeaders;
+using ::testing::StartsWith;
+using testing::TestResponse;
+
+constexpr char kDeviceId[] = "3f1c2a9e-77b4-4c1d-9e0f-5a6b7c8d9e01";
+constexpr char kNorthwind[] = "northwind-travel-display";
+
+// What one bid gave us, its macros substituted as an exchange would.
+struct WonBid {
+  std::string request_id;
+  std::string imp_id;
+  std::string bid_id;
+  double price = 0;
+  std::string win, billing, loss, click;
+};
+
+class BeaconEndpointTest : public testing::BidderAppTest {
+ protected:
+  void SetUp() override {
+    Boot("beacon-endpoint");
+    operator_ = testing::LogIn(*connection_);
+    ASSERT_EQ(operator_.status, 200);
+  }
+
+  // The path and query of one of our absolute beacon URLs.
+  std::string Target(std::string_view url) const {
+    const std::string origin = absl::StrCat("http://127.0.0.1:", app_->port());
+    EXPECT_THAT(std::string(url), StartsWith(origin));
+    return std::string(url.substr(origin.size()));
+  }
+
+  // Bids on the banner sample for `device_id` ("" for none) and returns the
+  // bid with its beacon URLs as the exchange would call them.
+  WonBid Bid(std::string_view request_id, std::string_view device_id, bool test = false,
+             double clearing_share = 0.8) {
+    nlohmann::json request = nlohmann::json::parse(FixtureRequest("site-banner-mrec.json"));
+    request["id"] = request_id;
+    if (!device_id.empty()) request["device"]["ifa"] = device_id;
+    request["device"].erase("lmt");
+    request["device"].erase("dnt");
+    if (test) request["test"] = 1;
+    const TestResponse response =
+        Send(PostRequest(app_->config().server.exchanges[0].bid_path, request.dump()));
+    EXPECT_EQ(response.status, 200u) << response.body;
+    if (response.status != 200) return {};
+    const nlohmann::json bid = nlohmann::json::parse(response.body)["seatbid"][0]["bid"][0];
+    WonBid won;
+    won.request_id = std::string(request_id);
+    won.imp_id = bid["impid"];
+    won.bid_id = bid["id"];
+    won.price = bid["price"];
+    const std::string price = absl::StrCat(won.price * clearing_share);
+    auto fill = [&](std::string url) {
+      return Target(absl::StrReplaceAll(url, {{"${AUCTION_ID}", won.request_id},
+                                              {"${AUCTION_IMP_ID}", won.imp_id},
+                                              {"${AUCTION_BID_ID}", won.bid_id},
+                                              {"${AUCTION_PRICE}", price},
+                                              {"${AUCTION_CURRENCY}", "USD"},
+                                              {"${AUCTION_LOSS}", "102"}}));
+    };
+    won.win = fill(bid["nurl"]);
+    won.billing = fill(bid["burl"]);
+    won.loss = fill(bid["lurl"]);
+    const std::string adm = bid["adm"];
+    const size_t href = adm.find("href=\"");
+    EXPECT_NE(href, std::string::npos) << adm;
+    const size_t end = adm.find('"', href + 6);
+    won.click = fill(adm.substr(href + 6, end - href - 6));
+    return won;
+  }
+
+  std::string Metrics() { return Send(GetRequest(app_->config().metrics.path)).body; }
+
+  // Admin API calls, as the logged-in operator.
+  TestResponse AdminGet(std::string_view target) {
+    return Send(GetRequest(target, SessionHeaders(operator_)));
+  }
+  TestResponse AdminPost(std::string_view target, std::string_view body) {
+    return Send(PostRequest(target, body, SessionHeaders(operator_)));
+  }
+  TestResponse AdminDelete(std::string_view target) {
+    return Send(DeleteRequest(target, SessionHeaders(operator_)));
+  }
+
+  std::string ImpressionId(const WonBid& b) const {
+    return BeaconHandler::ImpressionId(app_->config().server.exchanges[0].name, b.request_id,
+                                       b.imp_id, b.bid_id);
+  }
+
+  storage::RowResult ImpressionRow(const WonBid& b) {
+    storage::Get get;
+    get.row = ImpressionId(b);
+    absl::StatusOr<storage::RowResult> row = app_->store().Get(storage::kImpressionsTable, get);
+    EXPECT_TRUE(row.ok()) << row.status();
+    return row.value_or(storage::RowResult{});
+  }
+
+  std::string DeviceKey(std::string_view id) const {
+    return std::string(DeviceKeyHasher(app_->config().bid.device_key_secret).Hash(id).bytes());
+  }
+
+  // Today's frequency-cap count of northwind on the device.
+  int64_t CapCount(std::string_view device_id) {
+    storage::Get get;
+    get.row = DeviceKey(device_id);
+    absl::StatusOr<storage::RowResult> row = app_->store().Get(storage::kProfilesTable, get);
+    EXPECT_TRUE(row.ok());
+    int64_t total = 0;
+    for (const storage::Cell& c : row->cells) {
+      if (c.family == "fc" && c.qualifier.starts_with(kNorthwind)) {
+        total += storage::DecodeCounter(c.value).value_or(0);
+      }
+    }
+    return total;
+  }
+
+  size_t NorthwindIndex() const {
+    const auto& campaigns = app_->config().campaigns;
+    for (size_t i = 0; i < campaigns.size(); ++i) {
+      if (campaigns[i].id == kNorthwind) return i;
+    }
+    ADD_FAILURE() << "no northwind campaign";
+    return 0;
+  }
+
+  OperatorSession operator_;
+};
+
+TEST_F(BeaconEndpointTest, BillingRecordsTheImpressionOnceWithCapSpendAndEvents) {
+  const WonBid bid = Bid("req-billing", kDeviceId);
+  ASSERT_FALSE(bid.billing.empty());
+  EXPECT_EQ(Send(GetRequest(bid.win)).status, 204u);
+  // A retried win notice, a moment later, rewrites the same event.
+  std::this_thread::sleep_for(std::chrono::milliseconds(3));
+  EXPECT_EQ(Send(GetRequest(bid.win)).status, 204u);
+  EXPECT_EQ(Send(GetRequest(bid.billing)).status, 204u);
+  // The exchange retries, and the pixel of the same impression fires too.
+  EXPECT_EQ(Send(GetRequest(bid.billing)).status, 204u);
+
+  const storage::RowResult row = ImpressionRow(bid);
+  ASSERT_FALSE(row.empty());
+  EXPECT_EQ(row.Value("i", "c"), kNorthwind);
+  // 80 % of the bid CPM, per impression: CPM / 1000, in micro-dollars.
+  const int64_t expected_spend = std::llround(bid.price * 0.8 * 1e6 / 1000);
+  EXPECT_EQ(row.Counter("i", "spend"), expected_spend);
+  EXPECT_EQ(app_->pacer().spend().Pending(NorthwindIndex()), expected_spend);
+  EXPECT_EQ(CapCount(kDeviceId), 1);
+
+  const std::string metrics = Metrics();
+  EXPECT_THAT(metrics, HasSubstr(R"(bidder_beacons_total{kind="billing",outcome="recorded"} 1)"));
+  EXPECT_THAT(metrics, HasSubstr(R"(bidder_beacons_total{kind="billing",outcome="duplicate"} 1)"));
+  EXPECT_THAT(metrics, HasSubstr(R"(bidder_beacons_total{kind="win",outcome="recorded"} 2)"));
+  // The claimed impression, once, with its spend, by exchange and campaign.
+  EXPECT_THAT(metrics, HasSubstr(absl::StrCat(R"(bidder_wins_total{campaign=")", kNorthwind,
+                                              R"(",exchange="sample-exchange"} 1)")));
+  EXPECT_THAT(metrics,
+              HasSubstr(absl::StrCat(R"(bidder_spend_micros_total{campaign=")", kNorthwind,
+                                     R"(",exchange="sample-exchange"} )", expected_spend, "\n")));
+
+  const TestResponse events = AdminGet(absl::StrCat("/api/devices/", kDeviceId, "/events"));
+  ASSERT_EQ(events.status, 200u) << events.body;
+  const nlohmann::json list = nlohmann::json::parse(events.body)["events"];
+  std::vector<std::string> types;
+  for (const nlohmann::json& e : list) types.push_back(e["type"]);
+  std::sort(types.begin(), types.end());
+  // One impression and one win: the replays added nothing.
+  EXPECT_EQ(types, (std::vector<std::string>{"impression", "win"})) << events.body;
+}
+
+TEST_F(BeaconEndpointTest, ClickRedirectsToTheConfiguredLandingPageAndConversionIsAttributed) {
+  const WonBid bid = Bid("req-click", kDeviceId);
+  ASSERT_EQ(Send(GetRequest(bid.billing)).status, 204u);
+  const TestResponse click = Send(GetRequest(bid.click));
+  ASSERT_EQ(click.status, 302u);
+  const std::string location = click.Header("location");
+  EXPECT_THAT(location, StartsWith("https://www.northwind-travel.example/deals/summer?rtb_click="));
+  const std::string token = location.substr(location.find("rtb_click=") + 10);
+  // A second click redirects too and is not a second first click.
+  EXPECT_EQ(Send(GetRequest(bid.click)).status, 302u);
+  EXPECT_TRUE(ImpressionRow(bid).Counter("i", "clk").has_value());
+
+  EXPECT_EQ(
+      Send(GetRequest(absl::StrCat("/conversion?click=", token, "&oid=order-7&value=49.5&cur=USD")))
+          .status,
+      204u);
+  // The advertiser's retry of the same order, a moment later, changes nothing.
+  std::this_thread::sleep_for(std::chrono::milliseconds(3));
+  EXPECT_EQ(Send(GetRequest(absl::StrCat("/conversion?click=", token, "&oid=order-7"))).status,
+            204u);
+
+  const TestResponse events = AdminGet(absl::StrCat("/api/devices/", kDeviceId, "/events"));
+  ASSERT_EQ(events.status, 200u);
+  const nlohmann::json list = nlohmann::json::parse(events.body)["events"];
+  int clicks = 0, conversions = 0;
+  for (const nlohmann::json& e : list) {
+    if (e["type"] == "click") {
+      ++clicks;
+      EXPECT_GE(e["body"]["click_delay_ms"].get<int64_t>(), 0);
+    }
+    if (e["type"] == "conversion") {
+      ++conversions;
+      EXPECT_EQ(e["body"]["order_id"], "order-7");
+      EXPECT_EQ(e["body"]["value"], 49.5);
+      EXPECT_TRUE(e["body"].contains("click_delay_ms"));
+    }
+  }
+  EXPECT_EQ(clicks, 1) << events.body;
+  EXPECT_EQ(conversions, 1) << events.body;
+}
+
+TEST_F(BeaconEndpointTest, ForgedOrAlteredBeaconsAreRefusedAndCounted) {
+  const WonBid bid = Bid("req-forged", kDeviceId);
+  const std::string altered =
+      absl::StrReplaceAll(bid.billing, {{"c=northwind-travel-display", "c=fabrikam-mobile-apps"}});
+  ASSERT_NE(altered, bid.billing);
+  EXPECT_EQ(Send(GetRequest(altered)).status, 403u);
+  const std::string unsigned_click = bid.click.substr(0, bid.click.find("&sig="));
+  EXPECT_EQ(Send(GetRequest(unsigned_click)).status, 403u);
+  // A click URL cannot be replayed as a billing notice.
+  const std::string as_billing = absl::StrReplaceAll(bid.click, {{"/click?", "/billing?"}});
+  EXPECT_EQ(Send(GetRequest(as_billing)).status, 403u);
+  EXPECT_EQ(
+      Send(GetRequest("/conversion?click=00112233445566778899aabbccddeeff.AAAAAAAAAAAAAAAAAAAAAA"))
+          .status,
+      403u);
+  EXPECT_TRUE(ImpressionRow(bid).empty());
+  const std::string metrics = Metrics();
+  EXPECT_THAT(metrics, HasSubstr(R"(bidder_beacons_total{kind="billing",outcome="forged"} 2)"));
+  EXPECT_THAT(metrics, HasSubstr(R"(bidder_beacons_total{kind="click",outcome="forged"} 1)"));
+  EXPECT_THAT(metrics, HasSubstr(R"(bidder_beacons_total{kind="conversion",outcome="forged"} 1)"));
+}
+
+TEST_F(BeaconEndpointTest, ImplausibleClearingPriceIsRejectedAndTheBidPriceRecorded) {
+  const WonBid bid = Bid("req-price", kDeviceId, /*test=*/false, /*clearing_share=*/3.0);
+  ASSERT_EQ(Send(GetRequest(bid.billing)).status, 204u);
+  EXPECT_EQ(ImpressionRow(bid).Counter("i", "spend"), std::llround(bid.price * 1e6 / 1000));
+  EXPECT_THAT(Metrics(), HasSubstr(R"(bidder_beacon_price_rejected_total{kind="billing"} 1)"));
+
+  const WonBid text_price = Bid("req-price-text", kDeviceId);
+  const std::string garbage = absl::StrReplaceAll(
+      text_price.billing, {{absl::StrCat("&p=", text_price.price * 0.8), "&p=abc"}});
+  ASSERT_NE(garbage, text_price.billing);
+  ASSERT_EQ(Send(GetRequest(garbage)).status, 204u);
+  EXPECT_EQ(ImpressionRow(text_price).Counter("i", "spend"),
+            std::llround(text_price.price * 1e6 / 1000));
+}
+
+TEST_F(BeaconEndpointTest, WinNoticeServesTheMarkupOfAWinNoticeDeliveredCreative) {
+  const TestResponse response = Send(PostRequest(app_->config().server.exchanges[0].bid_path,
+                                                 FixtureRequest("site-pmp-deals.json")));
+  ASSERT_EQ(response.status, 200u) << response.body;
+  const nlohmann::json bid = nlohmann::json::parse(response.body)["seatbid"][0]["bid"][0];
+  ASSERT_EQ(bid["cid"], "contoso-agency1-deal");
+  EXPECT_FALSE(bid.contains("adm"));
+  const std::string nurl = absl::StrReplaceAll(
+      bid["nurl"].get<std::string>(),
+      {{"${AUCTION_ID}", nlohmann::json::parse(FixtureRequest("site-pmp-deals.json"))["id"]},
+       {"${AUCTION_IMP_ID}", bid["impid"].get<std::string>()},
+       {"${AUCTION_BID_ID}", bid["id"].get<std::string>()},
+       {"${AUCTION_PRICE}", "1"},
+       {"${AUCTION_CURRENCY}", "USD"}});
+  const TestResponse win = Send(GetRequest(Target(nurl)));
+  ASSERT_EQ(win.status, 200u) << win.body;
+  EXPECT_THAT(win.Header("content-type"), StartsWith("text/html"));
+  EXPECT_THAT(win.body, HasSubstr(absl::StrCat("http://127.0.0.1:", app_->port(), "/click?")));
+  EXPECT_THAT(win.body, Not(HasSubstr("${CLICK_URL}")));
+}
+
+TEST_F(BeaconEndpointTest, TestBidsRecordNothingBillable) {
+  const WonBid bid = Bid("req-test", kDeviceId, /*test=*/true);
+  ASSERT_EQ(Send(GetRequest(bid.billing)).status, 204u);
+  EXPECT_TRUE(ImpressionRow(bid).empty());
+  EXPECT_EQ(CapCount(kDeviceId), 0);
+  EXPECT_EQ(app_->pacer().spend().Pending(NorthwindIndex()), 0);
+  const std::string metrics = Metrics();
+  EXPECT_THAT(metrics, HasSubstr(R"(bidder_beacons_total{kind="billing",outcome="test"} 1)"));
+  EXPECT_THAT(metrics, HasSubstr(absl::StrCat(R"(bidder_wins_total{campaign=")", kNorthwind,
+                                              R"(",exchange="sample-exchange"} 0)")));
+  EXPECT_THAT(metrics, HasSubstr(absl::StrCat(R"(bidder_spend_micros_total{campaign=")", kNorthwind,
+                                              R"(",exchange="sample-exchange"} 0)")));
+}
+
+TEST_F(BeaconEndpointTest, ErasedDeviceKeepsSpendButGetsNoDeviceData) {
+  const WonBid before = Bid("req-before-erasure", kDeviceId);
+  ASSERT_EQ(Send(GetRequest(before.billing)).status, 204u);
+  ASSERT_EQ(CapCount(kDeviceId), 1);
+
+  const TestResponse erased = AdminDelete(absl::StrCat("/api/devices/", kDeviceId));
+  ASSERT_EQ(erased.status, 202u) << erased.body;
+  EXPECT_EQ(nlohmann::json::parse(erased.body)["step"], "tombstoned") << erased.body;
+  EXPECT_EQ(CapCount(kDeviceId), 0);
+  EXPECT_TRUE(ImpressionRow(before).empty());
+
+  // A replayed or late beacon of the erased device: spend counts, the device does not.
+  const WonBid after = Bid("req-after-erasure", kDeviceId);
+  ASSERT_EQ(Send(GetRequest(after.billing)).status, 204u);
+  const storage::RowResult row = ImpressionRow(after);
+  ASSERT_FALSE(row.empty());
+  EXPECT_FALSE(row.Value("i", "dk").has_value());
+  EXPECT_EQ(CapCount(kDeviceId), 0);
+  const TestResponse events = AdminGet(absl::StrCat("/api/devices/", kDeviceId, "/events"));
+  ASSERT_EQ(events.status, 200u);
+  EXPECT_TRUE(nlohmann::json::parse(events.body)["events"].empty()) << events.body;
+  const TestResponse status = AdminGet(absl::StrCat("/api/devices/", kDeviceId, "/erasure"));
+  EXPECT_EQ(status.status, 200u);
+  EXPECT_THAT(Metrics(), HasSubstr(R"(bidder_beacons_total{kind="billing",outcome="erased"} 1)"));
+}
+
+TEST_F(BeaconEndpointTest, UnknownImpressionClickStillRedirectsAndIsCounted) {
+  const WonBid bid = Bid("req-unknown", kDeviceId);
+  // No billing notice: there is no impression row to attribute the click to.
+  const TestResponse click = Send(GetRequest(bid.click));
+  EXPECT_EQ(click.status, 302u);
+  EXPECT_THAT(Metrics(),
+              HasSubstr(R"(bidder_beacons_total{kind="click",outcome="unknown_impression"} 1)"));
+}
+
+TEST_F(BeaconEndpointTest, BadRequestsGetClearErrors) {
+  EXPECT_EQ(Send(GetRequest("/billing?x=a")).status, 400u);
+  EXPECT_EQ(Send(GetRequest("/conversion")).status, 400u);
+  EXPECT_EQ(Send(GetRequest("/conversion?click=nothex")).status, 400u);
+  EXPECT_EQ(AdminGet("/api/events?type=nope&from=0&to=1").status, 400u);
+  EXPECT_EQ(AdminGet("/api/devices/00000000-0000-0000-0000-000000000000/events").status, 400u);
+  EXPECT_EQ(AdminGet("/api/devices/never-seen-device/erasure").status, 404u);
+  const TestResponse by_type = AdminGet("/api/events?type=impression&from=0&to=9999999999999");
+  EXPECT_EQ(by_type.status, 200u);
+  EXPECT_THAT(by_type.body, Not(HasSubstr(kDeviceId)));
+}
+
+TEST_F(BeaconEndpointTest, OpenTsdbApiStoresAndChartsPoints) {
+  const int64_t now_s = ::time(nullptr);
+  const std::string points = nlohmann::json::array({
+                                                       {{"metric", "ops.cpu"},
+                                                        {"timestamp", now_s - 120},
+                                                        {"value", 0.5},
+                                                        {"tags", {{"host", "a"}}}},
+                                                       {{"metric", "ops.cpu"},
+                                                        {"timestamp", now_s - 60},
+                                                        {"value", 0.75},
+                                                        {"tags", {{"host", "a"}}}},
+                                                   })
+                                 .dump();
+  const TestResponse put = AdminPost("/api/put", points);
+  ASSERT_EQ(put.status, 200u) << put.body;
+  const std::string query =
+      nlohmann::json{
+          {"start", now_s - 600},
+          {"end", now_s},
+          {"queries", {{{"aggregator", "sum"}, {"metric", "ops.cpu"}, {"tags", {{"host", "a"}}}}}}}
+          .dump();
+  const TestResponse answer = AdminPost("/api/query", query);
+  ASSERT_EQ(answer.status, 200u) << answer.body;
+  const nlohmann::json series = nlohmann::json::parse(answer.body);
+  ASSERT_EQ(series.size(), 1u) << answer.body;
+  EXPECT_EQ(series[0]["dps"].size(), 2u) << answer.body;
+  const TestResponse suggest = AdminGet("/api/suggest?type=metrics&q=ops");
+  ASSERT_EQ(suggest.status, 200u) << suggest.body;
+  EXPECT_THAT(suggest.body, HasSubstr("ops.cpu"));
+  // What Grafana's OpenTSDB data source asks for its pickers.
+  const TestResponse lookup = AdminGet("/api/search/lookup?m=ops.cpu%7Bhost%3D*%7D&limit=10");
+  ASSERT_EQ(lookup.status, 200u) << lookup.body;
+  EXPECT_EQ(nlohmann::json::parse(lookup.body)["results"][0]["tags"]["host"], "a") << lookup.body;
+  const TestResponse aggregators = AdminGet("/api/aggregators");
+  ASSERT_EQ(aggregators.status, 200u);
+  EXPECT_EQ(nlohmann::json::parse(aggregators.body),
+            nlohmann::json({"avg", "count", "max", "min", "sum"}));
+  // A tag that holds a request id is refused with a reason.
+  const TestResponse refused = AdminPost(
+      "/api/put", nlohmann::json{{"metric", "ops.cpu"},
+                                 {"timestamp", now_s},
+                                 {"value", 1},
+                                 {"tags", {{"request", "6d92078a-8246-4ba4-ae5b-76104861e7dc"}}}}
+                      .dump());
+  EXPECT_EQ(refused.status, 400u) << refused.body;
+}
+
+}  // namespace
+}  // namespace rtb::bidder

@@ -1,0 +1,196 @@
+// Beacon URLs: layout, macros left for the exchange, signing and the
+// rejection of anything tampered with.
+#include "bidder/bid/beacon_url.h"
+
+#include <string>
+
+#include "absl/strings/str_replace.h"
+#include "gtest/gtest.h"
+#include "tests/bidder/decision_fixtures.h"
+
+namespace rtb::bidder {
+namespace {
+
+using testing::kBeaconSecret;
+
+constexpr std::string_view kBase = "https://rtb.example.com/b";
+
+BeaconParams Params() {
+  BeaconParams p;
+  p.exchange = "sample-exchange";
+  p.campaign_id = "northwind-travel-display";
+  p.creative_id = "nw-mrec-summer";
+  p.device_key = "9bc38e10b2058c87388acbd40bb6a6a0";
+  p.deal_id = "AB Agency/1&0001";
+  p.bid_price_micros = 2500000;
+  p.bid_currency = "USD";
+  p.bid_time_ms = 1791115200000;
+  p.test = false;
+  p.request_id = "80ce30c53c16e6ede735f123ef6e32361bfc7b22";
+  p.imp_id = "1";
+  p.bid_id = "0123abcd-1";
+  return p;
+}
+
+// What an exchange does with the URL: substitute the macros (values
+// percent-encoded, as exchanges do for URLs), and return the query.
+std::string Substitute(const std::string& url, std::string_view request_id, std::string_view imp_id,
+                       std::string_view bid_id, std::string_view price = "1.93",
+                       std::string_view loss = "102") {
+  std::string out = absl::StrReplaceAll(url, {{"${AUCTION_ID}", std::string(request_id)},
+                                              {"${AUCTION_IMP_ID}", std::string(imp_id)},
+                                              {"${AUCTION_BID_ID}", std::string(bid_id)},
+                                              {"${AUCTION_PRICE}", std::string(price)},
+                                              {"${AUCTION_CURRENCY}", "USD"},
+                                              {"${AUCTION_LOSS}", std::string(loss)}});
+  return out.substr(out.find('?') + 1);
+}
+
+std::string SubstituteAsExpected(const std::string& url) {
+  const BeaconParams p = Params();
+  return Substitute(url, p.request_id, p.imp_id, p.bid_id);
+}
+
+TEST(BeaconUrlTest, LayoutWithMacrosForTheExchange) {
+  BeaconSigner signer(kBeaconSecret);
+  const std::string win = signer.Url(BeaconKind::kWin, kBase, Params());
+  EXPECT_TRUE(
+      win.starts_with("https://rtb.example.com/b/win?x=sample-exchange&c=northwind-travel-display"
+                      "&cr=nw-mrec-summer&dk=9bc38e10b2058c87388acbd40bb6a6a0"
+                      "&dl=AB%20Agency%2F1%260001&bp=2500000&bc=USD&ts=1791115200000&test=0"
+                      "&aid=${AUCTION_ID}&iid=${AUCTION_IMP_ID}&bid=${AUCTION_BID_ID}"
+                      "&p=${AUCTION_PRICE}&cur=${AUCTION_CURRENCY}&sig="))
+      << win;
+  const std::string loss = signer.Url(BeaconKind::kLoss, kBase, Params());
+  EXPECT_TRUE(loss.starts_with("https://rtb.example.com/b/loss?")) << loss;
+  EXPECT_NE(loss.find("&loss=${AUCTION_LOSS}"), std::string::npos);
+  const std::string click = signer.Url(BeaconKind::kClick, kBase, Params());
+  EXPECT_EQ(click.find("${AUCTION_PRICE}"), std::string::npos);
+  EXPECT_TRUE(signer.Url(BeaconKind::kBilling, kBase, Params())
+                  .starts_with(std::string(kBase) + "/billing?"));
+}
+
+TEST(BeaconUrlTest, SubstitutedBeaconVerifies) {
+  BeaconSigner signer(kBeaconSecret);
+  absl::StatusOr<VerifiedBeacon> win = signer.Verify(
+      BeaconKind::kWin, SubstituteAsExpected(signer.Url(BeaconKind::kWin, kBase, Params())));
+  ASSERT_TRUE(win.ok()) << win.status();
+  EXPECT_EQ(win->campaign_id, "northwind-travel-display");
+  EXPECT_EQ(win->creative_id, "nw-mrec-summer");
+  EXPECT_EQ(win->device_key, "9bc38e10b2058c87388acbd40bb6a6a0");
+  EXPECT_EQ(win->deal_id, "AB Agency/1&0001");
+  EXPECT_EQ(win->bid_price_micros, 2500000);
+  EXPECT_EQ(win->bid_time_ms, 1791115200000);
+  EXPECT_FALSE(win->test);
+  EXPECT_EQ(win->request_id, "80ce30c53c16e6ede735f123ef6e32361bfc7b22");
+  EXPECT_EQ(win->bid_id, "0123abcd-1");
+  ASSERT_TRUE(win->clearing_price.has_value());
+  EXPECT_DOUBLE_EQ(*win->clearing_price, 1.93);
+  EXPECT_EQ(win->clearing_currency, "USD");
+
+  absl::StatusOr<VerifiedBeacon> loss = signer.Verify(
+      BeaconKind::kLoss, SubstituteAsExpected(signer.Url(BeaconKind::kLoss, kBase, Params())));
+  ASSERT_TRUE(loss.ok()) << loss.status();
+  EXPECT_EQ(loss->loss_reason, "102");
+}
+
+TEST(BeaconUrlTest, UntrackedAndOpenAuctionBeaconsOmitKeyAndDeal) {
+  BeaconSigner signer(kBeaconSecret);
+  BeaconParams p = Params();
+  p.device_key = "";
+  p.deal_id = "";
+  p.test = true;
+  const std::string url = signer.Url(BeaconKind::kBilling, kBase, p);
+  EXPECT_EQ(url.find("dk="), std::string::npos);
+  EXPECT_EQ(url.find("dl="), std::string::npos);
+  EXPECT_NE(url.find("&test=1&"), std::string::npos);
+  absl::StatusOr<VerifiedBeacon> beacon =
+      signer.Verify(BeaconKind::kBilling, SubstituteAsExpected(url));
+  ASSERT_TRUE(beacon.ok()) << beacon.status();
+  EXPECT_TRUE(beacon->test);
+  EXPECT_EQ(beacon->device_key, "");
+}
+
+TEST(BeaconUrlTest, TamperedParametersAreRejected) {
+  BeaconSigner signer(kBeaconSecret);
+  const std::string query = SubstituteAsExpected(signer.Url(BeaconKind::kWin, kBase, Params()));
+  const std::pair<std::string, std::string> tampers[] = {
+      {"c=northwind-travel-display", "c=litware-retargeting"},
+      {"cr=nw-mrec-summer", "cr=nw-leader-summer"},
+      {"bp=2500000", "bp=25000000"},
+      {"test=0", "test=1"},
+      {"dk=9bc3", "dk=0bc3"},
+      {"ts=1791115200000", "ts=1791115200001"},
+      {"x=sample-exchange", "x=other"},
+      {"iid=1", "iid=2"},
+  };
+  for (const auto& [from, to] : tampers) {
+    std::string tampered = query;
+    const size_t at = tampered.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    tampered.replace(at, from.size(), to);
+    absl::StatusOr<VerifiedBeacon> beacon = signer.Verify(BeaconKind::kWin, tampered);
+    EXPECT_EQ(beacon.status().code(), absl::StatusCode::kUnauthenticated) << to;
+  }
+  // Dropping the deal changes what was signed too.
+  std::string no_deal = query;
+  const size_t dl = no_deal.find("&dl=");
+  no_deal.erase(dl, no_deal.find('&', dl + 1) - dl);
+  EXPECT_EQ(signer.Verify(BeaconKind::kWin, no_deal).status().code(),
+            absl::StatusCode::kUnauthenticated);
+}
+
+TEST(BeaconUrlTest, WrongAuctionIdsOrUnsubstitutedMacrosAreRejected) {
+  BeaconSigner signer(kBeaconSecret);
+  const std::string url = signer.Url(BeaconKind::kWin, kBase, Params());
+  EXPECT_FALSE(
+      signer.Verify(BeaconKind::kWin, Substitute(url, "other-request", "1", "0123abcd-1")).ok());
+  const std::string raw = url.substr(url.find('?') + 1);
+  EXPECT_EQ(signer.Verify(BeaconKind::kWin, raw).status().code(),
+            absl::StatusCode::kUnauthenticated);
+}
+
+TEST(BeaconUrlTest, KindIsSigned) {
+  BeaconSigner signer(kBeaconSecret);
+  const std::string click = SubstituteAsExpected(signer.Url(BeaconKind::kClick, kBase, Params()));
+  EXPECT_TRUE(signer.Verify(BeaconKind::kClick, click).ok());
+  EXPECT_EQ(signer.Verify(BeaconKind::kBilling, click).status().code(),
+            absl::StatusCode::kUnauthenticated);
+}
+
+TEST(BeaconUrlTest, OtherSecretRejects) {
+  BeaconSigner signer(kBeaconSecret);
+  BeaconSigner other("another-beacon-secret-0123456789abcdef");
+  const std::string query = SubstituteAsExpected(signer.Url(BeaconKind::kWin, kBase, Params()));
+  EXPECT_EQ(other.Verify(BeaconKind::kWin, query).status().code(),
+            absl::StatusCode::kUnauthenticated);
+}
+
+TEST(BeaconUrlTest, MalformedQueriesAreInvalid) {
+  BeaconSigner signer(kBeaconSecret);
+  const std::string query = SubstituteAsExpected(signer.Url(BeaconKind::kWin, kBase, Params()));
+  EXPECT_EQ(signer.Verify(BeaconKind::kWin, query + "&c=again").status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(signer.Verify(BeaconKind::kWin, "x=a&c=b&cr=%zz").status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(signer.Verify(BeaconKind::kWin, "x=a&c=b&cr=c&bp=1&bc=USD&ts=1&test=0").status().code(),
+            absl::StatusCode::kUnauthenticated);  // no signature
+  EXPECT_EQ(signer.Verify(BeaconKind::kWin, "").status().code(),
+            absl::StatusCode::kInvalidArgument);
+  // Parameters the exchange appends are ignored.
+  EXPECT_TRUE(signer.Verify(BeaconKind::kWin, query + "&exch_extra=1").ok());
+}
+
+TEST(BeaconUrlTest, EncryptedPriceIsKeptAsText) {
+  BeaconSigner signer(kBeaconSecret);
+  const BeaconParams p = Params();
+  absl::StatusOr<VerifiedBeacon> beacon = signer.Verify(
+      BeaconKind::kWin, Substitute(signer.Url(BeaconKind::kWin, kBase, p), p.request_id, p.imp_id,
+                                   p.bid_id, "WEp8nQAAAAB1MTZZ"));
+  ASSERT_TRUE(beacon.ok()) << beacon.status();
+  EXPECT_EQ(beacon->price_text, "WEp8nQAAAAB1MTZZ");
+  EXPECT_FALSE(beacon->clearing_price.has_value());
+}
+
+}  // namespace
+}  // namespace rtb::bidder
