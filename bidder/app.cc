@@ -22,63 +22,18 @@
 #include "bidder/telemetry/self_telemetry.h"
 #include "bidder/telemetry/telemetry.h"
 #include "pacing/pacer.h"
-#include "storage/embedded_store.h"
-#include "storage/hbase_store.h"
 #include "storage/schemas.h"
+#include "storage/startup/startup.h"
 
 namespace rtb::bidder {
 
 namespace {
-
-storage::EmbeddedStoreOptions EmbeddedOptions(const config::EmbeddedStorageConfig& config) {
-  storage::EmbeddedStoreOptions options;
-  options.path = config.path;
-  options.block_cache_bytes = config.block_cache_mib << 20;
-  options.in_memory_cache_fraction = config.in_memory_cache_fraction;
-  options.write_buffer_bytes = config.write_buffer_mib << 20;
-  options.async_wal_flush_interval_ms = config.async_wal_flush_interval_ms;
-  return options;
-}
-
-storage::HBaseStoreOptions HBaseOptions(const config::HBaseStorageConfig& config) {
-  storage::HBaseStoreOptions options;
-  options.endpoints = config.endpoints;
-  options.transport = config.transport == config::ThriftTransport::kFramed
-                          ? storage::ThriftTransport::kFramed
-                          : storage::ThriftTransport::kBuffered;
-  options.connect_timeout_ms = config.connect_timeout_ms;
-  options.call_timeout_ms = config.call_timeout_ms;
-  options.pool_size_per_endpoint = config.pool_size;
-  options.hedge_delay_ms = config.hedge_delay_ms;
-  options.io_threads = config.io_threads;
-  return options;
-}
 
 absl::Status Annotate(const absl::Status& status, const std::string& what) {
   return absl::Status(status.code(), absl::StrCat(what, ": ", std::string(status.message())));
 }
 
 }  // namespace
-
-absl::StatusOr<std::unique_ptr<storage::Store>> OpenConfiguredStore(
-    const config::StorageConfig& config) {
-  absl::StatusOr<std::unique_ptr<storage::Store>> store;
-  std::string where;
-  switch (config.backend) {
-    case config::StorageBackend::kEmbedded:
-      where = absl::StrCat("embedded store at ", config.embedded.path);
-      store = storage::OpenEmbeddedStore(EmbeddedOptions(config.embedded));
-      break;
-    case config::StorageBackend::kHBase:
-    case config::StorageBackend::kStorageServer:
-      where = absl::StrCat(config::StorageBackendName(config.backend), " store at ",
-                           absl::StrJoin(config.hbase.endpoints, ","));
-      store = storage::OpenHBaseStore(HBaseOptions(config.hbase));
-      break;
-  }
-  if (!store.ok()) return Annotate(store.status(), "cannot open " + where);
-  return store;
-}
 
 // Periodic upkeep off the request path: event index reconcile (every
 // minute, a sample of users) and pending erasures (every hour). Failures are
@@ -121,8 +76,7 @@ class MaintenanceLoop {
   }
 
   static void Log(const char* what, const absl::Status& status) {
-    std::fprintf(stderr, "rtb-bidder: %s failed: %s\n", what,
-                 std::string(status.message()).c_str());
+    startup::Log("rtb-bidder", absl::StrCat(what, " failed: ", status.message()));
   }
 
   events::EventStore& events_;
@@ -150,17 +104,9 @@ absl::StatusOr<std::unique_ptr<BidderApp>> BidderApp::Create(config::BidderConfi
   std::unique_ptr<BidderApp> app(new BidderApp(std::move(config)));
   const config::BidderConfig& cfg = app->config_;
 
-  absl::StatusOr<std::unique_ptr<storage::Store>> store = OpenConfiguredStore(cfg.storage);
+  absl::StatusOr<std::unique_ptr<storage::Store>> store = startup::OpenBidderStore(cfg);
   if (!store.ok()) return store.status();
   app->store_ = *std::move(store);
-
-  storage::TableOptions tables;
-  tables.attribution_window_seconds = cfg.bid.attribution_window_s;
-  tables.session_lifetime_seconds = cfg.sessions.absolute_lifetime_s;
-  if (absl::Status s = storage::ApplySchemas(*app->store_, storage::BidderTables(tables));
-      !s.ok()) {
-    return Annotate(s, "cannot create the bidder's tables");
-  }
 
   absl::StatusOr<std::unique_ptr<HttpServer>> server =
       [&]() -> absl::StatusOr<std::unique_ptr<HttpServer>> {

@@ -59,11 +59,6 @@ class SelfTelemetry;
 class Telemetry;
 }  // namespace telemetry
 
-// Opens the Store `config.backend` names: the embedded engine, or HBase's
-// (or the storage server's) Thrift2 gateways. Does not create tables.
-absl::StatusOr<std::unique_ptr<storage::Store>> OpenConfiguredStore(
-    const config::StorageConfig& config);
-
 class BidderApp {
  public:
   // Opens the store, applies storage::BidderTables, builds the server and

@@ -22,12 +22,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "bidder/app.h"
 #include "bidder/bid/device_key.h"
 #include "bidder/bid/frequency_cap.h"
 #include "config/config.h"
 #include "loadtest/request_mix.h"
 #include "storage/schemas.h"
+#include "storage/startup/startup.h"
 #include "storage/store.h"
 
 namespace {
@@ -111,7 +111,7 @@ int Run(const Flags& flags) {
     return 1;
   }
   absl::StatusOr<std::unique_ptr<rtb::storage::Store>> store =
-      rtb::bidder::OpenConfiguredStore(config->storage);
+      rtb::startup::OpenConfiguredStore(config->storage);
   if (!store.ok()) {
     std::fprintf(stderr, "rtb-seed-profiles: %s\n", std::string(store.status().message()).c_str());
     return 1;

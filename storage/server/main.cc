@@ -9,27 +9,16 @@
 // or SIGINT; then it stops accepting, lets calls in progress finish, flushes
 // every table and closes the store, and exits 0. A start-up error is one line
 // on stderr naming the problem, and exit code 1.
-#include <pthread.h>
-#include <signal.h>
-
 #include <charconv>
-#include <cstdio>
-#include <exception>
-#include <filesystem>
-#include <fstream>
-#include <functional>
 #include <memory>
-#include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
-#include "absl/time/time.h"
 #include "storage/embedded_store.h"
 #include "storage/schemas.h"
 #include "storage/server/storage_server.h"
+#include "storage/startup/startup.h"
 #include "thrift/TOutput.h"
 
 namespace {
@@ -37,6 +26,7 @@ namespace {
 using rtb::storage::ThriftTransport;
 using rtb::storage::server::StorageServerOptions;
 
+constexpr char kProgram[] = "storage-server";
 constexpr char kUsage[] =
     "usage: storage-server --path <dir> [options]\n"
     "  --path <dir>                  embedded store directory (created when missing); required\n"
@@ -52,14 +42,10 @@ constexpr char kUsage[] =
     "  --scanner-idle-timeout-ms <n> close scanners unread this long (default 60000)\n"
     "  --block-cache-mb <n>          embedded block cache (default 256)\n";
 
-void Log(const std::string& line) {
-  const std::string stamp =
-      absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", absl::Now(), absl::UTCTimeZone());
-  std::fprintf(stderr, "%s storage-server: %s\n", stamp.c_str(), line.c_str());
-}
+void Log(const std::string& line) { rtb::startup::Log(kProgram, line); }
 
-int Fail(const std::string& message) {
-  Log("error: " + message);
+int Fail(absl::string_view message) {
+  Log("error: " + std::string(message));
   return 1;
 }
 
@@ -71,115 +57,37 @@ struct Flags {
   StorageServerOptions server;
 };
 
-template <typename Int>
-bool ParseInt(std::string_view text, Int* out) {
-  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), *out);
-  return error == std::errc() && end == text.data() + text.size();
-}
-
-// nullopt after printing the problem (or the usage for --help).
-std::optional<Flags> ParseFlags(int argc, char** argv, bool& help) {
-  Flags flags;
-  using Setter = std::function<bool(std::string_view)>;
-  auto integer = [](auto* field) {
-    return Setter([field](std::string_view v) { return ParseInt(v, field); });
-  };
-  const std::vector<std::pair<std::string_view, Setter>> valued = {
-      {"--path",
-       [&](std::string_view v) {
-         flags.path = v;
-         return !v.empty();
-       }},
-      {"--port-file",
-       [&](std::string_view v) {
-         flags.port_file = v;
-         return !v.empty();
-       }},
-      {"--bind",
-       [&](std::string_view v) {
-         flags.server.bind = v;
-         return !v.empty();
-       }},
-      {"--port", integer(&flags.server.port)},
-      {"--transport",
-       [&](std::string_view v) {
-         if (v == "buffered")
-           flags.server.transport = ThriftTransport::kBuffered;
-         else if (v == "framed")
-           flags.server.transport = ThriftTransport::kFramed;
-         else
-           return false;
-         return true;
-       }},
-      {"--threads", integer(&flags.server.threads)},
-      {"--max-message-bytes", integer(&flags.server.max_message_bytes)},
-      {"--idle-timeout-ms", integer(&flags.server.idle_timeout_ms)},
-      {"--max-scanners", integer(&flags.server.handler.max_open_scanners)},
-      {"--scanner-idle-timeout-ms", integer(&flags.server.handler.scanner_idle_timeout_ms)},
-      {"--block-cache-mb", integer(&flags.block_cache_mb)},
-  };
-  for (int i = 1; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      help = true;
-      return std::nullopt;
-    }
-    if (arg == "--apply-schemas") {
-      flags.apply_schemas = true;
-      continue;
-    }
-    const Setter* setter = nullptr;
-    std::string_view name;
-    for (const auto& [flag, set] : valued) {
-      if (arg == flag ||
-          (arg.starts_with(flag) && arg.size() > flag.size() && arg[flag.size()] == '=')) {
-        setter = &set;
-        name = flag;
-      }
-    }
-    if (setter == nullptr) {
-      std::fprintf(stderr, "storage-server: unknown argument \"%s\"\n%s", argv[i], kUsage);
-      return std::nullopt;
-    }
-    std::string_view value;
-    if (arg.size() > name.size()) {
-      value = arg.substr(name.size() + 1);
-    } else if (i + 1 < argc) {
-      value = argv[++i];
+rtb::startup::FlagParser::Outcome ParseFlags(int argc, char** argv, Flags& flags) {
+  rtb::startup::FlagParser parser(kProgram, kUsage);
+  parser.Text("--path", &flags.path);
+  parser.Text("--port-file", &flags.port_file);
+  parser.Text("--bind", &flags.server.bind);
+  parser.Integer("--port", &flags.server.port);
+  parser.Value("--transport", [&](std::string_view v) {
+    if (v == "buffered") {
+      flags.server.transport = ThriftTransport::kBuffered;
+    } else if (v == "framed") {
+      flags.server.transport = ThriftTransport::kFramed;
     } else {
-      std::fprintf(stderr, "storage-server: %s needs a value\n%s", std::string(name).c_str(),
-                   kUsage);
-      return std::nullopt;
+      return false;
     }
-    if (!(*setter)(value)) {
-      std::fprintf(stderr, "storage-server: bad value \"%s\" for %s\n%s",
-                   std::string(value).c_str(), std::string(name).c_str(), kUsage);
-      return std::nullopt;
-    }
-  }
-  if (flags.path.empty()) {
-    std::fprintf(stderr, "storage-server: --path is required\n%s", kUsage);
-    return std::nullopt;
-  }
-  if (flags.block_cache_mb < 1) {
-    std::fprintf(stderr, "storage-server: --block-cache-mb must be >= 1\n%s", kUsage);
-    return std::nullopt;
-  }
-  return flags;
-}
-
-// Written whole under a temporary name and renamed, so a reader never sees a
-// partial number.
-bool WritePortFile(const std::string& path, int port) {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::trunc);
-    out << port << "\n";
-    if (!out.flush()) return false;
-  }
-  std::error_code ec;
-  std::filesystem::rename(temporary, path, ec);
-  return !ec;
+    return true;
+  });
+  parser.Integer("--threads", &flags.server.threads);
+  parser.Integer("--max-message-bytes", &flags.server.max_message_bytes);
+  parser.Integer("--idle-timeout-ms", &flags.server.idle_timeout_ms);
+  parser.Integer("--max-scanners", &flags.server.handler.max_open_scanners);
+  parser.Integer("--scanner-idle-timeout-ms", &flags.server.handler.scanner_idle_timeout_ms);
+  parser.Value("--block-cache-mb", [&](std::string_view v) {
+    int64_t mb = 0;
+    auto [end, error] = std::from_chars(v.data(), v.data() + v.size(), mb);
+    if (error != std::errc() || end != v.data() + v.size() || mb < 1) return false;
+    flags.block_cache_mb = mb;
+    return true;
+  });
+  parser.Switch("--apply-schemas", &flags.apply_schemas);
+  parser.Require("--path");
+  return parser.Parse(argc, argv);
 }
 
 // Every table's memtables to files, so the next start replays no log.
@@ -197,63 +105,55 @@ void FlushEveryTable(rtb::storage::Store& store) {
 }
 
 int Run(int argc, char** argv) {
-  bool help = false;
-  std::optional<Flags> flags = ParseFlags(argc, argv, help);
-  if (help) {
-    std::fputs(kUsage, stdout);
-    return 0;
+  Flags flags;
+  switch (ParseFlags(argc, argv, flags)) {
+    case rtb::startup::FlagParser::Outcome::kRun:
+      break;
+    case rtb::startup::FlagParser::Outcome::kHelp:
+      return 0;
+    case rtb::startup::FlagParser::Outcome::kError:
+      return 1;
   }
-  if (!flags) return 1;
-  if (absl::Status s = rtb::storage::server::ValidateStorageServerOptions(flags->server); !s.ok()) {
-    return Fail(std::string(s.message()));
+  if (absl::Status s = rtb::storage::server::ValidateStorageServerOptions(flags.server); !s.ok()) {
+    return Fail(s.message());
   }
-
-  // Blocked before any thread starts, so every thread inherits the mask and
-  // the signals wait for sigwait below; one that arrives during start-up is
-  // served as a clean shutdown once the server is up.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-  signal(SIGPIPE, SIG_IGN);
+  rtb::startup::BlockStopSignals();
   apache::thrift::GlobalOutput.setOutputFunction(
       [](const char* message) { Log(absl::StrCat("thrift: ", message)); });
 
   rtb::storage::EmbeddedStoreOptions store_options;
-  store_options.path = flags->path;
-  store_options.block_cache_bytes = flags->block_cache_mb << 20;
+  store_options.path = flags.path;
+  store_options.block_cache_bytes = flags.block_cache_mb << 20;
   absl::StatusOr<std::unique_ptr<rtb::storage::Store>> store =
       rtb::storage::OpenEmbeddedStore(store_options);
-  if (!store.ok()) return Fail(std::string(store.status().message()));
-  if (flags->apply_schemas) {
+  if (!store.ok()) return Fail(store.status().message());
+  if (flags.apply_schemas) {
     const std::vector<rtb::storage::TableSchema> tables = rtb::storage::BidderTables();
     if (absl::Status s = rtb::storage::ApplySchemas(**store, tables); !s.ok()) {
-      return Fail(std::string(s.message()));
+      return Fail(s.message());
     }
     Log(absl::StrCat("bidder tables present (", tables.size(), ")"));
   }
 
   absl::StatusOr<std::unique_ptr<rtb::storage::server::StorageServer>> server =
-      rtb::storage::server::StorageServer::Start(**store, flags->server);
-  if (!server.ok()) return Fail(std::string(server.status().message()));
+      rtb::storage::server::StorageServer::Start(**store, flags.server);
+  if (!server.ok()) return Fail(server.status().message());
   const int port = (*server)->port();
-  if (!flags->port_file.empty() && !WritePortFile(flags->port_file, port)) {
-    (*server)->Stop();
-    return Fail("cannot write the port file " + flags->port_file);
+  if (!flags.port_file.empty()) {
+    if (absl::Status s = rtb::startup::WritePortFile(flags.port_file, port); !s.ok()) {
+      (*server)->Stop();
+      return Fail(s.message());
+    }
   }
-  const std::string& bind = flags->server.bind;
+  const std::string& bind = flags.server.bind;
   const bool v6 = bind.find(':') != std::string::npos;
-  Log(absl::StrCat("serving ", flags->path, " on ", v6 ? "[" : "", bind, v6 ? "]" : "", ":", port,
+  Log(absl::StrCat("serving ", flags.path, " on ", v6 ? "[" : "", bind, v6 ? "]" : "", ":", port,
                    " (THBaseService, binary protocol, ",
-                   flags->server.transport == ThriftTransport::kFramed ? "framed" : "buffered",
-                   " transport, ", flags->server.threads, " threads)"));
+                   flags.server.transport == ThriftTransport::kFramed ? "framed" : "buffered",
+                   " transport, ", flags.server.threads, " threads)"));
 
-  int received = 0;
-  while (sigwait(&stop_signals, &received) != 0) {
-  }
-  Log(absl::StrCat("received ", received == SIGINT ? "SIGINT" : "SIGTERM",
-                   ", finishing calls in progress"));
+  const std::string_view received = rtb::startup::WaitForStopSignal();
+  Log(absl::StrCat("received ", std::string(received), ", finishing calls in progress"));
   (*server)->Stop();
   server->reset();
   FlushEveryTable(**store);
@@ -265,9 +165,5 @@ int Run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return Run(argc, argv);
-  } catch (const std::exception& e) {
-    return Fail(absl::StrCat("unexpected failure: ", e.what()));
-  }
+  return rtb::startup::RunMain(kProgram, [&] { return Run(argc, argv); });
 }

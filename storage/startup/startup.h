@@ -1,0 +1,113 @@
+// What every process of the project does around its own work (rtb-bidder,
+// rtb-pacer, storage-server, rtb-seed-profiles): command-line flags, one-line
+// logs on stderr, the port file, waiting for SIGTERM or SIGINT, and opening
+// the store that a configuration names, with the bidder's tables in it.
+//
+// Conventions every process keeps: a start-up error is one line on stderr
+// naming the problem and exit code 1 (bad flags included); --help prints the
+// usage on stdout and exits 0; a stop signal drains and exits 0.
+//
+// It lives beside storage because opening the configured store is the part
+// the processes share most; it may call storage and config only.
+//
+// Thread-safety: Log may be called from any thread. The rest is for the main
+// thread at start-up and shutdown.
+#ifndef RTB_STORAGE_STARTUP_STARTUP_H_
+#define RTB_STORAGE_STARTUP_STARTUP_H_
+
+#include <charconv>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "config/config.h"
+#include "storage/store.h"
+
+namespace rtb::startup {
+
+// One line on stderr: "<UTC time, ms> <program>: <line>".
+void Log(std::string_view program, std::string_view line);
+
+// --name VALUE or --name=VALUE for flags with a value, --name for switches;
+// --help or -h prints the usage. Problems name the flag, then the usage
+// follows, all on stderr.
+class FlagParser {
+ public:
+  enum class Outcome {
+    kRun,    // every flag read: go on
+    kHelp,   // usage printed on stdout: exit 0
+    kError,  // problem printed on stderr: exit 1
+  };
+
+  FlagParser(std::string program, std::string usage);
+
+  // `parse` takes the value; false is "bad value".
+  void Value(std::string name, std::function<bool(std::string_view)> parse);
+  // A non-empty string.
+  void Text(std::string name, std::string* out);
+  // A whole number in the range of Int.
+  template <typename Int>
+  void Integer(std::string name, Int* out) {
+    Value(std::move(name), [out](std::string_view text) {
+      auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), *out);
+      return error == std::errc() && end == text.data() + text.size();
+    });
+  }
+  // A flag without a value, true when given.
+  void Switch(std::string name, bool* out);
+  // Parse reports kError when `name` was not given.
+  void Require(std::string name);
+
+  Outcome Parse(int argc, char** argv);
+
+ private:
+  struct Flag {
+    std::string name;
+    std::function<bool(std::string_view)> parse;  // null for a switch
+    bool* switched = nullptr;
+    bool required = false;
+    bool seen = false;
+  };
+  Flag* Find(std::string_view argument);
+  Outcome Error(std::string_view problem);
+
+  std::string program_;
+  std::string usage_;
+  std::vector<Flag> flags_;
+};
+
+// Writes "<port>\n" to `path` whole: under a temporary name, then renamed, so
+// a reader never sees a partial number.
+absl::Status WritePortFile(const std::string& path, int port);
+
+// Blocks SIGTERM and SIGINT and ignores SIGPIPE. Call before any thread
+// starts: threads inherit the mask, so only WaitForStopSignal receives the
+// signals, and one that arrives during start-up is served as soon as the
+// process waits for it (a clean shutdown).
+void BlockStopSignals();
+// Waits for SIGTERM or SIGINT and returns "SIGTERM" or "SIGINT".
+std::string_view WaitForStopSignal();
+
+// The store `config` names: the embedded engine, or HBase / a storage-server
+// through Thrift2. Errors name the backend and where it is.
+absl::StatusOr<std::unique_ptr<storage::Store>> OpenConfiguredStore(
+    const config::StorageConfig& config);
+// "embedded store at <path>" or "<backend> store at <endpoints>", for logs
+// and errors.
+std::string DescribeStore(const config::StorageConfig& config);
+// OpenConfiguredStore, then the bidder's tables (storage/schemas.h) created
+// where missing, with the TTLs `config` sets.
+absl::StatusOr<std::unique_ptr<storage::Store>> OpenBidderStore(const config::BidderConfig& config);
+
+// `body()`'s exit code. An exception that escapes it (start-up or shutdown
+// only: out of memory, no threads) is logged and exit code 1.
+int RunMain(std::string_view program, const std::function<int()>& body);
+
+}  // namespace rtb::startup
+
+#endif  // RTB_STORAGE_STARTUP_STARTUP_H_

@@ -1,0 +1,148 @@
+// The start-up library every process shares: flags, the port file, opening
+// the configured store with the bidder's tables.
+#include "storage/startup/startup.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "storage/schemas.h"
+
+namespace rtb::startup {
+namespace {
+
+using Outcome = FlagParser::Outcome;
+
+struct Argv {
+  explicit Argv(std::vector<std::string> args) : strings(std::move(args)) {
+    strings.insert(strings.begin(), "prog");
+    for (std::string& s : strings) pointers.push_back(s.data());
+  }
+  int argc() const { return static_cast<int>(pointers.size()); }
+  char** argv() { return pointers.data(); }
+  std::vector<std::string> strings;
+  std::vector<char*> pointers;
+};
+
+struct Parsed {
+  Outcome outcome;
+  std::string path;
+  int port = 7;
+  bool apply = false;
+  std::string stderr_text;
+};
+
+Parsed Parse(std::vector<std::string> args) {
+  Parsed parsed;
+  FlagParser parser("prog", "usage: prog --path P [--port N] [--apply]\n");
+  parser.Text("--path", &parsed.path);
+  parser.Integer("--port", &parsed.port);
+  parser.Switch("--apply", &parsed.apply);
+  parser.Require("--path");
+  Argv argv(std::move(args));
+  ::testing::internal::CaptureStderr();
+  parsed.outcome = parser.Parse(argv.argc(), argv.argv());
+  parsed.stderr_text = ::testing::internal::GetCapturedStderr();
+  return parsed;
+}
+
+TEST(FlagParserTest, ValuesComeSpacedOrAfterAnEqualsSign) {
+  Parsed p = Parse({"--path", "/x", "--port=90", "--apply"});
+  EXPECT_EQ(p.outcome, Outcome::kRun);
+  EXPECT_EQ(p.path, "/x");
+  EXPECT_EQ(p.port, 90);
+  EXPECT_TRUE(p.apply);
+  Parsed defaults = Parse({"--path=/y"});
+  EXPECT_EQ(defaults.outcome, Outcome::kRun);
+  EXPECT_EQ(defaults.port, 7);
+  EXPECT_FALSE(defaults.apply);
+}
+
+TEST(FlagParserTest, ProblemsNameTheFlagAndPrintTheUsage) {
+  const std::pair<std::vector<std::string>, std::string> cases[] = {
+      {{}, "prog: --path is required"},
+      {{"--path", "/x", "--verbose"}, "prog: unknown argument \"--verbose\""},
+      {{"--path"}, "prog: --path needs a value"},
+      {{"--path="}, "prog: --path needs a non-empty value"},
+      {{"--path", "/x", "--port", "9x"}, "prog: bad value \"9x\" for --port"},
+      {{"--path", "/x", "--port", "99999999999"}, "prog: bad value \"99999999999\" for --port"},
+      {{"--path", "/x", "--apply=1"}, "prog: unknown argument \"--apply=1\""},
+  };
+  for (const auto& [args, message] : cases) {
+    Parsed p = Parse(args);
+    EXPECT_EQ(p.outcome, Outcome::kError) << message;
+    EXPECT_EQ(p.stderr_text.rfind(message, 0), 0u) << p.stderr_text;
+    EXPECT_NE(p.stderr_text.find("usage: prog"), std::string::npos);
+  }
+}
+
+TEST(FlagParserTest, HelpPrintsTheUsageOnStdout) {
+  FlagParser parser("prog", "usage: prog\n");
+  Argv argv({"--help"});
+  ::testing::internal::CaptureStdout();
+  EXPECT_EQ(parser.Parse(argv.argc(), argv.argv()), Outcome::kHelp);
+  EXPECT_EQ(::testing::internal::GetCapturedStdout(), "usage: prog\n");
+}
+
+class StartupStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("startup-test-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::filesystem::path dir_;
+};
+
+TEST_F(StartupStoreTest, PortFileHoldsThePortWhole) {
+  const std::string path = (dir_ / "port").string();
+  ASSERT_TRUE(WritePortFile(path, 8123).ok());
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "8123\n");
+  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+  absl::Status unwritable = WritePortFile((dir_ / "no-such-dir" / "port").string(), 1);
+  EXPECT_FALSE(unwritable.ok());
+  EXPECT_NE(std::string(unwritable.message()).find("no-such-dir"), std::string::npos);
+}
+
+TEST_F(StartupStoreTest, BidderStoreHasEveryBidderTable) {
+  config::BidderConfig config;
+  config.storage.backend = config::StorageBackend::kEmbedded;
+  config.storage.embedded.path = (dir_ / "store").string();
+  absl::StatusOr<std::unique_ptr<storage::Store>> store = OpenBidderStore(config);
+  ASSERT_TRUE(store.ok()) << store.status();
+  absl::StatusOr<std::vector<storage::TableSchema>> tables = (*store)->ListTables();
+  ASSERT_TRUE(tables.ok());
+  EXPECT_EQ(tables->size(), storage::BidderTables().size());
+  EXPECT_EQ(DescribeStore(config.storage), "embedded store at " + config.storage.embedded.path);
+}
+
+TEST_F(StartupStoreTest, AStoreThatCannotOpenIsNamedInTheError) {
+  config::StorageConfig config;
+  config.backend = config::StorageBackend::kEmbedded;
+  std::ofstream(dir_ / "file") << "not a directory";
+  config.embedded.path = (dir_ / "file" / "store").string();
+  absl::StatusOr<std::unique_ptr<storage::Store>> store = OpenConfiguredStore(config);
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(std::string(store.status().message()).rfind("cannot open embedded store at ", 0), 0u)
+      << store.status();
+}
+
+TEST(RunMainTest, AnEscapingExceptionIsExitCodeOne) {
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(RunMain("prog", []() -> int { throw std::runtime_error("no threads"); }), 1);
+  EXPECT_NE(
+      ::testing::internal::GetCapturedStderr().find("prog: error: unexpected failure: no threads"),
+      std::string::npos);
+  EXPECT_EQ(RunMain("prog", [] { return 3; }), 3);
+}
+
+}  // namespace
+}  // namespace rtb::startup
