@@ -23,9 +23,9 @@ std::vector<std::string> SaltSplits(int count) {
   return splits;
 }
 
-FamilyOptions Family(std::string name, int64_t ttl_seconds) {
+FamilyOptions Family(std::string_view name, int64_t ttl_seconds) {
   FamilyOptions f;
-  f.name = std::move(name);
+  f.name = std::string(name);
   f.ttl_seconds = ttl_seconds;
   return f;
 }
@@ -41,9 +41,9 @@ std::vector<TableSchema> BidderTables(const TableOptions& options) {
   {
     TableSchema t;
     t.name = std::string(kProfilesTable);
-    FamilyOptions seg = Family("seg", 30 * kDay);
+    FamilyOptions seg = Family(kProfileSegmentFamily, 30 * kDay);
     seg.bloom = BloomType::kRow;
-    FamilyOptions fc = Family("fc", 2 * kDay);
+    FamilyOptions fc = Family(kProfileFrequencyCapFamily, 2 * kDay);
     fc.in_memory = true;
     t.families = {seg, fc};
     t.split_keys = HashSplits(16);
@@ -55,7 +55,7 @@ std::vector<TableSchema> BidderTables(const TableOptions& options) {
   {
     TableSchema t;
     t.name = std::string(kImpressionsTable);
-    t.families = {Family("i", options.attribution_window_seconds)};
+    t.families = {Family(kImpressionFamily, options.attribution_window_seconds)};
     t.split_keys = HashSplits(16);
     tables.push_back(std::move(t));
   }
@@ -64,7 +64,7 @@ std::vector<TableSchema> BidderTables(const TableOptions& options) {
   {
     TableSchema t;
     t.name = std::string(kDeviceImpressionsTable);
-    t.families = {Family("x", options.attribution_window_seconds)};
+    t.families = {Family(kDeviceImpressionFamily, options.attribution_window_seconds)};
     t.split_keys = HashSplits(16);
     tables.push_back(std::move(t));
   }

@@ -29,6 +29,13 @@ inline constexpr std::string_view kMetricRollupsTable = "metric_rollups";
 inline constexpr std::string_view kSessionsTable = "sessions";
 inline constexpr std::string_view kUserSessionsTable = "user_sessions";
 
+// Family names a second module reads or writes by name (the rest live beside
+// the row layout that uses them).
+inline constexpr std::string_view kProfileSegmentFamily = "seg";
+inline constexpr std::string_view kProfileFrequencyCapFamily = "fc";
+inline constexpr std::string_view kImpressionFamily = "i";
+inline constexpr std::string_view kDeviceImpressionFamily = "x";
+
 // Retention that operators configure; everything else is fixed by design.
 struct TableOptions {
   // How long impressions (and the device -> impression index) stay joinable

@@ -15,7 +15,7 @@
 //                                 to the clicked impression, 204
 // <prefix> is the path of bid.beacon_base_url ("" by default).
 //
-// Every beacon but the conversion is a signed URL of bidder/beacon_url.h;
+// Every beacon but the conversion is a signed URL of bidder/bid/beacon_url.h;
 // a forged or altered one is refused with 403 and counted. Every beacon is
 // idempotent: the impression id is a hash of the ids the signature covers
 // (exchange, request, impression and bid id), so the billing notice and the

@@ -5,6 +5,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "bidder/events/impressions.h"
 #include "bidder/events/internal/keys.h"
 #include "bidder/events/internal/metrics.h"
 #include "storage/key_bytes.h"
@@ -23,9 +24,6 @@ constexpr std::string_view kSnapshotsExpireColumn = "snapshots_expire";
 constexpr std::string_view kSnapshotsExpiredColumn = "snapshots_expired";
 // Pending row: when the erasure was requested.
 constexpr std::string_view kPendingSinceColumn = "since";
-
-// Device impressions rows: device key(16) + reverse ms(8) + impression id.
-constexpr size_t kDeviceImpressionPrefixBytes = kUserKeyBytes + 8;
 
 std::string Str(std::string_view s) { return std::string(s); }
 
@@ -286,9 +284,9 @@ absl::Status DeviceEraser::SweepImpressions(std::string_view user_key, ErasedRow
     std::vector<storage::Get> impressions;
     std::vector<storage::Delete> index_rows;
     for (const storage::RowResult& row : *page) {
-      if (row.row.size() > kDeviceImpressionPrefixBytes) {
+      if (std::optional<std::string_view> id = ImpressionIdOfDeviceImpressionRow(row.row)) {
         storage::Get get;
-        get.row = row.row.substr(kDeviceImpressionPrefixBytes);
+        get.row = std::string(*id);
         impressions.push_back(std::move(get));
       }
       index_rows.push_back(WholeRow(row.row));

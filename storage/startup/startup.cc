@@ -61,7 +61,8 @@ sigset_t StopSignals() {
 void Log(std::string_view program, std::string_view line) {
   const std::string stamp =
       absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", absl::Now(), absl::UTCTimeZone());
-  const std::string text = absl::StrCat(stamp, " ", std::string(program), ": ", std::string(line), "\n");
+  const std::string text =
+      absl::StrCat(stamp, " ", std::string(program), ": ", std::string(line), "\n");
   std::fwrite(text.data(), 1, text.size(), stderr);
 }
 
@@ -118,7 +119,8 @@ FlagParser::Outcome FlagParser::Parse(int argc, char** argv) {
       return Outcome::kHelp;
     }
     Flag* flag = Find(argument);
-    if (flag == nullptr) return Error(absl::StrCat("unknown argument \"", std::string(argument), "\""));
+    if (flag == nullptr)
+      return Error(absl::StrCat("unknown argument \"", std::string(argument), "\""));
     flag->seen = true;
     if (!flag->parse) {
       *flag->switched = true;
@@ -133,8 +135,9 @@ FlagParser::Outcome FlagParser::Parse(int argc, char** argv) {
       return Error(absl::StrCat(flag->name, " needs a value"));
     }
     if (!flag->parse(value)) {
-      return Error(value.empty() ? absl::StrCat(flag->name, " needs a non-empty value")
-                                 : absl::StrCat("bad value \"", std::string(value), "\" for ", flag->name));
+      return Error(value.empty()
+                       ? absl::StrCat(flag->name, " needs a non-empty value")
+                       : absl::StrCat("bad value \"", std::string(value), "\" for ", flag->name));
     }
   }
   for (const Flag& flag : flags_) {

@@ -1,0 +1,171 @@
+// What every beacon endpoint shares: its outcome and answer types, the
+// handler's dependencies and configuration, the campaigns by id, the metrics,
+// and the steps more than one endpoint takes (recording an event, finding an
+// impression row, the attribution window). The endpoints themselves are in
+// notice_beacons.cc (win, billing, impression pixel, loss) and
+// engagement_beacons.cc (click, conversion).
+//
+// Thread-safety: a BeaconContext is built once; afterwards its methods are
+// called from every beacon worker thread at once and touch only immutable
+// state, metric handles and the (thread-safe) store.
+#ifndef RTB_BIDDER_BEACONS_INTERNAL_BEACON_CONTEXT_H_
+#define RTB_BIDDER_BEACONS_INTERNAL_BEACON_CONTEXT_H_
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "bidder/beacons/beacon_handler.h"
+#include "bidder/bid/beacon_url.h"
+#include "bidder/bid/currency.h"
+#include "bidder/events/events.h"
+#include "nlohmann/json.hpp"
+#include "prometheus/counter.h"
+#include "prometheus/family.h"
+#include "prometheus/histogram.h"
+
+namespace rtb::bidder::beacons {
+
+enum class Endpoint { kWin, kBilling, kImpression, kLoss, kClick, kConversion, kCount };
+inline constexpr std::array<std::string_view, static_cast<size_t>(Endpoint::kCount)>
+    kEndpointNames = {"win", "billing", "impression", "loss", "click", "conversion"};
+
+enum class Outcome {
+  kRecorded,           // first time: written
+  kDuplicate,          // a replay: nothing changed
+  kForged,             // signature missing or wrong
+  kInvalid,            // malformed parameters
+  kUnknownCampaign,    // signed, but the campaign or creative is no longer configured
+  kUnknownImpression,  // click or conversion of an impression we have no row for
+  kExpired,            // outside the attribution window
+  kErased,             // the device is erased: no device data written
+  kTest,               // test=1: nothing billable recorded
+  kOverloaded,         // too many beacons in flight: 503
+  kError,              // storage failed: 500, the exchange retries
+  kCount
+};
+inline constexpr std::array<std::string_view, static_cast<size_t>(Outcome::kCount)> kOutcomeNames =
+    {"recorded",
+     "duplicate",
+     "forged",
+     "invalid",
+     "unknown_campaign",
+     "unknown_impression",
+     "expired",
+     "erased",
+     "test",
+     "overloaded",
+     "error"};
+
+struct Answer {
+  HttpResponse response;
+  Outcome outcome = Outcome::kRecorded;
+};
+
+// A status-only answer, with `reason` as a text body when given.
+HttpResponse Status(unsigned status, std::string_view reason = {});
+HttpResponse Status(unsigned status, const absl::Status& why);
+
+// A configured campaign as the beacons read it.
+struct CampaignEntry {
+  size_t index = 0;  // position in config.campaigns
+  const config::CampaignConfig* config = nullptr;
+  absl::TimeZone zone;
+  absl::flat_hash_map<std::string, const config::CreativeConfig*> creatives;
+};
+
+// 16 bytes of SHA-256 over length-prefixed fields: event and impression ids.
+std::string Sha256Id(std::initializer_list<std::string_view> fields);
+// The id of the event `kind` of an impression (and `extra`, e.g. an order id).
+std::string EventId(std::string_view impression_id, std::string_view kind,
+                    std::string_view extra = {});
+// Decoded value of `name` in a query string; nullopt when absent. A
+// malformed escape is an error.
+absl::StatusOr<std::optional<std::string>> QueryParam(std::string_view query,
+                                                      std::string_view name);
+
+class BeaconContext {
+ public:
+  BeaconContext(BeaconHandler::Dependencies deps, BeaconHandlerOptions options,
+                CurrencyTable currencies);
+
+  const BeaconHandler::Dependencies& deps() const { return deps_; }
+  const BeaconHandlerOptions& options() const { return options_; }
+  const CurrencyTable& currencies() const { return currencies_; }
+  const BeaconSigner& signer() const { return signer_; }
+  // Null when `campaign_id` is not configured.
+  const CampaignEntry* FindCampaign(std::string_view campaign_id) const;
+  int64_t NowMillis() const { return deps_.wall_clock->NowMillis(); }
+
+  void Count(Endpoint endpoint, Outcome outcome);
+  void ObserveLatency(Endpoint endpoint, double seconds);
+  void CountPriceRejected(Endpoint endpoint);
+  // bidder_wins_total and bidder_spend_micros_total of one claimed impression.
+  void CountWin(const VerifiedBeacon& b, const CampaignEntry& campaign, int64_t spend_micros);
+
+  // An event of this beacon, unless its device is erased (kErased then).
+  // `event_time_ms` must be the same on every replay of the beacon (it is
+  // part of the timeline key): the signed bid time for notices, the time
+  // the first click or conversion claimed for those.
+  absl::StatusOr<Outcome> RecordEvent(const VerifiedBeacon& b, std::string_view impression_id,
+                                      events::EventType type, int64_t event_time_ms,
+                                      const nlohmann::json& body, std::string_view extra = {});
+  // The event body fields every beacon event carries.
+  static nlohmann::json BeaconJson(const VerifiedBeacon& b, std::string_view impression_id);
+  // The signed bid time, the same on every replay of a notice.
+  int64_t NoticeTime(const VerifiedBeacon& b) const;
+  // The impression row, or nullopt when there is none (never written, or
+  // past the attribution window and expired).
+  absl::StatusOr<std::optional<storage::RowResult>> FindImpression(
+      std::string_view impression_id) const;
+  bool WithinAttributionWindow(int64_t impression_ms, int64_t now) const;
+  // Where this bidder's beacons are served, for markup filled on a win.
+  std::string BaseUrl() const;
+
+ private:
+  struct Metrics {
+    std::array<std::array<prometheus::Counter*, static_cast<size_t>(Outcome::kCount)>,
+               static_cast<size_t>(Endpoint::kCount)>
+        outcomes{};
+    std::array<prometheus::Counter*, static_cast<size_t>(Endpoint::kCount)> price_rejected{};
+    std::array<prometheus::Histogram*, static_cast<size_t>(Endpoint::kCount)> latency{};
+    // Claimed impressions and their spend, [exchange][campaign] in config
+    // order; the families, for an exchange that left the config after it bid.
+    std::vector<std::vector<prometheus::Counter*>> wins;
+    std::vector<std::vector<prometheus::Counter*>> spend_micros;
+    absl::flat_hash_map<std::string, size_t> exchange_index;
+    prometheus::Family<prometheus::Counter>* wins_family = nullptr;
+    prometheus::Family<prometheus::Counter>* spend_family = nullptr;
+  };
+  // Throws on a metric name clash (prometheus-cpp), a start-up error.
+  void DeclareMetrics(prometheus::Registry& registry);
+
+  BeaconHandler::Dependencies deps_;
+  BeaconHandlerOptions options_;
+  CurrencyTable currencies_;
+  BeaconSigner signer_;
+  absl::flat_hash_map<std::string, CampaignEntry> campaigns_;
+  Metrics metrics_;
+};
+
+// The endpoints, each given a verified beacon of a configured campaign
+// (conversions: the query, since they carry a click token instead).
+Answer HandleWin(BeaconContext& context, const VerifiedBeacon& b,
+                 const config::CreativeConfig& creative, std::string_view impression_id);
+Answer HandleImpression(BeaconContext& context, Endpoint endpoint, const VerifiedBeacon& b,
+                        const CampaignEntry& campaign, const std::string& impression_id);
+Answer HandleLoss(BeaconContext& context, const VerifiedBeacon& b, std::string_view impression_id);
+Answer HandleClick(BeaconContext& context, const VerifiedBeacon& b,
+                   const config::CreativeConfig& creative, const std::string& impression_id);
+Answer HandleConversion(BeaconContext& context, std::string_view query);
+
+}  // namespace rtb::bidder::beacons
+
+#endif  // RTB_BIDDER_BEACONS_INTERNAL_BEACON_CONTEXT_H_

@@ -1,0 +1,240 @@
+// The notices an exchange fires about a bid: win (nurl), billing (burl), the
+// impression pixel, loss (lurl). Billing and pixel record the impression, in
+// the order bidder/beacons/beacon_handler.h gives.
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <string>
+
+#include "bidder/beacons/internal/beacon_context.h"
+#include "bidder/bid/frequency_cap.h"
+#include "bidder/events/impressions.h"
+#include "pacing/pacer.h"
+#include "storage/key_bytes.h"
+#include "storage/schemas.h"
+
+namespace rtb::bidder::beacons {
+namespace {
+
+using events::EventType;
+
+constexpr double kMaxPlausibleCpm = 1000;
+
+// A transparent 1x1 GIF.
+constexpr unsigned char kPixel[] = {
+    0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 0x01, 0x00, 0x01, 0x00, 0x80, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0xff, 0xff, 0xff, 0x21, 0xf9, 0x04, 0x01, 0x00, 0x00, 0x00, 0x00, 0x2c, 0x00, 0x00,
+    0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0x02, 0x02, 0x44, 0x01, 0x00, 0x3b};
+
+const char* MarkupContentType(config::CreativeFormat format) {
+  switch (format) {
+    case config::CreativeFormat::kVideo:
+    case config::CreativeFormat::kAudio:
+      return "application/xml";
+    case config::CreativeFormat::kNative:
+      return "application/json";
+    case config::CreativeFormat::kBanner:
+      break;
+  }
+  return "text/html; charset=utf-8";
+}
+
+Answer Failed(const absl::Status& status) { return {Status(500, status), Outcome::kError}; }
+
+// Checks the exchange's clearing price; the CPM in the bid currency that
+// the impression is recorded at.
+double ChargedCpm(BeaconContext& context, Endpoint endpoint, const VerifiedBeacon& b) {
+  const double bid_cpm = static_cast<double>(b.bid_price_micros) / 1e6;
+  if (b.price_text.empty()) return bid_cpm;  // not substituted: our bid is the bound
+  std::optional<double> price = b.clearing_price;
+  if (price.has_value() && !b.clearing_currency.empty() && b.clearing_currency != b.bid_currency) {
+    price = context.currencies().Convert(*price, b.clearing_currency, b.bid_currency);
+  }
+  // A tiny tolerance for exchanges that round the price they echo.
+  if (!price.has_value() || !std::isfinite(*price) || *price < 0 ||
+      *price > bid_cpm * (1 + 1e-9) + 1e-6 || *price > kMaxPlausibleCpm) {
+    context.CountPriceRejected(endpoint);
+    return bid_cpm;
+  }
+  return *price;
+}
+
+// The spend of one impression at the charged CPM, micro-units of the
+// campaign's currency (CPM is per thousand impressions).
+int64_t SpendMicros(BeaconContext& context, Endpoint endpoint, const VerifiedBeacon& b,
+                    const CampaignEntry& campaign) {
+  const std::optional<double> campaign_cpm = context.currencies().Convert(
+      ChargedCpm(context, endpoint, b), b.bid_currency, campaign.config->currency);
+  return campaign_cpm.has_value() ? std::llround(*campaign_cpm * 1e6 / 1000) : 0;
+}
+
+// The Increment nonce of an impression's frequency-cap count.
+uint64_t Nonce(std::string_view impression_id) {
+  const uint64_t nonce = storage::ReadBigEndian(impression_id.substr(0, 8));
+  return nonce == 0 ? 1 : nonce;
+}
+
+// The device a beacon names, and whether it is under erasure.
+struct Device {
+  std::string key;  // raw 16 bytes; empty for an untracked bid
+  bool erased = false;
+
+  // Whether the device's own data (key, index entry, cap count) is written.
+  bool tracked() const { return !key.empty() && !erased; }
+};
+
+absl::StatusOr<Device> DeviceOf(BeaconContext& context, const VerifiedBeacon& b) {
+  Device device;
+  std::optional<std::string> key = storage::FromHex(b.device_key);
+  if (!key.has_value() || key->size() != events::kUserKeyBytes) return device;
+  device.key = *std::move(key);
+  absl::StatusOr<bool> erased = context.deps().events->IsErased(device.key);
+  if (!erased.ok()) return erased.status();
+  device.erased = *erased;
+  return device;
+}
+
+// Step 2 for the device: its device -> impression entry and the
+// frequency-cap count of the campaign's day. Idempotent.
+absl::Status RecordDeviceImpression(BeaconContext& context, const std::string& device_key,
+                                    const CampaignEntry& campaign, int64_t now,
+                                    std::string_view impression_id) {
+  storage::Store& store = *context.deps().store;
+  storage::Put index;
+  index.row = events::DeviceImpressionRow(device_key, now, impression_id);
+  index.values.push_back({std::string(storage::kDeviceImpressionFamily),
+                          std::string(events::kDeviceImpressionCampaignColumn), campaign.config->id,
+                          std::nullopt});
+  index.durability = storage::Durability::kSyncWal;
+  if (absl::Status s = store.Put(storage::kDeviceImpressionsTable, index); !s.ok()) return s;
+  if (campaign.config->frequency_cap_per_day <= 0) return absl::OkStatus();
+  storage::Increment cap;
+  cap.row = device_key;
+  cap.columns.push_back(
+      {std::string(storage::kProfileFrequencyCapFamily),
+       FrequencyCapQualifier(campaign.config->id, absl::FromUnixMillis(now), campaign.zone), 1});
+  cap.ttl_ms = context.options().frequency_cap_ttl_ms;
+  cap.durability = storage::Durability::kAsyncWal;
+  cap.nonce = Nonce(impression_id);
+  return store.Increment(storage::kProfilesTable, cap).status();
+}
+
+// Step 3: puts the impression row if it is absent. False when a concurrent
+// duplicate or a replay claimed it first.
+absl::StatusOr<bool> ClaimImpression(BeaconContext& context, const VerifiedBeacon& b,
+                                     const CampaignEntry& campaign, const Device& device,
+                                     int64_t spend_micros, int64_t now,
+                                     const std::string& impression_id) {
+  storage::CheckAndMutate claim;
+  claim.row = impression_id;
+  claim.family = std::string(storage::kImpressionFamily);
+  claim.qualifier = std::string(events::kImpressionCampaignColumn);
+  claim.value = std::nullopt;  // the row must not exist yet
+  storage::Put row;
+  row.row = impression_id;
+  auto column = [&](std::string_view q, std::string value) {
+    row.values.push_back(
+        {std::string(storage::kImpressionFamily), std::string(q), std::move(value), std::nullopt});
+  };
+  column(events::kImpressionCampaignColumn, campaign.config->id);
+  column(events::kImpressionCreativeColumn, b.creative_id);
+  column(events::kImpressionExchangeColumn, b.exchange);
+  if (device.tracked()) column(events::kImpressionDeviceKeyColumn, b.device_key);
+  column(events::kImpressionSpendColumn, storage::EncodeCounter(spend_micros));
+  column(events::kImpressionTimeColumn, storage::EncodeCounter(now));
+  row.durability = storage::Durability::kSyncWal;
+  claim.puts.push_back(std::move(row));
+  return context.deps().store->CheckAndMutate(storage::kImpressionsTable, claim);
+}
+
+}  // namespace
+
+Answer HandleWin(BeaconContext& context, const VerifiedBeacon& b,
+                 const config::CreativeConfig& creative, std::string_view impression_id) {
+  HttpResponse response = Status(204);
+  if (creative.nurl_delivery) {
+    // The markup this bid did not carry, filled with the same signed ids.
+    BeaconParams params = ParamsOf(b);
+    std::string click_url;
+    std::string impression_url;
+    context.signer().AppendUrls(context.BaseUrl(), params, nullptr, nullptr, nullptr, &click_url,
+                                &impression_url);
+    response.status = 200;
+    response.content_type = MarkupContentType(creative.format);
+    response.body = FillMarkup(creative.adm, click_url, impression_url);
+  }
+  if (b.test) return {std::move(response), Outcome::kTest};
+  nlohmann::json body = BeaconContext::BeaconJson(b, impression_id);
+  body["clearing_price"] = b.price_text;
+  body["received_ms"] = context.NowMillis();
+  absl::StatusOr<Outcome> recorded =
+      context.RecordEvent(b, impression_id, EventType::kWin, context.NoticeTime(b), body);
+  if (!recorded.ok()) return Failed(recorded.status());
+  return {std::move(response), *recorded};
+}
+
+Answer HandleLoss(BeaconContext& context, const VerifiedBeacon& b, std::string_view impression_id) {
+  if (b.test) return {Status(204), Outcome::kTest};
+  nlohmann::json body = BeaconContext::BeaconJson(b, impression_id);
+  body["loss_reason"] = b.loss_reason;
+  body["clearing_price"] = b.price_text;
+  body["received_ms"] = context.NowMillis();
+  absl::StatusOr<Outcome> recorded =
+      context.RecordEvent(b, impression_id, EventType::kLoss, context.NoticeTime(b), body);
+  if (!recorded.ok()) return Failed(recorded.status());
+  return {Status(204), *recorded};
+}
+
+Answer HandleImpression(BeaconContext& context, Endpoint endpoint, const VerifiedBeacon& b,
+                        const CampaignEntry& campaign, const std::string& impression_id) {
+  HttpResponse ok = Status(204);
+  if (endpoint == Endpoint::kImpression) {
+    ok.status = 200;
+    ok.content_type = "image/gif";
+    ok.body.assign(reinterpret_cast<const char*>(kPixel), sizeof(kPixel));
+    ok.headers.emplace_back("Cache-Control", "no-store");
+  }
+  if (b.test) return {std::move(ok), Outcome::kTest};
+
+  // 1. A replay finds the row and changes nothing.
+  absl::StatusOr<std::optional<storage::RowResult>> existing =
+      context.FindImpression(impression_id);
+  if (!existing.ok()) return Failed(existing.status());
+  if (existing->has_value()) return {std::move(ok), Outcome::kDuplicate};
+
+  const int64_t now = context.NowMillis();
+  const int64_t spend_micros = SpendMicros(context, endpoint, b, campaign);
+  absl::StatusOr<Device> device = DeviceOf(context, b);
+  if (!device.ok()) return Failed(device.status());
+
+  // 2. The event and the device's data, unless the device is erased.
+  if (!device->erased) {
+    nlohmann::json body = BeaconContext::BeaconJson(b, impression_id);
+    body["spend_micros"] = spend_micros;
+    body["campaign_currency"] = campaign.config->currency;
+    body["source"] = endpoint == Endpoint::kBilling ? "billing" : "pixel";
+    body["received_ms"] = now;
+    absl::StatusOr<Outcome> event =
+        context.RecordEvent(b, impression_id, EventType::kImpression, context.NoticeTime(b), body);
+    if (!event.ok()) return Failed(event.status());
+  }
+  if (device->tracked()) {
+    if (absl::Status s = RecordDeviceImpression(context, device->key, campaign, now, impression_id);
+        !s.ok()) {
+      return Failed(s);
+    }
+  }
+
+  // 3. Only the claimer counts the win and hands the spend to pacing.
+  absl::StatusOr<bool> claimed =
+      ClaimImpression(context, b, campaign, *device, spend_micros, now, impression_id);
+  if (!claimed.ok()) return Failed(claimed.status());
+  if (!*claimed) return {std::move(ok), Outcome::kDuplicate};
+  context.CountWin(b, campaign, spend_micros);
+  if (context.deps().spend != nullptr && spend_micros > 0) {
+    context.deps().spend->Record(campaign.index, spend_micros);
+  }
+  return {std::move(ok), device->erased ? Outcome::kErased : Outcome::kRecorded};
+}
+
+}  // namespace rtb::bidder::beacons
