@@ -89,16 +89,19 @@ std::vector<rtb::storage::PutValue> ProfileCells(const rtb::config::BidderConfig
   for (int i = 0; i < 80; ++i) {
     char segment[16];
     std::snprintf(segment, sizeof(segment), "s%07d", i * 37);
-    cells.push_back({"seg", segment, std::string(1, '\x5a'), std::nullopt});
+    cells.push_back({std::string(rtb::storage::kProfileSegmentFamily), segment,
+                     std::string(1, '\x5a'), std::nullopt});
   }
   for (const rtb::config::CampaignConfig& campaign : config.campaigns) {
     for (const std::string& segment : campaign.targeting.required_segments) {
-      cells.push_back({"seg", segment, std::string(1, '\x64'), std::nullopt});
+      cells.push_back({std::string(rtb::storage::kProfileSegmentFamily), segment,
+                       std::string(1, '\x64'), std::nullopt});
     }
     absl::TimeZone zone;
     if (!absl::LoadTimeZone(campaign.time_zone, &zone)) zone = absl::UTCTimeZone();
     // One impression today: caps of 2 or more still let the device bid.
-    cells.push_back({"fc", rtb::bidder::FrequencyCapQualifier(campaign.id, now, zone),
+    cells.push_back({std::string(rtb::storage::kProfileFrequencyCapFamily),
+                     rtb::bidder::FrequencyCapQualifier(campaign.id, now, zone),
                      rtb::storage::EncodeCounter(1), std::nullopt});
   }
   return cells;

@@ -237,8 +237,8 @@ void BidHandler::Handle(size_t exchange, const HttpRequest& http, Responder resp
 void BidHandler::LookUpProfile(std::shared_ptr<PendingBid> pending) {
   storage::Get get;
   get.row = std::string(pending->identity.key->bytes());
-  get.columns = {storage::Column{std::string(kSegmentFamily), std::nullopt},
-                 storage::Column{std::string(kFrequencyCapFamily), std::nullopt}};
+  get.columns = {storage::Column{std::string(storage::kProfileSegmentFamily), std::nullopt},
+                 storage::Column{std::string(storage::kProfileFrequencyCapFamily), std::nullopt}};
   get.consistency = storage::Consistency::kTimeline;
 
   pending->guard.emplace(pending->executor);

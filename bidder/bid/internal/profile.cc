@@ -19,8 +19,8 @@ std::ranges::subrange<storage::CellList::const_iterator> FamilyCells(const stora
 
 Profile::Profile(const storage::RowResult& row)
     : present_(!row.empty()),
-      segments_(FamilyCells(row.cells, kSegmentFamily)),
-      counters_(FamilyCells(row.cells, kFrequencyCapFamily)) {}
+      segments_(FamilyCells(row.cells, storage::kProfileSegmentFamily)),
+      counters_(FamilyCells(row.cells, storage::kProfileFrequencyCapFamily)) {}
 
 const storage::Cell* Profile::Find(CellRange cells, std::string_view qualifier) {
   // Qualifiers compare as unsigned bytes; std::string_view compares chars

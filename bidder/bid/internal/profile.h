@@ -20,12 +20,10 @@
 #include <ranges>
 #include <string_view>
 
+#include "storage/schemas.h"
 #include "storage/types.h"
 
 namespace rtb::bidder {
-
-inline constexpr std::string_view kSegmentFamily = "seg";
-inline constexpr std::string_view kFrequencyCapFamily = "fc";
 
 class Profile {
  public:
