@@ -1,3 +1,5 @@
+#include "bidder/events/events.h"
+
 #include <algorithm>
 #include <limits>
 #include <utility>
@@ -5,7 +7,6 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
-#include "bidder/events/events.h"
 #include "bidder/events/internal/hot_keys.h"
 #include "bidder/events/internal/keys.h"
 #include "bidder/events/internal/metrics.h"
