@@ -137,6 +137,124 @@ AuctionPreview Auction::Preview(const openrtb::BidRequest& request) const {
   return preview;
 }
 
+namespace {
+
+// Where a deal campaign may bid on `imp`: the first offered deal it lists
+// whose wseat admits `seat` and whose floor `price` meets; else the reason
+// none did.
+struct DealChoice {
+  const openrtb::Deal* deal = nullptr;
+  Rejection rejection = Rejection::kNone;
+};
+
+DealChoice ChooseDeal(const Campaign& campaign, const openrtb::Imp& imp, std::string_view seat,
+                      double price, const CurrencyTable& currencies, uint32_t currency) {
+  bool seat_refused = false;
+  bool floor_refused = false;
+  if (imp.pmp.has_value()) {
+    for (const openrtb::Deal& offered : imp.pmp->deals) {
+      if (!ListedDeal(campaign, offered.id)) continue;
+      if (!SeatListed(offered.wseat, seat)) {
+        seat_refused = true;
+        continue;
+      }
+      std::optional<double> floor = 0.0;
+      if (offered.bidfloor > 0) {
+        floor =
+            currencies.Convert(offered.bidfloor, PackCurrencyCode(offered.bidfloorcur), currency);
+      }
+      if (!floor.has_value() || !MeetsFloor(price, *floor)) {
+        floor_refused = true;
+        continue;
+      }
+      return {&offered, Rejection::kNone};
+    }
+  }
+  return {nullptr, floor_refused  ? Rejection::kFloor
+                   : seat_refused ? Rejection::kSeat
+                                  : Rejection::kTargeting};
+}
+
+// One impression's round of the auction: what each candidate is checked
+// against, computed once for the impression.
+class ImpressionRound {
+ public:
+  ImpressionRound(const AuctionInput& input, const Profile& profile, const Scratch& scratch,
+                  const CurrencyTable& currencies, const PacingSnapshot& pacing, uint32_t currency,
+                  size_t imp_index)
+      : input_(input),
+        request_(*input.request),
+        imp_(input.request->imp[imp_index]),
+        imp_index_(imp_index),
+        profile_(profile),
+        scratch_(scratch),
+        currencies_(currencies),
+        pacing_(pacing),
+        currency_(currency),
+        uniform_(NextUniform()) {
+    if (imp_.bidfloor > 0) {
+      open_floor_ = currencies.Convert(imp_.bidfloor, PackCurrencyCode(imp_.bidfloorcur), currency);
+    }
+  }
+
+  // kNone with `*bid` filled when `campaign` may bid, else the first rule it
+  // failed, in the order of bidder/bid/internal/auction.h.
+  Rejection Consider(const Campaign& campaign, ImpBid* bid) const {
+    const std::string_view seat =
+        campaign.seat.empty() ? input_.exchange_seat : std::string_view(campaign.seat);
+    if (Rejection r = CheckCampaign(campaign, seat, scratch_.facts, profile_);
+        r != Rejection::kNone) {
+      return r;
+    }
+    Rejection creative_rejection = Rejection::kNone;
+    const Creative* creative = ChooseCreative(campaign, imp_, request_, &creative_rejection);
+    if (creative == nullptr) return creative_rejection;
+
+    const std::optional<double> price =
+        currencies_.Convert(campaign.max_bid_cpm, campaign.currency_code, currency_);
+    if (!price.has_value()) return Rejection::kFloor;
+    const openrtb::Deal* deal = nullptr;
+    if (!campaign.deal_ids.empty()) {
+      const DealChoice choice = ChooseDeal(campaign, imp_, seat, *price, currencies_, currency_);
+      if (choice.deal == nullptr) return choice.rejection;
+      deal = choice.deal;
+    } else if (!open_floor_.has_value() || !MeetsFloor(*price, *open_floor_)) {
+      return Rejection::kFloor;
+    }
+
+    if (campaign.frequency_cap.Reached(profile_, campaign.id, input_.now,
+                                       Pending(scratch_, campaign.index))) {
+      return Rejection::kFrequencyCap;
+    }
+    if (!pacing_.MayBid(campaign.index, uniform_)) return Rejection::kPacing;
+
+    bid->imp_index = imp_index_;
+    bid->campaign = &campaign;
+    bid->creative = creative;
+    bid->deal = deal;
+    bid->seat = seat;
+    bid->price = *price;
+    return Rejection::kNone;
+  }
+
+ private:
+  const AuctionInput& input_;
+  const openrtb::BidRequest& request_;
+  const openrtb::Imp& imp_;
+  const size_t imp_index_;
+  const Profile& profile_;
+  const Scratch& scratch_;
+  const CurrencyTable& currencies_;
+  const PacingSnapshot& pacing_;
+  const uint32_t currency_;
+  const double uniform_;
+  // Floor of the open auction in the response currency; nullopt when it is
+  // in a currency we cannot convert.
+  std::optional<double> open_floor_ = 0.0;
+};
+
+}  // namespace
+
 void Auction::Run(const AuctionInput& input, AuctionResult* result) const {
   result->Clear();
   const openrtb::BidRequest& request = *input.request;
@@ -158,83 +276,20 @@ void Auction::Run(const AuctionInput& input, AuctionResult* result) const {
   scratch.pending.clear();
 
   for (size_t imp_index = 0; imp_index < request.imp.size(); ++imp_index) {
-    const openrtb::Imp& imp = request.imp[imp_index];
-    index_.Candidates(request, imp, &scratch.candidates);
+    index_.Candidates(request, request.imp[imp_index], &scratch.candidates);
     if (scratch.candidates.empty()) continue;
     result->no_candidates = false;
 
-    const double uniform = NextUniform();
-    // Floor of the open auction in the response currency; nullopt when it is
-    // in a currency we cannot convert.
-    std::optional<double> open_floor = 0.0;
-    if (imp.bidfloor > 0) {
-      open_floor = currencies_.Convert(imp.bidfloor, PackCurrencyCode(imp.bidfloorcur), currency);
-    }
-
+    const ImpressionRound round(input, profile, scratch, currencies_, pacing_, currency, imp_index);
     ImpBid best;
     bool have_best = false;
     scratch.candidates.ForEach([&](size_t campaign_index) {
-      const Campaign& campaign = index_.campaign(campaign_index);
-      auto reject = [&](Rejection r) { result->rejection = std::max(result->rejection, r); };
-      const std::string_view seat =
-          campaign.seat.empty() ? input.exchange_seat : std::string_view(campaign.seat);
-      if (Rejection r = CheckCampaign(campaign, seat, scratch.facts, profile);
-          r != Rejection::kNone) {
-        return reject(r);
-      }
-      Rejection creative_rejection = Rejection::kNone;
-      const Creative* creative = ChooseCreative(campaign, imp, request, &creative_rejection);
-      if (creative == nullptr) return reject(creative_rejection);
-
-      const std::optional<double> price =
-          currencies_.Convert(campaign.max_bid_cpm, campaign.currency_code, currency);
-      if (!price.has_value()) return reject(Rejection::kFloor);
-
-      const openrtb::Deal* deal = nullptr;
-      if (!campaign.deal_ids.empty()) {
-        bool seat_refused = false;
-        bool floor_refused = false;
-        if (imp.pmp.has_value()) {
-          for (const openrtb::Deal& offered : imp.pmp->deals) {
-            if (!ListedDeal(campaign, offered.id)) continue;
-            if (!SeatListed(offered.wseat, seat)) {
-              seat_refused = true;
-              continue;
-            }
-            std::optional<double> floor = 0.0;
-            if (offered.bidfloor > 0) {
-              floor = currencies_.Convert(offered.bidfloor, PackCurrencyCode(offered.bidfloorcur),
-                                          currency);
-            }
-            if (!floor.has_value() || !MeetsFloor(*price, *floor)) {
-              floor_refused = true;
-              continue;
-            }
-            deal = &offered;
-            break;
-          }
-        }
-        if (deal == nullptr)
-          return reject(floor_refused  ? Rejection::kFloor
-                        : seat_refused ? Rejection::kSeat
-                                       : Rejection::kTargeting);
-      } else if (!open_floor.has_value() || !MeetsFloor(*price, *open_floor)) {
-        return reject(Rejection::kFloor);
-      }
-
-      if (campaign.frequency_cap.Reached(profile, campaign.id, input.now,
-                                         Pending(scratch, campaign_index))) {
-        return reject(Rejection::kFrequencyCap);
-      }
-      if (!pacing_.MayBid(campaign_index, uniform)) return reject(Rejection::kPacing);
-
       ImpBid bid;
-      bid.imp_index = imp_index;
-      bid.campaign = &campaign;
-      bid.creative = creative;
-      bid.deal = deal;
-      bid.seat = seat;
-      bid.price = *price;
+      if (Rejection r = round.Consider(index_.campaign(campaign_index), &bid);
+          r != Rejection::kNone) {
+        result->rejection = std::max(result->rejection, r);
+        return;
+      }
       if (!have_best || Beats(bid, best)) {
         best = bid;
         have_best = true;

@@ -109,6 +109,84 @@ uint64_t CampaignIndex::FormatKey(MediaType media, int w, int h) {
          (static_cast<uint64_t>(static_cast<uint32_t>(h) & 0xffffff));
 }
 
+namespace {
+
+absl::StatusOr<Creative> CreativeOf(const config::CreativeConfig& cc,
+                                    const config::CampaignConfig& c, const std::string& where) {
+  Creative creative;
+  creative.id = cc.id;
+  creative.media = MediaOf(cc.format);
+  creative.w = cc.w;
+  creative.h = cc.h;
+  if (creative.media == MediaType::kBanner && (cc.w <= 0 || cc.h <= 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": banner creative ", cc.id, " needs w and h"));
+  }
+  for (const std::string& m : cc.mimes) creative.mimes.push_back(Lower(m));
+  creative.duration_s = cc.duration_s;
+  creative.adm = cc.adm;
+  creative.has_impression_pixel = cc.adm.find(kImpressionUrlPlaceholder) != std::string::npos;
+  creative.nurl_delivery = cc.nurl_delivery;
+  creative.secure = Lower(cc.adm).find("http://") == std::string::npos;
+  creative.categories = c.iab_categories;
+  for (const std::string& cat : cc.iab_categories) AddUnique(&creative.categories, cat);
+  creative.promoted_app = PromotedApp(cc.landing_url);
+  creative.landing_url = cc.landing_url;
+  return creative;
+}
+
+// Campaign number `i` as the auction reads it; InvalidArgument naming it
+// when a value the bid path depends on is unusable.
+absl::StatusOr<Campaign> CampaignOf(const config::CampaignConfig& c, size_t i,
+                                    const std::string& default_currency,
+                                    const CurrencyTable& currencies) {
+  const std::string where = absl::StrCat("campaigns[", i, "] (", c.id, ")");
+  Campaign campaign;
+  campaign.index = i;
+  campaign.id = c.id;
+  campaign.enabled = c.enabled;
+  campaign.seat = c.seat;
+  for (const std::string& d : c.advertiser_domains) campaign.advertiser_domains.push_back(Lower(d));
+  campaign.categories = c.iab_categories;
+  campaign.currency = absl::AsciiStrToUpper(c.currency.empty() ? default_currency : c.currency);
+  campaign.currency_code = PackCurrencyCode(campaign.currency);
+  if (!currencies.Has(campaign.currency_code)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": no exchange rate for currency ", campaign.currency));
+  }
+  if (!(c.max_bid_cpm > 0)) {
+    return absl::InvalidArgumentError(absl::StrCat(where, ": max_bid_cpm must be > 0"));
+  }
+  campaign.max_bid_cpm = c.max_bid_cpm;
+  absl::TimeZone zone;
+  if (!absl::LoadTimeZone(c.time_zone, &zone)) {
+    return absl::InvalidArgumentError(absl::StrCat(where, ": unknown time zone ", c.time_zone));
+  }
+  campaign.frequency_cap = FrequencyCap(c.frequency_cap_per_day, zone);
+  const config::TargetingConfig& t = c.targeting;
+  campaign.content_categories = t.content_categories;
+  for (const std::string& d : t.domains_allow) campaign.domains_allow.push_back(Lower(d));
+  for (const std::string& d : t.domains_deny) campaign.domains_deny.push_back(Lower(d));
+  campaign.required_segments = t.required_segments;
+  campaign.deal_ids = t.deal_ids;
+  for (const std::string& country : t.countries) {
+    if (PackCountry(country) == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": bad country ", country));
+    }
+    campaign.countries.push_back(absl::AsciiStrToUpper(country));
+  }
+  campaign.device_types = t.device_types;
+  if (c.creatives.empty()) return absl::InvalidArgumentError(absl::StrCat(where, ": no creatives"));
+  for (const config::CreativeConfig& cc : c.creatives) {
+    absl::StatusOr<Creative> creative = CreativeOf(cc, c, where);
+    if (!creative.ok()) return creative.status();
+    campaign.creatives.push_back(*std::move(creative));
+  }
+  return campaign;
+}
+
+}  // namespace
+
 absl::StatusOr<CampaignIndex> CampaignIndex::Build(
     const std::vector<config::CampaignConfig>& configs, const std::string& default_currency,
     const CurrencyTable& currencies) {
@@ -117,102 +195,42 @@ absl::StatusOr<CampaignIndex> CampaignIndex::Build(
   index.any_country_.Reset(n);
   index.any_device_type_.Reset(n);
   index.open_auction_.Reset(n);
+  for (size_t i = 0; i < n; ++i) {
+    absl::StatusOr<Campaign> campaign = CampaignOf(configs[i], i, default_currency, currencies);
+    if (!campaign.ok()) return campaign.status();
+    if (campaign->enabled) index.Post(*campaign, n);
+    index.campaigns_.push_back(*std::move(campaign));
+  }
+  return index;
+}
+
+void CampaignIndex::Post(const Campaign& campaign, size_t n) {
+  const size_t i = campaign.index;
   auto posting = [n](auto& map, const auto& key) -> CampaignSet& {
     auto [it, inserted] = map.try_emplace(key);
     if (inserted) it->second.Reset(n);
     return it->second;
   };
-
-  for (size_t i = 0; i < n; ++i) {
-    const config::CampaignConfig& c = configs[i];
-    const std::string where = absl::StrCat("campaigns[", i, "] (", c.id, ")");
-    Campaign campaign;
-    campaign.index = i;
-    campaign.id = c.id;
-    campaign.enabled = c.enabled;
-    campaign.seat = c.seat;
-    for (const std::string& d : c.advertiser_domains)
-      campaign.advertiser_domains.push_back(Lower(d));
-    campaign.categories = c.iab_categories;
-    campaign.currency = absl::AsciiStrToUpper(c.currency.empty() ? default_currency : c.currency);
-    campaign.currency_code = PackCurrencyCode(campaign.currency);
-    if (!currencies.Has(campaign.currency_code)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(where, ": no exchange rate for currency ", campaign.currency));
-    }
-    if (!(c.max_bid_cpm > 0)) {
-      return absl::InvalidArgumentError(absl::StrCat(where, ": max_bid_cpm must be > 0"));
-    }
-    campaign.max_bid_cpm = c.max_bid_cpm;
-    absl::TimeZone zone;
-    if (!absl::LoadTimeZone(c.time_zone, &zone)) {
-      return absl::InvalidArgumentError(absl::StrCat(where, ": unknown time zone ", c.time_zone));
-    }
-    campaign.frequency_cap = FrequencyCap(c.frequency_cap_per_day, zone);
-    const config::TargetingConfig& t = c.targeting;
-    campaign.content_categories = t.content_categories;
-    for (const std::string& d : t.domains_allow) campaign.domains_allow.push_back(Lower(d));
-    for (const std::string& d : t.domains_deny) campaign.domains_deny.push_back(Lower(d));
-    campaign.required_segments = t.required_segments;
-    campaign.deal_ids = t.deal_ids;
-    for (const std::string& country : t.countries) {
-      if (PackCountry(country) == 0) {
-        return absl::InvalidArgumentError(absl::StrCat(where, ": bad country ", country));
-      }
-      campaign.countries.push_back(absl::AsciiStrToUpper(country));
-    }
-    campaign.device_types = t.device_types;
-    if (c.creatives.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(where, ": no creatives"));
-    }
-    for (const config::CreativeConfig& cc : c.creatives) {
-      Creative creative;
-      creative.id = cc.id;
-      creative.media = MediaOf(cc.format);
-      creative.w = cc.w;
-      creative.h = cc.h;
-      if (creative.media == MediaType::kBanner && (cc.w <= 0 || cc.h <= 0)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(where, ": banner creative ", cc.id, " needs w and h"));
-      }
-      for (const std::string& m : cc.mimes) creative.mimes.push_back(Lower(m));
-      creative.duration_s = cc.duration_s;
-      creative.adm = cc.adm;
-      creative.has_impression_pixel = cc.adm.find(kImpressionUrlPlaceholder) != std::string::npos;
-      creative.nurl_delivery = cc.nurl_delivery;
-      creative.secure = Lower(cc.adm).find("http://") == std::string::npos;
-      creative.categories = c.iab_categories;
-      for (const std::string& cat : cc.iab_categories) AddUnique(&creative.categories, cat);
-      creative.promoted_app = PromotedApp(cc.landing_url);
-      creative.landing_url = cc.landing_url;
-      campaign.creatives.push_back(std::move(creative));
-    }
-
-    if (campaign.enabled) {
-      for (const Creative& creative : campaign.creatives) {
-        posting(index.by_format_, FormatKey(creative.media, creative.w, creative.h)).Insert(i);
-      }
-      if (campaign.countries.empty()) {
-        index.any_country_.Insert(i);
-      } else {
-        for (const std::string& country : campaign.countries) {
-          posting(index.by_country_, PackCountry(country)).Insert(i);
-        }
-      }
-      if (campaign.device_types.empty()) {
-        index.any_device_type_.Insert(i);
-      } else {
-        for (int type : campaign.device_types) posting(index.by_device_type_, type).Insert(i);
-      }
-      if (campaign.deal_ids.empty()) {
-        index.open_auction_.Insert(i);
-      } else {
-        for (const std::string& deal : campaign.deal_ids) posting(index.by_deal_, deal).Insert(i);
-      }
-    }
-    index.campaigns_.push_back(std::move(campaign));
+  for (const Creative& creative : campaign.creatives) {
+    posting(by_format_, FormatKey(creative.media, creative.w, creative.h)).Insert(i);
   }
-  return index;
+  if (campaign.countries.empty()) {
+    any_country_.Insert(i);
+  } else {
+    for (const std::string& country : campaign.countries) {
+      posting(by_country_, PackCountry(country)).Insert(i);
+    }
+  }
+  if (campaign.device_types.empty()) {
+    any_device_type_.Insert(i);
+  } else {
+    for (int type : campaign.device_types) posting(by_device_type_, type).Insert(i);
+  }
+  if (campaign.deal_ids.empty()) {
+    open_auction_.Insert(i);
+  } else {
+    for (const std::string& deal : campaign.deal_ids) posting(by_deal_, deal).Insert(i);
+  }
 }
 
 void CampaignIndex::Candidates(const openrtb::BidRequest& request, const openrtb::Imp& imp,

@@ -148,6 +148,9 @@ class CampaignIndex {
 
  private:
   static uint64_t FormatKey(MediaType media, int w, int h);
+  // Adds `campaign` to the posting lists of what it accepts; sets have `n`
+  // bits.
+  void Post(const Campaign& campaign, size_t n);
 
   std::vector<Campaign> campaigns_;
   absl::flat_hash_map<uint64_t, CampaignSet> by_format_;
