@@ -133,10 +133,8 @@ BudgetController::WindowRates BudgetController::RatesSince(const Sample& base,
   return rates;
 }
 
-absl::Status BudgetController::Observe(size_t campaign, int64_t now_ms) {
-  const CampaignBudget& budget = campaigns_[campaign];
-  Track& track = tracks_[campaign];
-  const absl::CivilDay today = budget.day.DayAt(now_ms);
+absl::StatusOr<BudgetController::ShardDays> BudgetController::ReadShards(
+    const CampaignBudget& budget, absl::CivilDay today) {
   const absl::CivilDay yesterday = today - 1;
   absl::StatusOr<std::vector<storage::RowResult>> rows =
       store_.Scan(storage::kBudgetTable, BudgetShardScan(budget.id, today, yesterday));
@@ -146,15 +144,18 @@ absl::Status BudgetController::Observe(size_t campaign, int64_t now_ms) {
   }
   const std::string today_column = DayQualifier(today);
   const std::string yesterday_column = DayQualifier(yesterday);
-  ShardValues today_values{};
-  ShardValues yesterday_values{};
+  ShardDays shards;
   for (const storage::RowResult& row : *rows) {
     std::optional<int> shard = ParseBudgetShardRow(row.row, budget.id);
     if (!shard) continue;
-    today_values[*shard] = row.Counter(kSpendFamily, today_column).value_or(0);
-    yesterday_values[*shard] = row.Counter(kSpendFamily, yesterday_column).value_or(0);
+    shards.today[*shard] = row.Counter(kSpendFamily, today_column).value_or(0);
+    shards.yesterday[*shard] = row.Counter(kSpendFamily, yesterday_column).value_or(0);
   }
+  return shards;
+}
 
+void BudgetController::Accumulate(Track& track, absl::CivilDay today, const ShardDays& shards,
+                                  int64_t now_ms) const {
   if (!track.tracking || (today != track.day && today != track.day + 1)) {
     // First sight, or the controller missed whole days: today's values are the
     // baseline, and rates start from here.
@@ -165,20 +166,22 @@ absl::Status BudgetController::Observe(size_t campaign, int64_t now_ms) {
   } else {
     for (int s = 0; s < kBudgetShards; ++s) {
       const int64_t increase = today == track.day
-                                   ? today_values[s] - track.last_value[s]
-                                   : (yesterday_values[s] - track.last_value[s]) + today_values[s];
+                                   ? shards.today[s] - track.last_value[s]
+                                   : (shards.yesterday[s] - track.last_value[s]) + shards.today[s];
       if (increase > 0) {
         track.accumulated[s] += increase;
         track.changed_at[s] = now_ms;
       }
     }
   }
-  track.last_value = today_values;
+  track.last_value = shards.today;
   track.day = today;
   track.throttle_integral += track.throttle * static_cast<double>(now_ms - track.integral_at_ms);
   track.integral_at_ms = now_ms;
+}
 
-  const Sample current{now_ms, track.accumulated, track.changed_at, track.throttle_integral};
+RateEstimate BudgetController::EstimateRates(Track& track, const Sample& current,
+                                             int64_t now_ms) const {
   const int64_t flush = options_.flush_interval_ms;
   WindowRates window;
   if (!track.window.empty()) window = RatesSince(track.window.front(), current);
@@ -212,20 +215,11 @@ absl::Status BudgetController::Observe(size_t campaign, int64_t now_ms) {
     track.demand = long_demand ? long_demand : short_demand;
   }
   rates.demand = track.demand;
+  return rates;
+}
 
-  int64_t spent = 0;
-  for (int64_t v : today_values) spent += v;
-  CampaignDecision& decision = track.decision;
-  decision.computed_at_ms = now_ms;
-  decision.day = today;
-  decision.spent_today_micros = spent;
-  decision.rates = rates;
-  decision.decision = DecideThrottle(budget.mode, budget.daily_budget_micros, spent, now_ms,
-                                     budget.day.EndMillis(today), rates, options_);
-  track.throttle = decision.decision.throttle;
-  metrics_.SetCampaign(campaign, spent, decision.decision.throttle,
-                       decision.decision.overspend_bound_micros);
-
+void BudgetController::RememberSample(Track& track, const Sample& current, int64_t now_ms) const {
+  const int64_t flush = options_.flush_interval_ms;
   track.recent.push_back(current);
   while (track.recent.size() >= 2 && track.recent[1].at_ms <= now_ms - kRecentFlushes * flush) {
     track.recent.pop_front();
@@ -236,6 +230,31 @@ absl::Status BudgetController::Observe(size_t campaign, int64_t now_ms) {
   while (track.window.size() >= 2 && track.window[1].at_ms <= now_ms - options_.sliding_window_ms) {
     track.window.pop_front();
   }
+}
+
+absl::Status BudgetController::Observe(size_t campaign, int64_t now_ms) {
+  const CampaignBudget& budget = campaigns_[campaign];
+  Track& track = tracks_[campaign];
+  const absl::CivilDay today = budget.day.DayAt(now_ms);
+  absl::StatusOr<ShardDays> shards = ReadShards(budget, today);
+  if (!shards.ok()) return shards.status();
+  Accumulate(track, today, *shards, now_ms);
+  const Sample current{now_ms, track.accumulated, track.changed_at, track.throttle_integral};
+  const RateEstimate rates = EstimateRates(track, current, now_ms);
+
+  int64_t spent = 0;
+  for (int64_t v : shards->today) spent += v;
+  CampaignDecision& decision = track.decision;
+  decision.computed_at_ms = now_ms;
+  decision.day = today;
+  decision.spent_today_micros = spent;
+  decision.rates = rates;
+  decision.decision = DecideThrottle(budget.mode, budget.daily_budget_micros, spent, now_ms,
+                                     budget.day.EndMillis(today), rates, options_);
+  track.throttle = decision.decision.throttle;
+  metrics_.SetCampaign(campaign, spent, decision.decision.throttle,
+                       decision.decision.overspend_bound_micros);
+  RememberSample(track, current, now_ms);
   return absl::OkStatus();
 }
 

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/time/civil_time.h"
 #include "config/config.h"
 #include "pacing/internal/budget_shard.h"
@@ -140,7 +141,24 @@ class BudgetController {
     ShardValues delta{};
   };
 
+  // Each shard's spend column for one day.
+  struct ShardDays {
+    ShardValues today{};
+    ShardValues yesterday{};
+  };
+
+  // One campaign's step of a tick: read the shards, account what they gained,
+  // estimate the rates, decide, remember the sample.
   absl::Status Observe(size_t campaign, int64_t now_ms);
+  absl::StatusOr<ShardDays> ReadShards(const CampaignBudget& budget, absl::CivilDay today);
+  // Adds what each shard gained since the last observation to the track's
+  // running sums (across midnight too); restarts the sums after a gap.
+  void Accumulate(Track& track, absl::CivilDay today, const ShardDays& shards,
+                  int64_t now_ms) const;
+  // Spend rates over the sliding and recent windows up to `current`, and the
+  // demand they imply (see DecideThrottle).
+  RateEstimate EstimateRates(Track& track, const Sample& current, int64_t now_ms) const;
+  void RememberSample(Track& track, const Sample& current, int64_t now_ms) const;
   WindowRates RatesSince(const Sample& base, const Sample& now) const;
 
   const std::vector<CampaignBudget>& campaigns_;
