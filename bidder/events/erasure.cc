@@ -159,22 +159,18 @@ absl::StatusOr<std::optional<ErasureStatus>> DeviceEraser::Status(std::string_vi
 }
 
 absl::StatusOr<ErasureStatus> DeviceEraser::Erase(std::string_view user_key) {
-  auto failed = [this](absl::Status s) {
-    metrics_->failures->Increment();
-    return s;
-  };
   absl::StatusOr<std::optional<ErasureStatus>> current = Status(user_key);
-  if (!current.ok()) return failed(current.status());
+  if (!current.ok()) return Failed(current.status());
   if (*current && (*current)->tombstoned_ms) return **current;
   if (!*current) {
-    if (absl::Status s = RecordRequest(user_key); !s.ok()) return failed(s);
+    if (absl::Status s = RecordRequest(user_key); !s.ok()) return Failed(s);
   }
   absl::StatusOr<ErasedRows> rows = Sweep(user_key);
-  if (!rows.ok()) return failed(rows.status());
-  if (absl::Status s = RecordTombstoned(user_key, *rows); !s.ok()) return failed(s);
+  if (!rows.ok()) return Failed(rows.status());
+  if (absl::Status s = RecordTombstoned(user_key, *rows); !s.ok()) return Failed(s);
   absl::StatusOr<std::optional<ErasureStatus>> after = Status(user_key);
-  if (!after.ok()) return failed(after.status());
-  if (!*after) return failed(absl::InternalError("the erasure record vanished while erasing"));
+  if (!after.ok()) return Failed(after.status());
+  if (!*after) return Failed(absl::InternalError("the erasure record vanished while erasing"));
   return **after;
 }
 
@@ -397,98 +393,117 @@ absl::Status DeviceEraser::CompactTables() {
   return absl::OkStatus();
 }
 
-absl::StatusOr<DeviceEraser::AdvanceReport> DeviceEraser::AdvancePending() {
-  auto failed = [this](absl::Status s) {
-    metrics_->failures->Increment();
-    return s;
-  };
-  AdvanceReport report;
+absl::Status DeviceEraser::Failed(absl::Status status) {
+  metrics_->failures->Increment();
+  return status;
+}
+
+absl::Status DeviceEraser::TombstonePending(AdvanceReport* report,
+                                            std::vector<ErasureStatus>* to_compact,
+                                            std::vector<ErasureStatus>* compacted) {
   storage::Scan scan;
   scan.prefix = std::string(1, internal::kErasurePendingKind);
   scan.limit = options_.max_pending_per_advance;
   scan.caching = std::min(options_.max_pending_per_advance, 1000);
   absl::StatusOr<std::vector<storage::RowResult>> pending =
       store_.Scan(options_.events.erasures, scan);
-  if (!pending.ok()) return failed(pending.status());
-
-  std::vector<ErasureStatus> to_compact;
-  std::vector<ErasureStatus> compacted;
+  if (!pending.ok()) return Failed(pending.status());
   for (const storage::RowResult& row : *pending) {
     if (row.row.size() != internal::kErasureKeyBytes) continue;
     const std::string user = row.row.substr(1);
-    ++report.pending;
+    ++report->pending;
     absl::StatusOr<std::optional<ErasureStatus>> status = Status(user);
-    if (!status.ok()) return failed(status.status());
+    if (!status.ok()) return Failed(status.status());
     if (!*status || !(*status)->tombstoned_ms) {
       absl::StatusOr<ErasureStatus> erased = Erase(user);
-      if (!erased.ok()) return erased.status();
-      ++report.tombstoned;
+      if (!erased.ok()) return erased.status();  // Erase counts its own failures
+      ++report->tombstoned;
       *status = *std::move(erased);
     }
     if ((*status)->major_compacted_ms) {
-      compacted.push_back(**std::move(status));
+      compacted->push_back(**std::move(status));
     } else {
-      to_compact.push_back(**std::move(status));
+      to_compact->push_back(**std::move(status));
     }
   }
+  return absl::OkStatus();
+}
 
-  if (!to_compact.empty()) {
-    // Once more before compacting: a writer that did not check the erasure
-    // record may have put rows after the tombstones.
-    for (const ErasureStatus& s : to_compact) {
-      absl::StatusOr<ErasedRows> rows = Sweep(s.user_key);
-      if (!rows.ok()) return failed(rows.status());
-      if (*rows != ErasedRows{}) {
-        if (absl::Status st = AddRows(s.user_key, *rows); !st.ok()) return failed(st);
-      }
+absl::Status DeviceEraser::CompactErased(std::vector<ErasureStatus> to_compact,
+                                         AdvanceReport* report,
+                                         std::vector<ErasureStatus>* compacted) {
+  if (to_compact.empty()) return absl::OkStatus();
+  // Once more before compacting: a writer that did not check the erasure
+  // record may have put rows after the tombstones.
+  for (const ErasureStatus& s : to_compact) {
+    absl::StatusOr<ErasedRows> rows = Sweep(s.user_key);
+    if (!rows.ok()) return Failed(rows.status());
+    if (*rows != ErasedRows{}) {
+      if (absl::Status st = AddRows(s.user_key, *rows); !st.ok()) return Failed(st);
     }
-    const int64_t started = clock_.NowMillis();
-    absl::Status compact = CompactTables();
-    if (!compact.ok() && !absl::IsUnimplemented(compact)) return failed(compact);
-    for (ErasureStatus& s : to_compact) {
-      int64_t done_ms = started;
-      if (!compact.ok()) {
-        // No compaction on demand: wait for the periodic one.
-        const int64_t due = s.major_compaction_due_ms.value_or(
-            *s.tombstoned_ms + options_.periodic_major_compaction_ms);
-        if (!s.major_compaction_due_ms) {
-          if (absl::Status st =
-                  PutTimes(s.user_key, {{kPeriodicColumn, 1}, {kCompactionDueColumn, due}});
-              !st.ok()) {
-            return failed(st);
-          }
+  }
+  const int64_t started = clock_.NowMillis();
+  absl::Status compact = CompactTables();
+  if (!compact.ok() && !absl::IsUnimplemented(compact)) return Failed(compact);
+  for (ErasureStatus& s : to_compact) {
+    int64_t done_ms = started;
+    if (!compact.ok()) {
+      // No compaction on demand: wait for the periodic one.
+      const int64_t due = s.major_compaction_due_ms.value_or(*s.tombstoned_ms +
+                                                             options_.periodic_major_compaction_ms);
+      if (!s.major_compaction_due_ms) {
+        if (absl::Status st =
+                PutTimes(s.user_key, {{kPeriodicColumn, 1}, {kCompactionDueColumn, due}});
+            !st.ok()) {
+          return Failed(st);
         }
-        if (clock_.NowMillis() < due) continue;
-        done_ms = due;
       }
-      const int64_t expire = done_ms + options_.snapshot_retention_ms;
-      if (absl::Status st =
-              PutTimes(s.user_key, {{kCompactedColumn, done_ms}, {kSnapshotsExpireColumn, expire}});
-          !st.ok()) {
-        return failed(st);
-      }
-      metrics_->major_compacted->Increment();
-      ++report.major_compacted;
-      s.major_compacted_ms = done_ms;
-      s.prior_snapshots_expire_ms = expire;
-      compacted.push_back(std::move(s));
+      if (clock_.NowMillis() < due) continue;
+      done_ms = due;
     }
+    const int64_t expire = done_ms + options_.snapshot_retention_ms;
+    if (absl::Status st =
+            PutTimes(s.user_key, {{kCompactedColumn, done_ms}, {kSnapshotsExpireColumn, expire}});
+        !st.ok()) {
+      return Failed(st);
+    }
+    metrics_->major_compacted->Increment();
+    ++report->major_compacted;
+    s.major_compacted_ms = done_ms;
+    s.prior_snapshots_expire_ms = expire;
+    compacted->push_back(std::move(s));
   }
+  return absl::OkStatus();
+}
 
+absl::Status DeviceEraser::ExpireSnapshots(const std::vector<ErasureStatus>& compacted,
+                                           AdvanceReport* report) {
   for (const ErasureStatus& s : compacted) {
     if (!s.prior_snapshots_expire_ms || clock_.NowMillis() < *s.prior_snapshots_expire_ms) continue;
     if (absl::Status st = PutTimes(s.user_key, {{kSnapshotsExpiredColumn, clock_.NowMillis()}});
         !st.ok()) {
-      return failed(st);
+      return Failed(st);
     }
     if (absl::Status st = store_.Delete(options_.events.erasures,
                                         WholeRow(internal::ErasurePendingKey(s.user_key)));
         !st.ok()) {
-      return failed(st);
+      return Failed(st);
     }
     metrics_->prior_snapshots_expired->Increment();
-    ++report.prior_snapshots_expired;
+    ++report->prior_snapshots_expired;
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<DeviceEraser::AdvanceReport> DeviceEraser::AdvancePending() {
+  AdvanceReport report;
+  std::vector<ErasureStatus> to_compact;
+  std::vector<ErasureStatus> compacted;
+  if (absl::Status s = TombstonePending(&report, &to_compact, &compacted); !s.ok()) return s;
+  if (absl::Status s = CompactErased(std::move(to_compact), &report, &compacted); !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = ExpireSnapshots(compacted, &report); !s.ok()) return s;
   return report;
 }
 

@@ -165,6 +165,17 @@ class DeviceEraser {
                         std::vector<std::pair<std::string_view, int64_t>> times);
   // Flush + MajorCompact of every table an erasure deletes from.
   absl::Status CompactTables();
+  // The steps of AdvancePending, in order: the pending erasures, each
+  // tombstoned if it is not yet, split into those waiting for a major
+  // compaction and those past it; the compaction (or, without compaction on
+  // demand, the periodic one's due time); prior snapshots expired.
+  absl::Status TombstonePending(AdvanceReport* report, std::vector<ErasureStatus>* to_compact,
+                                std::vector<ErasureStatus>* compacted);
+  absl::Status CompactErased(std::vector<ErasureStatus> to_compact, AdvanceReport* report,
+                             std::vector<ErasureStatus>* compacted);
+  absl::Status ExpireSnapshots(const std::vector<ErasureStatus>& compacted, AdvanceReport* report);
+  // Counts `status` as a failed advance and returns it.
+  absl::Status Failed(absl::Status status);
 
   storage::Store& store_;
   storage::Clock& clock_;
