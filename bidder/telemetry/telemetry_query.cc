@@ -220,47 +220,46 @@ absl::StatusOr<Matches> MatchSeries(storage::Store& store, uint32_t mid,
   return out;
 }
 
-}  // namespace
-
-absl::StatusOr<QueryResult> Telemetry::Query(const TimeSeriesQuery& q) {
-  if (q.end_s < q.start_s || q.start_s < 0)
-    return absl::InvalidArgumentError("query: end is before start");
-  if (q.step_s < 0) return absl::InvalidArgumentError("query: step must be >= 0");
-  if (q.step_s > 0 && (q.end_s - q.start_s) / q.step_s + 2 > kMaxSteps) {
-    return absl::InvalidArgumentError("query: more than 1000000 steps; use a larger step");
+// The reads of one query: the matched series, and what the scans add to
+// them; the counters go to the result.
+class SeriesReader {
+ public:
+  SeriesReader(storage::Store& store, uint32_t mid, const TimeSeriesQuery& q,
+               std::vector<MatchedSeries> matched, QueryResult* result)
+      : store_(store), mid_(mid), acc_(q), result_(result) {
+    for (MatchedSeries& m : matched) {
+      SeriesData s;
+      s.id = m.id;
+      s.tags = std::move(m.tags);
+      s.steps.resize(acc_.steps());
+      index_of_[s.id] = series_.size();
+      series_.push_back(std::move(s));
+    }
   }
-  QueryResult result;
-  result.resolution = q.force_resolution.value_or(ChooseResolution(q.step_s));
-  if (result.resolution != Resolution::kRaw &&
-      (q.step_s == 0 || q.step_s % static_cast<int64_t>(result.resolution) != 0)) {
-    return absl::InvalidArgumentError(
-        "query: a rollup resolution needs a step that is a multiple of it");
-  }
-  auto metric_id = registry_->MetricId(q.metric, /*create=*/false);
-  if (!metric_id.ok()) return metric_id.status();
-  const uint32_t mid = *metric_id;
 
-  // 1. Series from the index.
-  std::vector<std::string> group_by;
-  auto matched = MatchSeries(store_, mid, q.tags, options_.max_query_series,
-                             std::numeric_limits<size_t>::max(), &group_by);
-  if (!matched.ok()) return matched.status();
-  std::vector<SeriesData> series;
-  absl::flat_hash_map<uint64_t, size_t> index_of;
-  Accumulator acc(q);
-  for (MatchedSeries& m : matched->series) {
-    SeriesData s;
-    s.id = m.id;
-    s.tags = std::move(m.tags);
-    s.steps.resize(acc.steps());
-    index_of[s.id] = series.size();
-    series.push_back(std::move(s));
-  }
-  result.series = static_cast<int64_t>(series.size());
+  const std::vector<SeriesData>& series() const { return series_; }
+  const Accumulator& accumulator() const { return acc_; }
 
-  // 2-4. One scan over one row range per series (per run of hours, for raw
-  // fallbacks), decode, merge, accumulate.
-  auto scan_raw = [&](const std::vector<storage::RowRange>& ranges) -> absl::Status {
+  // The row range of series `sid` for buckets [first_bucket, last_bucket]
+  // of `width` seconds.
+  storage::RowRange RangeOf(uint64_t sid, int64_t first_bucket, int64_t last_bucket,
+                            int64_t width) const {
+    storage::RowRange r;
+    r.start = internal::EncodeRowKey({mid_, sid, first_bucket});
+    r.stop = internal::EncodeRowKey({mid_, sid, last_bucket + width});
+    return r;
+  }
+
+  // Hour rows of every series in [first_hour, last_hour].
+  std::vector<storage::RowRange> HourRanges(int64_t first_hour, int64_t last_hour) const {
+    std::vector<storage::RowRange> ranges;
+    for (const SeriesData& s : series_)
+      ranges.push_back(RangeOf(s.id, first_hour, last_hour, 3600));
+    return ranges;
+  }
+
+  // Raw and packed cells of `ranges` (one scan): decoded, merged, accumulated.
+  absl::Status ReadRaw(const std::vector<storage::RowRange>& ranges) {
     if (ranges.empty()) return absl::OkStatus();
     storage::Scan scan;
     scan.ranges = ranges;
@@ -273,104 +272,164 @@ absl::StatusOr<QueryResult> Telemetry::Query(const TimeSeriesQuery& q) {
       if (!batch.ok()) return batch.status();
       if (batch->empty()) return absl::OkStatus();
       for (const storage::RowResult& row : *batch) {
-        auto key = internal::DecodeRowKey(row.row);
-        if (!key || key->metric_id != mid) continue;
-        auto it = index_of.find(key->series_id);
-        if (it == index_of.end()) continue;
-        ++result.rows_read;
-        if (absl::Status s = RowPoints(*key, row, &block_points, &points); !s.ok()) return s;
-        result.points_read += static_cast<int64_t>(points.size());
-        for (const Point& p : points) acc.AddPoint(series[it->second], p.timestamp, p.value);
+        std::optional<internal::RowKey> key;
+        SeriesData* s = SeriesOf(row, &key);
+        if (s == nullptr) continue;
+        if (absl::Status st = RowPoints(*key, row, &block_points, &points); !st.ok()) return st;
+        result_->points_read += static_cast<int64_t>(points.size());
+        for (const Point& p : points) acc_.AddPoint(*s, p.timestamp, p.value);
       }
     }
-  };
-  auto range_of = [&](uint64_t sid, int64_t first_bucket, int64_t last_bucket, int64_t width) {
-    storage::RowRange r;
-    r.start = internal::EncodeRowKey({mid, sid, first_bucket});
-    r.stop = internal::EncodeRowKey({mid, sid, last_bucket + width});
-    return r;
-  };
+  }
 
-  const int64_t first_hour = q.start_s - q.start_s % 3600;
-  const int64_t last_hour = q.end_s - q.end_s % 3600;
-  if (result.resolution == Resolution::kRaw) {
-    std::vector<storage::RowRange> ranges;
-    for (const SeriesData& s : series)
-      ranges.push_back(range_of(s.id, first_hour, last_hour, 3600));
-    if (absl::Status st = scan_raw(ranges); !st.ok()) return st;
-  } else {
-    const int64_t width = static_cast<int64_t>(result.resolution);
-    const std::string family(result.resolution == Resolution::kMinute ? internal::kMinuteFamily
-                                                                      : internal::kHourFamily);
-    const int64_t first_day = q.start_s - q.start_s % internal::kRollupRowSeconds;
-    const int64_t last_day = q.end_s - q.end_s % internal::kRollupRowSeconds;
+  // Rollup cells of `resolution` for [start_s, end_s]; marks the hours they
+  // cover in each series.
+  absl::Status ReadRollups(Resolution resolution, int64_t start_s, int64_t end_s) {
+    if (series_.empty()) return absl::OkStatus();
+    const int64_t first_day = start_s - start_s % internal::kRollupRowSeconds;
+    const int64_t last_day = end_s - end_s % internal::kRollupRowSeconds;
     storage::Scan scan;
-    for (const SeriesData& s : series) {
-      scan.ranges.push_back(range_of(s.id, first_day, last_day, internal::kRollupRowSeconds));
+    for (const SeriesData& s : series_) {
+      scan.ranges.push_back(RangeOf(s.id, first_day, last_day, internal::kRollupRowSeconds));
     }
-    scan.columns.push_back({family, std::nullopt});
+    scan.columns.push_back({std::string(resolution == Resolution::kMinute ? internal::kMinuteFamily
+                                                                          : internal::kHourFamily),
+                            std::nullopt});
     scan.caching = kScanBatchRows;
-    if (!scan.ranges.empty()) {
-      auto scanner = store_.OpenScanner(storage::kMetricRollupsTable, scan);
-      if (!scanner.ok()) return scanner.status();
-      while (true) {
-        auto batch = (*scanner)->Next(kScanBatchRows);
-        if (!batch.ok()) return batch.status();
-        if (batch->empty()) break;
-        for (const storage::RowResult& row : *batch) {
-          auto key = internal::DecodeRowKey(row.row);
-          if (!key || key->metric_id != mid) continue;
-          auto it = index_of.find(key->series_id);
-          if (it == index_of.end()) continue;
-          ++result.rows_read;
-          SeriesData& s = series[it->second];
-          for (const storage::Cell& cell : row.cells) {
-            auto hour = internal::DecodeUint16(cell.qualifier);
-            if (!hour) continue;
-            const int64_t hour_start = key->bucket_start + *hour * 3600;
-            s.covered_hours.insert(hour_start);
-            if (result.resolution == Resolution::kHour) {
-              if (auto rollup = internal::DecodeRollup(cell.value)) {
-                ++result.points_read;
-                acc.AddRollup(s, hour_start, width, *rollup);
-              }
-              continue;
-            }
-            std::string_view entries(cell.value);
-            for (; entries.size() >= 34; entries.remove_prefix(34)) {
-              auto minute = internal::DecodeUint16(entries.substr(0, 2));
-              auto rollup = internal::DecodeRollup(entries.substr(2, 32));
-              if (!minute || !rollup) break;
-              ++result.points_read;
-              acc.AddRollup(s, hour_start + *minute * 60, width, *rollup);
-            }
-          }
-        }
+    auto scanner = store_.OpenScanner(storage::kMetricRollupsTable, scan);
+    if (!scanner.ok()) return scanner.status();
+    while (true) {
+      auto batch = (*scanner)->Next(kScanBatchRows);
+      if (!batch.ok()) return batch.status();
+      if (batch->empty()) return absl::OkStatus();
+      for (const storage::RowResult& row : *batch) {
+        std::optional<internal::RowKey> key;
+        SeriesData* s = SeriesOf(row, &key);
+        if (s == nullptr) continue;
+        for (const storage::Cell& cell : row.cells) AddRollupCell(resolution, *key, cell, *s);
       }
     }
-    // Hours not packed yet (the current ones, or a packer behind) have no
-    // rollups: read them raw while raw cells still exist.
-    const int64_t now_s = options_.clock->NowMillis() / 1000;
-    const int64_t raw_from = std::max(first_hour, now_s - kRawRetentionSeconds - (now_s % 3600));
+  }
+
+  // Raw ranges of the hours in [from_hour, to_hour] that have no rollup in a
+  // series, one range per run of such hours.
+  std::vector<storage::RowRange> HoursWithoutRollups(int64_t from_hour, int64_t to_hour) const {
     std::vector<storage::RowRange> ranges;
-    for (const SeriesData& s : series) {
+    for (const SeriesData& s : series_) {
       int64_t run_start = -1;
-      for (int64_t h = raw_from; h <= last_hour && h <= now_s; h += 3600) {
+      for (int64_t h = from_hour; h <= to_hour; h += 3600) {
         const bool missing = !s.covered_hours.contains(h);
         if (missing && run_start < 0) run_start = h;
         if (!missing && run_start >= 0) {
-          ranges.push_back(range_of(s.id, run_start, h - 3600, 3600));
+          ranges.push_back(RangeOf(s.id, run_start, h - 3600, 3600));
           run_start = -1;
         }
       }
-      if (run_start >= 0)
-        ranges.push_back(
-            range_of(s.id, run_start, std::min(last_hour, now_s - now_s % 3600), 3600));
+      if (run_start >= 0) ranges.push_back(RangeOf(s.id, run_start, to_hour, 3600));
     }
-    if (absl::Status st = scan_raw(ranges); !st.ok()) return st;
+    return ranges;
   }
 
-  // Groups by the values of the group-by tags.
+ private:
+  // The series a row belongs to (its key in `*key`), counted as read; null
+  // for a row of another metric or series.
+  SeriesData* SeriesOf(const storage::RowResult& row, std::optional<internal::RowKey>* key) {
+    *key = internal::DecodeRowKey(row.row);
+    if (!*key || (*key)->metric_id != mid_) return nullptr;
+    auto it = index_of_.find((*key)->series_id);
+    if (it == index_of_.end()) return nullptr;
+    ++result_->rows_read;
+    return &series_[it->second];
+  }
+
+  // One hour's rollup cell: the hour's rollup, or its minutes' (34 bytes
+  // each: minute, rollup).
+  void AddRollupCell(Resolution resolution, const internal::RowKey& key, const storage::Cell& cell,
+                     SeriesData& s) {
+    auto hour = internal::DecodeUint16(cell.qualifier);
+    if (!hour) return;
+    const int64_t width = static_cast<int64_t>(resolution);
+    const int64_t hour_start = key.bucket_start + *hour * 3600;
+    s.covered_hours.insert(hour_start);
+    if (resolution == Resolution::kHour) {
+      if (auto rollup = internal::DecodeRollup(cell.value)) {
+        ++result_->points_read;
+        acc_.AddRollup(s, hour_start, width, *rollup);
+      }
+      return;
+    }
+    std::string_view entries(cell.value);
+    for (; entries.size() >= 34; entries.remove_prefix(34)) {
+      auto minute = internal::DecodeUint16(entries.substr(0, 2));
+      auto rollup = internal::DecodeRollup(entries.substr(2, 32));
+      if (!minute || !rollup) break;
+      ++result_->points_read;
+      acc_.AddRollup(s, hour_start + *minute * 60, width, *rollup);
+    }
+  }
+
+  storage::Store& store_;
+  const uint32_t mid_;
+  Accumulator acc_;
+  QueryResult* result_;
+  std::vector<SeriesData> series_;
+  absl::flat_hash_map<uint64_t, size_t> index_of_;
+};
+
+// The points of one group of series: per step (or raw timestamp) the
+// group's members reduced by the downsampler, then combined by the
+// aggregator; with a rate, each member's rate first.
+std::vector<Point> GroupPoints(const TimeSeriesQuery& q, const Accumulator& acc,
+                               const std::vector<const SeriesData*>& members) {
+  auto combine = [&](const std::vector<double>& values) {
+    Rollup r;
+    for (double v : values) r.Add(v);
+    return q.aggregator == Aggregator::kCount ? static_cast<double>(r.count)
+                                              : Reduce(r, q.aggregator);
+  };
+  std::vector<Point> out;
+  if (q.step_s > 0 && !q.rate) {
+    std::vector<double> values;
+    for (size_t i = 0; i < acc.steps(); ++i) {
+      values.clear();
+      for (const SeriesData* s : members) {
+        if (s->steps[i].count > 0) values.push_back(Reduce(s->steps[i], q.downsample));
+      }
+      if (!values.empty()) {
+        out.push_back({acc.origin() + static_cast<int64_t>(i) * q.step_s, combine(values)});
+      }
+    }
+    return out;
+  }
+  // Raw timestamps, or rates: the series combined at equal times.
+  std::map<int64_t, std::vector<double>> by_time;
+  std::vector<Point> points;
+  for (const SeriesData* s : members) {
+    if (!q.rate) {
+      for (const auto& [t, v] : s->raw) by_time[t].push_back(v);
+      continue;
+    }
+    points.clear();
+    if (q.step_s > 0) {
+      for (size_t i = 0; i < acc.steps(); ++i) {
+        if (s->steps[i].count == 0) continue;
+        points.push_back(
+            {acc.origin() + static_cast<int64_t>(i) * q.step_s, Reduce(s->steps[i], q.downsample)});
+      }
+    } else {
+      for (const auto& [t, v] : s->raw) points.push_back({t, v});
+    }
+    for (const Point& p : RateOf(points, *q.rate)) by_time[p.timestamp].push_back(p.value);
+  }
+  for (const auto& [t, vs] : by_time) out.push_back({t, combine(vs)});
+  return out;
+}
+
+// The series grouped by the values of the group-by tags; a group keeps the
+// tags its members agree on and lists the others as aggregated.
+std::vector<SeriesGroup> GroupSeries(const TimeSeriesQuery& q, const Accumulator& acc,
+                                     const std::vector<SeriesData>& series,
+                                     const std::vector<std::string>& group_by) {
   std::map<std::vector<std::string>, std::vector<const SeriesData*>> groups;
   for (const SeriesData& s : series) {
     std::vector<std::string> key;
@@ -380,6 +439,7 @@ absl::StatusOr<QueryResult> Telemetry::Query(const TimeSeriesQuery& q) {
     }
     groups[key].push_back(&s);
   }
+  std::vector<SeriesGroup> out;
   for (const auto& [unused, members] : groups) {
     SeriesGroup g;
     g.metric = q.metric;
@@ -401,49 +461,63 @@ absl::StatusOr<QueryResult> Telemetry::Query(const TimeSeriesQuery& q) {
         g.aggregated_tags.push_back(k);
       }
     }
-    auto combine = [&](const std::vector<double>& values) {
-      Rollup r;
-      for (double v : values) r.Add(v);
-      return q.aggregator == Aggregator::kCount ? static_cast<double>(r.count)
-                                                : Reduce(r, q.aggregator);
-    };
-    std::vector<double> values;
-    if (q.rate) {
-      // Rates per series first, then the series combined at equal times.
-      std::map<int64_t, std::vector<double>> by_time;
-      std::vector<Point> points;
-      for (const SeriesData* s : members) {
-        points.clear();
-        if (q.step_s > 0) {
-          for (size_t i = 0; i < acc.steps(); ++i) {
-            if (s->steps[i].count == 0) continue;
-            points.push_back({acc.origin() + static_cast<int64_t>(i) * q.step_s,
-                              Reduce(s->steps[i], q.downsample)});
-          }
-        } else {
-          for (const auto& [t, v] : s->raw) points.push_back({t, v});
-        }
-        for (const Point& p : RateOf(points, *q.rate)) by_time[p.timestamp].push_back(p.value);
-      }
-      for (const auto& [t, vs] : by_time) g.points.push_back({t, combine(vs)});
-    } else if (q.step_s > 0) {
-      for (size_t i = 0; i < acc.steps(); ++i) {
-        values.clear();
-        for (const SeriesData* s : members) {
-          if (s->steps[i].count > 0) values.push_back(Reduce(s->steps[i], q.downsample));
-        }
-        if (!values.empty())
-          g.points.push_back({acc.origin() + static_cast<int64_t>(i) * q.step_s, combine(values)});
-      }
-    } else {
-      std::map<int64_t, std::vector<double>> by_time;
-      for (const SeriesData* s : members) {
-        for (const auto& [t, v] : s->raw) by_time[t].push_back(v);
-      }
-      for (const auto& [t, vs] : by_time) g.points.push_back({t, combine(vs)});
-    }
-    result.groups.push_back(std::move(g));
+    g.points = GroupPoints(q, acc, members);
+    out.push_back(std::move(g));
   }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<QueryResult> Telemetry::Query(const TimeSeriesQuery& q) {
+  if (q.end_s < q.start_s || q.start_s < 0)
+    return absl::InvalidArgumentError("query: end is before start");
+  if (q.step_s < 0) return absl::InvalidArgumentError("query: step must be >= 0");
+  if (q.step_s > 0 && (q.end_s - q.start_s) / q.step_s + 2 > kMaxSteps) {
+    return absl::InvalidArgumentError("query: more than 1000000 steps; use a larger step");
+  }
+  QueryResult result;
+  result.resolution = q.force_resolution.value_or(ChooseResolution(q.step_s));
+  if (result.resolution != Resolution::kRaw &&
+      (q.step_s == 0 || q.step_s % static_cast<int64_t>(result.resolution) != 0)) {
+    return absl::InvalidArgumentError(
+        "query: a rollup resolution needs a step that is a multiple of it");
+  }
+  auto metric_id = registry_->MetricId(q.metric, /*create=*/false);
+  if (!metric_id.ok()) return metric_id.status();
+
+  // 1. Series from the index.
+  std::vector<std::string> group_by;
+  auto matched = MatchSeries(store_, *metric_id, q.tags, options_.max_query_series,
+                             std::numeric_limits<size_t>::max(), &group_by);
+  if (!matched.ok()) return matched.status();
+  SeriesReader reader(store_, *metric_id, q, std::move(matched->series), &result);
+  result.series = static_cast<int64_t>(reader.series().size());
+
+  // 2-4. One scan over one row range per series (per run of hours, for raw
+  // fallbacks), decode, merge, accumulate.
+  const int64_t first_hour = q.start_s - q.start_s % 3600;
+  const int64_t last_hour = q.end_s - q.end_s % 3600;
+  if (result.resolution == Resolution::kRaw) {
+    if (absl::Status s = reader.ReadRaw(reader.HourRanges(first_hour, last_hour)); !s.ok()) {
+      return s;
+    }
+  } else {
+    if (absl::Status s = reader.ReadRollups(result.resolution, q.start_s, q.end_s); !s.ok()) {
+      return s;
+    }
+    // Hours not packed yet (the current ones, or a packer behind) have no
+    // rollups: read them raw while raw cells still exist.
+    const int64_t now_s = options_.clock->NowMillis() / 1000;
+    const int64_t raw_from = std::max(first_hour, now_s - kRawRetentionSeconds - (now_s % 3600));
+    const int64_t raw_to = std::min(last_hour, now_s - now_s % 3600);
+    if (absl::Status s = reader.ReadRaw(reader.HoursWithoutRollups(raw_from, raw_to)); !s.ok()) {
+      return s;
+    }
+  }
+
+  // 5. Groups.
+  result.groups = GroupSeries(q, reader.accumulator(), reader.series(), group_by);
   return result;
 }
 
