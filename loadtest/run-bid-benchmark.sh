@@ -24,6 +24,10 @@
 #   DEVICES       device population [100000]
 #   HIT_SHARE     share of requests whose device has a profile [0.5]
 #   P99_LIMIT_US  p99 latency limit, microseconds [5000]
+#   BASELINE_BIDDER  another rtb-bidder binary (e.g. built from an earlier
+#                 commit) to run as a third server on a copy of the same seeded
+#                 store, taking its turn at each rate: the A/B figure of a change
+#                 [unset: not run]
 #   REQUESTS      bid requests rtb-load sends, comma-separated files or directories
 #                 [three of tests/fixtures/openrtb/requests: site-banner-mrec,
 #                 app-banner-leaderboard, site-pmp-deals]
@@ -83,16 +87,31 @@ wait_for_port_file() {
 "$BUILD_DIR/bidder/rtb-bidder" --config "$WORK/bidder.json" --port-file "$WORK/bidder.port" \
   2>"$WORK/bidder.log" &
 PIDS+=($!)
+SERVERS=(bare bidder)
+if [[ -n ${BASELINE_BIDDER:-} ]]; then
+  cp -r "$WORK/store" "$WORK/store-baseline"
+  jq --arg path "$WORK/store-baseline" '.storage.embedded.path = $path' "$WORK/bidder.json" \
+    >"$WORK/baseline.json"
+  "$BASELINE_BIDDER" --config "$WORK/baseline.json" --port-file "$WORK/baseline.port" \
+    2>"$WORK/baseline.log" &
+  PIDS+=($!)
+  SERVERS+=(baseline)
+fi
 "$BUILD_DIR/loadtest/bare-responder" --threads "$THREADS" --port 0 --port-file "$WORK/bare.port" &
 PIDS+=($!)
-BIDDER_PORT=$(wait_for_port_file "$WORK/bidder.port")
-BARE_PORT=$(wait_for_port_file "$WORK/bare.port")
-for ((i = 0; i < 100; i++)); do
-  curl -sf "http://127.0.0.1:$BIDDER_PORT/readyz" >/dev/null && break
-  sleep 0.1
+declare -A PORT
+PORT[bidder]=$(wait_for_port_file "$WORK/bidder.port")
+PORT[bare]=$(wait_for_port_file "$WORK/bare.port")
+BIDDER_PORT=${PORT[bidder]}
+[[ -n ${BASELINE_BIDDER:-} ]] && PORT[baseline]=$(wait_for_port_file "$WORK/baseline.port")
+for server in bidder ${BASELINE_BIDDER:+baseline}; do
+  for ((i = 0; i < 100; i++)); do
+    curl -sf "http://127.0.0.1:${PORT[$server]}/readyz" >/dev/null && break
+    sleep 0.1
+  done
+  curl -sf "http://127.0.0.1:${PORT[$server]}/readyz" >/dev/null ||
+    { echo "run-bid-benchmark: $server not ready; log: $(tail -3 "$WORK/$server.log")" >&2; exit 1; }
 done
-curl -sf "http://127.0.0.1:$BIDDER_PORT/readyz" >/dev/null ||
-  { echo "run-bid-benchmark: bidder not ready; log: $(tail -3 "$WORK/bidder.log")" >&2; exit 1; }
 
 lookups() {
   curl -sf "http://127.0.0.1:$BIDDER_PORT/metrics" |
@@ -115,18 +134,16 @@ run_one() {
 # One unreported run per server first: the bidder's caches (row cache,
 # block cache) and the seeding's compactions settle before anything counts.
 first_rate=${RATES%% *}
-run_one bare "$BARE_PORT" "$first_rate" >/dev/null
-run_one bidder "$BIDDER_PORT" "$first_rate" >/dev/null
+for server in "${SERVERS[@]}"; do run_one "$server" "${PORT[$server]}" "$first_rate" >/dev/null; done
 
-declare -A BEST=([bare]=0 [bidder]=0) ALIVE=([bare]=1 [bidder]=1)
+declare -A BEST=([bare]=0 [bidder]=0 [baseline]=0) ALIVE=([bare]=1 [bidder]=1 [baseline]=1)
 HITS_BEFORE=$(lookups hit)
 MISSES_BEFORE=$(lookups miss)
 TIMEOUTS_BEFORE=$(lookups timeout)
 for rate in $RATES; do
-  for server in bare bidder; do
+  for server in "${SERVERS[@]}"; do
     [[ ${ALIVE[$server]} == 1 ]] || continue
-    port=$BARE_PORT
-    [[ $server == bidder ]] && port=$BIDDER_PORT
+    port=${PORT[$server]}
     report=$(run_one "$server" "$port" "$rate")
     echo "$report"
     if [[ $(jq -r .passed <<<"$report") != true ]]; then
@@ -139,18 +156,22 @@ for rate in $RATES; do
       ALIVE[$server]=0
     fi
   done
-  [[ ${ALIVE[bare]} == 1 || ${ALIVE[bidder]} == 1 ]] || break
+  [[ ${ALIVE[bare]} == 1 || ${ALIVE[bidder]} == 1 || (-n ${BASELINE_BIDDER:-} && ${ALIVE[baseline]} == 1) ]] || break
 done
 HITS=$(($(lookups hit) - HITS_BEFORE))
 MISSES=$(($(lookups miss) - MISSES_BEFORE))
 TIMEOUTS=$(($(lookups timeout) - TIMEOUTS_BEFORE))
 
-jq -cn --argjson bare "${BEST[bare]}" --argjson bidder "${BEST[bidder]}" \
+BASELINE_RPS=null
+[[ -n ${BASELINE_BIDDER:-} ]] && BASELINE_RPS=${BEST[baseline]}
+jq -cn --argjson bare "${BEST[bare]}" --argjson bidder "${BEST[bidder]}" --argjson baseline "$BASELINE_RPS" \
   --argjson hits "$HITS" --argjson misses "$MISSES" --argjson timeouts "$TIMEOUTS" --argjson limit "$P99_LIMIT_US" \
   --arg load "$(cut -d' ' -f1-3 /proc/loadavg)" --argjson threads "$THREADS" \
   '{summary: "max throughput with every run up to it passing", p99_limit_us: $limit,
     io_threads: $threads, bare_rps: $bare, bidder_rps: $bidder,
     ratio: (if $bare > 0 then ($bidder / $bare * 1000 | round / 1000) else null end),
+    baseline_rps: $baseline,
+    bidder_vs_baseline: (if $baseline != null and $baseline > 0 then ($bidder / $baseline * 1000 | round / 1000) else null end),
     profile_lookup_timeouts: $timeouts,
     profile_hit_share: (if $hits + $misses > 0 then ($hits / ($hits + $misses) * 1000 | round / 1000) else null end),
     load_average: $load}'
