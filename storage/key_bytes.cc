@@ -14,16 +14,6 @@ int HexValue(char c) {
 
 }  // namespace
 
-void AppendBigEndian(uint64_t value, int width, std::string* out) {
-  for (int i = width - 1; i >= 0; --i) out->push_back(static_cast<char>((value >> (8 * i)) & 0xff));
-}
-
-uint64_t ReadBigEndian(std::string_view bytes) {
-  uint64_t value = 0;
-  for (char c : bytes) value = (value << 8) | static_cast<unsigned char>(c);
-  return value;
-}
-
 uint64_t StableHash64(std::string_view bytes) {
   uint64_t h = 14695981039346656037ull;
   for (unsigned char c : bytes) {

@@ -18,7 +18,10 @@
 namespace rtb::storage {
 
 // Appends the low `width` bytes of `value` (1 to 8), most significant first.
-void AppendBigEndian(uint64_t value, int width, std::string* out);
+// Inline: row keys and counters are built and read on every request.
+inline void AppendBigEndian(uint64_t value, int width, std::string* out) {
+  for (int i = width - 1; i >= 0; --i) out->push_back(static_cast<char>((value >> (8 * i)) & 0xff));
+}
 inline void AppendBigEndian64(uint64_t value, std::string* out) { AppendBigEndian(value, 8, out); }
 inline void AppendBigEndian32(uint32_t value, std::string* out) { AppendBigEndian(value, 4, out); }
 inline void AppendBigEndian16(uint16_t value, std::string* out) { AppendBigEndian(value, 2, out); }
@@ -26,7 +29,11 @@ inline void AppendBigEndian16(uint16_t value, std::string* out) { AppendBigEndia
 // The number `bytes` holds, most significant byte first; `bytes` has 1 to 8
 // bytes (callers check the size of what they read: a short field is theirs to
 // report).
-uint64_t ReadBigEndian(std::string_view bytes);
+inline uint64_t ReadBigEndian(std::string_view bytes) {
+  uint64_t value = 0;
+  for (char c : bytes) value = (value << 8) | static_cast<unsigned char>(c);
+  return value;
+}
 inline uint64_t ReadBigEndian64(std::string_view bytes) {
   return ReadBigEndian(bytes.substr(0, 8));
 }
