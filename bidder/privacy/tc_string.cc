@@ -60,8 +60,6 @@ class TcStringDecoder {
 
  private:
   static absl::Status ReadVendorSection(BitReader& reader, VendorSet* set);
-  // One range entry into *range; `max_vendor_id` 0 means unbounded.
-  static absl::Status ReadRangeEntry(BitReader& reader, int max_vendor_id, VendorRange* range);
   static absl::Status ReadLetters(BitReader& reader, std::string* out);
   static absl::Status ReadSegmentType(std::string_view segment, TcString* out);
 };
@@ -74,14 +72,51 @@ absl::Status Malformed(absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat("TC string: ", what));
 }
 
-// A bit field of `width` bits whose leftmost bit is item 1, as a mask with
-// bit n set for item n.
+// A bit field of `width` bits (at most 31) whose leftmost bit is item 1, as a
+// mask with bit n set for item n: the field's bits reversed.
 uint32_t ItemMask(uint64_t field, int width) {
-  uint32_t mask = 0;
-  for (int n = 1; n <= width; ++n) {
-    if ((field >> (width - n)) & 1) mask |= uint32_t{1} << n;
+  uint32_t v = static_cast<uint32_t>(field) << (32 - width);  // item n at bit 32 - n
+  v = ((v >> 1) & 0x55555555u) | ((v & 0x55555555u) << 1);
+  v = ((v >> 2) & 0x33333333u) | ((v & 0x33333333u) << 2);
+  v = ((v >> 4) & 0x0f0f0f0fu) | ((v & 0x0f0f0f0fu) << 4);
+  v = ((v >> 8) & 0x00ff00ffu) | ((v & 0x00ff00ffu) << 8);
+  v = (v >> 16) | (v << 16);  // item n at bit n - 1
+  return v << 1;
+}
+
+enum class RangeProblem { kNone, kTruncated, kZero, kBackwards, kBeyondMax };
+
+// One range entry into `first` and `last`; `max_vendor_id` 0 means
+// unbounded. The entry loop is the hot part of a range-encoded string, so the
+// ids stay in registers and the problem is an enum: a VendorRange written as
+// two halves and read back whole would stall store forwarding on every entry.
+inline RangeProblem ReadRange(BitReader& reader, uint32_t max_vendor_id, uint32_t& first,
+                              uint32_t& last) {
+  // IsARange and the first id in one read.
+  const uint64_t head = reader.Read(17);
+  first = static_cast<uint32_t>(head & 0xffff);
+  last = (head >> 16) != 0 ? static_cast<uint32_t>(reader.Read(16)) : first;
+  if (reader.failed()) return RangeProblem::kTruncated;
+  if (first == 0) return RangeProblem::kZero;
+  if (last < first) return RangeProblem::kBackwards;
+  if (max_vendor_id > 0 && last > max_vendor_id) return RangeProblem::kBeyondMax;
+  return RangeProblem::kNone;
+}
+
+absl::Status RangeError(RangeProblem problem) {
+  switch (problem) {
+    case RangeProblem::kTruncated:
+      return Malformed("ends inside a range entry");
+    case RangeProblem::kZero:
+      return Malformed("vendor id 0 in a range entry");
+    case RangeProblem::kBackwards:
+      return Malformed("a range entry ends before it starts");
+    case RangeProblem::kBeyondMax:
+      return Malformed("a range entry goes beyond MaxVendorId");
+    case RangeProblem::kNone:
+      break;
   }
-  return mask;
+  return absl::OkStatus();
 }
 
 // Sorts `ranges` by start and merges overlapping and adjacent ones.
@@ -110,23 +145,6 @@ absl::Status TcStringDecoder::ReadLetters(BitReader& reader, std::string* out) {
   return absl::OkStatus();
 }
 
-absl::Status TcStringDecoder::ReadRangeEntry(BitReader& reader, int max_vendor_id,
-                                             VendorRange* range) {
-  // IsARange and the first id in one read: the entry loop is the hot part of
-  // a range-encoded string.
-  const uint64_t head = reader.Read(17);
-  const bool is_range = (head >> 16) != 0;
-  range->first = static_cast<uint16_t>(head & 0xffff);
-  range->last = is_range ? static_cast<uint16_t>(reader.Read(16)) : range->first;
-  if (reader.failed()) return Malformed("ends inside a range entry");
-  if (range->first == 0) return Malformed("vendor id 0 in a range entry");
-  if (range->last < range->first) return Malformed("a range entry ends before it starts");
-  if (max_vendor_id > 0 && range->last > max_vendor_id) {
-    return Malformed("a range entry goes beyond MaxVendorId");
-  }
-  return absl::OkStatus();
-}
-
 absl::Status TcStringDecoder::ReadVendorSection(BitReader& reader, VendorSet* set) {
   set->max_vendor_id_ = static_cast<uint16_t>(reader.Read(16));
   set->range_encoded_ = reader.ReadBool();
@@ -150,23 +168,62 @@ absl::Status TcStringDecoder::ReadVendorSection(BitReader& reader, VendorSet* se
   }
   const int entries = static_cast<int>(reader.Read(12));
   if (reader.failed()) return Malformed("ends before a vendor range count");
+  // An entry takes at least 17 bits, so entry i is read whole only if
+  // 17 * (i + 1) bits remained: a string claiming more entries than it holds
+  // fails before the loop writes past this size. Ranges are written field by
+  // field in place: building a VendorRange on the stack and copying it in
+  // stalls store forwarding on every entry.
+  set->ranges_.resize(std::min<size_t>(entries, reader.remaining() / 17));
+  VendorRange* ranges = set->ranges_.data();
+  size_t kept = 0;
+  // The position lives in a local for the loop; checks per entry are on
+  // locals only.
+  const uint8_t* bits = reader.data();
+  const size_t end = reader.size_bits();
+  size_t position = reader.position();
+  // CMPs write ranges in ascending order; merge as they come (the last range
+  // kept also in previous_*, registers) and sort only when one arrives out of
+  // order.
   bool sorted = true;
+  uint32_t previous_first = 0, previous_last = 0;
   for (int i = 0; i < entries; ++i) {
-    VendorRange range;
-    if (absl::Status s = ReadRangeEntry(reader, max_vendor_id, &range); !s.ok()) return s;
-    // CMPs write ranges in ascending order; merge as they come and sort only
-    // when one arrives out of order.
-    if (!set->ranges_.empty() && sorted) {
-      VendorRange& last = set->ranges_.back();
-      if (range.first < last.first) {
+    // IsARange and the first id in one read.
+    if (end - position < 17) return RangeError(RangeProblem::kTruncated);
+    const uint64_t head = BitReader::Peek(bits, position, 17);
+    position += 17;
+    const uint32_t first = static_cast<uint32_t>(head & 0xffff);
+    uint32_t last = first;
+    if ((head >> 16) != 0) {
+      if (end - position < 16) return RangeError(RangeProblem::kTruncated);
+      last = static_cast<uint32_t>(BitReader::Peek(bits, position, 16));
+      position += 16;
+    }
+    // One branch for the three ways an entry can be wrong; which one only
+    // matters on the way out.
+    if ((first == 0) | (last < first) | (last > static_cast<uint32_t>(max_vendor_id))) {
+      return RangeError(first == 0     ? RangeProblem::kZero
+                        : last < first ? RangeProblem::kBackwards
+                                       : RangeProblem::kBeyondMax);
+    }
+    if (sorted && kept > 0) {
+      if (first < previous_first) {
         sorted = false;
-      } else if (range.first <= last.last + 1) {
-        last.last = std::max(last.last, range.last);
+      } else if (first <= previous_last + 1) {
+        if (last > previous_last) {
+          previous_last = last;
+          ranges[kept - 1].last = static_cast<uint16_t>(last);
+        }
         continue;
       }
     }
-    set->ranges_.push_back(range);
+    ranges[kept].first = static_cast<uint16_t>(first);
+    ranges[kept].last = static_cast<uint16_t>(last);
+    ++kept;
+    previous_first = first;
+    previous_last = last;
   }
+  reader.Seek(position);
+  set->ranges_.resize(kept);
   if (!sorted) SortAndMerge(&set->ranges_);
   return absl::OkStatus();
 }
@@ -227,9 +284,12 @@ absl::Status TcStringDecoder::Decode(std::string_view text, TcString* out) {
     const auto type = static_cast<RestrictionType>((head >> 12) & 3);
     const int entries = static_cast<int>(head & 0xfff);
     for (int e = 0; e < entries; ++e) {
-      PublisherRestriction row{.purpose_id = purpose_id, .type = type};
-      if (absl::Status s = ReadRangeEntry(reader, 0, &row.vendors); !s.ok()) return s;
-      out->publisher_restrictions.push_back(row);
+      uint32_t first, last;
+      if (RangeProblem p = ReadRange(reader, 0, first, last); p != RangeProblem::kNone) {
+        return RangeError(p);
+      }
+      out->publisher_restrictions.push_back(
+          {purpose_id, type, {static_cast<uint16_t>(first), static_cast<uint16_t>(last)}});
     }
   }
 

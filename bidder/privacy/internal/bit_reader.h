@@ -62,11 +62,7 @@ class BitReader {
       position_ = size_bits_;
       return 0;
     }
-    // bytes_ carries 8 zero bytes past the data, so this load never leaves it.
-    uint64_t word;
-    std::memcpy(&word, bytes_.data() + (position_ >> 3), sizeof(word));
-    if constexpr (std::endian::native == std::endian::little) word = __builtin_bswap64(word);
-    const uint64_t value = (word << (position_ & 7)) >> (64 - bits);
+    const uint64_t value = Peek(bytes_.data(), position_, bits);
     position_ += static_cast<size_t>(bits);
     return value;
   }
@@ -80,10 +76,26 @@ class BitReader {
   size_t position() const { return position_; }
   size_t remaining() const { return size_bits_ - position_; }
 
+  // For a hot loop that keeps the position in a local: the decoded bits
+  // (valid up to size_bits(), then at least 8 zero bytes), reads with Peek,
+  // and hands the position back with Seek.
+  const uint8_t* data() const { return bytes_.data(); }
+  size_t size_bits() const { return size_bits_; }
+  void Seek(size_t position) { position_ = position; }
+
+  // The `bits` bits (1 <= bits <= 56) at bit `position` of `data`, which must
+  // hold 8 bytes from byte position / 8 on. No bounds check.
+  static uint64_t Peek(const uint8_t* data, size_t position, int bits) {
+    uint64_t word;
+    std::memcpy(&word, data + (position >> 3), sizeof(word));
+    if constexpr (std::endian::native == std::endian::little) word = __builtin_bswap64(word);
+    return (word << (position & 7)) >> (64 - bits);
+  }
+
  private:
-  // Decoded bits, whole bytes, then 8 zero bytes. 512 bytes hold a TC string
-  // of about 680 characters without touching the heap.
-  absl::InlinedVector<uint8_t, 512> bytes_;
+  // Decoded bits, whole bytes, then 8 zero bytes. 1 KiB holds a string of
+  // about 1,350 characters without touching the heap.
+  absl::InlinedVector<uint8_t, 1024> bytes_;
   size_t size_bits_ = 0;
   size_t position_ = 0;
   bool failed_ = false;
