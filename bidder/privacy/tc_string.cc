@@ -181,11 +181,13 @@ absl::Status TcStringDecoder::ReadVendorSection(BitReader& reader, VendorSet* se
   const uint8_t* bits = reader.data();
   const size_t end = reader.size_bits();
   size_t position = reader.position();
-  // CMPs write ranges in ascending order; merge as they come (the last range
-  // kept also in previous_*, registers) and sort only when one arrives out of
-  // order.
+  // CMPs write ranges in ascending order. The common case, a range that
+  // starts after the last one kept ends (plus one), is appended at once;
+  // anything else goes the slow way: merged into the last range when it
+  // touches it, else appended and the whole list sorted and merged at the end.
   bool sorted = true;
   uint32_t previous_first = 0, previous_last = 0;
+  const uint32_t max = static_cast<uint32_t>(max_vendor_id);
   for (int i = 0; i < entries; ++i) {
     // IsARange and the first id in one read.
     if (end - position < 17) return RangeError(RangeProblem::kTruncated);
@@ -198,23 +200,21 @@ absl::Status TcStringDecoder::ReadVendorSection(BitReader& reader, VendorSet* se
       last = static_cast<uint32_t>(BitReader::Peek(bits, position, 16));
       position += 16;
     }
-    // One branch for the three ways an entry can be wrong; which one only
-    // matters on the way out.
-    if ((first == 0) | (last < first) | (last > static_cast<uint32_t>(max_vendor_id))) {
+    // 1 <= first <= last <= max, in unsigned arithmetic: two compares.
+    if (first - 1 >= max || last - first > max - first) {
       return RangeError(first == 0     ? RangeProblem::kZero
                         : last < first ? RangeProblem::kBackwards
                                        : RangeProblem::kBeyondMax);
     }
-    if (sorted && kept > 0) {
-      if (first < previous_first) {
-        sorted = false;
-      } else if (first <= previous_last + 1) {
+    if (first <= previous_last + 1 && kept > 0 && sorted) {
+      if (first >= previous_first) {
         if (last > previous_last) {
           previous_last = last;
           ranges[kept - 1].last = static_cast<uint16_t>(last);
         }
         continue;
       }
+      sorted = false;
     }
     ranges[kept].first = static_cast<uint16_t>(first);
     ranges[kept].last = static_cast<uint16_t>(last);
