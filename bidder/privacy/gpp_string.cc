@@ -110,11 +110,12 @@ const UsSection* GppString::FindUsSection(int id) const {
 
 absl::Status DecodeGppString(std::string_view text, GppString* out) {
   out->version = 0;
-  out->section_ids.clear();
+  // resize(0), not clear(): clear() frees a heap buffer a reused value keeps.
+  out->section_ids.resize(0);
   out->tcf_eu_v2.reset();
   out->us_privacy.reset();
-  out->us_sections.clear();
-  out->undecoded_section_ids.clear();
+  out->us_sections.resize(0);
+  out->undecoded_section_ids.resize(0);
 
   size_t tilde = text.find('~');
   if (absl::Status s = ReadHeader(text.substr(0, tilde), out); !s.ok()) return s;

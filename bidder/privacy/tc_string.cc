@@ -120,7 +120,7 @@ absl::Status RangeError(RangeProblem problem) {
 }
 
 // Sorts `ranges` by start and merges overlapping and adjacent ones.
-void SortAndMerge(absl::InlinedVector<VendorRange, 16>* ranges) {
+void SortAndMerge(absl::InlinedVector<VendorRange, 32>* ranges) {
   std::sort(ranges->begin(), ranges->end(),
             [](const VendorRange& a, const VendorRange& b) { return a.first < b.first; });
   size_t kept = 0;
@@ -148,8 +148,9 @@ absl::Status TcStringDecoder::ReadLetters(BitReader& reader, std::string* out) {
 absl::Status TcStringDecoder::ReadVendorSection(BitReader& reader, VendorSet* set) {
   set->max_vendor_id_ = static_cast<uint16_t>(reader.Read(16));
   set->range_encoded_ = reader.ReadBool();
-  set->bits_.clear();
-  set->ranges_.clear();
+  // resize(0), not clear(): clear() frees a heap buffer a reused value keeps.
+  set->bits_.resize(0);
+  set->ranges_.resize(0);
   if (reader.failed()) return Malformed("ends inside a vendor section header");
   const int max_vendor_id = set->max_vendor_id_;
   if (!set->range_encoded_) {
@@ -274,7 +275,7 @@ absl::Status TcStringDecoder::Decode(std::string_view text, TcString* out) {
     return s;
   }
 
-  out->publisher_restrictions.clear();
+  out->publisher_restrictions.resize(0);
   const int restrictions = static_cast<int>(reader.Read(12));
   if (reader.failed()) return Malformed("ends before the publisher restriction count");
   for (int i = 0; i < restrictions; ++i) {

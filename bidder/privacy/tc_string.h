@@ -55,10 +55,11 @@ class VendorSet {
   uint16_t max_vendor_id_ = 0;
   bool range_encoded_ = false;
   // Bit field: vendor v is bit 63 - (v - 1) % 64 of word (v - 1) / 64.
-  // 24 words hold vendor ids up to 1536 without touching the heap.
-  absl::InlinedVector<uint64_t, 24> bits_;
-  // Range encoding: sorted by `first`, overlapping and adjacent ranges merged.
-  absl::InlinedVector<VendorRange, 16> ranges_;
+  // 32 words hold vendor ids up to 2048 without touching the heap.
+  absl::InlinedVector<uint64_t, 32> bits_;
+  // Range encoding: sorted by `first`, overlapping and adjacent ranges merged;
+  // 32 of them without touching the heap.
+  absl::InlinedVector<VendorRange, 32> ranges_;
 };
 
 // What a publisher restriction demands of the vendors it names for one
