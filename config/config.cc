@@ -306,6 +306,29 @@ void DecodeSessions(const json& value, const std::string& path, ErrorList* error
   fields.RejectUnknownKeys();
 }
 
+void DecodePrivacyPurposes(const json& value, const std::string& path, ErrorList* errors,
+                           PrivacyPurposesConfig* out) {
+  ObjectFields fields(value, path, errors);
+  fields.Read("purposes", &out->purposes);
+  fields.Read("legitimate_interest", &out->legitimate_interest);
+  fields.RejectUnknownKeys();
+}
+
+void DecodePrivacy(const json& value, const std::string& path, ErrorList* errors,
+                   PrivacyConfig* out) {
+  ObjectFields fields(value, path, errors);
+  fields.Read("gvl_vendor_id", &out->gvl_vendor_id);
+  fields.Read("gdpr_applies_by_geo", &out->gdpr_applies_by_geo);
+  fields.Read("min_tcf_policy_version", &out->min_tcf_policy_version);
+  ReadObject(fields, "device_access", &out->device_access, DecodePrivacyPurposes);
+  ReadObject(fields, "basic_ads", &out->basic_ads, DecodePrivacyPurposes);
+  ReadObject(fields, "segment_targeting", &out->segment_targeting, DecodePrivacyPurposes);
+  ReadObject(fields, "measurement", &out->measurement, DecodePrivacyPurposes);
+  fields.Read("precise_geo_special_features", &out->precise_geo_special_features);
+  fields.Read("us_opt_out_counts_frequency_caps", &out->us_opt_out_counts_frequency_caps);
+  fields.RejectUnknownKeys();
+}
+
 void DecodeMetrics(const json& value, const std::string& path, ErrorList* errors,
                    MetricsConfig* out) {
   ObjectFields fields(value, path, errors);
@@ -337,6 +360,7 @@ absl::StatusOr<BidderConfig> ParseConfig(std::string_view text) {
   ReadObject(root, "telemetry", &config.telemetry, DecodeTelemetry);
   ReadObject(root, "sessions", &config.sessions, DecodeSessions);
   ReadObject(root, "metrics", &config.metrics, DecodeMetrics);
+  ReadObject(root, "privacy", &config.privacy, DecodePrivacy);
   root.RejectUnknownKeys();
   // Range and cross-field checks on a half-decoded config would report
   // consequences of the errors above; those come first.

@@ -5,7 +5,7 @@
 //
 //   { "server": {...}, "storage": {...}, "bid": {...}, "campaigns": [...],
 //     "pacing": {...}, "telemetry": {...}, "sessions": {...},
-//     "metrics": {...} }
+//     "metrics": {...}, "privacy": {...} }
 //
 // Loading rules:
 //   - A missing optional field takes the default written beside it here; a
@@ -449,6 +449,66 @@ struct MetricsConfig {
 };
 
 // ---------------------------------------------------------------------------
+// privacy: what the privacy signals of a request (TCF, US Privacy, GPP) let
+// the bidder do. Purposes and special features are the IAB TCF v2.2 ones
+// (Global Vendor List ids): 1 store and/or access information on a device,
+// 2 basic ads, 3 and 4 personalised-ads profile and its use, 7 measure ad
+// performance, 9 market research; special feature 1 precise geolocation.
+
+// The TCF purposes one use of personal data needs when GDPR applies. A
+// purpose is met by the user's consent to it and our vendor consent, or,
+// when `legitimate_interest` is true, also by legitimate interest established
+// for it and for our vendor. Publisher restrictions on our vendor for the
+// purpose win over both.
+struct PrivacyPurposesConfig {
+  // Purpose ids in [1, 24], each at most once; every one must be met. An
+  // empty list needs no purpose.
+  std::vector<int> purposes;
+  // Whether legitimate interest may stand in for consent. Must be false when
+  // `purposes` holds 1: the TCF policies allow only consent for purpose 1.
+  bool legitimate_interest = false;
+};
+
+struct PrivacyConfig {
+  // Our vendor id in the IAB Europe Global Vendor List: the vendor consent
+  // and legitimate interest looked up in TC strings. Default 0, meaning no id:
+  // when GDPR applies no vendor signal is ours, so there is no bid. Range
+  // [0, 65535].
+  int gvl_vendor_id = 0;
+  // When a request carries no regs.gdpr, GDPR applies if device.geo.country
+  // is in the EEA, the United Kingdom or Switzerland. Default true.
+  // regs.gdpr=0 or 1 always wins over geo.
+  bool gdpr_applies_by_geo = true;
+  // TC strings whose TcfPolicyVersion is below this count as no consent
+  // (TCF v2.2 strings carry 4 or more; the policy retired older strings).
+  // Default 4. Range [0, 63].
+  int min_tcf_policy_version = 4;
+  // Profile lookup, frequency cap counters (device_impressions) and the
+  // device key in beacon URLs. Default purposes [1], no legitimate interest.
+  PrivacyPurposesConfig device_access{.purposes = {1}, .legitimate_interest = false};
+  // Bidding at all: without these there is no bid. Default purposes [2],
+  // legitimate interest allowed.
+  PrivacyPurposesConfig basic_ads{.purposes = {2}, .legitimate_interest = true};
+  // Targeting the profile's segments (needs device_access as well). Default
+  // purposes [3, 4], no legitimate interest (TCF v2.2 allows only consent
+  // for them; true is for publishers' older arrangements).
+  PrivacyPurposesConfig segment_targeting{.purposes = {3, 4}, .legitimate_interest = false};
+  // Measurement events (impression, click and conversion beacons). Default
+  // purposes [7, 9], legitimate interest allowed.
+  PrivacyPurposesConfig measurement{.purposes = {7, 9}, .legitimate_interest = true};
+  // Special features the user must have opted in to, with our vendor
+  // consent, before device.geo's precise position (lat/lon) is used. Default
+  // [1]. Ids in [1, 12], each at most once.
+  std::vector<int> precise_geo_special_features = {1};
+  // Under a US opt-out of sale, sharing or targeted advertising (US Privacy
+  // or GPP) the bid is contextual: no profile, no segments, no device key in
+  // beacon URLs. Whether frequency caps are still counted against the
+  // device: the state laws do not count measuring ad frequency as targeted
+  // advertising. Default true.
+  bool us_opt_out_counts_frequency_caps = true;
+};
+
+// ---------------------------------------------------------------------------
 
 struct BidderConfig {
   ServerConfig server;
@@ -459,6 +519,7 @@ struct BidderConfig {
   TelemetryConfig telemetry;
   SessionsConfig sessions;
   MetricsConfig metrics;
+  PrivacyConfig privacy;
 };
 
 // Parses and validates a configuration document. Reads the environment

@@ -493,6 +493,43 @@ void ValidateMetrics(const MetricsConfig& metrics, ErrorList* errors) {
   }
 }
 
+// TCF ids (purposes, special features): each in [1, max], none twice.
+void CheckTcfIds(const Checker& at, std::string_view key, const std::vector<int>& ids, int max,
+                 const char* what) {
+  std::map<int, size_t> seen;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const std::string element = ElementPath(std::string(key), i);
+    if (ids[i] < 1 || ids[i] > max) {
+      at.Fail(element, absl::StrCat("must be a TCF ", what, " id in [1, ", max, "], got ", ids[i]));
+    } else if (auto [it, inserted] = seen.emplace(ids[i], i); !inserted) {
+      at.Fail(element, Checker::DuplicateOf(at.ElementAt(key, it->second)));
+    }
+  }
+}
+
+void ValidatePrivacyPurposes(const PrivacyPurposesConfig& use, const Checker& at) {
+  CheckTcfIds(at, "purposes", use.purposes, 24, "purpose");
+  bool purpose_one = false;
+  for (int purpose : use.purposes) purpose_one = purpose_one || purpose == 1;
+  if (use.legitimate_interest && purpose_one) {
+    at.Fail("legitimate_interest",
+            "must be false when purposes holds 1: the TCF policies allow only consent for "
+            "purpose 1");
+  }
+}
+
+void ValidatePrivacy(const PrivacyConfig& privacy, ErrorList* errors) {
+  Checker at("privacy", errors);
+  at.InRange("gvl_vendor_id", privacy.gvl_vendor_id, 0, 65535);
+  at.InRange("min_tcf_policy_version", privacy.min_tcf_policy_version, 0, 63);
+  ValidatePrivacyPurposes(privacy.device_access, at.Member("device_access"));
+  ValidatePrivacyPurposes(privacy.basic_ads, at.Member("basic_ads"));
+  ValidatePrivacyPurposes(privacy.segment_targeting, at.Member("segment_targeting"));
+  ValidatePrivacyPurposes(privacy.measurement, at.Member("measurement"));
+  CheckTcfIds(at, "precise_geo_special_features", privacy.precise_geo_special_features, 12,
+              "special feature");
+}
+
 }  // namespace
 
 absl::Status ValidateConfig(const BidderConfig& config) {
@@ -505,6 +542,7 @@ absl::Status ValidateConfig(const BidderConfig& config) {
   ValidateTelemetry(config.telemetry, &errors);
   ValidateSessions(config, &errors);
   ValidateMetrics(config.metrics, &errors);
+  ValidatePrivacy(config.privacy, &errors);
   return errors.ToStatus();
 }
 

@@ -468,6 +468,69 @@ TEST_F(ConfigFileTest, ValidFileLoads) {
   EXPECT_EQ(config->campaigns.size(), 3u);
 }
 
+// --- privacy -----------------------------------------------------------------
+
+TEST(ParseConfigTest, PrivacySectionDefaultsFollowTheTcfPolicies) {
+  absl::StatusOr<BidderConfig> config = Parse(MinimalConfig());
+  ASSERT_TRUE(config.ok()) << config.status();
+  const PrivacyConfig& privacy = config->privacy;
+  EXPECT_EQ(privacy.gvl_vendor_id, 0);
+  EXPECT_TRUE(privacy.gdpr_applies_by_geo);
+  EXPECT_EQ(privacy.min_tcf_policy_version, 4);
+  EXPECT_EQ(privacy.device_access.purposes, (std::vector<int>{1}));
+  EXPECT_FALSE(privacy.device_access.legitimate_interest);
+  EXPECT_EQ(privacy.basic_ads.purposes, (std::vector<int>{2}));
+  EXPECT_TRUE(privacy.basic_ads.legitimate_interest);
+  EXPECT_EQ(privacy.segment_targeting.purposes, (std::vector<int>{3, 4}));
+  EXPECT_FALSE(privacy.segment_targeting.legitimate_interest);
+  EXPECT_EQ(privacy.measurement.purposes, (std::vector<int>{7, 9}));
+  EXPECT_TRUE(privacy.measurement.legitimate_interest);
+  EXPECT_EQ(privacy.precise_geo_special_features, (std::vector<int>{1}));
+  EXPECT_TRUE(privacy.us_opt_out_counts_frequency_caps);
+}
+
+TEST(ParseConfigTest, PrivacySectionIsDecoded) {
+  json doc = MinimalConfig();
+  doc["privacy"] = {{"gvl_vendor_id", 755},
+                    {"gdpr_applies_by_geo", false},
+                    {"min_tcf_policy_version", 2},
+                    {"device_access", {{"purposes", {1, 10}}}},
+                    {"basic_ads", {{"purposes", json::array()}, {"legitimate_interest", false}}},
+                    {"segment_targeting", {{"purposes", {3, 4, 5}}, {"legitimate_interest", true}}},
+                    {"measurement", {{"purposes", {8}}}},
+                    {"precise_geo_special_features", {1, 2}},
+                    {"us_opt_out_counts_frequency_caps", false}};
+  absl::StatusOr<BidderConfig> config = Parse(doc);
+  ASSERT_TRUE(config.ok()) << config.status();
+  const PrivacyConfig& privacy = config->privacy;
+  EXPECT_EQ(privacy.gvl_vendor_id, 755);
+  EXPECT_FALSE(privacy.gdpr_applies_by_geo);
+  EXPECT_EQ(privacy.min_tcf_policy_version, 2);
+  EXPECT_EQ(privacy.device_access.purposes, (std::vector<int>{1, 10}));
+  EXPECT_FALSE(privacy.device_access.legitimate_interest);
+  EXPECT_TRUE(privacy.basic_ads.purposes.empty());
+  EXPECT_FALSE(privacy.basic_ads.legitimate_interest);
+  EXPECT_EQ(privacy.segment_targeting.purposes, (std::vector<int>{3, 4, 5}));
+  EXPECT_TRUE(privacy.segment_targeting.legitimate_interest);
+  // A use given without legitimate_interest keeps that field's default.
+  EXPECT_EQ(privacy.measurement.purposes, (std::vector<int>{8}));
+  EXPECT_TRUE(privacy.measurement.legitimate_interest);
+  EXPECT_EQ(privacy.precise_geo_special_features, (std::vector<int>{1, 2}));
+  EXPECT_FALSE(privacy.us_opt_out_counts_frequency_caps);
+}
+
+TEST(ParseConfigTest, PrivacyUnknownKeysAndWrongTypesNameTheirPath) {
+  json doc = MinimalConfig();
+  doc["privacy"] = {{"gvl_vendor", 1}, {"basic_ads", {{"purpose", {2}}}}};
+  std::string error = ParseError(doc);
+  EXPECT_THAT(error, HasSubstr("privacy.gvl_vendor: unknown key"));
+  EXPECT_THAT(error, HasSubstr("privacy.basic_ads.purpose: unknown key"));
+  doc["privacy"] = {{"device_access", {{"purposes", {"1"}}}}, {"gdpr_applies_by_geo", 1}};
+  error = ParseError(doc);
+  EXPECT_THAT(error, HasSubstr("privacy.device_access.purposes[0]"));
+  EXPECT_THAT(error, HasSubstr("privacy.gdpr_applies_by_geo"));
+}
+
 // --- the example files -----------------------------------------------------
 
 class ExampleConfigTest : public ::testing::Test {
@@ -489,6 +552,8 @@ TEST_F(ExampleConfigTest, EmbeddedExampleLoads) {
   EXPECT_EQ(config->bid.device_key_secret_env, "RTB_DEVICE_KEY_SECRET");
   EXPECT_EQ(config->bid.beacon_secret_env, "RTB_BEACON_SECRET");
   EXPECT_GE(config->campaigns.size(), 3u);
+  EXPECT_EQ(config->privacy.segment_targeting.purposes, (std::vector<int>{3, 4}));
+  EXPECT_TRUE(config->privacy.gdpr_applies_by_geo);
 }
 
 TEST_F(ExampleConfigTest, HBaseExampleLoads) {

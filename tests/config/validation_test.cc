@@ -674,6 +674,73 @@ TEST(ValidateConfigTest, DefaultsWithoutSecretsAreInvalid) {
   EXPECT_THAT(std::string(status.message()), HasSubstr("bid.device_key_secret: required"));
 }
 
+// --- privacy ---------------------------------------------------------------
+
+TEST(PrivacyValidationTest, GvlVendorIdOutOfRangeIsRejected) {
+  json doc = MinimalConfig();
+  doc["privacy"]["gvl_vendor_id"] = 65536;
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("privacy.gvl_vendor_id: must be in [0, 65535], got 65536"));
+  doc["privacy"]["gvl_vendor_id"] = -1;
+  EXPECT_THAT(ParseError(doc), HasSubstr("privacy.gvl_vendor_id: must be in [0, 65535], got -1"));
+  doc["privacy"]["gvl_vendor_id"] = 65535;
+  EXPECT_EQ(ParseError(doc), "OK");
+}
+
+TEST(PrivacyValidationTest, MinPolicyVersionOutOfRangeIsRejected) {
+  json doc = MinimalConfig();
+  doc["privacy"]["min_tcf_policy_version"] = 64;
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("privacy.min_tcf_policy_version: must be in [0, 63], got 64"));
+}
+
+TEST(PrivacyValidationTest, PurposesMustBeTcfPurposeIdsEachOnce) {
+  json doc = MinimalConfig();
+  doc["privacy"]["segment_targeting"]["purposes"] = {3, 25, 3, 0};
+  const std::string error = ParseError(doc);
+  EXPECT_THAT(error, HasSubstr("privacy.segment_targeting.purposes[1]: must be a TCF purpose id "
+                               "in [1, 24], got 25"));
+  EXPECT_THAT(error, HasSubstr("privacy.segment_targeting.purposes[2]: duplicate of "
+                               "privacy.segment_targeting.purposes[0]"));
+  EXPECT_THAT(error, HasSubstr("privacy.segment_targeting.purposes[3]: must be a TCF purpose id"));
+  doc["privacy"]["segment_targeting"]["purposes"] = {24, 1};
+  EXPECT_EQ(ParseError(doc), "OK");
+}
+
+TEST(PrivacyValidationTest, PurposeOneCannotRestOnLegitimateInterest) {
+  json doc = MinimalConfig();
+  doc["privacy"]["device_access"]["legitimate_interest"] = true;
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("privacy.device_access.legitimate_interest: must be false when purposes "
+                        "holds 1"));
+  doc["privacy"]["device_access"]["purposes"] = {2};
+  EXPECT_EQ(ParseError(doc), "OK");
+  doc["privacy"]["measurement"] = {{"purposes", {1, 7}}, {"legitimate_interest", true}};
+  EXPECT_THAT(ParseError(doc), HasSubstr("privacy.measurement.legitimate_interest: must be false"));
+}
+
+TEST(PrivacyValidationTest, SpecialFeaturesMustBeTcfIdsEachOnce) {
+  json doc = MinimalConfig();
+  doc["privacy"]["precise_geo_special_features"] = {1, 13};
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("privacy.precise_geo_special_features[1]: must be a TCF special feature "
+                        "id in [1, 12], got 13"));
+  doc["privacy"]["precise_geo_special_features"] = {2, 2};
+  EXPECT_THAT(ParseError(doc), HasSubstr("privacy.precise_geo_special_features[1]: duplicate"));
+  doc["privacy"]["precise_geo_special_features"] = json::array();
+  EXPECT_EQ(ParseError(doc), "OK");
+}
+
+TEST(PrivacyValidationTest, PrivacyConfigBuiltInCodeIsChecked) {
+  BidderConfig config;
+  config.bid.device_key_secret = kDeviceKeySecret;
+  config.bid.beacon_secret = kBeaconSecret;
+  ASSERT_TRUE(ValidateConfig(config).ok());
+  config.privacy.basic_ads.purposes = {2, 99};
+  EXPECT_THAT(std::string(ValidateConfig(config).message()),
+              HasSubstr("privacy.basic_ads.purposes[1]: must be a TCF purpose id"));
+}
+
 TEST(ValidateConfigTest, CampaignBuiltInCodeIsChecked) {
   BidderConfig config;
   config.bid.device_key_secret = kDeviceKeySecret;
