@@ -19,6 +19,7 @@ PACKAGES=(
   tzdata  # campaign time zones: absl::LoadTimeZone reads /usr/share/zoneinfo
   openjdk-17-jdk-headless maven
   prometheus
+  nginx  # the one-core bid benchmark's yardstick (loadtest/run-bid-benchmark.sh)
   systemd  # systemd-analyze verifies the units of deploy/systemd/
   chromium fonts-dejavu-core nodejs  # the console's browser test (tests/console)
 )
