@@ -160,10 +160,12 @@ EmbeddedStoreImpl::FamilyLayout EmbeddedStoreImpl::LayOutFamilies(
                                   rocksdb::ColumnFamilyOptions());
   for (size_t t = 0; t < schemas.size(); ++t) {
     for (size_t f = 0; f < schemas[t].families.size(); ++f) {
+      std::shared_ptr<CompactionSettings> compaction;
       layout.descriptors.emplace_back(
           ColumnFamilyName(schemas[t].name, schemas[t].families[f].name),
-          FamilyColumnOptions(schemas[t].families[f]));
+          FamilyColumnOptions(schemas[t].families[f], &compaction));
       layout.positions.emplace_back(t, f);
+      layout.compaction.push_back(std::move(compaction));
     }
   }
   return layout;
@@ -182,7 +184,7 @@ void EmbeddedStoreImpl::AttachTables(const std::vector<TableSchema>& schemas,
   for (size_t i = 0; i < layout.positions.size(); ++i) {
     auto [t, f] = layout.positions[i];
     tables[t]->families.push_back(
-        Family{schemas[t].families[f], handles[i + 1], next_family_id_++});
+        Family{schemas[t].families[f], handles[i + 1], next_family_id_++, layout.compaction[i]});
   }
   for (size_t i = layout.positions.size() + 1; i < handles.size(); ++i) {
     db_->DropColumnFamily(handles[i]);
@@ -195,10 +197,12 @@ void EmbeddedStoreImpl::AttachTables(const std::vector<TableSchema>& schemas,
   }
 }
 
-rocksdb::ColumnFamilyOptions EmbeddedStoreImpl::FamilyColumnOptions(const FamilyOptions& f) const {
+rocksdb::ColumnFamilyOptions EmbeddedStoreImpl::FamilyColumnOptions(
+    const FamilyOptions& f, std::shared_ptr<CompactionSettings>* compaction) const {
   rocksdb::ColumnFamilyOptions cf;
   cf.write_buffer_size = static_cast<size_t>(options_.write_buffer_bytes);
-  cf.compaction_filter_factory = NewHBaseCompactionFilterFactory(f, options_.clock);
+  *compaction = std::make_shared<CompactionSettings>(f);
+  cf.compaction_filter_factory = NewHBaseCompactionFilterFactory(*compaction, options_.clock);
   rocksdb::BlockBasedTableOptions table;
   table.block_cache = f.in_memory ? in_memory_cache_ : block_cache_;
   if (f.bloom != BloomType::kNone) {

@@ -39,6 +39,7 @@
 #include "rocksdb/env.h"
 #include "rocksdb/write_batch.h"
 #include "storage/embedded_store.h"
+#include "storage/internal/compaction.h"
 #include "storage/internal/row_cache.h"
 #include "storage/internal/visibility.h"
 #include "storage/store.h"
@@ -64,6 +65,8 @@ struct Family {
   FamilyOptions options;
   rocksdb::ColumnFamilyHandle* handle = nullptr;
   uint32_t id = 0;  // unique within the process, names the family in the row cache
+  // What the family's compactions follow; AlterTable changes it in place.
+  std::shared_ptr<CompactionSettings> compaction;
 };
 
 // A table and its RocksDB column families. Readers hold a shared_ptr, so a
@@ -106,6 +109,8 @@ class EmbeddedStoreImpl final : public Store {
   absl::StatusOr<bool> TableExists(std::string_view table) override;
   absl::StatusOr<std::vector<TableSchema>> ListTables() override;
   absl::Status DeleteTable(std::string_view name) override;
+  absl::Status AlterTable(const TableSchema& schema) override;
+  absl::Status TruncateTable(std::string_view name) override;
   absl::Status Flush(std::string_view table_name) override;
   absl::Status MajorCompact(std::string_view table_name) override;
 
@@ -167,13 +172,19 @@ class EmbeddedStoreImpl final : public Store {
   struct FamilyLayout {
     std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
     std::vector<std::pair<size_t, size_t>> positions;  // per descriptor after the default
+    std::vector<std::shared_ptr<CompactionSettings>> compaction;  // likewise
   };
   FamilyLayout LayOutFamilies(const std::vector<TableSchema>& schemas) const;
   // Builds the tables of `schemas` on the handles RocksDB opened for
   // `layout`, drops the orphans past them, and publishes the tables.
   void AttachTables(const std::vector<TableSchema>& schemas, const FamilyLayout& layout,
                     const std::vector<rocksdb::ColumnFamilyHandle*>& handles);
-  rocksdb::ColumnFamilyOptions FamilyColumnOptions(const FamilyOptions& f) const;
+  // The RocksDB options of a family; `compaction` receives the settings its
+  // compactions follow.
+  rocksdb::ColumnFamilyOptions FamilyColumnOptions(
+      const FamilyOptions& f, std::shared_ptr<CompactionSettings>* compaction) const;
+  // Creates the column family of `f` in `table` (which is not yet published).
+  absl::Status AddFamily(Table& table, const FamilyOptions& f);
   static void SortFamilies(Table& table);
   std::vector<TableSchema> SchemasLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(tables_mutex_);
   absl::StatusOr<std::vector<TableSchema>> ReadSchemaFile() const;

@@ -12,7 +12,7 @@
 // that would change what a call returns and that the engine cannot honour
 // (filters other than row ranges and a row prefix, batchSize, per-family time
 // ranges, storeLimit/storeOffset, existence_only, cell visibility labels,
-// KEEP_DELETED_CELLS, namespaces) are refused with InvalidArgument rather
+// KEEP_DELETED_CELLS) are refused with InvalidArgument rather
 // than silently dropped.
 #ifndef RTB_STORAGE_SERVER_CONVERT_H_
 #define RTB_STORAGE_SERVER_CONVERT_H_
@@ -31,10 +31,12 @@ inline constexpr int64_t kHBaseLatestTimestamp = kLatestTimestamp;
 // KeyValue.Type.Put: the cell type every returned cell carries.
 inline constexpr int8_t kPutCellType = 4;
 
-// A data call names its table as "table" or "default:table".
+// A data call names its table as "table", "default:table" or
+// "namespace:table"; the store knows it as "table" or "namespace:table".
 std::string TableFromThrift(const std::string& name);
-// InvalidArgument for a namespace other than the default one.
-absl::StatusOr<std::string> TableFromThrift(const thrift2::TTableName& name);
+std::string TableFromThrift(const thrift2::TTableName& name);
+// The namespace of a store table name: "default" for a bare one.
+std::string NamespaceOf(std::string_view table);
 
 Durability DurabilityFromThrift(thrift2::TDurability::type durability);
 
@@ -72,11 +74,15 @@ struct ScanRequest {
 absl::StatusOr<ScanRequest> ScanFromThrift(const thrift2::TScan& in);
 
 // Family configuration is kept as sent; HBase's FIFO compaction policy in it
-// sets FamilyOptions::fifo_compaction. The bidder's tables (which name the
-// FIFO keys themselves) read back exactly as storage/schemas.h defines them.
+// sets FamilyOptions::fifo_compaction. Settings the engine does not act on
+// (block size, data block encoding, replication scope, ...) are kept as
+// HBase descriptor values. The bidder's tables (which name the FIFO keys
+// themselves) read back exactly as storage/schemas.h defines them.
+absl::StatusOr<FamilyOptions> FamilyFromThrift(const thrift2::TColumnFamilyDescriptor& in);
 absl::StatusOr<TableSchema> SchemaFromThrift(const thrift2::TTableDescriptor& in,
                                              const std::vector<std::string>& split_keys);
-// As HBase describes a table: default namespace, FOREVER as 2^31-1 seconds.
+// As HBase 2.6's master describes a table: every family value filled in
+// (defaults included, FOREVER as 2^31-1 seconds), the namespace named.
 absl::StatusOr<thrift2::TTableDescriptor> DescriptorToThrift(const TableSchema& schema);
 
 // An empty row comes back as HBase sends an absent row: no row, no cells.

@@ -2,8 +2,10 @@
 // the wire. It mirrors what HBase's gateway sends, so storage/hbase/errors.h
 // (and any HBase client) reads the same meaning back:
 //
-//   InvalidArgument "unknown table 't'"  TIOError "org.apache.hadoop.hbase.TableNotFoundException:
-//   t" InvalidArgument, call declares       TIllegalArgument with the message
+//   InvalidArgument "unknown table 't'"  TIOError "t" (HBase's client words a
+//                                        TableNotFoundException so)
+//   InvalidArgument "... no family 'f'"  TIOError "...NoSuchColumnFamilyException: ..."
+//   InvalidArgument, call declares       TIllegalArgument with the message
 //     TIllegalArgument
 //   InvalidArgument otherwise            TIOError "org.apache.hadoop.hbase.DoNotRetryIOException:
 //   ..." AlreadyExists                        TIOError
@@ -30,6 +32,13 @@ inline constexpr char kTableNotFound[] = "org.apache.hadoop.hbase.TableNotFoundE
 inline constexpr char kTableExists[] = "org.apache.hadoop.hbase.TableExistsException";
 inline constexpr char kTableNotEnabled[] = "org.apache.hadoop.hbase.TableNotEnabledException";
 inline constexpr char kTableNotDisabled[] = "org.apache.hadoop.hbase.TableNotDisabledException";
+inline constexpr char kNoSuchColumnFamily[] =
+    "org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException";
+inline constexpr char kInvalidFamilyOperation[] =
+    "org.apache.hadoop.hbase.InvalidFamilyOperationException";
+inline constexpr char kNamespaceNotFound[] = "org.apache.hadoop.hbase.NamespaceNotFoundException";
+inline constexpr char kNamespaceExist[] = "org.apache.hadoop.hbase.NamespaceExistException";
+inline constexpr char kConstraint[] = "org.apache.hadoop.hbase.constraint.ConstraintException";
 inline constexpr char kDoNotRetry[] = "org.apache.hadoop.hbase.DoNotRetryIOException";
 inline constexpr char kIOException[] = "java.io.IOException";
 
@@ -42,6 +51,10 @@ thrift2::TIOError IOErrorFromStatus(const absl::Status& status);
 
 // Throws the Thrift exception for a failed `status` (which must not be OK).
 [[noreturn]] void ThrowStatus(const absl::Status& status, IllegalArgument declared);
+
+// TIOError whose message is the table name alone, as HBase's client words
+// a TableNotFoundException it raises itself.
+[[noreturn]] void ThrowTableNotFound(std::string_view table);
 
 // TIOError "<java_class>: <message>".
 [[noreturn]] void ThrowIOError(std::string_view java_class, std::string_view message,

@@ -373,9 +373,6 @@ TEST(ServerConvertTest, DescriptorsTheEngineCannotHonourAreRefused) {
   schema.families = {FamilyOptions{.name = "f"}};
   absl::StatusOr<t2::TTableDescriptor> wire = hbase::ToThrift(schema);
   ASSERT_TRUE(wire.ok());
-  t2::TTableDescriptor spaced = *wire;
-  spaced.tableName.__set_ns("tenant");
-  EXPECT_TRUE(absl::IsInvalidArgument(SchemaFromThrift(spaced, {}).status()));
   t2::TTableDescriptor keep = *wire;
   keep.columns[0].__set_keepDeletedCells(t2::TKeepDeletedCells::TRUE);
   EXPECT_TRUE(absl::IsInvalidArgument(SchemaFromThrift(keep, {}).status()));
@@ -413,9 +410,49 @@ TEST(ServerConvertTest, DataCallsNameTablesWithOrWithoutTheDefaultNamespace) {
   EXPECT_EQ(TableFromThrift(std::string("profiles")), "profiles");
   t2::TTableName name;
   name.qualifier = "profiles";
-  EXPECT_EQ(*TableFromThrift(name), "profiles");
+  EXPECT_EQ(TableFromThrift(name), "profiles");
   name.__set_ns("default");
-  EXPECT_EQ(*TableFromThrift(name), "profiles");
+  EXPECT_EQ(TableFromThrift(name), "profiles");
+  name.__set_ns("tenant");
+  EXPECT_EQ(TableFromThrift(name), "tenant:profiles");
+  EXPECT_EQ(TableFromThrift(std::string("tenant:profiles")), "tenant:profiles");
+  EXPECT_EQ(NamespaceOf("tenant:profiles"), "tenant");
+  EXPECT_EQ(NamespaceOf("profiles"), "default");
+}
+
+TEST(ServerConvertTest, DescriptorsAreFilledAsHBaseFillsThem) {
+  t2::TTableDescriptor wire;
+  wire.tableName.qualifier = "t";
+  t2::TColumnFamilyDescriptor plain;
+  plain.name = "f";
+  t2::TColumnFamilyDescriptor tuned;
+  tuned.name = "g";
+  tuned.__set_maxVersions(3);
+  tuned.__set_blockSize(8192);
+  tuned.__set_dataBlockEncoding(t2::TDataBlockEncoding::FAST_DIFF);
+  tuned.__set_scope(1);
+  wire.columns = {plain, tuned};
+  absl::StatusOr<TableSchema> schema = SchemaFromThrift(wire, {});
+  ASSERT_TRUE(schema.ok()) << schema.status();
+  absl::StatusOr<t2::TTableDescriptor> described = DescriptorToThrift(*schema);
+  ASSERT_TRUE(described.ok());
+  EXPECT_EQ(described->attributes.at("IS_META"), "false");
+  ASSERT_EQ(described->columns.size(), 2u);
+  const t2::TColumnFamilyDescriptor& f = described->columns[0];
+  EXPECT_EQ(f.attributes.size(), 12u);
+  EXPECT_EQ(f.attributes.at("TTL"), "2147483647");
+  EXPECT_EQ(f.attributes.at("BLOOMFILTER"), "ROW");
+  EXPECT_EQ(f.blockSize, 65536);
+  EXPECT_TRUE(f.compressTags);
+  EXPECT_TRUE(f.blockCacheEnabled);
+  const t2::TColumnFamilyDescriptor& g = described->columns[1];
+  EXPECT_EQ(g.attributes.at("VERSIONS"), "3");
+  EXPECT_EQ(g.attributes.at("BLOCKSIZE"), "8192");
+  EXPECT_EQ(g.attributes.at("DATA_BLOCK_ENCODING"), "FAST_DIFF");
+  EXPECT_EQ(g.blockSize, 8192);
+  EXPECT_EQ(g.dataBlockEncoding, t2::TDataBlockEncoding::FAST_DIFF);
+  EXPECT_EQ(g.scope, 1);
+  EXPECT_EQ(g.maxVersions, 3);
 }
 
 TEST(RowFilterDecodeTest, DecodesWhatTheClientEncodes) {
