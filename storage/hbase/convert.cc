@@ -149,7 +149,6 @@ Compression CompressionFromThrift(t2::TCompressionAlgorithm::type compression) {
   }
 }
 
-
 std::string EncodeTtlAttribute(int64_t ttl_ms) { return EncodeCounter(ttl_ms); }
 
 t2::TDurability::type ToThrift(Durability durability) {
