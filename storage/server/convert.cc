@@ -1,6 +1,7 @@
 #include "storage/server/convert.h"
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <utility>
 
@@ -10,6 +11,7 @@
 #include "storage/hbase/absl_compat.h"
 #include "storage/hbase/convert.h"
 #include "storage/hbase/row_range_filter.h"
+#include "storage/server/filter_language.h"
 
 namespace rtb::storage::server {
 namespace {
@@ -205,7 +207,6 @@ Durability DurabilityFromThrift(t2::TDurability::type durability) {
 }
 
 absl::StatusOr<Get> GetFromThrift(const t2::TGet& in) {
-  if (in.__isset.filterString && !in.filterString.empty()) return Unsupported("a Get filter");
   if (in.__isset.filterBytes && !in.filterBytes.empty()) return Unsupported("a Get filter");
   if (in.__isset.storeLimit) return Unsupported("storeLimit");
   if (in.__isset.storeOffset) return Unsupported("storeOffset");
@@ -429,9 +430,19 @@ absl::StatusOr<ScanRequest> ScanFromThrift(const t2::TScan& in) {
 
   std::vector<RowRange> filter_ranges;
   if (has_string) {
+    // A lone PrefixFilter is read as a row range; anything else is
+    // evaluated over the rows read (storage/server/filtered_scanner.h).
     absl::StatusOr<std::string> prefix = ParsePrefixFilterString(in.filterString);
-    if (!prefix.ok()) return prefix.status();
-    filter_ranges.push_back(PrefixRange(*prefix));
+    if (prefix.ok()) {
+      filter_ranges.push_back(PrefixRange(*prefix));
+    } else {
+      out.filter_string = in.filterString;
+      if (absl::Status s = ParseFilterString(in.filterString).status(); !s.ok()) return s;
+      out.filter_max_versions = scan.max_versions;
+      scan.max_versions = std::numeric_limits<int>::max();
+      out.filter_limit = scan.limit;
+      scan.limit = 0;
+    }
   } else if (has_bytes) {
     absl::StatusOr<hbase::DecodedRowFilter> filter = hbase::DecodeRowFilter(in.filterBytes);
     if (!filter.ok()) {

@@ -10,7 +10,7 @@
 // Settings that only tune HBase (block caching, read type, replica id,
 // authorizations, data block encoding, ...) are accepted and ignored. Fields
 // that would change what a call returns and that the engine cannot honour
-// (filters other than row ranges and a row prefix, batchSize, per-family time
+// (filterBytes other than row ranges and a row prefix, batchSize, per-family time
 // ranges, storeLimit/storeOffset, existence_only, cell visibility labels,
 // KEEP_DELETED_CELLS) are refused with InvalidArgument rather
 // than silently dropped.
@@ -40,6 +40,7 @@ std::string NamespaceOf(std::string_view table);
 
 Durability DurabilityFromThrift(thrift2::TDurability::type durability);
 
+// A filter string is left for the caller (storage/server/filter_language.h).
 absl::StatusOr<Get> GetFromThrift(const thrift2::TGet& in);
 absl::StatusOr<Put> PutFromThrift(const thrift2::TPut& in);
 absl::StatusOr<Delete> DeleteFromThrift(const thrift2::TDelete& in);
@@ -68,9 +69,15 @@ struct ScanRequest {
   // True when no row can match (the filter's ranges lie outside the start
   // and stop rows): answer without reading.
   bool matches_nothing = false;
+  // A filter of HBase's filter language to apply to the rows read; then
+  // `scan` reads every version and no limit, and these are the reader's.
+  std::string filter_string;
+  int filter_max_versions = 1;
+  int filter_limit = 0;
 };
 // A MultiRowRangeFilter or PrefixFilter (filterBytes, or "PrefixFilter('p')"
-// in filterString) becomes row ranges cut to the scan's start and stop rows.
+// in filterString) becomes row ranges cut to the scan's start and stop rows;
+// any other filter string is checked and left in `filter_string`.
 absl::StatusOr<ScanRequest> ScanFromThrift(const thrift2::TScan& in);
 
 // Family configuration is kept as sent; HBase's FIFO compaction policy in it

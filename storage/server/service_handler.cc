@@ -1,11 +1,14 @@
 #include "storage/server/service_handler.h"
 
 #include <algorithm>
+#include <limits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "storage/server/convert.h"
 #include "storage/server/errors.h"
+#include "storage/server/filter_language.h"
+#include "storage/server/filtered_scanner.h"
 
 namespace rtb::storage::server {
 namespace {
@@ -40,6 +43,28 @@ class FailingScanner final : public Scanner {
  private:
   absl::Status status_;
 };
+
+// Parse errors of the filter language reach the client as HBase's
+// IllegalArgumentException.
+absl::StatusOr<std::unique_ptr<Filter>> ParseFilter(const std::string& text) {
+  absl::StatusOr<std::unique_ptr<Filter>> filter = ParseFilterString(text);
+  if (!filter.ok()) {
+    ThrowIOError("java.lang.IllegalArgumentException", std::string(filter.status().message()),
+                 false);
+  }
+  return filter;
+}
+
+// The store's scanner, behind the request's filter when it has one.
+std::unique_ptr<Scanner> OpenFiltered(Store& store, const std::string& table,
+                                      const ScanRequest& request) {
+  std::unique_ptr<Scanner> scanner = ValueOrThrow(store.OpenScanner(table, request.scan));
+  if (request.filter_string.empty()) return scanner;
+  RowFiltering filtering(ValueOrThrow(ParseFilter(request.filter_string)),
+                         request.filter_max_versions, request.scan.reversed);
+  return std::make_unique<FilteredScanner>(std::move(scanner), std::move(filtering),
+                                           request.filter_limit);
+}
 
 void ResultsToThrift(const std::vector<RowResult>& rows, std::vector<t2::TResult>* out) {
   out->clear();
@@ -117,12 +142,30 @@ void StoreServiceHandler::get(t2::TResult& _return, const std::string& table,
                               const t2::TGet& tget) {
   const std::string name = DataTable(table);
   Get get = ValueOrThrow(GetFromThrift(tget));
-  _return = ResultToThrift(ValueOrThrow(store_.Get(name, get)));
+  if (!tget.__isset.filterString || tget.filterString.empty()) {
+    _return = ResultToThrift(ValueOrThrow(store_.Get(name, get)));
+    return;
+  }
+  // The filter sees every version; the reader's limit applies after it.
+  RowFiltering filtering(ValueOrThrow(ParseFilter(tget.filterString)), get.max_versions, false);
+  get.max_versions = std::numeric_limits<int>::max();
+  std::optional<RowResult> kept = filtering.Apply(ValueOrThrow(store_.Get(name, get)));
+  _return = ResultToThrift(kept ? *std::move(kept) : RowResult{get.row, {}, false});
 }
 
 void StoreServiceHandler::getMultiple(std::vector<t2::TResult>& _return, const std::string& table,
                                       const std::vector<t2::TGet>& tgets) {
   const std::string name = DataTable(table);
+  if (std::any_of(tgets.begin(), tgets.end(), [](const t2::TGet& g) {
+        return g.__isset.filterString && !g.filterString.empty();
+      })) {
+    _return.clear();
+    for (const t2::TGet& g : tgets) {
+      _return.emplace_back();
+      get(_return.back(), table, g);
+    }
+    return;
+  }
   std::vector<Get> gets;
   gets.reserve(tgets.size());
   for (const t2::TGet& g : tgets) gets.push_back(ValueOrThrow(GetFromThrift(g)));
@@ -281,7 +324,7 @@ int32_t StoreServiceHandler::openScanner(const std::string& table, const t2::TSc
   } else if (request.matches_nothing) {
     scanner = std::make_unique<EmptyScanner>();
   } else {
-    scanner = ValueOrThrow(store_.OpenScanner(name, request.scan));
+    scanner = OpenFiltered(store_, name, request);
   }
   return ValueOrThrow(scanners_.Add(std::move(scanner)));
 }
@@ -311,6 +354,11 @@ void StoreServiceHandler::getScannerResults(std::vector<t2::TResult>& _return,
   if (request.matches_nothing || rows <= 0) {
     if (!ValueOrThrow(store_.TableExists(name))) ThrowTableNotFound(name);
     _return.clear();
+    return;
+  }
+  if (!request.filter_string.empty()) {
+    std::unique_ptr<Scanner> scanner = OpenFiltered(store_, name, request);
+    ResultsToThrift(ValueOrThrow(scanner->Next(rows)), &_return);
     return;
   }
   request.scan.limit = request.scan.limit > 0 ? std::min(request.scan.limit, rows) : rows;

@@ -67,7 +67,7 @@ TEST(ServerConvertTest, GetRefusesWhatTheEngineCannotHonour) {
   t2::TGet filtered;
   filtered.row = "r";
   filtered.__set_filterString("KeyOnlyFilter()");
-  EXPECT_TRUE(absl::IsInvalidArgument(GetFromThrift(filtered).status()));
+  EXPECT_TRUE(GetFromThrift(filtered).ok()) << "filter strings are the handler's";
   t2::TGet existence;
   existence.row = "r";
   existence.__set_existence_only(true);
@@ -338,10 +338,17 @@ TEST(ServerConvertTest, PrefixFilterInBytesOrInTheFilterLanguage) {
   EXPECT_THAT(RangeStrings(b->scan.ranges), ElementsAre("[it's,it't)"));
 }
 
-TEST(ServerConvertTest, OtherFiltersAndRowSplittingAreRefused) {
+TEST(ServerConvertTest, OtherFiltersAreLeftToTheFilterAndBadOnesAndRowSplittingAreRefused) {
   t2::TScan other;
   other.__set_filterString("KeyOnlyFilter()");
-  EXPECT_TRUE(absl::IsInvalidArgument(ScanFromThrift(other).status()));
+  other.__set_limit(3);
+  other.__set_maxVersions(2);
+  absl::StatusOr<ScanRequest> filtered = ScanFromThrift(other);
+  ASSERT_TRUE(filtered.ok()) << filtered.status();
+  EXPECT_EQ(filtered->filter_string, "KeyOnlyFilter()");
+  EXPECT_EQ(filtered->filter_limit, 3);
+  EXPECT_EQ(filtered->filter_max_versions, 2);
+  EXPECT_EQ(filtered->scan.limit, 0) << "the limit counts rows the filter kept";
   t2::TScan unterminated;
   unterminated.__set_filterString("PrefixFilter('abc");
   EXPECT_TRUE(absl::IsInvalidArgument(ScanFromThrift(unterminated).status()));
