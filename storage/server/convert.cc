@@ -11,7 +11,6 @@
 #include "storage/hbase/absl_compat.h"
 #include "storage/hbase/convert.h"
 #include "storage/hbase/row_range_filter.h"
-#include "storage/server/filter_language.h"
 
 namespace rtb::storage::server {
 namespace {
@@ -437,7 +436,6 @@ absl::StatusOr<ScanRequest> ScanFromThrift(const t2::TScan& in) {
       filter_ranges.push_back(PrefixRange(*prefix));
     } else {
       out.filter_string = in.filterString;
-      if (absl::Status s = ParseFilterString(in.filterString).status(); !s.ok()) return s;
       out.filter_max_versions = scan.max_versions;
       scan.max_versions = std::numeric_limits<int>::max();
       out.filter_limit = scan.limit;
@@ -690,9 +688,9 @@ absl::StatusOr<t2::TTableDescriptor> DescriptorToThrift(const TableSchema& schem
     cf.__set_inMemory(f.in_memory);
     out.columns.push_back(std::move(cf));
   }
-  // As HBase's master describes a table: IS_META and the store file
-  // tracker always, REGION_REPLICATION when more than one or set.
-  out.attributes = {{"IS_META", "false"}, {"hbase.store.file-tracker.impl", "DEFAULT"}};
+  // As HBase's master describes a table: IS_META always, REGION_REPLICATION
+  // when more than one, and the values the table was given.
+  out.attributes = {{"IS_META", "false"}};
   for (const auto& [key, value] : schema.descriptor_values) out.attributes[key] = value;
   if (schema.region_replication > 1) {
     out.attributes[hbase::kRegionReplicationKey] = absl::StrCat(schema.region_replication);

@@ -77,7 +77,7 @@ struct ScanRequest {
 };
 // A MultiRowRangeFilter or PrefixFilter (filterBytes, or "PrefixFilter('p')"
 // in filterString) becomes row ranges cut to the scan's start and stop rows;
-// any other filter string is checked and left in `filter_string`.
+// any other filter string is left in `filter_string`, for the caller to parse.
 absl::StatusOr<ScanRequest> ScanFromThrift(const thrift2::TScan& in);
 
 // Family configuration is kept as sent; HBase's FIFO compaction policy in it

@@ -126,7 +126,8 @@ bool StoreServiceHandler::IsDisabled(const std::string& table) {
 
 std::string StoreServiceHandler::DataTable(const std::string& name) {
   std::string table = TableFromThrift(name);
-  if (IsDisabled(table)) ThrowIOError(kTableNotEnabled, table, false);
+  // HBase's client refuses it before sending, in these words.
+  if (IsDisabled(table)) ThrowTableNotFound(absl::StrCat(table, " is disabled."));
   return table;
 }
 

@@ -154,9 +154,12 @@ class StoreServiceHandler final : public thrift2::THBaseServiceIf {
   // The table an admin call names, checked to exist.
   std::string ExistingTable(const thrift2::TTableName& name);
   bool IsDisabled(const std::string& table);
-  // The schema of an existing table; the TIOError HBase's master sends when
-  // it is missing otherwise.
-  TableSchema ExistingSchema(const std::string& table);
+  // How a missing table is worded: by HBase's client (the bare name) or by
+  // its master (the exception class, then the name).
+  enum class Missing { kClientWords, kMasterWords };
+  // The schema of an existing table; a TIOError worded as `missing` says
+  // when there is none.
+  TableSchema ExistingSchema(const std::string& table, Missing missing);
   // User tables (and with `system` the system tables) sorted by name.
   std::vector<TableSchema> Tables(bool system);
   // The namespace descriptor, or nullopt when there is no such namespace.

@@ -74,7 +74,7 @@ t2::TTableName NameToThrift(const std::string& table) {
 
 // ---- Tables ----------------------------------------------------------------
 
-TableSchema StoreServiceHandler::ExistingSchema(const std::string& table) {
+TableSchema StoreServiceHandler::ExistingSchema(const std::string& table, Missing missing) {
   if (IsSystemTable(table)) {
     for (const char* system : kSystemTables) {
       if (table == system) return SystemTable(table);
@@ -83,7 +83,10 @@ TableSchema StoreServiceHandler::ExistingSchema(const std::string& table) {
   std::vector<TableSchema> schemas = ValueOrThrow(store_.ListTables());
   auto it = std::find_if(schemas.begin(), schemas.end(),
                          [&](const TableSchema& s) { return s.name == table; });
-  if (it == schemas.end()) ThrowTableNotFound(table);
+  if (it == schemas.end()) {
+    if (missing == Missing::kClientWords) ThrowTableNotFound(table);
+    ThrowIOError(kTableNotFound, table, false);
+  }
   return *it;
 }
 
@@ -102,7 +105,8 @@ std::vector<TableSchema> StoreServiceHandler::Tables(bool system) {
 
 void StoreServiceHandler::getTableDescriptor(t2::TTableDescriptor& _return,
                                              const t2::TTableName& table) {
-  _return = ValueOrThrow(DescriptorToThrift(ExistingSchema(TableFromThrift(table))));
+  _return = ValueOrThrow(
+      DescriptorToThrift(ExistingSchema(TableFromThrift(table), Missing::kClientWords)));
 }
 
 void StoreServiceHandler::getTableDescriptors(std::vector<t2::TTableDescriptor>& _return,
@@ -178,6 +182,9 @@ void StoreServiceHandler::createTable(const t2::TTableDescriptor& desc,
   if (IsSystemTable(schema.name) || ValueOrThrow(store_.TableExists(schema.name))) {
     ThrowIOError(kTableExists, schema.name, false);
   }
+  // HBase's master records the store file tracker of a new table; a later
+  // modifyTable replaces the values with the client's, as in HBase.
+  schema.descriptor_values.emplace("hbase.store.file-tracker.impl", "DEFAULT");
   OkOrThrow(store_.CreateTable(schema));
 }
 
@@ -186,7 +193,10 @@ void StoreServiceHandler::deleteTable(const t2::TTableName& tableName) {
   if (!ValueOrThrow(store_.TableExists(name))) ThrowIOError(kTableNotFound, name, false);
   {
     absl::MutexLock lock(&disabled_mutex_);
-    if (!disabled_.contains(name)) ThrowIOError(kTableNotDisabled, name, false);
+    if (!disabled_.contains(name)) {
+      ThrowIOError(kTableNotDisabled,
+                   absl::StrCat("Not DISABLED; tableName=", name, ", state=ENABLED"), false);
+    }
   }
   OkOrThrow(store_.DeleteTable(name));
   absl::MutexLock lock(&disabled_mutex_);
@@ -204,7 +214,7 @@ void StoreServiceHandler::truncateTable(const t2::TTableName& tableName, bool pr
   }
   OkOrThrow(store_.TruncateTable(name));
   if (!preserveSplits) {
-    TableSchema schema = ExistingSchema(name);
+    TableSchema schema = ExistingSchema(name, Missing::kMasterWords);
     if (!schema.split_keys.empty()) {
       schema.split_keys.clear();
       OkOrThrow(store_.AlterTable(schema));
@@ -218,12 +228,15 @@ void StoreServiceHandler::truncateTable(const t2::TTableName& tableName, bool pr
 void StoreServiceHandler::enableTable(const t2::TTableName& tableName) {
   const std::string name = ExistingTable(tableName);
   absl::MutexLock lock(&disabled_mutex_);
-  if (!disabled_.erase(name)) ThrowIOError(kTableNotDisabled, name, false);
+  // HBase's client checks the state itself and words it so.
+  if (!disabled_.erase(name))
+    ThrowTableNotFound(absl::StrCat("tableName=", name, ", state=ENABLED"));
   any_disabled_.store(!disabled_.empty(), std::memory_order_release);
 }
 
 void StoreServiceHandler::disableTable(const t2::TTableName& tableName) {
-  const std::string name = ExistingTable(tableName);
+  const std::string name = TableFromThrift(tableName);
+  if (!ValueOrThrow(store_.TableExists(name))) ThrowIOError(kTableNotFound, name, false);
   absl::MutexLock lock(&disabled_mutex_);
   if (!disabled_.insert(name).second) ThrowIOError(kTableNotEnabled, name, false);
   any_disabled_.store(true, std::memory_order_release);
@@ -257,7 +270,7 @@ void StoreServiceHandler::addColumnFamily(const t2::TTableName& tableName,
   const std::string name = TableFromThrift(tableName);
   FamilyOptions family = ValueOrThrow(FamilyFromThrift(column));
   absl::MutexLock admin(&admin_mutex_);
-  TableSchema schema = ExistingSchema(name);
+  TableSchema schema = ExistingSchema(name, Missing::kMasterWords);
   if (schema.Family(family.name) != nullptr) {
     ThrowIOError(kInvalidFamilyOperation,
                  absl::StrCat("Column family '", family.name, "' in table '", name,
@@ -272,7 +285,7 @@ void StoreServiceHandler::deleteColumnFamily(const t2::TTableName& tableName,
                                              const std::string& column) {
   const std::string name = TableFromThrift(tableName);
   absl::MutexLock admin(&admin_mutex_);
-  TableSchema schema = ExistingSchema(name);
+  TableSchema schema = ExistingSchema(name, Missing::kMasterWords);
   if (schema.Family(column) == nullptr) {
     ThrowIOError(kInvalidFamilyOperation,
                  absl::StrCat("Family '", column, "' does not exist, so it cannot be deleted"),
@@ -294,7 +307,7 @@ void StoreServiceHandler::modifyColumnFamily(const t2::TTableName& tableName,
   const std::string name = TableFromThrift(tableName);
   FamilyOptions family = ValueOrThrow(FamilyFromThrift(column));
   absl::MutexLock admin(&admin_mutex_);
-  TableSchema schema = ExistingSchema(name);
+  TableSchema schema = ExistingSchema(name, Missing::kMasterWords);
   auto it = std::find_if(schema.families.begin(), schema.families.end(),
                          [&](const FamilyOptions& f) { return f.name == family.name; });
   if (it == schema.families.end()) {
@@ -309,7 +322,7 @@ void StoreServiceHandler::modifyColumnFamily(const t2::TTableName& tableName,
 void StoreServiceHandler::modifyTable(const t2::TTableDescriptor& desc) {
   const std::string name = TableFromThrift(desc.tableName);
   absl::MutexLock admin(&admin_mutex_);
-  TableSchema existing = ExistingSchema(name);
+  TableSchema existing = ExistingSchema(name, Missing::kMasterWords);
   TableSchema schema = ValueOrThrow(SchemaFromThrift(desc, existing.split_keys));
   OkOrThrow(store_.AlterTable(schema));
 }
@@ -455,7 +468,7 @@ void StoreServiceHandler::listNamespaces(std::vector<std::string>& _return) {
 void StoreServiceHandler::getAllRegionLocations(std::vector<t2::THRegionLocation>& _return,
                                                 const std::string& table) {
   const std::string name = TableFromThrift(table);
-  TableSchema schema = ExistingSchema(name);
+  TableSchema schema = ExistingSchema(name, Missing::kClientWords);
   std::vector<std::string> bounds = schema.split_keys;
   std::sort(bounds.begin(), bounds.end());
   _return.clear();

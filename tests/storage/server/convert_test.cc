@@ -349,9 +349,6 @@ TEST(ServerConvertTest, OtherFiltersAreLeftToTheFilterAndBadOnesAndRowSplittingA
   EXPECT_EQ(filtered->filter_limit, 3);
   EXPECT_EQ(filtered->filter_max_versions, 2);
   EXPECT_EQ(filtered->scan.limit, 0) << "the limit counts rows the filter kept";
-  t2::TScan unterminated;
-  unterminated.__set_filterString("PrefixFilter('abc");
-  EXPECT_TRUE(absl::IsInvalidArgument(ScanFromThrift(unterminated).status()));
   t2::TScan garbage;
   garbage.__set_filterBytes("\xff\xff\xff");
   EXPECT_TRUE(absl::IsInvalidArgument(ScanFromThrift(garbage).status()));
