@@ -2,18 +2,17 @@
 // the wire. It mirrors what HBase's gateway sends, so storage/hbase/errors.h
 // (and any HBase client) reads the same meaning back:
 //
-//   InvalidArgument "unknown table 't'"  TIOError "t" (HBase's client words a
-//                                        TableNotFoundException so)
-//   InvalidArgument "... no family 'f'"  TIOError "...NoSuchColumnFamilyException: ..."
-//   InvalidArgument, call declares       TIllegalArgument with the message
-//     TIllegalArgument
-//   InvalidArgument otherwise            TIOError "org.apache.hadoop.hbase.DoNotRetryIOException:
-//   ..." AlreadyExists                        TIOError
-//   "org.apache.hadoop.hbase.TableExistsException: ..." NotFound TIOError
-//   "org.apache.hadoop.hbase.TableNotFoundException: ..." Unavailable, DeadlineExceeded, TIOError
-//   "java.io.IOException: ...", canRetry true
-//     ResourceExhausted, Aborted
-//   anything else                        TIOError "java.io.IOException: ...", canRetry false
+// - InvalidArgument "unknown table 't'": TIOError "t", the bare name HBase's
+//   client gives a TableNotFoundException it raises itself;
+// - InvalidArgument "table 't' has no family 'f'": TIOError
+//   "org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException: ...";
+// - other InvalidArgument: TIllegalArgument with the message where the call
+//   declares it, else TIOError "org.apache.hadoop.hbase.DoNotRetryIOException: ...";
+// - AlreadyExists: TIOError "org.apache.hadoop.hbase.TableExistsException: ...";
+// - NotFound: TIOError "org.apache.hadoop.hbase.TableNotFoundException: ...";
+// - Unavailable, DeadlineExceeded, ResourceExhausted, Aborted: TIOError
+//   "java.io.IOException: ..." with canRetry true;
+// - anything else: TIOError "java.io.IOException: ...".
 //
 // canRetry is false except where noted, as HBase sets it for
 // DoNotRetryIOExceptions.
