@@ -80,18 +80,6 @@ struct ScanRequest {
 // any other filter string is left in `filter_string`, for the caller to parse.
 absl::StatusOr<ScanRequest> ScanFromThrift(const thrift2::TScan& in);
 
-// Family configuration is kept as sent; HBase's FIFO compaction policy in it
-// sets FamilyOptions::fifo_compaction. Settings the engine does not act on
-// (block size, data block encoding, replication scope, ...) are kept as
-// HBase descriptor values. The bidder's tables (which name the FIFO keys
-// themselves) read back exactly as storage/schemas.h defines them.
-absl::StatusOr<FamilyOptions> FamilyFromThrift(const thrift2::TColumnFamilyDescriptor& in);
-absl::StatusOr<TableSchema> SchemaFromThrift(const thrift2::TTableDescriptor& in,
-                                             const std::vector<std::string>& split_keys);
-// As HBase 2.6's master describes a table: every family value filled in
-// (defaults included, FOREVER as 2^31-1 seconds), the namespace named.
-absl::StatusOr<thrift2::TTableDescriptor> DescriptorToThrift(const TableSchema& schema);
-
 // An empty row comes back as HBase sends an absent row: no row, no cells.
 thrift2::TResult ResultToThrift(const RowResult& row);
 

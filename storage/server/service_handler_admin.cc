@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "storage/internal/validation.h"
 #include "storage/server/convert.h"
+#include "storage/server/descriptors.h"
 #include "storage/server/errors.h"
 #include "storage/server/service_handler.h"
 

@@ -27,6 +27,12 @@ namespace rtb::storage::testing {
 std::vector<std::string> RunThrift2Script(thrift2::THBaseServiceClient& client,
                                           const std::string& prefix);
 
+class Transcript;
+// The parts of the script in thrift2_script_admin.cc.
+void Namespaces(Transcript& s, const std::string& ns);
+void Families(Transcript& s, const std::string& t1);
+void Lifecycle(Transcript& s, const std::string& t1);
+
 }  // namespace rtb::storage::testing
 
 #endif  // RTB_TESTS_STORAGE_DIFFERENTIAL_THRIFT2_SCRIPT_H_

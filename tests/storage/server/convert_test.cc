@@ -10,6 +10,7 @@
 #include "storage/hbase/convert.h"
 #include "storage/hbase/row_range_filter.h"
 #include "storage/schemas.h"
+#include "storage/server/descriptors.h"
 
 namespace rtb::storage::server {
 namespace {
