@@ -8,6 +8,14 @@ absl::StatusOr<std::vector<TableSchema>> Store::ListTables() {
   return absl::UnimplementedError("this storage backend cannot list its tables");
 }
 
+absl::Status Store::AlterTable(const TableSchema&) {
+  return absl::UnimplementedError("this storage backend cannot alter tables");
+}
+
+absl::Status Store::TruncateTable(std::string_view) {
+  return absl::UnimplementedError("this storage backend cannot truncate tables");
+}
+
 absl::Status ApplySchemas(Store& store, std::span<const TableSchema> schemas) {
   for (const TableSchema& schema : schemas) {
     absl::Status status = store.CreateTable(schema);

@@ -55,6 +55,13 @@ class Store {
   // The schemas of every table, sorted by name. A backend that cannot list
   // its tables answers Unimplemented, which is what this default does.
   virtual absl::StatusOr<std::vector<TableSchema>> ListTables();
+  // Replaces the definition of an existing table (NotFound when missing):
+  // families `schema` no longer names are dropped with their cells, new ones
+  // start empty, the others take their new settings. Unimplemented by default.
+  virtual absl::Status AlterTable(const TableSchema& schema);
+  // Deletes every cell of an existing table, keeping its definition.
+  // Unimplemented by default.
+  virtual absl::Status TruncateTable(std::string_view table);
 
   virtual absl::StatusOr<RowResult> Get(std::string_view table, const storage::Get& get) = 0;
   virtual absl::StatusOr<std::vector<RowResult>> MultiGet(std::string_view table,

@@ -53,6 +53,10 @@ struct FamilyOptions {
   bool fifo_compaction = false;
   // Extra per-family settings passed verbatim to HBase (CONFIGURATION => {...}).
   std::map<std::string, std::string> configuration;
+  // HBase column family descriptor values the engine keeps and reports back
+  // but does not act on (BLOCKSIZE, DATA_BLOCK_ENCODING, REPLICATION_SCOPE,
+  // ...), by HBase's key. Empty for the bidder's own tables.
+  std::map<std::string, std::string> descriptor_values;
 
   bool operator==(const FamilyOptions&) const = default;
 };
@@ -64,6 +68,9 @@ struct TableSchema {
   std::vector<std::string> split_keys;
   // HBase REGION_REPLICATION; secondaries serve TIMELINE reads.
   int region_replication = 1;
+  // HBase table descriptor values kept and reported back but not acted on
+  // (MAX_FILESIZE, coprocessors, ...), by HBase's key.
+  std::map<std::string, std::string> descriptor_values;
 
   const FamilyOptions* Family(std::string_view family) const;
   bool operator==(const TableSchema&) const = default;

@@ -97,6 +97,8 @@ t2::TDeleteType::type ToThrift(DeleteKind kind) {
   return t2::TDeleteType::DELETE_COLUMNS;
 }
 
+}  // namespace
+
 t2::TBloomFilterType::type ToThrift(BloomType bloom) {
   switch (bloom) {
     case BloomType::kNone:
@@ -146,8 +148,6 @@ Compression CompressionFromThrift(t2::TCompressionAlgorithm::type compression) {
       return Compression::kNone;
   }
 }
-
-}  // namespace
 
 std::string EncodeTtlAttribute(int64_t ttl_ms) { return EncodeCounter(ttl_ms); }
 

@@ -38,6 +38,11 @@ std::string EncodeTtlAttribute(int64_t ttl_ms);
 thrift2::TDurability::type ToThrift(Durability durability);
 thrift2::TCompareOperator::type ToThrift(CompareOp op);
 thrift2::TTableName ToThriftTableName(std::string_view table);
+thrift2::TBloomFilterType::type ToThrift(BloomType bloom);
+thrift2::TCompressionAlgorithm::type ToThrift(Compression compression);
+// Types the engine does not know fall back to ROW and NONE.
+BloomType BloomFromThrift(thrift2::TBloomFilterType::type bloom);
+Compression CompressionFromThrift(thrift2::TCompressionAlgorithm::type compression);
 
 absl::Status CheckTableName(std::string_view table);
 

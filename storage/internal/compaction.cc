@@ -12,8 +12,8 @@ namespace {
 
 class HBaseCompactionFilter : public rocksdb::CompactionFilter {
  public:
-  HBaseCompactionFilter(const FamilyOptions& family, int64_t now_ms, bool major)
-      : family_(family), now_ms_(now_ms), major_(major) {}
+  HBaseCompactionFilter(FamilyOptions family, int64_t now_ms, bool major)
+      : family_(std::move(family)), now_ms_(now_ms), major_(major) {}
 
   const char* Name() const override { return "rtb.HBaseCompactionFilter"; }
 
@@ -73,7 +73,7 @@ class HBaseCompactionFilter : public rocksdb::CompactionFilter {
   }
 
  private:
-  const FamilyOptions& family_;
+  const FamilyOptions family_;
   const int64_t now_ms_;
   const bool major_;
   // RocksDB calls FilterV2 in key order from one thread per filter instance.
@@ -90,12 +90,13 @@ class HBaseCompactionFilter : public rocksdb::CompactionFilter {
 
 class HBaseCompactionFilterFactory : public rocksdb::CompactionFilterFactory {
  public:
-  HBaseCompactionFilterFactory(FamilyOptions family, std::shared_ptr<Clock> clock)
-      : family_(std::move(family)), clock_(std::move(clock)) {}
+  HBaseCompactionFilterFactory(std::shared_ptr<const CompactionSettings> settings,
+                               std::shared_ptr<Clock> clock)
+      : settings_(std::move(settings)), clock_(std::move(clock)) {}
 
   std::unique_ptr<rocksdb::CompactionFilter> CreateCompactionFilter(
       const rocksdb::CompactionFilter::Context& context) override {
-    return std::make_unique<HBaseCompactionFilter>(family_, clock_->NowMillis(),
+    return std::make_unique<HBaseCompactionFilter>(settings_->Get(), clock_->NowMillis(),
                                                    context.is_full_compaction);
   }
 
@@ -110,7 +111,7 @@ class HBaseCompactionFilterFactory : public rocksdb::CompactionFilterFactory {
   const char* Name() const override { return "rtb.HBaseCompactionFilterFactory"; }
 
  private:
-  const FamilyOptions family_;
+  const std::shared_ptr<const CompactionSettings> settings_;
   const std::shared_ptr<Clock> clock_;
 };
 
@@ -130,9 +131,19 @@ class RowPrefixTransform : public rocksdb::SliceTransform {
 
 }  // namespace
 
+FamilyOptions CompactionSettings::Get() const {
+  absl::MutexLock lock(&mutex_);
+  return family_;
+}
+
+void CompactionSettings::Set(FamilyOptions family) {
+  absl::MutexLock lock(&mutex_);
+  family_ = std::move(family);
+}
+
 std::shared_ptr<rocksdb::CompactionFilterFactory> NewHBaseCompactionFilterFactory(
-    FamilyOptions family, std::shared_ptr<Clock> clock) {
-  return std::make_shared<HBaseCompactionFilterFactory>(std::move(family), std::move(clock));
+    std::shared_ptr<const CompactionSettings> settings, std::shared_ptr<Clock> clock) {
+  return std::make_shared<HBaseCompactionFilterFactory>(std::move(settings), std::move(clock));
 }
 
 std::shared_ptr<const rocksdb::SliceTransform> NewRowPrefixTransform() {

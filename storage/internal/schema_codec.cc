@@ -9,7 +9,10 @@
 namespace rtb::storage::internal {
 namespace {
 
-constexpr std::string_view kFormat = "rtb-schemas-1";
+// Format 2 adds the descriptor values of tables and families; format 1
+// files (without them) are still read.
+constexpr std::string_view kFormat = "rtb-schemas-2";
+constexpr std::string_view kFormatWithoutValues = "rtb-schemas-1";
 
 class Writer {
  public:
@@ -18,6 +21,13 @@ class Writer {
     out_.append(bytes);
   }
   void Number(int64_t v) { Field(absl::StrCat(v)); }
+  void Map(const std::map<std::string, std::string>& map) {
+    Number(static_cast<int64_t>(map.size()));
+    for (const auto& [k, v] : map) {
+      Field(k);
+      Field(v);
+    }
+  }
   std::string Take() { return std::move(out_); }
 
  private:
@@ -48,6 +58,16 @@ class Reader {
     *v = static_cast<T>(n);
     return true;
   }
+  bool Map(std::map<std::string, std::string>* out) {
+    int64_t n = 0;
+    if (!Number(&n) || n < 0) return false;
+    for (int64_t i = 0; i < n; ++i) {
+      std::string k, v;
+      if (!Field(&k) || !Field(&v)) return false;
+      out->emplace(std::move(k), std::move(v));
+    }
+    return true;
+  }
   bool done() const { return in_.empty(); }
 
  private:
@@ -65,6 +85,7 @@ std::string EncodeSchemas(const std::vector<TableSchema>& schemas) {
     w.Number(t.region_replication);
     w.Number(static_cast<int64_t>(t.split_keys.size()));
     for (const std::string& k : t.split_keys) w.Field(k);
+    w.Map(t.descriptor_values);
     w.Number(static_cast<int64_t>(t.families.size()));
     for (const FamilyOptions& f : t.families) {
       w.Field(f.name);
@@ -75,11 +96,8 @@ std::string EncodeSchemas(const std::vector<TableSchema>& schemas) {
       w.Number(static_cast<int64_t>(f.bloom));
       w.Number(static_cast<int64_t>(f.compression));
       w.Number(f.fifo_compaction ? 1 : 0);
-      w.Number(static_cast<int64_t>(f.configuration.size()));
-      for (const auto& [k, v] : f.configuration) {
-        w.Field(k);
-        w.Field(v);
-      }
+      w.Map(f.configuration);
+      w.Map(f.descriptor_values);
     }
   }
   return w.Take();
@@ -90,7 +108,8 @@ absl::StatusOr<std::vector<TableSchema>> DecodeSchemas(std::string_view bytes) {
   const absl::Status corrupt = absl::DataLossError("schema file is corrupt");
   std::string format;
   if (!r.Field(&format)) return corrupt;
-  if (format != kFormat) {
+  const bool with_values = format == kFormat;
+  if (!with_values && format != kFormatWithoutValues) {
     return absl::DataLossError(absl::StrCat("schema file has unknown format '", format, "'"));
   }
   int64_t tables = 0;
@@ -105,6 +124,7 @@ absl::StatusOr<std::vector<TableSchema>> DecodeSchemas(std::string_view bytes) {
       if (!r.Field(&k)) return corrupt;
       t.split_keys.push_back(std::move(k));
     }
+    if (with_values && !r.Map(&t.descriptor_values)) return corrupt;
     if (!r.Number(&families)) return corrupt;
     for (int64_t j = 0; j < families; ++j) {
       FamilyOptions f;
@@ -121,6 +141,7 @@ absl::StatusOr<std::vector<TableSchema>> DecodeSchemas(std::string_view bytes) {
         if (!r.Field(&k) || !r.Field(&v)) return corrupt;
         f.configuration.emplace(std::move(k), std::move(v));
       }
+      if (with_values && !r.Map(&f.descriptor_values)) return corrupt;
       t.families.push_back(std::move(f));
     }
     out.push_back(std::move(t));

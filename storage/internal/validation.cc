@@ -17,6 +17,13 @@ bool IsValidName(std::string_view name) {
   return true;
 }
 
+// A table name is "qualifier" (the default namespace) or "namespace:qualifier".
+bool IsValidTableName(std::string_view name) {
+  const size_t colon = name.find(':');
+  if (colon == std::string_view::npos) return IsValidName(name);
+  return IsValidName(name.substr(0, colon)) && IsValidName(name.substr(colon + 1));
+}
+
 absl::Status CheckRow(const TableSchema& table, const char* what, std::string_view row) {
   if (row.empty()) {
     return absl::InvalidArgumentError(
@@ -65,10 +72,11 @@ absl::Status CheckTtl(const TableSchema& table, const std::optional<int64_t>& tt
 }  // namespace
 
 absl::Status ValidateSchema(const TableSchema& schema) {
-  if (!IsValidName(schema.name)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("table name '", schema.name,
-                     "' must be 1-128 of [A-Za-z0-9_.-], not starting with . or -"));
+  if (!IsValidTableName(schema.name)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "table name '", schema.name,
+        "' must be 1-128 of [A-Za-z0-9_.-], not starting with . or -, after an optional "
+        "namespace of the same and ':'"));
   }
   if (schema.families.empty()) {
     return absl::InvalidArgumentError(

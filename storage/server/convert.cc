@@ -1,6 +1,7 @@
 #include "storage/server/convert.h"
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <utility>
 
@@ -153,18 +154,6 @@ t2::TColumnValue CellToThrift(const Cell& cell) {
   return out;
 }
 
-bool IsSupportedCompression(t2::TCompressionAlgorithm::type compression) {
-  switch (compression) {
-    case t2::TCompressionAlgorithm::NONE:
-    case t2::TCompressionAlgorithm::SNAPPY:
-    case t2::TCompressionAlgorithm::LZ4:
-    case t2::TCompressionAlgorithm::ZSTD:
-      return true;
-    default:
-      return false;
-  }
-}
-
 }  // namespace
 
 std::string TableFromThrift(const std::string& name) {
@@ -173,13 +162,17 @@ std::string TableFromThrift(const std::string& name) {
   return name;
 }
 
-absl::StatusOr<std::string> TableFromThrift(const t2::TTableName& name) {
+std::string TableFromThrift(const t2::TTableName& name) {
   if (name.__isset.ns && !name.ns.empty() && name.ns != kDefaultNamespace) {
-    return absl::InvalidArgumentError(absl::StrCat("namespace '", name.ns,
-                                                   "' is not supported by the storage server "
-                                                   "(only the default namespace)"));
+    return absl::StrCat(name.ns, ":", name.qualifier);
   }
   return name.qualifier;
+}
+
+std::string NamespaceOf(std::string_view table) {
+  const size_t colon = table.find(':');
+  return colon == std::string_view::npos ? std::string(kDefaultNamespace)
+                                         : std::string(table.substr(0, colon));
 }
 
 Durability DurabilityFromThrift(t2::TDurability::type durability) {
@@ -199,7 +192,6 @@ Durability DurabilityFromThrift(t2::TDurability::type durability) {
 }
 
 absl::StatusOr<Get> GetFromThrift(const t2::TGet& in) {
-  if (in.__isset.filterString && !in.filterString.empty()) return Unsupported("a Get filter");
   if (in.__isset.filterBytes && !in.filterBytes.empty()) return Unsupported("a Get filter");
   if (in.__isset.storeLimit) return Unsupported("storeLimit");
   if (in.__isset.storeOffset) return Unsupported("storeOffset");
@@ -423,9 +415,18 @@ absl::StatusOr<ScanRequest> ScanFromThrift(const t2::TScan& in) {
 
   std::vector<RowRange> filter_ranges;
   if (has_string) {
+    // A lone PrefixFilter is read as a row range; anything else is
+    // evaluated over the rows read (storage/server/filtered_scanner.h).
     absl::StatusOr<std::string> prefix = ParsePrefixFilterString(in.filterString);
-    if (!prefix.ok()) return prefix.status();
-    filter_ranges.push_back(PrefixRange(*prefix));
+    if (prefix.ok()) {
+      filter_ranges.push_back(PrefixRange(*prefix));
+    } else {
+      out.filter_string = in.filterString;
+      out.filter_max_versions = scan.max_versions;
+      scan.max_versions = std::numeric_limits<int>::max();
+      out.filter_limit = scan.limit;
+      scan.limit = 0;
+    }
   } else if (has_bytes) {
     absl::StatusOr<hbase::DecodedRowFilter> filter = hbase::DecodeRowFilter(in.filterBytes);
     if (!filter.ok()) {
@@ -463,41 +464,6 @@ absl::StatusOr<ScanRequest> ScanFromThrift(const t2::TScan& in) {
   }
   scan.ranges = hbase::RangesThatCanHoldRows(cut);
   out.matches_nothing = scan.ranges.empty();
-  return out;
-}
-
-absl::StatusOr<TableSchema> SchemaFromThrift(const t2::TTableDescriptor& in,
-                                             const std::vector<std::string>& split_keys) {
-  absl::StatusOr<std::string> name = TableFromThrift(in.tableName);
-  if (!name.ok()) return name.status();
-  for (const t2::TColumnFamilyDescriptor& cf : in.columns) {
-    const std::string where = absl::StrCat("family '", cf.name, "'");
-    if (cf.__isset.keepDeletedCells && cf.keepDeletedCells != t2::TKeepDeletedCells::FALSE) {
-      return Unsupported(absl::StrCat(where, ": KEEP_DELETED_CELLS"));
-    }
-    if (cf.__isset.compressionType && !IsSupportedCompression(cf.compressionType)) {
-      return Unsupported(absl::StrCat(where, ": compression ", static_cast<int>(cf.compressionType),
-                                      " (NONE, SNAPPY, LZ4 and ZSTD are)"));
-    }
-    if (cf.__isset.timeToLive && cf.timeToLive <= 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(where, ": TTL must be positive, got ", cf.timeToLive));
-    }
-  }
-  TableSchema schema = hbase::FromThrift(in);
-  schema.name = *name;
-  schema.split_keys = split_keys;
-  return schema;
-}
-
-absl::StatusOr<t2::TTableDescriptor> DescriptorToThrift(const TableSchema& schema) {
-  absl::StatusOr<t2::TTableDescriptor> out = hbase::ToThrift(schema);
-  if (!out.ok()) return out.status();
-  out->tableName.__set_ns(kDefaultNamespace);
-  for (t2::TColumnFamilyDescriptor& cf : out->columns) {
-    if (!cf.__isset.timeToLive) cf.__set_timeToLive(hbase::kHBaseForever);
-  }
-  out->__set_durability(t2::TDurability::USE_DEFAULT);
   return out;
 }
 

@@ -10,9 +10,9 @@
 // Settings that only tune HBase (block caching, read type, replica id,
 // authorizations, data block encoding, ...) are accepted and ignored. Fields
 // that would change what a call returns and that the engine cannot honour
-// (filters other than row ranges and a row prefix, batchSize, per-family time
+// (filterBytes other than row ranges and a row prefix, batchSize, per-family time
 // ranges, storeLimit/storeOffset, existence_only, cell visibility labels,
-// KEEP_DELETED_CELLS, namespaces) are refused with InvalidArgument rather
+// KEEP_DELETED_CELLS) are refused with InvalidArgument rather
 // than silently dropped.
 #ifndef RTB_STORAGE_SERVER_CONVERT_H_
 #define RTB_STORAGE_SERVER_CONVERT_H_
@@ -31,13 +31,16 @@ inline constexpr int64_t kHBaseLatestTimestamp = kLatestTimestamp;
 // KeyValue.Type.Put: the cell type every returned cell carries.
 inline constexpr int8_t kPutCellType = 4;
 
-// A data call names its table as "table" or "default:table".
+// A data call names its table as "table", "default:table" or
+// "namespace:table"; the store knows it as "table" or "namespace:table".
 std::string TableFromThrift(const std::string& name);
-// InvalidArgument for a namespace other than the default one.
-absl::StatusOr<std::string> TableFromThrift(const thrift2::TTableName& name);
+std::string TableFromThrift(const thrift2::TTableName& name);
+// The namespace of a store table name: "default" for a bare one.
+std::string NamespaceOf(std::string_view table);
 
 Durability DurabilityFromThrift(thrift2::TDurability::type durability);
 
+// A filter string is left for the caller (storage/server/filter_language.h).
 absl::StatusOr<Get> GetFromThrift(const thrift2::TGet& in);
 absl::StatusOr<Put> PutFromThrift(const thrift2::TPut& in);
 absl::StatusOr<Delete> DeleteFromThrift(const thrift2::TDelete& in);
@@ -66,18 +69,16 @@ struct ScanRequest {
   // True when no row can match (the filter's ranges lie outside the start
   // and stop rows): answer without reading.
   bool matches_nothing = false;
+  // A filter of HBase's filter language to apply to the rows read; then
+  // `scan` reads every version and no limit, and these are the reader's.
+  std::string filter_string;
+  int filter_max_versions = 1;
+  int filter_limit = 0;
 };
 // A MultiRowRangeFilter or PrefixFilter (filterBytes, or "PrefixFilter('p')"
-// in filterString) becomes row ranges cut to the scan's start and stop rows.
+// in filterString) becomes row ranges cut to the scan's start and stop rows;
+// any other filter string is left in `filter_string`, for the caller to parse.
 absl::StatusOr<ScanRequest> ScanFromThrift(const thrift2::TScan& in);
-
-// Family configuration is kept as sent; HBase's FIFO compaction policy in it
-// sets FamilyOptions::fifo_compaction. The bidder's tables (which name the
-// FIFO keys themselves) read back exactly as storage/schemas.h defines them.
-absl::StatusOr<TableSchema> SchemaFromThrift(const thrift2::TTableDescriptor& in,
-                                             const std::vector<std::string>& split_keys);
-// As HBase describes a table: default namespace, FOREVER as 2^31-1 seconds.
-absl::StatusOr<thrift2::TTableDescriptor> DescriptorToThrift(const TableSchema& schema);
 
 // An empty row comes back as HBase sends an absent row: no row, no cells.
 thrift2::TResult ResultToThrift(const RowResult& row);

@@ -10,6 +10,15 @@ namespace {
 using hbase::AsAbsl;
 using hbase::AsStd;
 
+// HBase's client raises TableNotFoundException with the bare table name as
+// its message, and the gateway sends the message alone.
+thrift2::TIOError BareIOError(std::string_view message) {
+  thrift2::TIOError error;
+  error.__set_message(std::string(message));
+  error.__set_canRetry(false);
+  return error;
+}
+
 thrift2::TIOError MakeIOError(std::string_view java_class, std::string_view message,
                               bool can_retry) {
   thrift2::TIOError error;
@@ -27,14 +36,36 @@ bool UnknownTable(std::string_view message, std::string_view* table) {
   return true;
 }
 
+// The engine's "table 't' has no family 'f'": HBase's region server raises
+// NoSuchColumnFamilyException for it.
+bool UnknownFamily(std::string_view message, std::string_view* table, std::string_view* family) {
+  constexpr std::string_view kTable = "table '";
+  constexpr std::string_view kFamily = "' has no family '";
+  const size_t at = message.find(kTable);
+  const size_t mid = message.find(kFamily);
+  if (at == std::string_view::npos || mid == std::string_view::npos || mid < at ||
+      !message.ends_with("'")) {
+    return false;
+  }
+  *table = message.substr(at + kTable.size(), mid - at - kTable.size());
+  *family = message.substr(mid + kFamily.size(), message.size() - mid - kFamily.size() - 1);
+  return true;
+}
+
 }  // namespace
 
 thrift2::TIOError IOErrorFromStatus(const absl::Status& status) {
   const std::string_view message = AsStd(status.message());
   switch (status.code()) {
     case absl::StatusCode::kInvalidArgument: {
-      std::string_view table;
-      if (UnknownTable(message, &table)) return MakeIOError(kTableNotFound, table, false);
+      std::string_view table, family;
+      if (UnknownTable(message, &table)) return BareIOError(table);
+      if (UnknownFamily(message, &table, &family)) {
+        return MakeIOError(kNoSuchColumnFamily,
+                           absl::StrCat("Column family ", AsAbsl(family),
+                                        " does not exist in table '", AsAbsl(table), "'"),
+                           false);
+      }
       return MakeIOError(kDoNotRetry, message, false);
     }
     case absl::StatusCode::kAlreadyExists:
@@ -61,6 +92,8 @@ void ThrowStatus(const absl::Status& status, IllegalArgument declared) {
   }
   throw IOErrorFromStatus(status);
 }
+
+void ThrowTableNotFound(std::string_view table) { throw BareIOError(table); }
 
 void ThrowIOError(std::string_view java_class, std::string_view message, bool can_retry) {
   throw MakeIOError(java_class, message, can_retry);

@@ -2,16 +2,17 @@
 // the wire. It mirrors what HBase's gateway sends, so storage/hbase/errors.h
 // (and any HBase client) reads the same meaning back:
 //
-//   InvalidArgument "unknown table 't'"  TIOError "org.apache.hadoop.hbase.TableNotFoundException:
-//   t" InvalidArgument, call declares       TIllegalArgument with the message
-//     TIllegalArgument
-//   InvalidArgument otherwise            TIOError "org.apache.hadoop.hbase.DoNotRetryIOException:
-//   ..." AlreadyExists                        TIOError
-//   "org.apache.hadoop.hbase.TableExistsException: ..." NotFound TIOError
-//   "org.apache.hadoop.hbase.TableNotFoundException: ..." Unavailable, DeadlineExceeded, TIOError
-//   "java.io.IOException: ...", canRetry true
-//     ResourceExhausted, Aborted
-//   anything else                        TIOError "java.io.IOException: ...", canRetry false
+// - InvalidArgument "unknown table 't'": TIOError "t", the bare name HBase's
+//   client gives a TableNotFoundException it raises itself;
+// - InvalidArgument "table 't' has no family 'f'": TIOError
+//   "org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException: ...";
+// - other InvalidArgument: TIllegalArgument with the message where the call
+//   declares it, else TIOError "org.apache.hadoop.hbase.DoNotRetryIOException: ...";
+// - AlreadyExists: TIOError "org.apache.hadoop.hbase.TableExistsException: ...";
+// - NotFound: TIOError "org.apache.hadoop.hbase.TableNotFoundException: ...";
+// - Unavailable, DeadlineExceeded, ResourceExhausted, Aborted: TIOError
+//   "java.io.IOException: ..." with canRetry true;
+// - anything else: TIOError "java.io.IOException: ...".
 //
 // canRetry is false except where noted, as HBase sets it for
 // DoNotRetryIOExceptions.
@@ -30,6 +31,13 @@ inline constexpr char kTableNotFound[] = "org.apache.hadoop.hbase.TableNotFoundE
 inline constexpr char kTableExists[] = "org.apache.hadoop.hbase.TableExistsException";
 inline constexpr char kTableNotEnabled[] = "org.apache.hadoop.hbase.TableNotEnabledException";
 inline constexpr char kTableNotDisabled[] = "org.apache.hadoop.hbase.TableNotDisabledException";
+inline constexpr char kNoSuchColumnFamily[] =
+    "org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException";
+inline constexpr char kInvalidFamilyOperation[] =
+    "org.apache.hadoop.hbase.InvalidFamilyOperationException";
+inline constexpr char kNamespaceNotFound[] = "org.apache.hadoop.hbase.NamespaceNotFoundException";
+inline constexpr char kNamespaceExist[] = "org.apache.hadoop.hbase.NamespaceExistException";
+inline constexpr char kConstraint[] = "org.apache.hadoop.hbase.constraint.ConstraintException";
 inline constexpr char kDoNotRetry[] = "org.apache.hadoop.hbase.DoNotRetryIOException";
 inline constexpr char kIOException[] = "java.io.IOException";
 
@@ -42,6 +50,10 @@ thrift2::TIOError IOErrorFromStatus(const absl::Status& status);
 
 // Throws the Thrift exception for a failed `status` (which must not be OK).
 [[noreturn]] void ThrowStatus(const absl::Status& status, IllegalArgument declared);
+
+// TIOError whose message is the table name alone, as HBase's client words
+// a TableNotFoundException it raises itself.
+[[noreturn]] void ThrowTableNotFound(std::string_view table);
 
 // TIOError "<java_class>: <message>".
 [[noreturn]] void ThrowIOError(std::string_view java_class, std::string_view message,

@@ -1,11 +1,14 @@
 #include "storage/server/service_handler.h"
 
 #include <algorithm>
+#include <limits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "storage/server/convert.h"
 #include "storage/server/errors.h"
+#include "storage/server/filter_language.h"
+#include "storage/server/filtered_scanner.h"
 
 namespace rtb::storage::server {
 namespace {
@@ -29,6 +32,39 @@ class EmptyScanner final : public Scanner {
  public:
   absl::StatusOr<std::vector<RowResult>> Next(int) override { return std::vector<RowResult>(); }
 };
+
+// HBase's client opens a scanner without looking at the table; a missing
+// one fails the first read.
+class FailingScanner final : public Scanner {
+ public:
+  explicit FailingScanner(absl::Status status) : status_(std::move(status)) {}
+  absl::StatusOr<std::vector<RowResult>> Next(int) override { return status_; }
+
+ private:
+  absl::Status status_;
+};
+
+// Parse errors of the filter language reach the client as HBase's
+// IllegalArgumentException.
+absl::StatusOr<std::unique_ptr<Filter>> ParseFilter(const std::string& text) {
+  absl::StatusOr<std::unique_ptr<Filter>> filter = ParseFilterString(text);
+  if (!filter.ok()) {
+    ThrowIOError("java.lang.IllegalArgumentException", std::string(filter.status().message()),
+                 false);
+  }
+  return filter;
+}
+
+// The store's scanner, behind the request's filter when it has one.
+std::unique_ptr<Scanner> OpenFiltered(Store& store, const std::string& table,
+                                      const ScanRequest& request) {
+  std::unique_ptr<Scanner> scanner = ValueOrThrow(store.OpenScanner(table, request.scan));
+  if (request.filter_string.empty()) return scanner;
+  RowFiltering filtering(ValueOrThrow(ParseFilter(request.filter_string)),
+                         request.filter_max_versions, request.scan.reversed);
+  return std::make_unique<FilteredScanner>(std::move(scanner), std::move(filtering),
+                                           request.filter_limit);
+}
 
 void ResultsToThrift(const std::vector<RowResult>& rows, std::vector<t2::TResult>* out) {
   out->clear();
@@ -79,8 +115,8 @@ absl::Status MutateRowAtomically(Store& store, const std::string& table, RowMuta
 StoreServiceHandler::StoreServiceHandler(Store& store, ServiceHandlerOptions options)
     : store_(store),
       options_(std::move(options)),
-      scanners_(options_.max_open_scanners, options_.scanner_idle_timeout_ms,
-                options_.clock ? options_.clock : SystemClock()) {}
+      clock_(options_.clock ? options_.clock : SystemClock()),
+      scanners_(options_.max_open_scanners, options_.scanner_idle_timeout_ms, clock_) {}
 
 bool StoreServiceHandler::IsDisabled(const std::string& table) {
   if (!any_disabled_.load(std::memory_order_acquire)) return false;
@@ -90,13 +126,14 @@ bool StoreServiceHandler::IsDisabled(const std::string& table) {
 
 std::string StoreServiceHandler::DataTable(const std::string& name) {
   std::string table = TableFromThrift(name);
-  if (IsDisabled(table)) ThrowIOError(kTableNotEnabled, table, false);
+  // HBase's client refuses it before sending, in these words.
+  if (IsDisabled(table)) ThrowTableNotFound(absl::StrCat(table, " is disabled."));
   return table;
 }
 
 std::string StoreServiceHandler::ExistingTable(const t2::TTableName& name) {
-  std::string table = ValueOrThrow(TableFromThrift(name));
-  if (!ValueOrThrow(store_.TableExists(table))) ThrowIOError(kTableNotFound, table, false);
+  std::string table = TableFromThrift(name);
+  if (!ValueOrThrow(store_.TableExists(table))) ThrowTableNotFound(table);
   return table;
 }
 
@@ -106,12 +143,30 @@ void StoreServiceHandler::get(t2::TResult& _return, const std::string& table,
                               const t2::TGet& tget) {
   const std::string name = DataTable(table);
   Get get = ValueOrThrow(GetFromThrift(tget));
-  _return = ResultToThrift(ValueOrThrow(store_.Get(name, get)));
+  if (!tget.__isset.filterString || tget.filterString.empty()) {
+    _return = ResultToThrift(ValueOrThrow(store_.Get(name, get)));
+    return;
+  }
+  // The filter sees every version; the reader's limit applies after it.
+  RowFiltering filtering(ValueOrThrow(ParseFilter(tget.filterString)), get.max_versions, false);
+  get.max_versions = std::numeric_limits<int>::max();
+  std::optional<RowResult> kept = filtering.Apply(ValueOrThrow(store_.Get(name, get)));
+  _return = ResultToThrift(kept ? *std::move(kept) : RowResult{get.row, {}, false});
 }
 
 void StoreServiceHandler::getMultiple(std::vector<t2::TResult>& _return, const std::string& table,
                                       const std::vector<t2::TGet>& tgets) {
   const std::string name = DataTable(table);
+  if (std::any_of(tgets.begin(), tgets.end(), [](const t2::TGet& g) {
+        return g.__isset.filterString && !g.filterString.empty();
+      })) {
+    _return.clear();
+    for (const t2::TGet& g : tgets) {
+      _return.emplace_back();
+      get(_return.back(), table, g);
+    }
+    return;
+  }
   std::vector<Get> gets;
   gets.reserve(tgets.size());
   for (const t2::TGet& g : tgets) gets.push_back(ValueOrThrow(GetFromThrift(g)));
@@ -176,18 +231,101 @@ bool StoreServiceHandler::checkAndMutate(const std::string& table, const std::st
   return ValueOrThrow(store_.CheckAndMutate(name, cam));
 }
 
+bool StoreServiceHandler::exists(const std::string& table, const t2::TGet& tget) {
+  t2::TResult result;
+  get(result, table, tget);
+  return !result.columnValues.empty();
+}
+
+void StoreServiceHandler::existsAll(std::vector<bool>& _return, const std::string& table,
+                                    const std::vector<t2::TGet>& tgets) {
+  std::vector<t2::TResult> results;
+  getMultiple(results, table, tgets);
+  _return.clear();
+  for (const t2::TResult& r : results) _return.push_back(!r.columnValues.empty());
+}
+
+bool StoreServiceHandler::checkAndPut(const std::string& table, const std::string& row,
+                                      const std::string& family, const std::string& qualifier,
+                                      const std::string& value, const t2::TPut& tput) {
+  t2::TRowMutations mutations;
+  mutations.row = row;
+  mutations.mutations.emplace_back();
+  mutations.mutations.back().__set_put(tput);
+  return checkAndMutate(table, row, family, qualifier, t2::TCompareOperator::EQUAL, value,
+                        mutations);
+}
+
+bool StoreServiceHandler::checkAndDelete(const std::string& table, const std::string& row,
+                                         const std::string& family, const std::string& qualifier,
+                                         const std::string& value, const t2::TDelete& tdelete) {
+  t2::TRowMutations mutations;
+  mutations.row = row;
+  mutations.mutations.emplace_back();
+  mutations.mutations.back().__set_deleteSingle(tdelete);
+  return checkAndMutate(table, row, family, qualifier, t2::TCompareOperator::EQUAL, value,
+                        mutations);
+}
+
+// Read, concatenate, and write back only if the first column still holds
+// what was read; a writer in between makes it read again.
+void StoreServiceHandler::append(t2::TResult& _return, const std::string& table,
+                                 const t2::TAppend& tappend) {
+  const std::string name = DataTable(table);
+  Get current;
+  current.row = tappend.row;
+  for (const t2::TColumnValue& c : tappend.columns) {
+    current.columns.push_back(Column{c.family, c.qualifier});
+  }
+  if (tappend.columns.empty()) {
+    ThrowStatus(absl::InvalidArgumentError("an append names no column"), kNotDeclared);
+  }
+  constexpr int kRounds = 16;
+  for (int round = 0; round < kRounds; ++round) {
+    RowResult before = ValueOrThrow(store_.Get(name, current));
+    CheckAndMutate cam;
+    cam.row = tappend.row;
+    cam.family = tappend.columns.front().family;
+    cam.qualifier = tappend.columns.front().qualifier;
+    std::optional<std::string_view> first = before.Value(cam.family, cam.qualifier);
+    cam.value = first ? std::string(*first) : std::string();
+    if (first && first->empty()) cam.value.reset();
+    Put put;
+    put.row = tappend.row;
+    if (tappend.__isset.durability) put.durability = DurabilityFromThrift(tappend.durability);
+    RowResult after;
+    after.row = tappend.row;
+    for (const t2::TColumnValue& c : tappend.columns) {
+      std::optional<std::string_view> old = before.Value(c.family, c.qualifier);
+      std::string value = std::string(old ? *old : std::string_view()) + c.value;
+      put.values.push_back(PutValue{c.family, c.qualifier, value, std::nullopt});
+    }
+    cam.puts.push_back(put);
+    if (!ValueOrThrow(store_.CheckAndMutate(name, cam))) continue;
+    if (tappend.__isset.returnResults && !tappend.returnResults) {
+      _return = ResultToThrift(RowResult{tappend.row, {}, false});
+      return;
+    }
+    _return = ResultToThrift(ValueOrThrow(store_.Get(name, current)));
+    return;
+  }
+  ThrowStatus(absl::AbortedError("append raced with other writers of the row; retry"),
+              kNotDeclared);
+}
+
 // ---- Scans -----------------------------------------------------------------
 
 int32_t StoreServiceHandler::openScanner(const std::string& table, const t2::TScan& tscan) {
   const std::string name = DataTable(table);
   ScanRequest request = ValueOrThrow(ScanFromThrift(tscan));
   std::unique_ptr<Scanner> scanner;
-  if (request.matches_nothing) {
-    // The table must exist all the same, as HBase checks it.
-    if (!ValueOrThrow(store_.TableExists(name))) ThrowIOError(kTableNotFound, name, false);
+  if (!ValueOrThrow(store_.TableExists(name))) {
+    scanner = std::make_unique<FailingScanner>(
+        absl::InvalidArgumentError(absl::StrCat("unknown table '", name, "'")));
+  } else if (request.matches_nothing) {
     scanner = std::make_unique<EmptyScanner>();
   } else {
-    scanner = ValueOrThrow(store_.OpenScanner(name, request.scan));
+    scanner = OpenFiltered(store_, name, request);
   }
   return ValueOrThrow(scanners_.Add(std::move(scanner)));
 }
@@ -215,74 +353,17 @@ void StoreServiceHandler::getScannerResults(std::vector<t2::TResult>& _return,
   ScanRequest request = ValueOrThrow(ScanFromThrift(tscan));
   const int rows = std::min<int>(numRows, options_.max_rows_per_call);
   if (request.matches_nothing || rows <= 0) {
-    if (!ValueOrThrow(store_.TableExists(name))) ThrowIOError(kTableNotFound, name, false);
+    if (!ValueOrThrow(store_.TableExists(name))) ThrowTableNotFound(name);
     _return.clear();
+    return;
+  }
+  if (!request.filter_string.empty()) {
+    std::unique_ptr<Scanner> scanner = OpenFiltered(store_, name, request);
+    ResultsToThrift(ValueOrThrow(scanner->Next(rows)), &_return);
     return;
   }
   request.scan.limit = request.scan.limit > 0 ? std::min(request.scan.limit, rows) : rows;
   ResultsToThrift(ValueOrThrow(store_.Scan(name, request.scan)), &_return);
-}
-
-// ---- Tables ----------------------------------------------------------------
-
-void StoreServiceHandler::getTableDescriptor(t2::TTableDescriptor& _return,
-                                             const t2::TTableName& table) {
-  const std::string name = ValueOrThrow(TableFromThrift(table));
-  std::vector<TableSchema> schemas = ValueOrThrow(store_.ListTables());
-  auto it = std::find_if(schemas.begin(), schemas.end(),
-                         [&](const TableSchema& s) { return s.name == name; });
-  if (it == schemas.end()) ThrowIOError(kTableNotFound, name, false);
-  _return = ValueOrThrow(DescriptorToThrift(*it));
-}
-
-bool StoreServiceHandler::tableExists(const t2::TTableName& tableName) {
-  if (tableName.__isset.ns && tableName.ns == "hbase" && tableName.qualifier == "meta") {
-    return true;
-  }
-  absl::StatusOr<std::string> name = TableFromThrift(tableName);
-  // A table in another namespace cannot exist here.
-  if (!name.ok()) return false;
-  return ValueOrThrow(store_.TableExists(*name));
-}
-
-void StoreServiceHandler::createTable(const t2::TTableDescriptor& desc,
-                                      const std::vector<std::string>& splitKeys) {
-  TableSchema schema = ValueOrThrow(SchemaFromThrift(desc, splitKeys));
-  if (ValueOrThrow(store_.TableExists(schema.name))) {
-    ThrowIOError(kTableExists, schema.name, false);
-  }
-  OkOrThrow(store_.CreateTable(schema));
-}
-
-void StoreServiceHandler::deleteTable(const t2::TTableName& tableName) {
-  const std::string name = ExistingTable(tableName);
-  {
-    absl::MutexLock lock(&disabled_mutex_);
-    if (!disabled_.contains(name)) ThrowIOError(kTableNotDisabled, name, false);
-  }
-  OkOrThrow(store_.DeleteTable(name));
-  absl::MutexLock lock(&disabled_mutex_);
-  disabled_.erase(name);
-  any_disabled_.store(!disabled_.empty(), std::memory_order_release);
-}
-
-void StoreServiceHandler::enableTable(const t2::TTableName& tableName) {
-  const std::string name = ExistingTable(tableName);
-  absl::MutexLock lock(&disabled_mutex_);
-  if (!disabled_.erase(name)) ThrowIOError(kTableNotDisabled, name, false);
-  any_disabled_.store(!disabled_.empty(), std::memory_order_release);
-}
-
-void StoreServiceHandler::disableTable(const t2::TTableName& tableName) {
-  const std::string name = ExistingTable(tableName);
-  absl::MutexLock lock(&disabled_mutex_);
-  if (!disabled_.insert(name).second) ThrowIOError(kTableNotEnabled, name, false);
-  any_disabled_.store(true, std::memory_order_release);
-}
-
-bool StoreServiceHandler::isTableEnabled(const t2::TTableName& tableName) {
-  const std::string name = ExistingTable(tableName);
-  return !IsDisabled(name);
 }
 
 }  // namespace rtb::storage::server

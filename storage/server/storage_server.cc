@@ -110,7 +110,6 @@ absl::Status ValidateStorageServerOptions(const StorageServerOptions& options) {
 absl::StatusOr<std::unique_ptr<StorageServer>> StorageServer::Start(Store& store,
                                                                     StorageServerOptions options) {
   if (absl::Status s = ValidateStorageServerOptions(options); !s.ok()) return s;
-  auto handler = std::make_shared<StoreServiceHandler>(store, options.handler);
   auto state = std::make_unique<State>();
   const int limit = static_cast<int>(options.max_message_bytes);
   auto config = std::make_shared<TConfiguration>(limit, limit);
@@ -126,6 +125,10 @@ absl::StatusOr<std::unique_ptr<StorageServer>> StorageServer::Start(Store& store
                                                ":", options.port, ": ", e.what()));
   }
   const int port = state->socket->getPort();
+  // Region locations name the address clients reach this server at.
+  options.handler.host = options.bind;
+  options.handler.port = port;
+  auto handler = std::make_shared<StoreServiceHandler>(store, options.handler);
 
   state->workers =
       at::concurrency::ThreadManager::newSimpleThreadManager(static_cast<size_t>(options.threads));

@@ -1,9 +1,7 @@
-// The part of HBase's Thrift2 gateway protocol (service THBaseService) that
-// rtb-bidder speaks. Field ids, types, requiredness, defaults and enum values
-// match HBase 2.x exactly, so this file and HBase's own IDL produce the same
-// bytes on the wire; only names of C++ types and the namespace are ours.
-// Structs and calls we do not use are left out: a peer ignores unknown fields,
-// and a call is identified on the wire by its name alone.
+// HBase 2.6's Thrift2 gateway protocol (service THBaseService), every call of
+// it. Field ids, types, requiredness, defaults and enum values match HBase's
+// exactly, so this file and HBase's own IDL produce the same bytes on the
+// wire; only the comments and the namespace are ours.
 
 namespace cpp rtb.storage.thrift2
 
@@ -124,6 +122,17 @@ struct TIncrement {
   7: optional bool returnResults
 }
 
+// Bytes appended to the current values of the columns, as one atomic row
+// operation.
+struct TAppend {
+  1: required binary row,
+  2: required list<TColumnValue> columns,
+  3: optional map<binary, binary> attributes,
+  4: optional TDurability durability,
+  5: optional TCellVisibility cellVisibility,
+  6: optional bool returnResults
+}
+
 enum TReadType {
   DEFAULT = 1,
   STREAM = 2,
@@ -161,6 +170,30 @@ union TMutation {
 struct TRowMutations {
   1: required binary row,
   2: required list<TMutation> mutations
+}
+
+// ---- Regions ---------------------------------------------------------------
+
+// `tableName` is "table" in the default namespace, else "namespace:table".
+struct THRegionInfo {
+  1: required i64 regionId,
+  2: required binary tableName,
+  3: optional binary startKey,
+  4: optional binary endKey,
+  5: optional bool offline,
+  6: optional bool split,
+  7: optional i32 replicaId
+}
+
+struct TServerName {
+  1: required string hostName,
+  2: optional i32 port,
+  3: optional i64 startCode
+}
+
+struct THRegionLocation {
+  1: required TServerName serverName,
+  2: required THRegionInfo regionInfo
 }
 
 // The check of checkAndMutate reads "value <op> stored value".
@@ -247,6 +280,52 @@ struct TTableDescriptor {
   4: optional TDurability durability
 }
 
+struct TNamespaceDescriptor {
+  1: required string name,
+  2: optional map<string, string> configuration
+}
+
+// ---- Slow and large RPC logs -----------------------------------------------
+
+enum TLogType {
+  SLOW_LOG = 1,
+  LARGE_LOG = 2
+}
+
+enum TFilterByOperator {
+  AND,
+  OR
+}
+
+struct TLogQueryFilter {
+  1: optional string regionName,
+  2: optional string clientAddress,
+  3: optional string tableName,
+  4: optional string userName,
+  5: optional i32 limit = 10,
+  6: optional TLogType logType = 1,
+  7: optional TFilterByOperator filterByOperator = TFilterByOperator.OR
+}
+
+struct TOnlineLogRecord {
+  1: required i64 startTime,
+  2: required i32 processingTime,
+  3: required i32 queueTime,
+  4: required i64 responseSize,
+  5: required string clientAddress,
+  6: required string serverClass,
+  7: required string methodName,
+  8: required string callDetails,
+  9: required string param,
+  10: required string userName,
+  11: required i32 multiGetsCount,
+  12: required i32 multiMutationsCount,
+  13: required i32 multiServiceCalls,
+  14: optional string regionName,
+  15: optional i64 blockBytesScanned,
+  16: optional i64 fsReadTime
+}
+
 // ---- Errors ----------------------------------------------------------------
 
 // Any failure inside HBase; the message starts with the Java exception class.
@@ -259,9 +338,22 @@ exception TIllegalArgument {
   1: optional string message
 }
 
+// Which protocol a gateway serves: Thrift (1) or Thrift2 (2).
+enum TThriftServerType {
+  ONE = 1,
+  TWO = 2
+}
+
 // ---- Service ---------------------------------------------------------------
 
 service THBaseService {
+  // True when the get would return at least one cell.
+  bool exists(1: required binary table, 2: required TGet tget)
+      throws (1: TIOError io),
+
+  list<bool> existsAll(1: required binary table, 2: required list<TGet> tgets)
+      throws (1: TIOError io),
+
   TResult get(1: required binary table, 2: required TGet tget)
       throws (1: TIOError io),
 
@@ -270,6 +362,16 @@ service THBaseService {
       throws (1: TIOError io),
 
   void put(1: required binary table, 2: required TPut tput)
+      throws (1: TIOError io),
+
+  // An unset (empty) value checks that the column is absent; otherwise the
+  // stored value must equal it.
+  bool checkAndPut(1: required binary table,
+                   2: required binary row,
+                   3: required binary family,
+                   4: required binary qualifier,
+                   5: binary value,
+                   6: required TPut tput)
       throws (1: TIOError io),
 
   void putMultiple(1: required binary table, 2: required list<TPut> tputs)
@@ -282,7 +384,18 @@ service THBaseService {
   list<TDelete> deleteMultiple(1: required binary table, 2: required list<TDelete> tdeletes)
       throws (1: TIOError io),
 
+  bool checkAndDelete(1: required binary table,
+                      2: required binary row,
+                      3: required binary family,
+                      4: required binary qualifier,
+                      5: binary value,
+                      6: required TDelete tdelete)
+      throws (1: TIOError io),
+
   TResult increment(1: required binary table, 2: required TIncrement tincrement)
+      throws (1: TIOError io),
+
+  TResult append(1: required binary table, 2: required TAppend tappend)
       throws (1: TIOError io),
 
   // Scanner ids are local to the gateway process that opened them.
@@ -303,6 +416,14 @@ service THBaseService {
                                   3: i32 numRows = 1)
       throws (1: TIOError io),
 
+  // The region holding `row`; `reload` refreshes the gateway's cache.
+  THRegionLocation getRegionLocation(1: required binary table, 2: required binary row,
+                                     3: bool reload)
+      throws (1: TIOError io),
+
+  list<THRegionLocation> getAllRegionLocations(1: required binary table)
+      throws (1: TIOError io),
+
   // An unset value (sent as empty) checks that the column is absent.
   bool checkAndMutate(1: required binary table,
                       2: required binary row,
@@ -316,13 +437,36 @@ service THBaseService {
   TTableDescriptor getTableDescriptor(1: required TTableName table)
       throws (1: TIOError io),
 
+  list<TTableDescriptor> getTableDescriptors(1: required list<TTableName> tables)
+      throws (1: TIOError io),
+
   bool tableExists(1: TTableName tableName)
+      throws (1: TIOError io),
+
+  // `regex` (Java syntax) must match the whole name, "table" or
+  // "namespace:table"; unset matches every table.
+  list<TTableDescriptor> getTableDescriptorsByPattern(1: string regex,
+                                                      2: required bool includeSysTables)
+      throws (1: TIOError io),
+
+  list<TTableDescriptor> getTableDescriptorsByNamespace(1: required string name)
+      throws (1: TIOError io),
+
+  list<TTableName> getTableNamesByPattern(1: string regex,
+                                          2: required bool includeSysTables)
+      throws (1: TIOError io),
+
+  list<TTableName> getTableNamesByNamespace(1: required string name)
       throws (1: TIOError io),
 
   void createTable(1: required TTableDescriptor desc, 2: list<binary> splitKeys)
       throws (1: TIOError io),
 
   void deleteTable(1: required TTableName tableName)
+      throws (1: TIOError io),
+
+  // Deletes every row; the table must be disabled and is enabled after.
+  void truncateTable(1: required TTableName tableName, 2: required bool preserveSplits)
       throws (1: TIOError io),
 
   void enableTable(1: required TTableName tableName)
@@ -332,5 +476,61 @@ service THBaseService {
       throws (1: TIOError io),
 
   bool isTableEnabled(1: required TTableName tableName)
+      throws (1: TIOError io),
+
+  bool isTableDisabled(1: required TTableName tableName)
+      throws (1: TIOError io),
+
+  bool isTableAvailable(1: required TTableName tableName)
+      throws (1: TIOError io),
+
+  // The split keys are not checked (HBase 2.2 and later ignore them).
+  bool isTableAvailableWithSplit(1: required TTableName tableName,
+                                 2: list<binary> splitKeys)
+      throws (1: TIOError io),
+
+  void addColumnFamily(1: required TTableName tableName,
+                       2: required TColumnFamilyDescriptor column)
+      throws (1: TIOError io),
+
+  void deleteColumnFamily(1: required TTableName tableName, 2: required binary column)
+      throws (1: TIOError io),
+
+  void modifyColumnFamily(1: required TTableName tableName,
+                          2: required TColumnFamilyDescriptor column)
+      throws (1: TIOError io),
+
+  void modifyTable(1: required TTableDescriptor desc)
+      throws (1: TIOError io),
+
+  void createNamespace(1: required TNamespaceDescriptor namespaceDesc)
+      throws (1: TIOError io),
+
+  void modifyNamespace(1: required TNamespaceDescriptor namespaceDesc)
+      throws (1: TIOError io),
+
+  // Only an empty namespace can be deleted.
+  void deleteNamespace(1: required string name)
+      throws (1: TIOError io),
+
+  TNamespaceDescriptor getNamespaceDescriptor(1: required string name)
+      throws (1: TIOError io),
+
+  list<TNamespaceDescriptor> listNamespaceDescriptors()
+      throws (1: TIOError io),
+
+  list<string> listNamespaces()
+      throws (1: TIOError io),
+
+  TThriftServerType getThriftServerType(),
+
+  string getClusterId(),
+
+  list<TOnlineLogRecord> getSlowLogResponses(1: set<TServerName> serverNames,
+                                             2: TLogQueryFilter logQueryFilter)
+      throws (1: TIOError io),
+
+  // One flag per region server asked (every one when the set is empty).
+  list<bool> clearSlowLogResponses(1: set<TServerName> serverNames)
       throws (1: TIOError io)
 }

@@ -170,6 +170,60 @@ TEST_F(StoreApiTest, DeleteTableRemovesItAcrossReopen) {
   EXPECT_TRUE(MustGet("t", "r").empty());
 }
 
+TEST_F(StoreApiTest, AlterTableAddsDropsAndChangesFamiliesKeepingTheirCells) {
+  for (int64_t ts : {1, 2, 3}) {
+    Put p = PutOf("r", "a", "q", "v" + std::to_string(ts));
+    p.values[0].timestamp = ts;
+    MustPut("t", p);
+  }
+  MustPut("t", PutOf("r", "b", "q", "gone"));
+  TableSchema altered = Schema("t", {Fam("a", 2), Fam("c", 1)});
+  altered.descriptor_values["MAX_FILESIZE"] = "1024";
+  altered.families[0].descriptor_values["BLOCKSIZE"] = "8192";
+  ASSERT_TRUE(store_->AlterTable(altered).ok());
+  Get all;
+  all.row = "r";
+  all.max_versions = 5;
+  // Versions past the new maximum are hidden at once; family b is gone.
+  EXPECT_EQ(MustGet("t", all).cells.size(), 2u);
+  EXPECT_TRUE(absl::IsInvalidArgument(store_->Put("t", PutOf("r", "b", "q", "x"))));
+  MustPut("t", PutOf("r", "c", "q", "new"));
+  // Compactions follow the new settings too: the oldest version leaves disk.
+  ASSERT_TRUE(store_->MajorCompact("t").ok());
+  Reopen();
+  EXPECT_EQ(RawKeyCount("t", "a"), 2u);
+  absl::StatusOr<std::vector<TableSchema>> tables = store_->ListTables();
+  ASSERT_TRUE(tables.ok());
+  ASSERT_EQ(tables->size(), 1u);
+  EXPECT_EQ(tables->front(), altered) << "descriptor values survive a reopen";
+  RowResult r = MustGet("t", all);
+  EXPECT_EQ(r.Value("a", "q"), "v3");
+  EXPECT_EQ(r.Value("c", "q"), "new");
+  EXPECT_FALSE(r.Value("b", "q").has_value());
+  EXPECT_TRUE(absl::IsNotFound(store_->AlterTable(Schema("nope", {Fam("a")}))));
+}
+
+TEST_F(StoreApiTest, TruncateTableEmptiesItAndKeepsItsSchema) {
+  MustPut("t", PutOf("r", "a", "q", "v"));
+  MustPut("t", PutOf("s", "b", "q", "v"));
+  ASSERT_TRUE(store_->TruncateTable("t").ok());
+  EXPECT_TRUE(MustGet("t", "r").empty());
+  EXPECT_TRUE(MustGet("t", "s").empty());
+  MustPut("t", PutOf("r", "a", "q", "after"));
+  Reopen();
+  EXPECT_EQ(MustGet("t", "r").Value("a", "q"), "after");
+  EXPECT_TRUE(MustGet("t", "s").empty());
+  EXPECT_TRUE(absl::IsNotFound(store_->TruncateTable("nope")));
+}
+
+TEST_F(StoreApiTest, NamespacedTablesAreTablesOfTheirOwn) {
+  Create(Schema("tenant:t", {Fam("a")}));
+  MustPut("tenant:t", PutOf("r", "a", "q", "theirs"));
+  EXPECT_TRUE(MustGet("t", "r").empty());
+  EXPECT_EQ(MustGet("tenant:t", "r").Value("a", "q"), "theirs");
+  EXPECT_TRUE(absl::IsInvalidArgument(store_->CreateTable(Schema("a:b:c", {Fam("a")}))));
+}
+
 class ScanTest : public StoreApiTest {
  protected:
   void SetUp() override {

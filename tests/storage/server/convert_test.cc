@@ -10,6 +10,7 @@
 #include "storage/hbase/convert.h"
 #include "storage/hbase/row_range_filter.h"
 #include "storage/schemas.h"
+#include "storage/server/descriptors.h"
 
 namespace rtb::storage::server {
 namespace {
@@ -67,7 +68,7 @@ TEST(ServerConvertTest, GetRefusesWhatTheEngineCannotHonour) {
   t2::TGet filtered;
   filtered.row = "r";
   filtered.__set_filterString("KeyOnlyFilter()");
-  EXPECT_TRUE(absl::IsInvalidArgument(GetFromThrift(filtered).status()));
+  EXPECT_TRUE(GetFromThrift(filtered).ok()) << "filter strings are the handler's";
   t2::TGet existence;
   existence.row = "r";
   existence.__set_existence_only(true);
@@ -338,13 +339,17 @@ TEST(ServerConvertTest, PrefixFilterInBytesOrInTheFilterLanguage) {
   EXPECT_THAT(RangeStrings(b->scan.ranges), ElementsAre("[it's,it't)"));
 }
 
-TEST(ServerConvertTest, OtherFiltersAndRowSplittingAreRefused) {
+TEST(ServerConvertTest, OtherFiltersAreLeftToTheFilterAndBadOnesAndRowSplittingAreRefused) {
   t2::TScan other;
   other.__set_filterString("KeyOnlyFilter()");
-  EXPECT_TRUE(absl::IsInvalidArgument(ScanFromThrift(other).status()));
-  t2::TScan unterminated;
-  unterminated.__set_filterString("PrefixFilter('abc");
-  EXPECT_TRUE(absl::IsInvalidArgument(ScanFromThrift(unterminated).status()));
+  other.__set_limit(3);
+  other.__set_maxVersions(2);
+  absl::StatusOr<ScanRequest> filtered = ScanFromThrift(other);
+  ASSERT_TRUE(filtered.ok()) << filtered.status();
+  EXPECT_EQ(filtered->filter_string, "KeyOnlyFilter()");
+  EXPECT_EQ(filtered->filter_limit, 3);
+  EXPECT_EQ(filtered->filter_max_versions, 2);
+  EXPECT_EQ(filtered->scan.limit, 0) << "the limit counts rows the filter kept";
   t2::TScan garbage;
   garbage.__set_filterBytes("\xff\xff\xff");
   EXPECT_TRUE(absl::IsInvalidArgument(ScanFromThrift(garbage).status()));
@@ -373,9 +378,6 @@ TEST(ServerConvertTest, DescriptorsTheEngineCannotHonourAreRefused) {
   schema.families = {FamilyOptions{.name = "f"}};
   absl::StatusOr<t2::TTableDescriptor> wire = hbase::ToThrift(schema);
   ASSERT_TRUE(wire.ok());
-  t2::TTableDescriptor spaced = *wire;
-  spaced.tableName.__set_ns("tenant");
-  EXPECT_TRUE(absl::IsInvalidArgument(SchemaFromThrift(spaced, {}).status()));
   t2::TTableDescriptor keep = *wire;
   keep.columns[0].__set_keepDeletedCells(t2::TKeepDeletedCells::TRUE);
   EXPECT_TRUE(absl::IsInvalidArgument(SchemaFromThrift(keep, {}).status()));
@@ -413,9 +415,49 @@ TEST(ServerConvertTest, DataCallsNameTablesWithOrWithoutTheDefaultNamespace) {
   EXPECT_EQ(TableFromThrift(std::string("profiles")), "profiles");
   t2::TTableName name;
   name.qualifier = "profiles";
-  EXPECT_EQ(*TableFromThrift(name), "profiles");
+  EXPECT_EQ(TableFromThrift(name), "profiles");
   name.__set_ns("default");
-  EXPECT_EQ(*TableFromThrift(name), "profiles");
+  EXPECT_EQ(TableFromThrift(name), "profiles");
+  name.__set_ns("tenant");
+  EXPECT_EQ(TableFromThrift(name), "tenant:profiles");
+  EXPECT_EQ(TableFromThrift(std::string("tenant:profiles")), "tenant:profiles");
+  EXPECT_EQ(NamespaceOf("tenant:profiles"), "tenant");
+  EXPECT_EQ(NamespaceOf("profiles"), "default");
+}
+
+TEST(ServerConvertTest, DescriptorsAreFilledAsHBaseFillsThem) {
+  t2::TTableDescriptor wire;
+  wire.tableName.qualifier = "t";
+  t2::TColumnFamilyDescriptor plain;
+  plain.name = "f";
+  t2::TColumnFamilyDescriptor tuned;
+  tuned.name = "g";
+  tuned.__set_maxVersions(3);
+  tuned.__set_blockSize(8192);
+  tuned.__set_dataBlockEncoding(t2::TDataBlockEncoding::FAST_DIFF);
+  tuned.__set_scope(1);
+  wire.columns = {plain, tuned};
+  absl::StatusOr<TableSchema> schema = SchemaFromThrift(wire, {});
+  ASSERT_TRUE(schema.ok()) << schema.status();
+  absl::StatusOr<t2::TTableDescriptor> described = DescriptorToThrift(*schema);
+  ASSERT_TRUE(described.ok());
+  EXPECT_EQ(described->attributes.at("IS_META"), "false");
+  ASSERT_EQ(described->columns.size(), 2u);
+  const t2::TColumnFamilyDescriptor& f = described->columns[0];
+  EXPECT_EQ(f.attributes.size(), 12u);
+  EXPECT_EQ(f.attributes.at("TTL"), "2147483647");
+  EXPECT_EQ(f.attributes.at("BLOOMFILTER"), "ROW");
+  EXPECT_EQ(f.blockSize, 65536);
+  EXPECT_TRUE(f.compressTags);
+  EXPECT_TRUE(f.blockCacheEnabled);
+  const t2::TColumnFamilyDescriptor& g = described->columns[1];
+  EXPECT_EQ(g.attributes.at("VERSIONS"), "3");
+  EXPECT_EQ(g.attributes.at("BLOCKSIZE"), "8192");
+  EXPECT_EQ(g.attributes.at("DATA_BLOCK_ENCODING"), "FAST_DIFF");
+  EXPECT_EQ(g.blockSize, 8192);
+  EXPECT_EQ(g.dataBlockEncoding, t2::TDataBlockEncoding::FAST_DIFF);
+  EXPECT_EQ(g.scope, 1);
+  EXPECT_EQ(g.maxVersions, 3);
 }
 
 TEST(RowFilterDecodeTest, DecodesWhatTheClientEncodes) {

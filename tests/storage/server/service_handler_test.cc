@@ -17,6 +17,11 @@ namespace t2 = ::rtb::storage::thrift2;
 using ::testing::HasSubstr;
 
 t2::TTableName Name(const std::string& table) { return hbase::ToThriftTableName(table); }
+t2::TTableName NameIn(const std::string& ns, const std::string& table) {
+  t2::TTableName name = Name(table);
+  name.__set_ns(ns);
+  return name;
+}
 
 t2::TColumnValue Value(const std::string& family, const std::string& qualifier,
                        const std::string& value) {
@@ -88,10 +93,13 @@ TEST_F(ServiceHandlerTest, PutThenGetAnswersTheRowAndAnAbsentRowAnswersNoRow) {
 
 TEST_F(ServiceHandlerTest, UnknownTablesAndFamiliesAreTIOErrors) {
   t2::TResult result;
-  EXPECT_EQ(IOErrorOf([&] { handler_->get(result, "nope", GetOf("r")); }),
-            "org.apache.hadoop.hbase.TableNotFoundException: nope");
+  EXPECT_EQ(IOErrorOf([&] { handler_->get(result, "nope", GetOf("r")); }), "nope");
   EXPECT_THAT(IOErrorOf([&] { handler_->put("t", TPutOf("r", "x", "q", "v")); }),
-              HasSubstr("DoNotRetryIOException"));
+              HasSubstr("NoSuchColumnFamilyException"));
+  // The scanner opens; its first read fails, as HBase's client does it.
+  const int32_t id = handler_->openScanner("nope", t2::TScan());
+  std::vector<t2::TResult> rows;
+  EXPECT_EQ(IOErrorOf([&] { handler_->getScannerRows(rows, id, 1); }), "nope");
 }
 
 TEST_F(ServiceHandlerTest, IncrementAnswersNewValuesUnlessAskedNotTo) {
@@ -202,8 +210,7 @@ TEST_F(ServiceHandlerTest, GetScannerResultsReadsAtMostTheRowsAsked) {
   scan.__set_limit(1);
   handler_->getScannerResults(rows, "t", scan, 10);
   EXPECT_EQ(rows.size(), 1u);
-  EXPECT_EQ(IOErrorOf([&] { handler_->getScannerResults(rows, "nope", scan, 1); }),
-            "org.apache.hadoop.hbase.TableNotFoundException: nope");
+  EXPECT_EQ(IOErrorOf([&] { handler_->getScannerResults(rows, "nope", scan, 1); }), "nope");
 }
 
 TEST_F(ServiceHandlerTest, TablesAreCreatedDescribedDisabledAndDeletedAsInHBase) {
@@ -223,13 +230,116 @@ TEST_F(ServiceHandlerTest, TablesAreCreatedDescribedDisabledAndDeletedAsInHBase)
   EXPECT_TRUE(handler_->isTableEnabled(Name("made")));
   handler_->disableTable(Name("made"));
   EXPECT_FALSE(handler_->isTableEnabled(Name("made")));
-  EXPECT_THAT(IOErrorOf([&] { handler_->put("made", TPutOf("r", "a", "q", "v")); }),
-              HasSubstr("TableNotEnabledException"));
+  // HBase's client words it so before sending anything.
+  EXPECT_EQ(IOErrorOf([&] { handler_->put("made", TPutOf("r", "a", "q", "v")); }),
+            "made is disabled.");
   handler_->put("t", TPutOf("r", "f", "q", "v"));  // other tables carry on
   handler_->deleteTable(Name("made"));
   EXPECT_FALSE(handler_->tableExists(Name("made")));
-  EXPECT_THAT(IOErrorOf([&] { handler_->getTableDescriptor(described, Name("made")); }),
-              HasSubstr("TableNotFoundException"));
+  EXPECT_EQ(IOErrorOf([&] { handler_->getTableDescriptor(described, Name("made")); }), "made");
+}
+
+TEST_F(ServiceHandlerTest, FamiliesAreAddedModifiedAndDeletedKeepingTheOthersCells) {
+  MustPut("t", Put{"r", {{"f", "q", "kept", std::nullopt}}});
+  t2::TColumnFamilyDescriptor g;
+  g.name = "g";
+  g.__set_maxVersions(2);
+  handler_->addColumnFamily(Name("t"), g);
+  handler_->put("t", TPutOf("r", "g", "q", "1"));
+  handler_->put("t", TPutOf("r", "g", "q", "2"));
+  EXPECT_THAT(IOErrorOf([&] { handler_->addColumnFamily(Name("t"), g); }),
+              HasSubstr("InvalidFamilyOperationException: Column family 'g' in table 't' already "
+                        "exists so cannot be added"));
+  auto versions_of_g = [&] {
+    t2::TTableDescriptor described;
+    handler_->getTableDescriptor(described, Name("t"));
+    for (const t2::TColumnFamilyDescriptor& cf : described.columns) {
+      if (cf.name == "g") return cf.maxVersions;
+    }
+    return -1;
+  };
+  EXPECT_EQ(versions_of_g(), 2);
+  g.__set_maxVersions(1);
+  handler_->modifyColumnFamily(Name("t"), g);
+  EXPECT_EQ(versions_of_g(), 1);
+  handler_->deleteColumnFamily(Name("t"), "g");
+  EXPECT_THAT(IOErrorOf([&] { handler_->put("t", TPutOf("r", "g", "q", "3")); }),
+              HasSubstr("NoSuchColumnFamilyException"));
+  EXPECT_EQ(MustGet("t", "r").Value("f", "q"), "kept");
+  t2::TTableDescriptor lone;
+  lone.tableName.qualifier = "lone";
+  lone.columns.emplace_back();
+  lone.columns.back().name = "f";
+  handler_->createTable(lone, {});
+  EXPECT_THAT(IOErrorOf([&] { handler_->deleteColumnFamily(Name("lone"), "f"); }),
+              HasSubstr("is the only column family in the table"));
+}
+
+TEST_F(ServiceHandlerTest, TruncateNeedsADisabledTableAndLeavesItEnabledAndEmpty) {
+  MustPut("t", Put{"r", {{"f", "q", "v", std::nullopt}}});
+  EXPECT_THAT(IOErrorOf([&] { handler_->truncateTable(Name("t"), true); }),
+              HasSubstr("TableNotDisabledException: t"));
+  handler_->disableTable(Name("t"));
+  handler_->truncateTable(Name("t"), true);
+  EXPECT_TRUE(handler_->isTableEnabled(Name("t")));
+  EXPECT_TRUE(MustGet("t", "r").empty());
+}
+
+TEST_F(ServiceHandlerTest, NamespacesHoldTablesAndOnlyEmptyOnesAreDeleted) {
+  std::vector<std::string> names;
+  handler_->listNamespaces(names);
+  EXPECT_EQ(names, (std::vector<std::string>{"default", "hbase"}));
+  t2::TNamespaceDescriptor ns;
+  ns.name = "tenant";
+  ns.__set_configuration({{"k", "v"}});
+  handler_->createNamespace(ns);
+  EXPECT_THAT(IOErrorOf([&] { handler_->createNamespace(ns); }),
+              HasSubstr("NamespaceExistException: Namespace tenant already exists"));
+  t2::TNamespaceDescriptor read;
+  handler_->getNamespaceDescriptor(read, "tenant");
+  EXPECT_EQ(read.configuration.at("k"), "v");
+  t2::TTableDescriptor desc;
+  desc.tableName.__set_ns("tenant");
+  desc.tableName.qualifier = "x";
+  desc.columns.emplace_back();
+  desc.columns.back().name = "f";
+  handler_->createTable(desc, {});
+  handler_->put("tenant:x", TPutOf("r", "f", "q", "v"));
+  std::vector<t2::TTableName> tables;
+  handler_->getTableNamesByNamespace(tables, "tenant");
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].qualifier, "x");
+  EXPECT_THAT(IOErrorOf([&] { handler_->deleteNamespace("tenant"); }),
+              HasSubstr("ConstraintException: Only empty namespaces can be removed"));
+  desc.tableName.__set_ns("nope");
+  EXPECT_THAT(IOErrorOf([&] { handler_->createTable(desc, {}); }),
+              HasSubstr("NamespaceNotFoundException: nope"));
+  handler_->disableTable(NameIn("tenant", "x"));
+  handler_->deleteTable(NameIn("tenant", "x"));
+  handler_->deleteNamespace("tenant");
+  EXPECT_THAT(IOErrorOf([&] { handler_->getNamespaceDescriptor(read, "tenant"); }),
+              HasSubstr("NamespaceNotFoundException: tenant"));
+}
+
+TEST_F(ServiceHandlerTest, RegionLocationsFollowTheSplitKeysOnTheOneServer) {
+  t2::TTableDescriptor desc;
+  desc.tableName.qualifier = "split";
+  desc.columns.emplace_back();
+  desc.columns.back().name = "f";
+  handler_->createTable(desc, {"m"});
+  std::vector<t2::THRegionLocation> all;
+  handler_->getAllRegionLocations(all, "split");
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].regionInfo.endKey, "m");
+  EXPECT_EQ(all[1].regionInfo.startKey, "m");
+  t2::THRegionLocation one;
+  handler_->getRegionLocation(one, "split", "z", false);
+  EXPECT_EQ(one.regionInfo.startKey, "m");
+  EXPECT_EQ(one.serverName.hostName, "127.0.0.1");
+  std::vector<t2::TOnlineLogRecord> slow;
+  handler_->getSlowLogResponses(slow, {}, t2::TLogQueryFilter());
+  EXPECT_TRUE(slow.empty());
+  EXPECT_EQ(handler_->getThriftServerType(), t2::TThriftServerType::TWO);
 }
 
 TEST_F(ServiceHandlerTest, HBaseMetaExistsForHealthChecksAndOtherNamespacesDoNot) {

@@ -4,11 +4,16 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.hadoop.hbase.CompareOperator;
 import org.apache.hadoop.hbase.KeepDeletedCells;
+import org.apache.hadoop.hbase.NamespaceDescriptor;
+import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Append;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Consistency;
@@ -16,6 +21,7 @@ import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Durability;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Increment;
+import org.apache.hadoop.hbase.client.LogQueryFilter;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.OperationWithAttributes;
 import org.apache.hadoop.hbase.client.Put;
@@ -34,6 +40,7 @@ import org.apache.hadoop.hbase.shaded.protobuf.ProtobufUtil;
 import org.apache.hadoop.hbase.shaded.protobuf.generated.FilterProtos;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.thrift.TBaseHelper;
+import rtb.storage.thrift2.TAppend;
 import rtb.storage.thrift2.TAuthorization;
 import rtb.storage.thrift2.TBloomFilterType;
 import rtb.storage.thrift2.TCellVisibility;
@@ -47,14 +54,19 @@ import rtb.storage.thrift2.TConsistency;
 import rtb.storage.thrift2.TDataBlockEncoding;
 import rtb.storage.thrift2.TDelete;
 import rtb.storage.thrift2.TDurability;
+import rtb.storage.thrift2.TFilterByOperator;
 import rtb.storage.thrift2.TGet;
 import rtb.storage.thrift2.TIncrement;
 import rtb.storage.thrift2.TKeepDeletedCells;
+import rtb.storage.thrift2.TLogQueryFilter;
+import rtb.storage.thrift2.TLogType;
 import rtb.storage.thrift2.TMutation;
+import rtb.storage.thrift2.TNamespaceDescriptor;
 import rtb.storage.thrift2.TPut;
 import rtb.storage.thrift2.TReadType;
 import rtb.storage.thrift2.TRowMutations;
 import rtb.storage.thrift2.TScan;
+import rtb.storage.thrift2.TServerName;
 import rtb.storage.thrift2.TTableDescriptor;
 import rtb.storage.thrift2.TTableName;
 import rtb.storage.thrift2.TTimeRange;
@@ -462,6 +474,75 @@ final class FromThrift {
       builder.setInMemory(in.isInMemory());
     }
     return builder.build();
+  }
+
+  static Append append(TAppend in) {
+    required(in, "append");
+    Append out = new Append(in.getRow());
+    for (TColumnValue value : in.getColumns()) {
+      out.addColumn(value.getFamily(), value.getQualifier(), value.getValue());
+    }
+    if (in.isSetAttributes()) {
+      addAttributes(out, in.getAttributes());
+    }
+    if (in.isSetDurability()) {
+      out.setDurability(durability(in.getDurability()));
+    }
+    if (in.isSetCellVisibility()) {
+      out.setCellVisibility(cellVisibility(in.getCellVisibility()));
+    }
+    if (in.isSetReturnResults()) {
+      out.setReturnResults(in.isReturnResults());
+    }
+    return out;
+  }
+
+  static List<TableName> tableNames(List<TTableName> in) {
+    List<TableName> out = new ArrayList<>(required(in, "table names").size());
+    for (TTableName name : in) {
+      out.add(tableName(name));
+    }
+    return out;
+  }
+
+  static NamespaceDescriptor namespaceDescriptor(TNamespaceDescriptor in) {
+    required(in, "namespace descriptor");
+    NamespaceDescriptor.Builder builder =
+        NamespaceDescriptor.create(required(in.getName(), "namespace name"));
+    if (in.isSetConfiguration()) {
+      for (Map.Entry<String, String> setting : in.getConfiguration().entrySet()) {
+        builder.addConfiguration(setting.getKey(), setting.getValue());
+      }
+    }
+    return builder.build();
+  }
+
+  /** Null or empty: every region server. */
+  static Set<ServerName> serverNames(Set<TServerName> in) {
+    Set<ServerName> out = new HashSet<>();
+    if (in != null) {
+      for (TServerName name : in) {
+        out.add(ServerName.valueOf(name.getHostName(), name.getPort(), name.getStartCode()));
+      }
+    }
+    return out;
+  }
+
+  static LogQueryFilter logQueryFilter(TLogQueryFilter in) {
+    LogQueryFilter out = new LogQueryFilter();
+    if (in == null) {
+      return out;
+    }
+    out.setRegionName(in.getRegionName());
+    out.setClientAddress(in.getClientAddress());
+    out.setTableName(in.getTableName());
+    out.setUserName(in.getUserName());
+    out.setLimit(in.getLimit());
+    out.setType(in.getLogType() == TLogType.LARGE_LOG ? LogQueryFilter.Type.LARGE_LOG
+        : LogQueryFilter.Type.SLOW_LOG);
+    out.setFilterByOperator(in.getFilterByOperator() == TFilterByOperator.AND
+        ? LogQueryFilter.FilterByOperator.AND : LogQueryFilter.FilterByOperator.OR);
+    return out;
   }
 
   /** None or an empty list: one region. */

@@ -2,34 +2,48 @@ package rtb.hbase.gateway;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Pattern;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.CheckAndMutate;
 import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import rtb.storage.thrift2.TAppend;
+import rtb.storage.thrift2.TColumnFamilyDescriptor;
 import rtb.storage.thrift2.TCompareOperator;
 import rtb.storage.thrift2.TDelete;
 import rtb.storage.thrift2.TGet;
 import rtb.storage.thrift2.THBaseService;
+import rtb.storage.thrift2.THRegionLocation;
 import rtb.storage.thrift2.TIOError;
 import rtb.storage.thrift2.TIllegalArgument;
 import rtb.storage.thrift2.TIncrement;
+import rtb.storage.thrift2.TLogQueryFilter;
+import rtb.storage.thrift2.TNamespaceDescriptor;
+import rtb.storage.thrift2.TOnlineLogRecord;
 import rtb.storage.thrift2.TPut;
 import rtb.storage.thrift2.TResult;
 import rtb.storage.thrift2.TRowMutations;
 import rtb.storage.thrift2.TScan;
+import rtb.storage.thrift2.TServerName;
 import rtb.storage.thrift2.TTableDescriptor;
 import rtb.storage.thrift2.TTableName;
+import rtb.storage.thrift2.TThriftServerType;
 
 /**
  * THBaseService on one shared HBase connection, call for call what HBase's own gateway does
@@ -63,6 +77,63 @@ final class HBaseService implements THBaseService.Iface {
   }
 
   // ---- Data ----------------------------------------------------------------
+
+  @Override
+  public boolean exists(ByteBuffer table, TGet tget) throws TException {
+    return call("exists", false, () -> {
+      try (Table t = table(table)) {
+        return t.exists(FromThrift.get(tget));
+      }
+    });
+  }
+
+  @Override
+  public List<Boolean> existsAll(ByteBuffer table, List<TGet> tgets) throws TException {
+    return call("existsAll", false, () -> {
+      try (Table t = table(table)) {
+        boolean[] found = t.exists(FromThrift.gets(tgets));
+        List<Boolean> out = new ArrayList<>(found.length);
+        for (boolean f : found) {
+          out.add(f);
+        }
+        return out;
+      }
+    });
+  }
+
+  /** An unset value checks that the cell is absent; otherwise it must equal the stored value. */
+  @Override
+  public boolean checkAndPut(ByteBuffer table, ByteBuffer row, ByteBuffer family,
+      ByteBuffer qualifier, ByteBuffer value, TPut tput) throws TException {
+    return call("checkAndPut", false, () -> {
+      CheckAndMutate check = checkEquals(row, family, qualifier, value)
+          .build(FromThrift.put(required(tput, "put")));
+      try (Table t = table(table)) {
+        return t.checkAndMutate(check).isSuccess();
+      }
+    });
+  }
+
+  @Override
+  public boolean checkAndDelete(ByteBuffer table, ByteBuffer row, ByteBuffer family,
+      ByteBuffer qualifier, ByteBuffer value, TDelete tdelete) throws TException {
+    return call("checkAndDelete", false, () -> {
+      CheckAndMutate check = checkEquals(row, family, qualifier, value)
+          .build(FromThrift.delete(required(tdelete, "delete")));
+      try (Table t = table(table)) {
+        return t.checkAndMutate(check).isSuccess();
+      }
+    });
+  }
+
+  @Override
+  public TResult append(ByteBuffer table, TAppend tappend) throws TException {
+    return call("append", false, () -> {
+      try (Table t = table(table)) {
+        return ToThrift.result(t.append(FromThrift.append(tappend)));
+      }
+    });
+  }
 
   @Override
   public TResult get(ByteBuffer table, TGet tget) throws TException {
@@ -209,7 +280,164 @@ final class HBaseService implements THBaseService.Iface {
     });
   }
 
+  // ---- Regions ---------------------------------------------------------------
+
+  @Override
+  public THRegionLocation getRegionLocation(ByteBuffer table, ByteBuffer row, boolean reload)
+      throws TException {
+    return call("getRegionLocation", false, () -> {
+      try (RegionLocator locator = connection.getRegionLocator(FromThrift.tableName(table))) {
+        return ToThrift.regionLocation(
+            locator.getRegionLocation(FromThrift.bytes(required(row, "row")), reload));
+      }
+    });
+  }
+
+  @Override
+  public List<THRegionLocation> getAllRegionLocations(ByteBuffer table) throws TException {
+    return call("getAllRegionLocations", false, () -> {
+      try (RegionLocator locator = connection.getRegionLocator(FromThrift.tableName(table))) {
+        return ToThrift.regionLocations(locator.getAllRegionLocations());
+      }
+    });
+  }
+
   // ---- Tables ----------------------------------------------------------------
+
+  @Override
+  public List<TTableDescriptor> getTableDescriptors(List<TTableName> tables) throws TException {
+    return call("getTableDescriptors", false, () -> {
+      try (Admin admin = connection.getAdmin()) {
+        return ToThrift.tableDescriptors(
+            admin.listTableDescriptors(FromThrift.tableNames(tables)));
+      }
+    });
+  }
+
+  @Override
+  public List<TTableDescriptor> getTableDescriptorsByPattern(String regex,
+      boolean includeSysTables) throws TException {
+    return call("getTableDescriptorsByPattern", false, () -> {
+      try (Admin admin = connection.getAdmin()) {
+        return ToThrift.tableDescriptors(
+            admin.listTableDescriptors(pattern(regex), includeSysTables));
+      }
+    });
+  }
+
+  @Override
+  public List<TTableDescriptor> getTableDescriptorsByNamespace(String name) throws TException {
+    return call("getTableDescriptorsByNamespace", false, () -> {
+      try (Admin admin = connection.getAdmin()) {
+        return ToThrift.tableDescriptors(admin.listTableDescriptorsByNamespace(
+            Bytes.toBytes(required(name, "namespace name"))));
+      }
+    });
+  }
+
+  @Override
+  public List<TTableName> getTableNamesByPattern(String regex, boolean includeSysTables)
+      throws TException {
+    return call("getTableNamesByPattern", false, () -> {
+      try (Admin admin = connection.getAdmin()) {
+        return ToThrift.tableNames(
+            Arrays.asList(admin.listTableNames(pattern(regex), includeSysTables)));
+      }
+    });
+  }
+
+  @Override
+  public List<TTableName> getTableNamesByNamespace(String name) throws TException {
+    return call("getTableNamesByNamespace", false, () -> {
+      try (Admin admin = connection.getAdmin()) {
+        return ToThrift.tableNames(
+            Arrays.asList(admin.listTableNamesByNamespace(required(name, "namespace name"))));
+      }
+    });
+  }
+
+  @Override
+  public void truncateTable(TTableName tableName, boolean preserveSplits) throws TException {
+    call("truncateTable", false, () -> {
+      try (Admin admin = connection.getAdmin()) {
+        admin.truncateTable(FromThrift.tableName(tableName), preserveSplits);
+      }
+      return null;
+    });
+  }
+
+  @Override
+  public boolean isTableDisabled(TTableName tableName) throws TException {
+    return call("isTableDisabled", false, () -> {
+      try (Admin admin = connection.getAdmin()) {
+        return admin.isTableDisabled(FromThrift.tableName(tableName));
+      }
+    });
+  }
+
+  @Override
+  public boolean isTableAvailable(TTableName tableName) throws TException {
+    return call("isTableAvailable", false, () -> {
+      try (Admin admin = connection.getAdmin()) {
+        return admin.isTableAvailable(FromThrift.tableName(tableName));
+      }
+    });
+  }
+
+  /** The split keys are not checked, as in HBase's gateway since 2.2. */
+  @Override
+  public boolean isTableAvailableWithSplit(TTableName tableName, List<ByteBuffer> splitKeys)
+      throws TException {
+    return call("isTableAvailableWithSplit", false, () -> {
+      try (Admin admin = connection.getAdmin()) {
+        return admin.isTableAvailable(FromThrift.tableName(tableName));
+      }
+    });
+  }
+
+  @Override
+  public void addColumnFamily(TTableName tableName, TColumnFamilyDescriptor column)
+      throws TException {
+    call("addColumnFamily", false, () -> {
+      try (Admin admin = connection.getAdmin()) {
+        admin.addColumnFamily(FromThrift.tableName(tableName), FromThrift.familyDescriptor(column));
+      }
+      return null;
+    });
+  }
+
+  @Override
+  public void deleteColumnFamily(TTableName tableName, ByteBuffer column) throws TException {
+    call("deleteColumnFamily", false, () -> {
+      try (Admin admin = connection.getAdmin()) {
+        admin.deleteColumnFamily(FromThrift.tableName(tableName),
+            FromThrift.bytes(required(column, "column family")));
+      }
+      return null;
+    });
+  }
+
+  @Override
+  public void modifyColumnFamily(TTableName tableName, TColumnFamilyDescriptor column)
+      throws TException {
+    call("modifyColumnFamily", false, () -> {
+      try (Admin admin = connection.getAdmin()) {
+        admin.modifyColumnFamily(FromThrift.tableName(tableName),
+            FromThrift.familyDescriptor(column));
+      }
+      return null;
+    });
+  }
+
+  @Override
+  public void modifyTable(TTableDescriptor desc) throws TException {
+    call("modifyTable", false, () -> {
+      try (Admin admin = connection.getAdmin()) {
+        admin.modifyTable(FromThrift.tableDescriptor(desc));
+      }
+      return null;
+    });
+  }
 
   @Override
   public TTableDescriptor getTableDescriptor(TTableName tableName) throws TException {
@@ -275,6 +503,98 @@ final class HBaseService implements THBaseService.Iface {
     return call("isTableEnabled", false, () -> {
       try (Admin admin = connection.getAdmin()) {
         return admin.isTableEnabled(FromThrift.tableName(tableName));
+      }
+    });
+  }
+
+  // ---- Namespaces --------------------------------------------------------------
+
+  @Override
+  public void createNamespace(TNamespaceDescriptor namespaceDesc) throws TException {
+    call("createNamespace", false, () -> {
+      try (Admin admin = connection.getAdmin()) {
+        admin.createNamespace(FromThrift.namespaceDescriptor(namespaceDesc));
+      }
+      return null;
+    });
+  }
+
+  @Override
+  public void modifyNamespace(TNamespaceDescriptor namespaceDesc) throws TException {
+    call("modifyNamespace", false, () -> {
+      try (Admin admin = connection.getAdmin()) {
+        admin.modifyNamespace(FromThrift.namespaceDescriptor(namespaceDesc));
+      }
+      return null;
+    });
+  }
+
+  @Override
+  public void deleteNamespace(String name) throws TException {
+    call("deleteNamespace", false, () -> {
+      try (Admin admin = connection.getAdmin()) {
+        admin.deleteNamespace(required(name, "namespace name"));
+      }
+      return null;
+    });
+  }
+
+  @Override
+  public TNamespaceDescriptor getNamespaceDescriptor(String name) throws TException {
+    return call("getNamespaceDescriptor", false, () -> {
+      try (Admin admin = connection.getAdmin()) {
+        return ToThrift.namespaceDescriptor(
+            admin.getNamespaceDescriptor(required(name, "namespace name")));
+      }
+    });
+  }
+
+  @Override
+  public List<TNamespaceDescriptor> listNamespaceDescriptors() throws TException {
+    return call("listNamespaceDescriptors", false, () -> {
+      try (Admin admin = connection.getAdmin()) {
+        return ToThrift.namespaceDescriptors(admin.listNamespaceDescriptors());
+      }
+    });
+  }
+
+  @Override
+  public List<String> listNamespaces() throws TException {
+    return call("listNamespaces", false, () -> {
+      try (Admin admin = connection.getAdmin()) {
+        return Arrays.asList(admin.listNamespaces());
+      }
+    });
+  }
+
+  // ---- Cluster -------------------------------------------------------------------
+
+  @Override
+  public TThriftServerType getThriftServerType() {
+    return TThriftServerType.TWO;
+  }
+
+  @Override
+  public String getClusterId() throws TException {
+    return call("getClusterId", false, () -> connection.getClusterId());
+  }
+
+  @Override
+  public List<TOnlineLogRecord> getSlowLogResponses(Set<TServerName> serverNames,
+      TLogQueryFilter logQueryFilter) throws TException {
+    return call("getSlowLogResponses", false, () -> {
+      try (Admin admin = connection.getAdmin()) {
+        return ToThrift.logRecords(admin.getSlowLogResponses(
+            FromThrift.serverNames(serverNames), FromThrift.logQueryFilter(logQueryFilter)));
+      }
+    });
+  }
+
+  @Override
+  public List<Boolean> clearSlowLogResponses(Set<TServerName> serverNames) throws TException {
+    return call("clearSlowLogResponses", false, () -> {
+      try (Admin admin = connection.getAdmin()) {
+        return admin.clearSlowLogResponses(FromThrift.serverNames(serverNames));
       }
     });
   }
@@ -349,6 +669,21 @@ final class HBaseService implements THBaseService.Iface {
     TIllegalArgument error = new TIllegalArgument();
     error.setMessage(message);
     return error;
+  }
+
+  /** "Value equals the stored one", or "the cell is absent" for an unset value. */
+  private static CheckAndMutate.Builder checkEquals(ByteBuffer row, ByteBuffer family,
+      ByteBuffer qualifier, ByteBuffer value) {
+    CheckAndMutate.Builder builder = CheckAndMutate.newBuilder(
+        FromThrift.bytes(required(row, "row")));
+    byte[] f = FromThrift.bytes(required(family, "family"));
+    byte[] q = FromThrift.bytes(required(qualifier, "qualifier"));
+    return value == null ? builder.ifNotExists(f, q)
+        : builder.ifEquals(f, q, FromThrift.bytes(value));
+  }
+
+  private static Pattern pattern(String regex) {
+    return regex == null ? null : Pattern.compile(regex);
   }
 
   private Table table(ByteBuffer name) throws IOException {

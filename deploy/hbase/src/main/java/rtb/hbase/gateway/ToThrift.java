@@ -6,10 +6,15 @@ import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.HRegionLocation;
+import org.apache.hadoop.hbase.NamespaceDescriptor;
 import org.apache.hadoop.hbase.PrivateCellUtil;
+import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
 import org.apache.hadoop.hbase.client.Durability;
+import org.apache.hadoop.hbase.client.OnlineLogRecord;
+import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.util.Bytes;
@@ -19,8 +24,13 @@ import rtb.storage.thrift2.TColumnValue;
 import rtb.storage.thrift2.TCompressionAlgorithm;
 import rtb.storage.thrift2.TDataBlockEncoding;
 import rtb.storage.thrift2.TDurability;
+import rtb.storage.thrift2.THRegionInfo;
+import rtb.storage.thrift2.THRegionLocation;
 import rtb.storage.thrift2.TKeepDeletedCells;
+import rtb.storage.thrift2.TNamespaceDescriptor;
+import rtb.storage.thrift2.TOnlineLogRecord;
 import rtb.storage.thrift2.TResult;
+import rtb.storage.thrift2.TServerName;
 import rtb.storage.thrift2.TTableDescriptor;
 import rtb.storage.thrift2.TTableName;
 
@@ -74,6 +84,95 @@ final class ToThrift {
     TTableName out = new TTableName();
     out.setNs(in.getNamespace());
     out.setQualifier(in.getQualifier());
+    return out;
+  }
+
+  static List<TTableName> tableNames(List<TableName> in) {
+    List<TTableName> out = new ArrayList<>(in.size());
+    for (TableName name : in) {
+      out.add(tableName(name));
+    }
+    return out;
+  }
+
+  static List<TTableDescriptor> tableDescriptors(List<TableDescriptor> in) {
+    List<TTableDescriptor> out = new ArrayList<>(in.size());
+    for (TableDescriptor descriptor : in) {
+      out.add(tableDescriptor(descriptor));
+    }
+    return out;
+  }
+
+  /** As HBase's gateway: the region id is left at 0. */
+  static THRegionLocation regionLocation(HRegionLocation in) {
+    RegionInfo region = in.getRegion();
+    ServerName server = in.getServerName();
+    TServerName serverName = new TServerName();
+    serverName.setHostName(server.getHostname());
+    serverName.setPort(server.getPort());
+    serverName.setStartCode(server.getStartcode());
+    THRegionInfo info = new THRegionInfo();
+    info.setTableName(region.getTable().getName());
+    info.setEndKey(region.getEndKey());
+    info.setStartKey(region.getStartKey());
+    info.setOffline(region.isOffline());
+    info.setSplit(region.isSplit());
+    info.setReplicaId(region.getReplicaId());
+    THRegionLocation out = new THRegionLocation();
+    out.setServerName(serverName);
+    out.setRegionInfo(info);
+    return out;
+  }
+
+  static List<THRegionLocation> regionLocations(List<HRegionLocation> in) {
+    List<THRegionLocation> out = new ArrayList<>(in.size());
+    for (HRegionLocation location : in) {
+      out.add(regionLocation(location));
+    }
+    return out;
+  }
+
+  static TNamespaceDescriptor namespaceDescriptor(NamespaceDescriptor in) {
+    TNamespaceDescriptor out = new TNamespaceDescriptor();
+    out.setName(in.getName());
+    for (Map.Entry<String, String> setting : in.getConfiguration().entrySet()) {
+      out.putToConfiguration(setting.getKey(), setting.getValue());
+    }
+    return out;
+  }
+
+  static List<TNamespaceDescriptor> namespaceDescriptors(NamespaceDescriptor[] in) {
+    List<TNamespaceDescriptor> out = new ArrayList<>(in.length);
+    for (NamespaceDescriptor descriptor : in) {
+      out.add(namespaceDescriptor(descriptor));
+    }
+    return out;
+  }
+
+  static List<TOnlineLogRecord> logRecords(List<OnlineLogRecord> in) {
+    List<TOnlineLogRecord> out = new ArrayList<>(in.size());
+    for (OnlineLogRecord record : in) {
+      TOnlineLogRecord t = new TOnlineLogRecord();
+      t.setStartTime(record.getStartTime());
+      t.setProcessingTime(record.getProcessingTime());
+      t.setQueueTime(record.getQueueTime());
+      t.setResponseSize(record.getResponseSize());
+      t.setClientAddress(record.getClientAddress());
+      t.setServerClass(record.getServerClass());
+      t.setMethodName(record.getMethodName());
+      t.setCallDetails(record.getCallDetails());
+      t.setParam(record.getParam());
+      t.setUserName(record.getUserName());
+      t.setMultiGetsCount(record.getMultiGetsCount());
+      t.setMultiMutationsCount(record.getMultiMutationsCount());
+      t.setMultiServiceCalls(record.getMultiServiceCalls());
+      if (record.getRegionName() != null) {
+        t.setRegionName(record.getRegionName());
+      }
+      t.setBlockBytesScanned(record.getBlockBytesScanned());
+      t.setFsReadTime(record.getFsReadTime());
+      out.add(t);
+    }
     return out;
   }
 
