@@ -81,5 +81,6 @@ int Run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  rtb::startup::ConfigureRuntime();
   return rtb::startup::RunMain(kProgram, [&] { return Run(argc, argv); });
 }

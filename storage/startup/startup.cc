@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "storage/embedded_store.h"
@@ -202,6 +203,12 @@ absl::StatusOr<std::unique_ptr<storage::Store>> OpenBidderStore(
     return Annotate(s, "cannot create the bidder's tables in the " + DescribeStore(config.storage));
   }
   return store;
+}
+
+void ConfigureRuntime() {
+#ifdef NDEBUG
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+#endif
 }
 
 int RunMain(std::string_view program, const std::function<int()>& body) {

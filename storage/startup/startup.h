@@ -104,6 +104,12 @@ std::string DescribeStore(const config::StorageConfig& config);
 // where missing, with the TTLs `config` sets.
 absl::StatusOr<std::unique_ptr<storage::Store>> OpenBidderStore(const config::BidderConfig& config);
 
+// Process-wide runtime settings for serving: abseil's mutex deadlock
+// detection is turned off in optimised builds (NDEBUG), where it records
+// every lock in a global graph and showed on the bid path's profile; debug
+// and sanitizer builds keep it. Call first thing in main.
+void ConfigureRuntime();
+
 // `body()`'s exit code. An exception that escapes it (start-up or shutdown
 // only: out of memory, no threads) is logged and exit code 1.
 int RunMain(std::string_view program, const std::function<int()>& body);
