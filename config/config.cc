@@ -370,6 +370,21 @@ absl::StatusOr<BidderConfig> ParseConfig(std::string_view text) {
   return config;
 }
 
+absl::StatusOr<CampaignConfig> ParseCampaign(std::string_view text, const BidderConfig& context) {
+  ErrorList errors;
+  json document;
+  if (!internal::ParseJsonDocument(text, &document, &errors)) return errors.ToStatus();
+  if (!document.is_object()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a campaign must be a JSON object, got ", document.type_name()));
+  }
+  CampaignConfig campaign;
+  DecodeCampaign(document, "", &errors, context.bid.default_currency, &campaign);
+  if (!errors.empty()) return errors.ToStatus();
+  if (absl::Status valid = ValidateCampaign(campaign, context); !valid.ok()) return valid;
+  return campaign;
+}
+
 absl::StatusOr<BidderConfig> LoadConfigFile(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
   if (!file) {

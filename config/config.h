@@ -535,6 +535,15 @@ absl::StatusOr<BidderConfig> LoadConfigFile(const std::string& path);
 // resolved (the *_secret fields filled).
 absl::Status ValidateConfig(const BidderConfig& config);
 
+// One campaign given as a JSON object (the form of an entry of campaigns[]),
+// decoded and checked by the same rules as ParseConfig, in the context of
+// `context` (its default currency and currency rates). Every problem at once,
+// as "<path>: <what is wrong>" with paths relative to the campaign
+// ("creatives[0].w: must be > 0"). Rules across campaigns (unique ids) are
+// the caller's.
+absl::StatusOr<CampaignConfig> ParseCampaign(std::string_view json, const BidderConfig& context);
+absl::Status ValidateCampaign(const CampaignConfig& campaign, const BidderConfig& context);
+
 // The JSON spelling of each enum value ("storage-server", "no-bid", ...).
 const char* StorageBackendName(StorageBackend backend);
 const char* ThriftTransportName(ThriftTransport transport);

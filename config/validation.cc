@@ -344,66 +344,75 @@ void ValidateTargeting(const TargetingConfig& targeting, const Checker& at) {
   at.EachString("deal_ids", targeting.deal_ids, is_token, kToken);
 }
 
+// One campaign's own rules; `at` is where it sits ("campaigns[3]", or ""
+// for a campaign on its own).
+void ValidateCampaign(const CampaignConfig& campaign, const BidderConfig& config,
+                      const Checker& at) {
+  if (!internal::IsIdentifier(campaign.id, 32, "_-")) {
+    at.Fail("id", "must be 1-32 characters of [A-Za-z0-9_-] (it is part of storage row keys)");
+  }
+  if (!campaign.seat.empty() && !internal::IsPrintableToken(campaign.seat, 64)) {
+    at.Fail("seat", "must be at most 64 printable ASCII characters without spaces");
+  }
+  if (campaign.advertiser_domains.empty()) {
+    at.Fail("advertiser_domains", "must list at least one domain");
+  }
+  at.EachString(
+      "advertiser_domains", campaign.advertiser_domains,
+      [](const std::string& d) { return internal::IsLowerCaseDomain(d); },
+      "must be a lower-case domain name such as example.com");
+  at.EachString(
+      "iab_categories", campaign.iab_categories,
+      [](const std::string& c) { return internal::IsIabCategory(c); },
+      "must be an IAB 1.0 category code such as IAB3-1");
+  if (campaign.daily_budget_micros <= 0) at.Fail("daily_budget_micros", "must be > 0");
+  if (!internal::IsIsoCurrencyCode(campaign.currency)) {
+    at.Fail("currency", absl::StrCat("must be an ISO 4217 currency code; got \"",
+                                     Checker::Shown(campaign.currency), "\""));
+  } else if (config.bid.currency_rates.count(campaign.currency) == 0) {
+    at.Fail("currency", absl::StrCat(campaign.currency, " has no rate in bid.currency_rates"));
+  }
+  if (campaign.pacing_mode != PacingMode::kEven && campaign.pacing_mode != PacingMode::kAsap) {
+    at.Fail("pacing_mode", "must be even or asap");
+  }
+  if (!internal::IsTimeZoneName(campaign.time_zone)) {
+    at.Fail("time_zone", absl::StrCat("must be an IANA time zone name such as "
+                                      "America/New_York; got \"",
+                                      Checker::Shown(campaign.time_zone), "\""));
+  } else if (!internal::TimeZoneExists(campaign.time_zone)) {
+    at.Fail("time_zone", absl::StrCat("unknown time zone \"", campaign.time_zone,
+                                      "\" (not in the time zone database)"));
+  }
+  at.InRange("frequency_cap_per_day", campaign.frequency_cap_per_day, 0, 10000);
+  if (!(campaign.max_bid_cpm > 0)) {
+    at.Fail("max_bid_cpm", "must be > 0");
+  } else if (!(campaign.max_bid_cpm <= kMaxBidCpm)) {
+    at.Fail("max_bid_cpm", absl::StrCat("must be at most ", kMaxBidCpm));
+  }
+  ValidateTargeting(campaign.targeting, at.Member("targeting"));
+  if (campaign.creatives.empty()) at.Fail("creatives", "must list at least one creative");
+  std::map<std::string, size_t> creative_ids;
+  for (size_t j = 0; j < campaign.creatives.size(); ++j) {
+    const CreativeConfig& creative = campaign.creatives[j];
+    Checker cr = at.Element("creatives", j);
+    ValidateCreative(creative, cr);
+    if (auto [it, inserted] = creative_ids.emplace(creative.id, j);
+        !inserted && !creative.id.empty()) {
+      cr.Fail("id", Checker::DuplicateOf(at.ElementAt("creatives", it->second) + ".id"));
+    }
+  }
+}
+
 void ValidateCampaigns(const BidderConfig& config, ErrorList* errors) {
   Checker root("", errors);
   std::map<std::string, size_t> ids;
   for (size_t i = 0; i < config.campaigns.size(); ++i) {
     const CampaignConfig& campaign = config.campaigns[i];
     Checker at = root.Element("campaigns", i);
-    if (!internal::IsIdentifier(campaign.id, 32, "_-")) {
-      at.Fail("id", "must be 1-32 characters of [A-Za-z0-9_-] (it is part of storage row keys)");
-    } else if (auto [it, inserted] = ids.emplace(campaign.id, i); !inserted) {
+    ValidateCampaign(campaign, config, at);
+    if (!internal::IsIdentifier(campaign.id, 32, "_-")) continue;
+    if (auto [it, inserted] = ids.emplace(campaign.id, i); !inserted) {
       at.Fail("id", Checker::DuplicateOf(root.ElementAt("campaigns", it->second) + ".id"));
-    }
-    if (!campaign.seat.empty() && !internal::IsPrintableToken(campaign.seat, 64)) {
-      at.Fail("seat", "must be at most 64 printable ASCII characters without spaces");
-    }
-    if (campaign.advertiser_domains.empty()) {
-      at.Fail("advertiser_domains", "must list at least one domain");
-    }
-    at.EachString(
-        "advertiser_domains", campaign.advertiser_domains,
-        [](const std::string& d) { return internal::IsLowerCaseDomain(d); },
-        "must be a lower-case domain name such as example.com");
-    at.EachString(
-        "iab_categories", campaign.iab_categories,
-        [](const std::string& c) { return internal::IsIabCategory(c); },
-        "must be an IAB 1.0 category code such as IAB3-1");
-    if (campaign.daily_budget_micros <= 0) at.Fail("daily_budget_micros", "must be > 0");
-    if (!internal::IsIsoCurrencyCode(campaign.currency)) {
-      at.Fail("currency", absl::StrCat("must be an ISO 4217 currency code; got \"",
-                                       Checker::Shown(campaign.currency), "\""));
-    } else if (config.bid.currency_rates.count(campaign.currency) == 0) {
-      at.Fail("currency", absl::StrCat(campaign.currency, " has no rate in bid.currency_rates"));
-    }
-    if (campaign.pacing_mode != PacingMode::kEven && campaign.pacing_mode != PacingMode::kAsap) {
-      at.Fail("pacing_mode", "must be even or asap");
-    }
-    if (!internal::IsTimeZoneName(campaign.time_zone)) {
-      at.Fail("time_zone", absl::StrCat("must be an IANA time zone name such as "
-                                        "America/New_York; got \"",
-                                        Checker::Shown(campaign.time_zone), "\""));
-    } else if (!internal::TimeZoneExists(campaign.time_zone)) {
-      at.Fail("time_zone", absl::StrCat("unknown time zone \"", campaign.time_zone,
-                                        "\" (not in the time zone database)"));
-    }
-    at.InRange("frequency_cap_per_day", campaign.frequency_cap_per_day, 0, 10000);
-    if (!(campaign.max_bid_cpm > 0)) {
-      at.Fail("max_bid_cpm", "must be > 0");
-    } else if (!(campaign.max_bid_cpm <= kMaxBidCpm)) {
-      at.Fail("max_bid_cpm", absl::StrCat("must be at most ", kMaxBidCpm));
-    }
-    ValidateTargeting(campaign.targeting, at.Member("targeting"));
-    if (campaign.creatives.empty()) at.Fail("creatives", "must list at least one creative");
-    std::map<std::string, size_t> creative_ids;
-    for (size_t j = 0; j < campaign.creatives.size(); ++j) {
-      const CreativeConfig& creative = campaign.creatives[j];
-      Checker cr = at.Element("creatives", j);
-      ValidateCreative(creative, cr);
-      if (auto [it, inserted] = creative_ids.emplace(creative.id, j);
-          !inserted && !creative.id.empty()) {
-        cr.Fail("id", Checker::DuplicateOf(at.ElementAt("creatives", it->second) + ".id"));
-      }
     }
   }
 }
@@ -531,6 +540,12 @@ void ValidatePrivacy(const PrivacyConfig& privacy, ErrorList* errors) {
 }
 
 }  // namespace
+
+absl::Status ValidateCampaign(const CampaignConfig& campaign, const BidderConfig& context) {
+  ErrorList errors;
+  ValidateCampaign(campaign, context, Checker("", &errors));
+  return errors.ToStatus();
+}
 
 absl::Status ValidateConfig(const BidderConfig& config) {
   ErrorList errors;

@@ -186,6 +186,28 @@ std::vector<TableSchema> BidderTables(const TableOptions& options) {
     t.split_keys = HashSplits(16);
     tables.push_back(std::move(t));
   }
+  // Campaigns, changed while the bidder runs (bidder/campaigns/internal/keys.h):
+  // one row per campaign (its JSON, version, state); the change log the
+  // workers follow (a week is far longer than any worker lags); the audit
+  // history, kept for good.
+  {
+    TableSchema t;
+    t.name = std::string(kCampaignsTable);
+    t.families = {Family("c", kForever)};
+    tables.push_back(std::move(t));
+  }
+  {
+    TableSchema t;
+    t.name = std::string(kCampaignChangesTable);
+    t.families = {Family("x", 7 * kDay)};
+    tables.push_back(std::move(t));
+  }
+  {
+    TableSchema t;
+    t.name = std::string(kCampaignAuditTable);
+    t.families = {Family("a", kForever)};
+    tables.push_back(std::move(t));
+  }
   return tables;
 }
 

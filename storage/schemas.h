@@ -28,6 +28,9 @@ inline constexpr std::string_view kMetricSeriesTable = "metric_series";
 inline constexpr std::string_view kMetricRollupsTable = "metric_rollups";
 inline constexpr std::string_view kSessionsTable = "sessions";
 inline constexpr std::string_view kUserSessionsTable = "user_sessions";
+inline constexpr std::string_view kCampaignsTable = "campaigns";
+inline constexpr std::string_view kCampaignChangesTable = "campaign_changes";
+inline constexpr std::string_view kCampaignAuditTable = "campaign_audit";
 
 // Family names a second module reads or writes by name (the rest live beside
 // the row layout that uses them).

@@ -581,5 +581,41 @@ TEST_F(ExampleConfigTest, ExampleWithoutSecretEnvironmentNamesTheVariable) {
               HasSubstr("environment variable RTB_DEVICE_KEY_SECRET is not set or empty"));
 }
 
+TEST_F(ExampleConfigTest, OneCampaignParsesByTheConfigRulesWithPathsOfItsOwn) {
+  absl::StatusOr<BidderConfig> config = LoadConfigFile(Example("bidder.example.json"));
+  ASSERT_TRUE(config.ok()) << config.status();
+  std::ifstream file(Example("bidder.example.json"));
+  json example = json::parse(file);
+  // Every example campaign, on its own, parses to what the whole file gave.
+  for (size_t i = 0; i < config->campaigns.size(); ++i) {
+    absl::StatusOr<CampaignConfig> campaign =
+        ParseCampaign(example["campaigns"][i].dump(), *config);
+    ASSERT_TRUE(campaign.ok()) << campaign.status();
+    EXPECT_EQ(campaign->id, config->campaigns[i].id);
+    EXPECT_EQ(campaign->creatives.size(), config->campaigns[i].creatives.size());
+    EXPECT_EQ(campaign->currency, config->campaigns[i].currency);
+  }
+  json bad = example["campaigns"][0];
+  bad["max_bid_cpm"] = 0;
+  bad["creatives"][1]["w"] = -3;
+  bad["budget"] = 1;
+  bad["currency"] = "CHF";
+  absl::StatusOr<CampaignConfig> refused = ParseCampaign(bad.dump(), *config);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  // Decoding problems come first: the unknown key stops validation.
+  EXPECT_THAT(std::string(refused.status().message()), HasSubstr("budget"));
+  bad.erase("budget");
+  refused = ParseCampaign(bad.dump(), *config);
+  ASSERT_FALSE(refused.ok());
+  const std::string message(refused.status().message());
+  EXPECT_THAT(message, HasSubstr("max_bid_cpm: must be > 0"));
+  EXPECT_THAT(message, HasSubstr("creatives[1].w"));
+  EXPECT_THAT(message, HasSubstr("currency: CHF has no rate in bid.currency_rates"));
+  EXPECT_THAT(message, Not(HasSubstr("campaigns[")));
+  EXPECT_FALSE(ParseCampaign("[]", *config).ok());
+  EXPECT_FALSE(ParseCampaign("{", *config).ok());
+}
+
 }  // namespace
 }  // namespace rtb::config
