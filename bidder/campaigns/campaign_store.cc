@@ -34,6 +34,13 @@ absl::StatusOr<Json> ParseObject(std::string_view text) {
   return json;
 }
 
+// What is stored of a validated object: everything but "enabled", which the
+// state column holds (one source of truth for pause and resume).
+std::string Stored(Json object) {
+  object.erase("enabled");
+  return object.dump();
+}
+
 std::optional<CampaignRecord> RecordOf(const storage::RowResult& row) {
   if (row.empty() || row.row.starts_with('~')) return std::nullopt;
   std::optional<std::string_view> json = row.Value(kCampaignFamily, internal::kJsonColumn);
@@ -155,7 +162,7 @@ absl::StatusOr<CampaignRecord> CampaignStore::Create(std::string_view json,
   if (!campaign.ok()) return campaign.status();
   CampaignRecord record;
   record.id = campaign->id;
-  record.json = object->dump();
+  record.json = Stored(*std::move(object));
   record.state = campaign->enabled ? CampaignState::kActive : CampaignState::kPaused;
   return Write(std::nullopt, std::move(record), "create", operator_name);
 }
@@ -166,8 +173,8 @@ absl::StatusOr<CampaignRecord> CampaignStore::Current(std::string_view id,
   if (!current.ok()) return current.status();
   if (!*current) return absl::NotFoundError(absl::StrCat("no campaign ", Str(id)));
   if ((*current)->version != expected_version) {
-    return absl::AbortedError(absl::StrCat("campaign ", Str(id), " is at version ", (*current)->version,
-                                           ", not ", expected_version));
+    return absl::AbortedError(absl::StrCat("campaign ", Str(id), " is at version ",
+                                           (*current)->version, ", not ", expected_version));
   }
   return **current;
 }
@@ -189,7 +196,7 @@ absl::StatusOr<CampaignRecord> CampaignStore::Update(std::string_view id, std::s
         absl::StrCat("id: must stay ", Str(id), " (a campaign id never changes)"));
   }
   CampaignRecord next = *current;
-  next.json = object->dump();
+  next.json = Stored(*std::move(object));
   return Write(*current, std::move(next), "update", operator_name);
 }
 

@@ -85,7 +85,9 @@ class CampaignStore {
   CampaignStore(storage::Store& store, std::shared_ptr<storage::Clock> clock, Validator validate);
 
   // A new campaign from its JSON object. AlreadyExists when the id was ever
-  // used. The state starts active unless the object says "enabled": false.
+  // used. The state starts active unless the object says "enabled": false;
+  // "enabled" is not kept in the object (the state is), and is ignored by
+  // Update and Patch: pause and resume are SetState.
   absl::StatusOr<CampaignRecord> Create(std::string_view json, std::string_view operator_name);
   // Replaces the campaign's object (its id must stay). Aborted when
   // `expected_version` is not the current one; NotFound for an unknown id;
