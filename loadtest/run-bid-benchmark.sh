@@ -45,6 +45,8 @@
 #                 commit) to run as one more server on a copy of the same seeded
 #                 store, taking its turn at each rate: the A/B figure of a change
 #                 [unset: not run]
+#   BASELINE_JQ   a jq filter applied to the baseline's copy of the configuration,
+#                 for sections an older binary does not know, e.g. 'del(.privacy)' [.]
 #   REQUESTS      bid requests rtb-load sends, comma-separated files or directories
 #                 [three of tests/fixtures/openrtb/requests: site-banner-mrec,
 #                 app-banner-leaderboard, site-pmp-deals]
@@ -110,13 +112,15 @@ echo "run-bid-benchmark: seeding profiles ($DEVICES devices, hit share $HIT_SHAR
 "$BUILD_DIR/loadtest/rtb-seed-profiles" --config "$WORK/bidder.json" --devices "$DEVICES" \
   --hit-share "$HIT_SHARE" >&2
 
+# The server's log, shown when it did not come up.
 wait_for_port_file() {
-  local file=$1 i
+  local file=$1 log=${2:-} i
   for ((i = 0; i < 300; i++)); do
     [[ -s $file ]] && { cat "$file"; return 0; }
     sleep 0.1
   done
   echo "run-bid-benchmark: no port in $file after 30 s" >&2
+  [[ -n $log && -f $log ]] && tail -5 "$log" >&2
   return 1
 }
 
@@ -166,9 +170,18 @@ PID[bidder]=$!
 PIDS+=($!)
 SERVERS+=(bidder)
 if [[ -n ${BASELINE_BIDDER:-} ]]; then
-  cp -r "$WORK/store" "$WORK/store-baseline"
-  jq --arg path "$WORK/store-baseline" '.storage.embedded.path = $path' "$WORK/bidder.json" \
+  jq --arg path "$WORK/store-baseline" ".storage.embedded.path = \$path | ${BASELINE_JQ:-.}" \
+    "$WORK/bidder.json" \
     >"$WORK/baseline.json"
+  # An older build may keep its store in an older format: its own seeder,
+  # beside it in its build tree, writes the same device population.
+  BASELINE_SEEDER=$(dirname "$BASELINE_BIDDER")/../loadtest/rtb-seed-profiles
+  if [[ -x $BASELINE_SEEDER ]]; then
+    "$BASELINE_SEEDER" --config "$WORK/baseline.json" --devices "$DEVICES" \
+      --hit-share "$HIT_SHARE" >&2
+  else
+    cp -r "$WORK/store" "$WORK/store-baseline"
+  fi
   "${PIN_SERVER[@]}" "$BASELINE_BIDDER" --config "$WORK/baseline.json" \
     --port-file "$WORK/baseline.port" 2>"$WORK/baseline.log" &
   PID[baseline]=$!
@@ -177,8 +190,8 @@ if [[ -n ${BASELINE_BIDDER:-} ]]; then
 fi
 
 PORT[bare]=$(wait_for_port_file "$WORK/bare.port")
-PORT[bidder]=$(wait_for_port_file "$WORK/bidder.port")
-[[ -n ${BASELINE_BIDDER:-} ]] && PORT[baseline]=$(wait_for_port_file "$WORK/baseline.port")
+PORT[bidder]=$(wait_for_port_file "$WORK/bidder.port" "$WORK/bidder.log")
+[[ -n ${BASELINE_BIDDER:-} ]] && PORT[baseline]=$(wait_for_port_file "$WORK/baseline.port" "$WORK/baseline.log")
 for server in "${SERVERS[@]}"; do
   [[ $server == bare ]] && continue
   path=/readyz
