@@ -101,12 +101,18 @@ absl::StatusOr<std::unique_ptr<BidderApp>> BidderApp::Create(config::BidderConfi
 
 absl::StatusOr<std::unique_ptr<BidderApp>> BidderApp::Create(config::BidderConfig config,
                                                              const HttpServerTuning& tuning) {
+  return Create(std::move(config), tuning, nullptr);
+}
+
+absl::StatusOr<std::unique_ptr<BidderApp>> BidderApp::Create(config::BidderConfig config,
+                                                             const HttpServerTuning& tuning,
+                                                             const StoreDecorator& decorate) {
   std::unique_ptr<BidderApp> app(new BidderApp(std::move(config)));
   const config::BidderConfig& cfg = app->config_;
 
   absl::StatusOr<std::unique_ptr<storage::Store>> store = startup::OpenBidderStore(cfg);
   if (!store.ok()) return store.status();
-  app->store_ = *std::move(store);
+  app->store_ = decorate ? decorate(*std::move(store)) : *std::move(store);
 
   absl::StatusOr<std::unique_ptr<HttpServer>> server =
       [&]() -> absl::StatusOr<std::unique_ptr<HttpServer>> {

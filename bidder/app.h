@@ -25,6 +25,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "absl/status/status.h"
@@ -67,6 +68,13 @@ class BidderApp {
   static absl::StatusOr<std::unique_ptr<BidderApp>> Create(config::BidderConfig config);
   static absl::StatusOr<std::unique_ptr<BidderApp>> Create(config::BidderConfig config,
                                                            const HttpServerTuning& tuning);
+  // Takes the opened store (tables applied) and returns the one every part
+  // of the bidder uses: a seam for tests that watch or fail store calls.
+  using StoreDecorator =
+      std::function<std::unique_ptr<storage::Store>(std::unique_ptr<storage::Store>)>;
+  static absl::StatusOr<std::unique_ptr<BidderApp>> Create(config::BidderConfig config,
+                                                           const HttpServerTuning& tuning,
+                                                           const StoreDecorator& decorate);
   // Stops the server at once when Shutdown() was not called.
   ~BidderApp();
   BidderApp(const BidderApp&) = delete;

@@ -231,6 +231,24 @@ void DecodeTargeting(const json& value, const std::string& path, ErrorList* erro
   fields.RejectUnknownKeys();
 }
 
+void DecodeDsaTransparency(const json& value, const std::string& path, ErrorList* errors,
+                           DsaTransparencyConfig* out) {
+  ObjectFields fields(value, path, errors);
+  fields.Read("domain", &out->domain);
+  fields.Read("dsaparams", &out->dsaparams);
+  fields.RejectUnknownKeys();
+}
+
+void DecodeCampaignDsa(const json& value, const std::string& path, ErrorList* errors,
+                       CampaignDsaConfig* out) {
+  ObjectFields fields(value, path, errors);
+  fields.Read("behalf", &out->behalf);
+  fields.Read("paid", &out->paid);
+  fields.Read("adrender", &out->adrender);
+  ReadObjectList(fields, "transparency", &out->transparency, DecodeDsaTransparency);
+  fields.RejectUnknownKeys();
+}
+
 // `default_currency` is bid.default_currency, decoded before the campaigns.
 void DecodeCampaign(const json& value, const std::string& path, ErrorList* errors,
                     const std::string& default_currency, CampaignConfig* out) {
@@ -248,6 +266,9 @@ void DecodeCampaign(const json& value, const std::string& path, ErrorList* error
   fields.Read("max_bid_cpm", &out->max_bid_cpm);
   ReadObject(fields, "targeting", &out->targeting, DecodeTargeting);
   ReadObjectList(fields, "creatives", &out->creatives, DecodeCreative);
+  if (fields.Has("dsa")) {
+    ReadObject(fields, "dsa", &out->dsa.emplace(), DecodeCampaignDsa);
+  }
   fields.RejectUnknownKeys();
 }
 

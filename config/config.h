@@ -30,6 +30,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -299,6 +300,35 @@ struct TargetingConfig {
   std::vector<std::string> deal_ids;
 };
 
+// One entry of campaigns[].dsa.transparency: a party that holds DSA
+// transparency information about the ad, sent in ext.dsa.transparency.
+struct DsaTransparencyConfig {
+  // Its domain. Required, a lower-case domain name.
+  std::string domain;
+  // The user parameters it uses: 1 profiling, 2 basic advertising, 3 precise
+  // geolocation. Each at most once. Default none.
+  std::vector<int> dsaparams;
+};
+
+// campaigns[].dsa: what a bid of the campaign carries in ext.dsa when the
+// request carries the EU Digital Services Act signal (regs.ext.dsa,
+// dsarequired 1 to 3; bidder/privacy/dsa.h decides).
+struct CampaignDsaConfig {
+  // On whose behalf the ad is shown (ext.dsa.behalf). Required, 1-100
+  // bytes of printable text (the DSA extension's limit is 100 characters).
+  std::string behalf;
+  // Who paid for the ad (ext.dsa.paid). Required, 1-100 bytes, as behalf.
+  std::string paid;
+  // 1 when every creative of the campaign renders the DSA transparency
+  // notice itself (an "about this ad" mark), 0 when none does. A publisher
+  // that cannot render the notice (pubrender 0) is served only by
+  // campaigns with 1. Default 0. Range [0, 1].
+  int adrender = 0;
+  // Sent as ext.dsa.transparency when the request does not say datatopub 0.
+  // Default none.
+  std::vector<DsaTransparencyConfig> transparency;
+};
+
 struct CampaignConfig {
   // Campaign id (bid `cid`), part of storage row keys (`campaignId|NN`,
   // `campaignId|yyyymmdd`). Required. 1-32 characters of [A-Za-z0-9_-];
@@ -337,6 +367,11 @@ struct CampaignConfig {
   TargetingConfig targeting;
   // Required, at least one.
   std::vector<CreativeConfig> creatives;
+  // The campaign's DSA transparency information. Absent (the default): the
+  // campaign does not bid on requests whose regs.ext.dsa.dsarequired is 2 or
+  // 3 (exchanges drop bids without ext.dsa there), and bids without ext.dsa
+  // elsewhere.
+  std::optional<CampaignDsaConfig> dsa;
 };
 
 // ---------------------------------------------------------------------------
@@ -473,7 +508,10 @@ struct PrivacyConfig {
   // Our vendor id in the IAB Europe Global Vendor List: the vendor consent
   // and legitimate interest looked up in TC strings. Default 0, meaning no id:
   // when GDPR applies no vendor signal is ours, so there is no bid. Range
-  // [0, 65535].
+  // [0, 65535]. The example configs set 1111, an id chosen because the TC
+  // string of the request corpus (tests/fixtures/openrtb) consents to it
+  // (vendors 1-300, 755 and 1000-1200); a deployment sets the id IAB Europe
+  // registered for it.
   int gvl_vendor_id = 0;
   // When a request carries no regs.gdpr, GDPR applies if device.geo.country
   // is in the EEA, the United Kingdom or Switzerland. Default true.

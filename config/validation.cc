@@ -1,5 +1,6 @@
 // ValidateConfig: the range, syntax, uniqueness and cross-field rules of
 // BidderConfig, each reported under the path of the field it concerns.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -344,6 +345,43 @@ void ValidateTargeting(const TargetingConfig& targeting, const Checker& at) {
   at.EachString("deal_ids", targeting.deal_ids, is_token, kToken);
 }
 
+// Printable text of 1 to `max` bytes: no control characters (UTF-8 allowed).
+bool IsShortText(const std::string& text, size_t max) {
+  if (text.empty() || text.size() > max) return false;
+  return std::none_of(text.begin(), text.end(), [](char c) {
+    const auto byte = static_cast<unsigned char>(c);
+    return byte < 0x20 || byte == 0x7f;
+  });
+}
+
+void ValidateCampaignDsa(const CampaignDsaConfig& dsa, const Checker& at) {
+  constexpr size_t kMaxDsaText = 100;
+  constexpr const char* kText = "required: 1-100 bytes of text without control characters";
+  if (!IsShortText(dsa.behalf, kMaxDsaText)) at.Fail("behalf", kText);
+  if (!IsShortText(dsa.paid, kMaxDsaText)) at.Fail("paid", kText);
+  at.InRange("adrender", dsa.adrender, 0, 1);
+  for (size_t i = 0; i < dsa.transparency.size(); ++i) {
+    const DsaTransparencyConfig& entry = dsa.transparency[i];
+    Checker t = at.Element("transparency", i);
+    if (!internal::IsLowerCaseDomain(entry.domain)) {
+      t.Fail("domain", absl::StrCat("must be a lower-case domain name such as example.com; got \"",
+                                    Checker::Shown(entry.domain), "\""));
+    }
+    std::map<int, size_t> seen;
+    for (size_t j = 0; j < entry.dsaparams.size(); ++j) {
+      const std::string element = ElementPath("dsaparams", j);
+      const int param = entry.dsaparams[j];
+      if (param < 1 || param > 3) {
+        t.Fail(element, absl::StrCat("must be 1 (profiling), 2 (basic advertising) or 3 "
+                                     "(precise geolocation), got ",
+                                     param));
+      } else if (auto [it, inserted] = seen.emplace(param, j); !inserted) {
+        t.Fail(element, Checker::DuplicateOf(t.ElementAt("dsaparams", it->second)));
+      }
+    }
+  }
+}
+
 // One campaign's own rules; `at` is where it sits ("campaigns[3]", or ""
 // for a campaign on its own).
 void ValidateCampaign(const CampaignConfig& campaign, const BidderConfig& config,
@@ -390,6 +428,7 @@ void ValidateCampaign(const CampaignConfig& campaign, const BidderConfig& config
     at.Fail("max_bid_cpm", absl::StrCat("must be at most ", kMaxBidCpm));
   }
   ValidateTargeting(campaign.targeting, at.Member("targeting"));
+  if (campaign.dsa.has_value()) ValidateCampaignDsa(*campaign.dsa, at.Member("dsa"));
   if (campaign.creatives.empty()) at.Fail("creatives", "must list at least one creative");
   std::map<std::string, size_t> creative_ids;
   for (size_t j = 0; j < campaign.creatives.size(); ++j) {

@@ -37,7 +37,17 @@
 //
 // A device under erasure (EventStore::IsErased) still gets its impression
 // row and spend, which the budget needs, but no device key, event, index
-// entry or cap count. Test bids (test=1) record nothing. An unknown or
+// entry or cap count. Test bids (test=1) record nothing.
+//
+// The request's privacy signals, decided on the bid path, travel in the
+// signed URL (BeaconPermissions, bidder/bid/beacon_url.h) and are followed
+// here: a bid whose URLs carry no device key writes nothing under the
+// device (no device_impressions entry, cap count or key in the impression
+// row; its events go under the impression id); one that may not count
+// frequency caps writes no device_impressions entry and no cap count; one
+// that may not measure records no event (win, loss, impression, click; the
+// outcome is not_measured, though the impression row and spend still are)
+// and its click redirect carries no click token, so no conversion follows. An unknown or
 // expired impression on click or conversion is counted; the caller still
 // gets its answer.
 //

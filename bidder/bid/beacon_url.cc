@@ -13,7 +13,19 @@ namespace rtb::bidder {
 namespace {
 
 constexpr size_t kSignatureBytes = 16;
+// Version 1: URLs without pf. Version 2: with pf, whose mask is signed.
 constexpr std::string_view kSignatureVersion = "rtb-beacon-v1";
+constexpr std::string_view kSignatureVersionWithPermissions = "rtb-beacon-v2";
+
+// The pf mask: the uses BeaconPermissions denies.
+constexpr int kDenyFrequencyCap = 1;
+constexpr int kDenyMeasurement = 2;
+constexpr int kDeniedMax = kDenyFrequencyCap | kDenyMeasurement;
+
+int DeniedMask(const BeaconPermissions& permissions) {
+  return (permissions.count_frequency_cap ? 0 : kDenyFrequencyCap) |
+         (permissions.measure ? 0 : kDenyMeasurement);
+}
 
 constexpr std::string_view kAuctionPriceMacro = "${AUCTION_PRICE}";
 constexpr std::string_view kAuctionCurrencyMacro = "${AUCTION_CURRENCY}";
@@ -94,6 +106,7 @@ enum Param : size_t {
   kBc,
   kTs,
   kTest,
+  kPf,
   kAid,
   kIid,
   kBid,
@@ -104,8 +117,8 @@ enum Param : size_t {
   kParamCount
 };
 constexpr std::array<std::string_view, kParamCount> kParamNames = {
-    "x",    "c",   "cr",  "dk",  "dl", "bp",  "bc",   "ts",
-    "test", "aid", "iid", "bid", "p",  "cur", "loss", "sig"};
+    "x",  "c",   "cr",  "dk",  "dl", "bp",  "bc",   "ts", "test",
+    "pf", "aid", "iid", "bid", "p",  "cur", "loss", "sig"};
 
 }  // namespace
 
@@ -138,6 +151,7 @@ BeaconParams ParamsOf(const VerifiedBeacon& beacon) {
   params.bid_currency = beacon.bid_currency;
   params.bid_time_ms = beacon.bid_time_ms;
   params.test = beacon.test;
+  params.permissions = beacon.permissions;
   params.request_id = beacon.request_id;
   params.imp_id = beacon.imp_id;
   params.bid_id = beacon.bid_id;
@@ -180,7 +194,8 @@ BeaconSigner::BeaconSigner(std::string_view secret) : hmac_(secret) {}
 internal::HmacSha256::Partial BeaconSigner::SignedPrefix(const BeaconParams& p) const {
   thread_local std::string text;
   text.clear();
-  AppendField(kSignatureVersion, &text);
+  const int denied = DeniedMask(p.permissions);
+  AppendField(denied == 0 ? kSignatureVersion : kSignatureVersionWithPermissions, &text);
   AppendField(p.exchange, &text);
   AppendField(p.campaign_id, &text);
   AppendField(p.creative_id, &text);
@@ -195,6 +210,7 @@ internal::HmacSha256::Partial BeaconSigner::SignedPrefix(const BeaconParams& p) 
   AppendField(p.bid_currency, &text);
   write_number(p.bid_time_ms);
   AppendField(p.test ? "1" : "0", &text);
+  if (denied != 0) write_number(denied);
   AppendField(p.request_id, &text);
   AppendField(p.imp_id, &text);
   AppendField(p.bid_id, &text);
@@ -255,6 +271,7 @@ void AppendSharedQuery(const BeaconParams& p, std::string* out) {
   param("bc", p.bid_currency);
   number("ts", p.bid_time_ms);
   out->append(p.test ? "&test=1" : "&test=0");
+  if (const int denied = DeniedMask(p.permissions); denied != 0) number("pf", denied);
   out->append("&aid=${AUCTION_ID}&iid=${AUCTION_IMP_ID}&bid=${AUCTION_BID_ID}");
 }
 
@@ -413,6 +430,15 @@ absl::StatusOr<VerifiedBeacon> BeaconSigner::Verify(BeaconKind kind, std::string
     return absl::InvalidArgumentError("beacon parameter test: must be 0 or 1");
   }
   beacon.test = text(kTest) == "1";
+  if (values[kPf].has_value()) {
+    int64_t denied = 0;
+    if (!ParseInt64(text(kPf), &denied) || denied < 1 || denied > kDeniedMax) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("beacon parameter pf: must be an integer in [1, ", kDeniedMax, "]"));
+    }
+    beacon.permissions.count_frequency_cap = (denied & kDenyFrequencyCap) == 0;
+    beacon.permissions.measure = (denied & kDenyMeasurement) == 0;
+  }
   beacon.exchange = text(kX);
   beacon.campaign_id = text(kC);
   beacon.creative_id = text(kCr);

@@ -4,7 +4,7 @@
 //
 //   <base>/win?x=<exchange>&c=<campaign>&cr=<creative>[&dk=<device key hex>]
 //             [&dl=<deal>]&bp=<bid price, micro-units>&bc=<bid currency>
-//             &ts=<bid time, Unix ms>&test=<0|1>
+//             &ts=<bid time, Unix ms>&test=<0|1>[&pf=<denied uses>]
 //             &aid=${AUCTION_ID}&iid=${AUCTION_IMP_ID}&bid=${AUCTION_BID_ID}
 //             &p=${AUCTION_PRICE}&cur=${AUCTION_CURRENCY}&sig=<signature>
 //   <base>/billing?...  same parameters as win
@@ -29,8 +29,17 @@
 //
 // The device key in `dk` is the keyed hash (bidder/device_key.h), never the
 // raw id; it is absent when the request was not tracked (lmt, dnt, COPPA, no
-// valid id). `test=1` marks bids on test requests (OpenRTB `test`: not
-// billable), so the beacon side records no spend for them.
+// valid id, or privacy signals that do not allow the device key). `test=1`
+// marks bids on test requests (OpenRTB `test`: not billable), so the beacon
+// side records no spend for them.
+//
+// `pf` carries what the request's privacy signals denied the beacon side
+// (BeaconPermissions), as a decimal bit mask: 1 no frequency-cap count (nor
+// device_impressions entry), 2 no measurement events. It is written only
+// when something is denied, and it selects the signed text: without `pf`
+// the text is version 1 (every use allowed; every URL issued before `pf`
+// existed verifies as it did), with `pf` it is version 2, which signs the
+// mask too. Dropping or changing `pf` therefore breaks the signature.
 //
 // Thread-safety: a BeaconSigner is immutable; use it from any thread.
 #ifndef RTB_BIDDER_BID_BEACON_URL_H_
@@ -52,6 +61,22 @@ enum class BeaconKind { kWin, kBilling, kLoss, kClick, kImpression };
 // "/win", "/billing", "/loss", "/click", "/imp".
 std::string_view BeaconPath(BeaconKind kind);
 
+// What the beacon side may do with one bid's beacons: decided on the bid
+// path from the request's privacy signals (bidder/privacy) and signed into
+// the URLs, so that a beacon does what the request allowed when the bid was
+// made.
+struct BeaconPermissions {
+  // The device's device_impressions entry and its frequency-cap count; both
+  // also need the device key (`dk`).
+  bool count_frequency_cap = true;
+  // Events (win, loss, impression, click, conversion) and the click token
+  // that conversions are attributed through.
+  bool measure = true;
+
+  bool all() const { return count_frequency_cap && measure; }
+  bool operator==(const BeaconPermissions&) const = default;
+};
+
 // What one bid's beacons carry, as views (signing copies nothing).
 struct BeaconParams {
   std::string_view exchange;
@@ -63,6 +88,7 @@ struct BeaconParams {
   std::string_view bid_currency;
   int64_t bid_time_ms = 0;
   bool test = false;
+  BeaconPermissions permissions;
   // What the exchange substitutes for ${AUCTION_ID}, ${AUCTION_IMP_ID} and
   // ${AUCTION_BID_ID}.
   std::string_view request_id;
@@ -82,6 +108,7 @@ struct VerifiedBeacon {
   std::string bid_currency;
   int64_t bid_time_ms = 0;
   bool test = false;
+  BeaconPermissions permissions;  // every use allowed for a URL without pf
   std::string request_id;
   std::string imp_id;
   std::string bid_id;

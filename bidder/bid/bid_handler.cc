@@ -81,6 +81,8 @@ BidOutcome NoBidOutcome(const AuctionResult& result) {
       return BidOutcome::kNoBidTargeting;
     case Rejection::kSegments:
       return BidOutcome::kNoBidSegments;
+    case Rejection::kDsa:
+      return BidOutcome::kNoBidDsa;
     case Rejection::kCreative:
       return BidOutcome::kNoBidCreative;
     case Rejection::kFloor:
@@ -111,6 +113,8 @@ struct BidHandler::PendingBid {
   Responder respond;
   openrtb::BidRequest request;
   openrtb::OpenRtbVersion version = openrtb::OpenRtbVersion::k2_5;
+  // What the request's privacy signals let this bid do.
+  RequestPermissions permissions;
   DeviceIdentity identity;
   // Set by whichever of the lookup's completion and the guard comes first.
   std::atomic<bool> settled{false};
@@ -202,14 +206,23 @@ void BidHandler::Handle(size_t exchange, const HttpRequest& http, Responder resp
       openrtb::ResponseOpenRtbVersion(HeaderValue(http.headers, "x-openrtb-version"), request),
       pending->exchange->max_version);
 
-  // 2. Deadlines.
+  // 2. Privacy: what the request's signals let this bid do, decided once and
+  // counted for every valid request (bidder/bid/internal/request_privacy.h).
+  const privacy::PrivacyDecision decision =
+      privacy::DecidePrivacy(SignalsOf(request), deps_.config->privacy);
+  deps_.metrics->CountPrivacyDecision(decision.regime, decision.outcome);
+  pending->permissions = PermissionsOf(decision);
+  if (!pending->permissions.precise_geo) DropPreciseGeo(&pending->request);
+
+  // 3. Deadlines.
   pending->deadline = ComputeBidDeadline(http.arrival, request.tmax, pending->exchange->deadlines);
   const SteadyClock::time_point now = SteadyClock::now();
   if (pending->deadline.Expired(now)) {
     return Finish(*pending, BidOutcome::kNoBidExpired, NoBid(*pending));
   }
 
-  // 3. Policies and what could bid at all.
+  // 4. Policies and what could bid at all; a privacy no-bid only counts
+  // where some campaign could have bid.
   if (deps_.config->bid.coppa_policy == config::CoppaPolicy::kNoBid && request.regs.has_value() &&
       request.regs->coppa.value_or(false)) {
     return Finish(*pending, BidOutcome::kNoBidCoppa, NoBid(*pending));
@@ -221,24 +234,39 @@ void BidHandler::Handle(size_t exchange, const HttpRequest& http, Responder resp
   if (!preview.any_candidates) {
     return Finish(*pending, BidOutcome::kNoBidNoCandidates, NoBid(*pending));
   }
+  const RequestPermissions& permissions = pending->permissions;
+  if (!permissions.bid) return Finish(*pending, BidOutcome::kNoBidPrivacy, NoBid(*pending));
 
-  // 4. Device key; whether to look up.
-  pending->identity = ResolveDeviceIdentity(request, key_policy_, device_keys_);
+  // 5. Device key, unless privacy allows neither the lookup nor the key in
+  // beacon URLs; whether to look up.
+  if (permissions.lookup() || permissions.device_key) {
+    pending->identity = ResolveDeviceIdentity(request, key_policy_, device_keys_);
+  } else {
+    pending->identity.skip = LookupSkipReason::kPrivacy;
+  }
   if (!preview.needs_profile) return Decide(*pending, nullptr);
-  if (!pending->identity.key.has_value() || !pending->deadline.LookupPossible(now)) {
+  const bool lookup_allowed = (preview.needs_segments && permissions.read_segments) ||
+                              (preview.needs_frequency_caps && permissions.read_frequency_caps);
+  if (!lookup_allowed || !pending->identity.key.has_value() ||
+      !pending->deadline.LookupPossible(now)) {
     deps_.metrics->CountLookup(pending->exchange->index, LookupOutcome::kSkipped);
     return Decide(*pending, nullptr);
   }
 
-  // 5. The lookup.
+  // 6. The lookup.
   LookUpProfile(std::move(pending));
 }
 
 void BidHandler::LookUpProfile(std::shared_ptr<PendingBid> pending) {
   storage::Get get;
   get.row = std::string(pending->identity.key->bytes());
-  get.columns = {storage::Column{std::string(storage::kProfileSegmentFamily), std::nullopt},
-                 storage::Column{std::string(storage::kProfileFrequencyCapFamily), std::nullopt}};
+  // Only the families the request's privacy signals allow are read.
+  if (pending->permissions.read_segments) {
+    get.columns.push_back({std::string(storage::kProfileSegmentFamily), std::nullopt});
+  }
+  if (pending->permissions.read_frequency_caps) {
+    get.columns.push_back({std::string(storage::kProfileFrequencyCapFamily), std::nullopt});
+  }
   get.consistency = storage::Consistency::kTimeline;
 
   pending->guard.emplace(pending->executor);
@@ -312,8 +340,9 @@ bool BidHandler::WriteResponse(const PendingBid& pending, const AuctionResult& r
   response.bidid = NewResponseId();
   response.cur = result.currency;
   const int64_t bid_time_ms = deps_.wall_clock->NowMillis();
-  const std::string device_key =
-      pending.identity.key.has_value() ? pending.identity.key->Hex() : std::string();
+  const std::string device_key = pending.permissions.device_key && pending.identity.key.has_value()
+                                     ? pending.identity.key->Hex()
+                                     : std::string();
   const std::string base_url = BeaconBaseUrl();
   std::string click_url;
   std::string impression_url;
@@ -339,6 +368,7 @@ bool BidHandler::WriteResponse(const PendingBid& pending, const AuctionResult& r
     params.bid_currency = result.currency;
     params.bid_time_ms = bid_time_ms;
     params.test = request.test;
+    params.permissions = pending.permissions.beacons;
     params.request_id = request.id;
     params.imp_id = imp.id;
     params.bid_id = bid.id;
@@ -362,6 +392,19 @@ bool BidHandler::WriteResponse(const PendingBid& pending, const AuctionResult& r
     if (win.deal != nullptr) bid.dealid = win.deal->id;
     if (pending.version == openrtb::OpenRtbVersion::k2_6) {
       bid.mtype = static_cast<int32_t>(creative.media);
+    }
+    if (win.dsa.attach && campaign.dsa.has_value()) {
+      openrtb::BidDsa& dsa = bid.dsa.emplace();
+      dsa.behalf = campaign.dsa->behalf;
+      dsa.paid = campaign.dsa->paid;
+      dsa.adrender = win.dsa.adrender;
+      if (win.dsa.send_transparency) {
+        for (const config::DsaTransparencyConfig& t : campaign.dsa->transparency) {
+          openrtb::DsaTransparency& entry = dsa.transparency.emplace_back();
+          entry.domain = t.domain;
+          entry.dsaparams.assign(t.dsaparams.begin(), t.dsaparams.end());
+        }
+      }
     }
 
     auto seat = std::find_if(response.seatbid.begin(), response.seatbid.end(),

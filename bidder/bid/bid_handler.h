@@ -5,22 +5,32 @@
 //   1. Parse the body with the thread's BidRequestParser; invalid -> 400
 //      {"error": "<reason>", "nbr": 2} (OpenRTB no-bid reason 2, invalid
 //      request).
-//   2. Deadlines (bidder/deadline.h). Already past -> 204, no lookup.
-//   3. Policies: regs.coppa=1 with coppa_policy "no-bid" -> 204. No usable
+//   2. Privacy (bidder/privacy/privacy_decision.h, mapped by
+//      bidder/bid/internal/request_privacy.h): one decision per request,
+//      counted in bidder_privacy_decisions_total; lat/lon dropped unless
+//      precise geo is allowed.
+//   3. Deadlines (bidder/deadline.h). Already past -> 204, no lookup.
+//   4. Policies: regs.coppa=1 with coppa_policy "no-bid" -> 204. No usable
 //      currency in `cur`, or no campaign that could serve any impression
-//      (bidder/campaign_index.h) -> 204 without a lookup.
-//   4. Device key (bidder/device_key.h). The profile is looked up only when a
-//      candidate campaign can use it (required segments or a frequency cap),
-//      the device may be tracked and has a valid id, and time is left before
-//      the lookup deadline; otherwise the auction runs on an empty profile.
-//   5. One AsyncGet on `profiles` (families seg and fc, TIMELINE) bounded by
-//      the lookup deadline. A guard timer at the same instant answers for a
-//      backend that does not keep its deadline, so the request never waits
-//      longer. Timeout or error -> empty profile, contextual bid.
-//   6. The auction (bidder/auction.h), then the response: signed beacon
-//      URLs (bidder/beacon_url.h), the markup's ${CLICK_URL} replaced by the
-//      click URL, serialised by openrtb's writer. Ready after the deadline
-//      -> 204 instead ("late").
+//      (bidder/campaign_index.h) -> 204 without a lookup. Then a privacy
+//      decision that allows no bid -> 204 (nobid_privacy).
+//   5. Device key (bidder/device_key.h), computed only when privacy allows
+//      the lookup or the key in beacon URLs. The profile is looked up only
+//      when a candidate campaign can use it (required segments or a
+//      frequency cap) and privacy allows reading that part of it, the
+//      device may be tracked and has a valid id, and time is left before the
+//      lookup deadline; otherwise the auction runs on an empty profile.
+//   6. One AsyncGet on `profiles` (families seg and fc as privacy allows,
+//      TIMELINE) bounded by the lookup deadline. A guard timer at the same
+//      instant answers for a backend that does not keep its deadline, so the
+//      request never waits longer. Timeout or error -> empty profile,
+//      contextual bid.
+//   7. The auction (bidder/auction.h, with the DSA signal per campaign),
+//      then the response: signed beacon URLs (bidder/beacon_url.h: the
+//      device key only when privacy allows it, and what the beacon side may
+//      record), the markup's ${CLICK_URL} replaced by the click URL, ext.dsa
+//      where the DSA signal asks for it, serialised by openrtb's writer.
+//      Ready after the deadline -> 204 instead ("late").
 //
 // The response carries `x-openrtb-version`: the version openrtb's
 // ResponseOpenRtbVersion() picks for the request, but never above the
@@ -53,6 +63,7 @@
 #include "bidder/bid/internal/auction.h"
 #include "bidder/bid/internal/campaign_index.h"
 #include "bidder/bid/internal/deadline.h"
+#include "bidder/bid/internal/request_privacy.h"
 #include "bidder/bid/pacing_snapshot.h"
 #include "bidder/http/http_server.h"
 #include "bidder/openrtb/openrtb.h"

@@ -3,6 +3,22 @@
 #include "prometheus/family.h"
 
 namespace rtb::bidder {
+namespace {
+
+// The privacy label lists hold every enum value at its own position, so the
+// handles are indexed by value.
+constexpr bool PrivacyLabelsIndexedByValue() {
+  for (size_t i = 0; i < std::size(privacy::kPrivacyRegimes); ++i) {
+    if (static_cast<size_t>(privacy::kPrivacyRegimes[i]) != i) return false;
+  }
+  for (size_t i = 0; i < std::size(privacy::kPrivacyOutcomes); ++i) {
+    if (static_cast<size_t>(privacy::kPrivacyOutcomes[i]) != i) return false;
+  }
+  return true;
+}
+static_assert(PrivacyLabelsIndexedByValue());
+
+}  // namespace
 
 const char* BidOutcomeName(BidOutcome outcome) {
   switch (outcome) {
@@ -20,6 +36,8 @@ const char* BidOutcomeName(BidOutcome outcome) {
       return "nobid_currency";
     case BidOutcome::kNoBidNoCandidates:
       return "nobid_no_candidates";
+    case BidOutcome::kNoBidPrivacy:
+      return "nobid_privacy";
     case BidOutcome::kNoBidSeat:
       return "nobid_seat";
     case BidOutcome::kNoBidBlocked:
@@ -28,6 +46,8 @@ const char* BidOutcomeName(BidOutcome outcome) {
       return "nobid_targeting";
     case BidOutcome::kNoBidSegments:
       return "nobid_segments";
+    case BidOutcome::kNoBidDsa:
+      return "nobid_dsa";
     case BidOutcome::kNoBidCreative:
       return "nobid_creative";
     case BidOutcome::kNoBidFloor:
@@ -116,6 +136,23 @@ BidMetrics::BidMetrics(prometheus::Registry& registry,
   for (const config::CampaignConfig& campaign : campaigns) {
     campaigns_.push_back({&price_sum.Add({{"campaign", campaign.id}})});
   }
+  auto& privacy_decisions =
+      prometheus::BuildCounter()
+          .Name(std::string(privacy::kPrivacyDecisionsMetric))
+          .Help("Privacy decisions of valid bid requests, by regime and outcome")
+          .Register(registry);
+  for (privacy::PrivacyRegime regime : privacy::kPrivacyRegimes) {
+    for (privacy::PrivacyOutcome outcome : privacy::kPrivacyOutcomes) {
+      privacy_decisions_[static_cast<size_t>(regime)][static_cast<size_t>(outcome)] =
+          &privacy_decisions.Add({{"regime", std::string(privacy::PrivacyRegimeName(regime))},
+                                  {"outcome", std::string(privacy::PrivacyOutcomeName(outcome))}});
+    }
+  }
+}
+
+void BidMetrics::CountPrivacyDecision(privacy::PrivacyRegime regime,
+                                      privacy::PrivacyOutcome outcome) {
+  privacy_decisions(regime, outcome).Increment();
 }
 
 void BidMetrics::CountRequest(size_t exchange, BidOutcome outcome, double latency_seconds) {

@@ -8,15 +8,20 @@
 //   bidder_profile_timeouts_total{exchange}      the lookups above that timed out, by exchange
 //   bidder_bids_total{exchange,campaign}         bids made (one per impression bid on)
 //   bidder_bid_price_cpm_total{campaign}         sum of bid prices, CPM in bid.default_currency
+//   bidder_privacy_decisions_total{regime,outcome}
+//                                                one per valid request: the privacy
+//                                                decision (bidder/privacy/privacy_decision.h
+//                                                names the labels)
 //
 // Request outcomes: "bid"; "invalid" (400); "late" (the auction finished
 // after the deadline, answered 204); "nobid_<reason>" (204), the reason being
 // one of: expired (no time left on arrival), coppa (regs.coppa=1 under the
 // no-bid policy), currency (no acceptable currency), no_candidates (no
-// campaign offers the formats, country, device type or deals), seat, blocked,
-// targeting, segments, creative, floor, frequency_cap, pacing (the furthest
-// stage a candidate reached, see bidder/auction.h), error (an internal
-// error writing the response).
+// campaign offers the formats, country, device type or deals), privacy (the
+// request's privacy signals allow no bid; the decision's outcome says why),
+// seat, blocked, targeting, segments, dsa, creative, floor, frequency_cap,
+// pacing (the furthest stage a candidate reached, see bidder/auction.h),
+// error (an internal error writing the response).
 //
 // A stale lookup (answered by a secondary replica) counts as "stale", not as
 // hit or miss; its data is used.
@@ -27,8 +32,10 @@
 
 #include <array>
 #include <cstddef>
+#include <iterator>
 #include <vector>
 
+#include "bidder/privacy/privacy_decision.h"
 #include "config/config.h"
 #include "prometheus/counter.h"
 #include "prometheus/histogram.h"
@@ -44,17 +51,19 @@ enum class BidOutcome : size_t {
   kNoBidCoppa,
   kNoBidCurrency,
   kNoBidNoCandidates,
+  kNoBidPrivacy,
   kNoBidSeat,
   kNoBidBlocked,
   kNoBidTargeting,
   kNoBidSegments,
+  kNoBidDsa,
   kNoBidCreative,
   kNoBidFloor,
   kNoBidFrequencyCap,
   kNoBidPacing,
   kNoBidError,
 };
-inline constexpr size_t kBidOutcomeCount = 16;
+inline constexpr size_t kBidOutcomeCount = 18;
 // "bid", "invalid", "late", "nobid_expired", ...
 const char* BidOutcomeName(BidOutcome outcome);
 
@@ -75,6 +84,7 @@ class BidMetrics {
   void CountRequest(size_t exchange, BidOutcome outcome, double latency_seconds);
   void CountLookup(size_t exchange, LookupOutcome outcome);
   void CountBid(size_t exchange, size_t campaign, double price_cpm);
+  void CountPrivacyDecision(privacy::PrivacyRegime regime, privacy::PrivacyOutcome outcome);
 
   // The handles, for tests and the telemetry writer.
   prometheus::Counter& requests(size_t exchange, BidOutcome outcome) {
@@ -91,6 +101,10 @@ class BidMetrics {
     return *exchanges_[exchange].bids[campaign];
   }
   prometheus::Counter& price_sum(size_t campaign) { return *campaigns_[campaign].price_sum; }
+  prometheus::Counter& privacy_decisions(privacy::PrivacyRegime regime,
+                                         privacy::PrivacyOutcome outcome) {
+    return *privacy_decisions_[static_cast<size_t>(regime)][static_cast<size_t>(outcome)];
+  }
 
   // Seconds: 50 µs to 250 ms, dense around the 0.1-10 ms where bids live.
   static prometheus::Histogram::BucketBoundaries LatencyBuckets();
@@ -109,6 +123,10 @@ class BidMetrics {
   std::vector<Exchange> exchanges_;
   std::array<prometheus::Counter*, kLookupOutcomeCount> lookups_{};
   std::vector<Campaign> campaigns_;
+  // [regime][outcome], in the order of the enums' values.
+  std::array<std::array<prometheus::Counter*, std::size(privacy::kPrivacyOutcomes)>,
+             std::size(privacy::kPrivacyRegimes)>
+      privacy_decisions_{};
 };
 
 }  // namespace rtb::bidder

@@ -87,6 +87,7 @@ enum class LookupSkipReason {
   kLimitAdTracking,  // device.lmt=1 and bid.skip_lookup_on_lmt
   kDoNotTrack,       // device.dnt=1 and bid.skip_lookup_on_dnt
   kCoppa,            // regs.coppa=1 and bid.coppa_policy "contextual"
+  kPrivacy,          // the request's privacy signals allow no device data
 };
 
 struct DeviceKeyPolicy {

@@ -216,6 +216,9 @@ absl::Status CheckBid(const Bid& bid, size_t seat, size_t index) {
   if (bid.impid.empty()) return invalid(".impid: required");
   if (!std::isfinite(bid.price) || bid.price < 0) return invalid(".price: must be finite and >= 0");
   if (bid.adm.empty() && bid.nurl.empty()) return invalid(": adm or nurl required");
+  if (bid.dsa.has_value() && (bid.dsa->behalf.empty() || bid.dsa->paid.empty())) {
+    return invalid(".ext.dsa: behalf and paid required");
+  }
   return absl::OkStatus();
 }
 
@@ -246,9 +249,36 @@ size_t EstimatedSize(const BidResponse& response) {
               bid.dealid.size();
       for (const std::string& domain : bid.adomain) size += 3 + domain.size();
       for (const std::string& cat : bid.cat) size += 3 + cat.size();
+      if (bid.dsa.has_value()) {
+        size += 64 + bid.dsa->behalf.size() + bid.dsa->paid.size();
+        for (const DsaTransparency& t : bid.dsa->transparency) size += 32 + t.domain.size();
+      }
     }
   }
   return size;
+}
+
+void WriteDsa(JsonWriter& json, const BidDsa& dsa) {
+  ObjectWriter object(json);
+  object.String(R"(,"behalf":)", dsa.behalf);
+  object.String(R"(,"paid":)", dsa.paid);
+  object.Key(R"(,"adrender":)").Integer(dsa.adrender);
+  if (dsa.transparency.empty()) return;
+  object.Key(R"(,"transparency":)").Raw('[');
+  for (size_t i = 0; i < dsa.transparency.size(); ++i) {
+    if (i > 0) json.Raw(',');
+    const DsaTransparency& entry = dsa.transparency[i];
+    ObjectWriter transparency(json);
+    transparency.String(R"(,"domain":)", entry.domain);
+    if (entry.dsaparams.empty()) continue;
+    transparency.Key(R"(,"dsaparams":)").Raw('[');
+    for (size_t p = 0; p < entry.dsaparams.size(); ++p) {
+      if (p > 0) json.Raw(',');
+      json.Integer(entry.dsaparams[p]);
+    }
+    json.Raw(']');
+  }
+  json.Raw(']');
 }
 
 void WriteBid(JsonWriter& json, const Bid& bid) {
@@ -268,6 +298,10 @@ void WriteBid(JsonWriter& json, const Bid& bid) {
   object.Integer(R"(,"h":)", bid.h);
   object.String(R"(,"dealid":)", bid.dealid);
   object.Integer(R"(,"mtype":)", bid.mtype);
+  if (bid.dsa.has_value()) {
+    ObjectWriter ext(object.Key(R"(,"ext":)"));
+    WriteDsa(ext.Key(R"(,"dsa":)"), *bid.dsa);
+  }
 }
 
 }  // namespace

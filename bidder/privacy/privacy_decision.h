@@ -64,7 +64,8 @@ enum class PrivacyOutcome : uint8_t {
   kNoBasicAds,        // "no_basic_ads": GDPR, basic ads not allowed; no bid
 };
 
-// The metric these label values are declared for (wired by the bid handler).
+// The metric these label values are declared for (bidder/bid/bid_metrics.h
+// declares it; the bid handler counts one decision per valid request).
 inline constexpr std::string_view kPrivacyDecisionsMetric = "bidder_privacy_decisions_total";
 inline constexpr PrivacyRegime kPrivacyRegimes[] = {PrivacyRegime::kNone, PrivacyRegime::kGdpr,
                                                     PrivacyRegime::kUs};

@@ -4,11 +4,16 @@
 //
 //   build/loadtest/bench/auction_bench --benchmark_repetitions=5
 //
-// BM_HandleWithWarmProfile is the whole bid path minus the socket: its time
-// includes the store's async hop (a post to the store's thread and back).
-// BM_HandleContextual is the same request with lmt=1 (no lookup), i.e. parse
-// + auction + response on the I/O thread alone. The others take the pieces
-// apart. The campaigns are those of config/bidder.example.json.
+// BM_HandleWithWarmProfile is the whole bid path minus the socket, for a
+// GDPR request whose TC string consents: its time includes the privacy
+// decision and the store's async hop (a post to the store's thread and
+// back). Its _NoSignals and _Gpp variants are the same request without
+// privacy signals and with a GPP US National string, so the differences are
+// the privacy step's cost on the bid path. BM_HandleContextual is the GDPR
+// request with lmt=1 (no lookup), i.e. parse + auction + response on the I/O
+// thread alone; _GppOptOut is contextual through a US opt-out. BM_PrivacyStep
+// times the privacy step alone. The others take the pieces apart. The
+// campaigns are those of config/bidder.example.json.
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -19,6 +24,7 @@
 #include <string>
 #include <string_view>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "benchmark/benchmark.h"
 #include "bidder/bid/beacon_url.h"
@@ -26,13 +32,17 @@
 #include "bidder/bid/bid_metrics.h"
 #include "bidder/bid/device_key.h"
 #include "bidder/bid/internal/auction.h"
+#include "bidder/bid/internal/request_privacy.h"
 #include "bidder/bid/pacing_snapshot.h"
+#include "bidder/privacy/gpp_string.h"
+#include "bidder/privacy/privacy_decision.h"
 #include "boost/asio/io_context.hpp"
 #include "boost/asio/post.hpp"
 #include "config/config.h"
 #include "prometheus/registry.h"
 #include "storage/embedded_store.h"
 #include "storage/schemas.h"
+#include "tests/bidder/privacy/privacy_encoder.h"
 
 namespace rtb::bidder {
 namespace {
@@ -43,7 +53,8 @@ constexpr char kBeaconSecret[] = "beacon-secret-for-benchmarks-abcdefghijklmn";
 
 // The 1.5 KB display request of openrtb_bench (site, full user agent, TCF
 // string, schain, two impressions, one with a deal), compact; the device is
-// known by its buyeruid.
+// known by its buyeruid. LMT, COUNTRY, USER_EXT and REGS are filled in by
+// RequestBody.
 constexpr std::string_view kRequest =
     R"({"id":"9f3c1e7a-5b2d-4c8e-a1f0-3d6b9e2c7a41","at":1,"tmax":150,"cur":["USD"],)"
     R"("bcat":["IAB25","IAB26","IAB7-39"],"badv":["competitor.example"],"imp":[{"id":"1",)"
@@ -55,31 +66,71 @@ constexpr std::string_view kRequest =
     R"("https://news.example.com/world/2024/05/article.html","cat":["IAB12"],"publisher":)"
     R"({"id":"pub-889","name":"Example News"}},"device":{"ua":"Mozilla/5.0 (Windows NT 10.0; )"
     R"(Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36",)"
-    R"("ip":"203.0.113.54","geo":{"lat":48.8566,"lon":2.3522,"type":2,"country":"FRA",)"
+    R"("ip":"203.0.113.54","geo":{"lat":48.8566,"lon":2.3522,"type":2,"country":"COUNTRY",)"
     R"("city":"Paris"},"devicetype":2,"os":"Windows","js":1,"language":"fr","connectiontype":2)"
     R"(LMT},"user":{"id":"u-5e1f0c2b9a8d7e6f","buyeruid":"b-77d1a0c3","data":[{"id":"dmp-1",)"
-    R"("segment":[{"id":"s-101"},{"id":"s-202"},{"id":"s-303"}]}],"ext":{"consent":)"
-    R"("CPxyzABPxyzABAGABCENAyCsAP_AAH_AAAYgINtd_H__bW9r-f5_aft0eY1P9_r37uQzDhfNk-8F3L_W_LwX52E7)"
-    R"(NF36tq4KmR4ku1LBIUNlHMHUDUmwaokVryHsak2cpzNKJ7BEknMZOydYGF9vmxtj-QKY7_5_d3bx2D-t_9v239z3z)"
-    R"(81XvH3_9"}},"regs":{"coppa":0,"ext":{"gdpr":1}},"source":{"tid":)"
-    R"("0b3e9a1c-2d4f-4e5a-9b8c-7d6e5f4a3b2c","ext":{"schain":{"complete":1,"ver":"1.0",)"
-    R"("nodes":[{"asi":"exchange.example","sid":"pub-889","hp":1}]}}}})";
+    R"("segment":[{"id":"s-101"},{"id":"s-202"},{"id":"s-303"}]}]USER_EXT},"regs":{"coppa":0REGS},)"
+    R"("source":{"tid":"0b3e9a1c-2d4f-4e5a-9b8c-7d6e5f4a3b2c","ext":{"schain":{"complete":1,)"
+    R"("ver":"1.0","nodes":[{"asi":"exchange.example","sid":"pub-889","hp":1}]}}}})";
 
-std::string RequestBody(bool lmt) {
+// The request's privacy signals.
+enum class Signals {
+  kNone,       // a device in the USA, no regs
+  kGdpr,       // France, regs.ext.gdpr=1 and a TC string that consents to everything we use
+  kGpp,        // the USA, a GPP string with a US National section, no opt-out
+  kGppOptOut,  // the same section with the sale opt-out: a contextual bid
+};
+
+// The corpus's TC string (tests/fixtures/openrtb/README.md): purposes 1-4,
+// 7, 9, 10, special feature 1, vendors 1-300, 755 and 1000-1200 in ranges;
+// the example config's vendor id (1111) is among them.
+constexpr char kTcString[] = "CP1R2oAP1R2oAEsAEBDEE4EIAPLAAELAAAYgJYQA4AAgJYAvOB9AJYAAUoAAAA";
+
+std::string UsNationalGpp(bool sale_opt_out) {
+  privacy::testing::UsFields f;
+  f.sharing_notice = 1;
+  f.sale_opt_out_notice = 1;
+  f.sharing_opt_out_notice = 1;
+  f.targeted_advertising_opt_out_notice = 1;
+  f.sale_opt_out = sale_opt_out ? 1 : 2;
+  f.sharing_opt_out = 2;
+  f.targeted_advertising_opt_out = 2;
+  return privacy::testing::EncodeGppString(
+      {{privacy::kGppUsNational, privacy::testing::EncodeUsSection(privacy::kGppUsNational, f)}});
+}
+
+void Replace(std::string* body, std::string_view marker, std::string_view with) {
+  body->replace(body->find(marker), marker.size(), with);
+}
+
+std::string RequestBody(bool lmt, Signals signals = Signals::kGdpr) {
   std::string body(kRequest);
-  const size_t at = body.find("LMT");
-  body.replace(at, 3, lmt ? R"(,"lmt":1)" : "");
+  Replace(&body, "LMT", lmt ? R"(,"lmt":1)" : "");
+  Replace(&body, "COUNTRY", signals == Signals::kGdpr ? "FRA" : "USA");
+  Replace(
+      &body, "USER_EXT",
+      signals == Signals::kGdpr ? absl::StrCat(R"(,"ext":{"consent":")", kTcString, R"("})") : "");
+  std::string regs;
+  if (signals == Signals::kGdpr) regs = R"(,"ext":{"gdpr":1})";
+  if (signals == Signals::kGpp || signals == Signals::kGppOptOut) {
+    regs = absl::StrCat(R"(,"gpp":")", UsNationalGpp(signals == Signals::kGppOptOut),
+                        R"(","gpp_sid":[7])");
+  }
+  Replace(&body, "REGS", regs);
   return body;
+}
+
+absl::StatusOr<config::BidderConfig> ExampleConfigForBenchmarks() {
+  setenv("RTB_DEVICE_KEY_SECRET", kDeviceKeySecret, 1);
+  setenv("RTB_BEACON_SECRET", kBeaconSecret, 1);
+  return config::LoadConfigFile(std::string(RTB_CONFIG_DIR) + "/bidder.example.json");
 }
 
 // Everything the handler needs, built once per benchmark.
 class Bidder {
  public:
   Bidder() {
-    setenv("RTB_DEVICE_KEY_SECRET", kDeviceKeySecret, 1);
-    setenv("RTB_BEACON_SECRET", kBeaconSecret, 1);
-    absl::StatusOr<config::BidderConfig> config =
-        config::LoadConfigFile(std::string(RTB_CONFIG_DIR) + "/bidder.example.json");
+    absl::StatusOr<config::BidderConfig> config = ExampleConfigForBenchmarks();
     if (!config.ok()) {
       error_ = std::string(config.status().message());
       return;
@@ -162,27 +213,68 @@ void ReportSize(benchmark::State& state, size_t bytes) {
   state.counters["request_bytes"] = static_cast<double>(bytes);
 }
 
-void BM_HandleWithWarmProfile(benchmark::State& state) {
+// The whole bid path for one request with `signals`; `lmt` skips the lookup.
+void HandleBenchmark(benchmark::State& state, bool lmt, Signals signals) {
   Bidder bidder;
   if (!bidder.error().empty()) return state.SkipWithError(bidder.error().c_str());
   boost::asio::io_context io;
-  const std::string body = RequestBody(/*lmt=*/false);
+  const std::string body = RequestBody(lmt, signals);
   if (bidder.Handle(io, body) != 200) return state.SkipWithError("no bid");
   for (auto _ : state) benchmark::DoNotOptimize(bidder.Handle(io, body));
   ReportSize(state, body.size());
+}
+
+// GDPR applies and the TC string consents: the decision (a TC string
+// decoded, vendor and purposes looked up) on top of the lookup and auction.
+void BM_HandleWithWarmProfile(benchmark::State& state) {
+  HandleBenchmark(state, /*lmt=*/false, Signals::kGdpr);
 }
 BENCHMARK(BM_HandleWithWarmProfile)->UseRealTime();
 
+// The same request from the USA without privacy signals: the baseline of
+// the privacy decision's cost.
+void BM_HandleWithWarmProfile_NoSignals(benchmark::State& state) {
+  HandleBenchmark(state, /*lmt=*/false, Signals::kNone);
+}
+BENCHMARK(BM_HandleWithWarmProfile_NoSignals)->UseRealTime();
+
+// A GPP string with a US National section that allows everything.
+void BM_HandleWithWarmProfile_Gpp(benchmark::State& state) {
+  HandleBenchmark(state, /*lmt=*/false, Signals::kGpp);
+}
+BENCHMARK(BM_HandleWithWarmProfile_Gpp)->UseRealTime();
+
 void BM_HandleContextual(benchmark::State& state) {
-  Bidder bidder;
-  if (!bidder.error().empty()) return state.SkipWithError(bidder.error().c_str());
-  boost::asio::io_context io;
-  const std::string body = RequestBody(/*lmt=*/true);
-  if (bidder.Handle(io, body) != 200) return state.SkipWithError("no bid");
-  for (auto _ : state) benchmark::DoNotOptimize(bidder.Handle(io, body));
-  ReportSize(state, body.size());
+  HandleBenchmark(state, /*lmt=*/true, Signals::kGdpr);
 }
 BENCHMARK(BM_HandleContextual)->UseRealTime();
+
+// The US National opt-out: contextual by privacy (no key, no lookup).
+void BM_HandleContextual_GppOptOut(benchmark::State& state) {
+  HandleBenchmark(state, /*lmt=*/false, Signals::kGppOptOut);
+}
+BENCHMARK(BM_HandleContextual_GppOptOut)->UseRealTime();
+
+// The privacy step alone, as the bid handler takes it: the signals read off
+// the parsed request, decided, mapped.
+void BM_PrivacyStep(benchmark::State& state) {
+  const auto signals = static_cast<Signals>(state.range(0));
+  absl::StatusOr<config::BidderConfig> config = ExampleConfigForBenchmarks();
+  if (!config.ok()) return state.SkipWithError("no example config");
+  absl::StatusOr<openrtb::BidRequest> request =
+      openrtb::ParseBidRequest(RequestBody(false, signals));
+  if (!request.ok()) return state.SkipWithError("request rejected");
+  for (auto _ : state) {
+    const privacy::PrivacyDecision decision =
+        privacy::DecidePrivacy(SignalsOf(*request), config->privacy);
+    benchmark::DoNotOptimize(PermissionsOf(decision));
+  }
+}
+BENCHMARK(BM_PrivacyStep)
+    ->Arg(static_cast<int>(Signals::kNone))
+    ->Arg(static_cast<int>(Signals::kGdpr))
+    ->Arg(static_cast<int>(Signals::kGpp))
+    ->Arg(static_cast<int>(Signals::kGppOptOut));
 
 void BM_AuctionOnly(benchmark::State& state) {
   Bidder bidder;

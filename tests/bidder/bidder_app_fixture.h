@@ -25,9 +25,11 @@ class BidderAppTest : public ::testing::Test {
   void TearDown() override { Stop(); }
 
   // Creates and starts the bidder with `change` applied to the config, and
-  // connects. `name` keeps the data directories of test programs apart.
+  // connects. `name` keeps the data directories of test programs apart;
+  // `decorate` wraps the store the bidder opened (BidderApp::StoreDecorator).
   void Boot(std::string_view name,
-            const std::function<void(config::BidderConfig&)>& change = nullptr) {
+            const std::function<void(config::BidderConfig&)>& change = nullptr,
+            const BidderApp::StoreDecorator& decorate = nullptr) {
     data_dir_ = (std::filesystem::temp_directory_path() /
                  ("rtb-" + std::string(name) + "-" + std::to_string(::getpid())))
                     .string();
@@ -39,7 +41,8 @@ class BidderAppTest : public ::testing::Test {
     config.storage.embedded.path = data_dir_;
     config.storage.embedded.block_cache_mib = 8;
     if (change) change(config);
-    absl::StatusOr<std::unique_ptr<BidderApp>> app = BidderApp::Create(std::move(config));
+    absl::StatusOr<std::unique_ptr<BidderApp>> app =
+        BidderApp::Create(std::move(config), HttpServerTuning{}, decorate);
     ASSERT_TRUE(app.ok()) << app.status();
     app_ = *std::move(app);
     ASSERT_TRUE(app_->Start().ok());

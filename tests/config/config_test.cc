@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -118,6 +119,29 @@ TEST(ParseConfigTest, CampaignFieldsAreDecoded) {
   EXPECT_EQ(c.creatives[1].duration_s, 15);
   EXPECT_TRUE(c.creatives[1].nurl_delivery);
   EXPECT_FALSE(c.creatives[0].nurl_delivery);
+}
+
+TEST(ParseConfigTest, CampaignDsaIsDecodedAndAbsentByDefault) {
+  json doc = ConfigWithCampaigns(2);
+  doc["campaigns"][1]["dsa"] = {
+      {"behalf", "Northwind Travel GmbH"},
+      {"paid", "Northwind Holding"},
+      {"adrender", 1},
+      {"transparency", {{{"domain", "dsp.example"}, {"dsaparams", {1, 2}}}}}};
+  absl::StatusOr<BidderConfig> config = Parse(doc);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_FALSE(config->campaigns[0].dsa.has_value());
+  ASSERT_TRUE(config->campaigns[1].dsa.has_value());
+  const CampaignDsaConfig& dsa = *config->campaigns[1].dsa;
+  EXPECT_EQ(dsa.behalf, "Northwind Travel GmbH");
+  EXPECT_EQ(dsa.paid, "Northwind Holding");
+  EXPECT_EQ(dsa.adrender, 1);
+  ASSERT_EQ(dsa.transparency.size(), 1u);
+  EXPECT_EQ(dsa.transparency[0].domain, "dsp.example");
+  EXPECT_EQ(dsa.transparency[0].dsaparams, (std::vector<int>{1, 2}));
+
+  doc["campaigns"][1]["dsa"] = {{"behalf", "B"}, {"paid", "P"}, {"rendering", 1}};
+  EXPECT_THAT(ParseError(doc), HasSubstr("campaigns[1].dsa.rendering: unknown key"));
 }
 
 TEST(ParseConfigTest, CampaignCurrencyDefaultsToBidDefaultCurrency) {
@@ -554,6 +578,12 @@ TEST_F(ExampleConfigTest, EmbeddedExampleLoads) {
   EXPECT_GE(config->campaigns.size(), 3u);
   EXPECT_EQ(config->privacy.segment_targeting.purposes, (std::vector<int>{3, 4}));
   EXPECT_TRUE(config->privacy.gdpr_applies_by_geo);
+  // The corpus's TC string (tests/fixtures/openrtb) consents to this vendor.
+  EXPECT_EQ(config->privacy.gvl_vendor_id, 1111);
+  const auto with_dsa = std::count_if(config->campaigns.begin(), config->campaigns.end(),
+                                      [](const CampaignConfig& c) { return c.dsa.has_value(); });
+  EXPECT_GE(with_dsa, 1);
+  EXPECT_LT(static_cast<size_t>(with_dsa), config->campaigns.size());
 }
 
 TEST_F(ExampleConfigTest, HBaseExampleLoads) {

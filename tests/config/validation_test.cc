@@ -741,6 +741,40 @@ TEST(PrivacyValidationTest, PrivacyConfigBuiltInCodeIsChecked) {
               HasSubstr("privacy.basic_ads.purposes[1]: must be a TCF purpose id"));
 }
 
+TEST(CampaignValidationTest, DsaNeedsBehalfAndPaidOfAtMost100Bytes) {
+  json doc = ConfigWithCampaigns(1);
+  doc["campaigns"][0]["dsa"] = json::object();
+  std::string error = ParseError(doc);
+  EXPECT_THAT(error, HasSubstr("campaigns[0].dsa.behalf: required: 1-100 bytes"));
+  EXPECT_THAT(error, HasSubstr("campaigns[0].dsa.paid: required: 1-100 bytes"));
+  doc["campaigns"][0]["dsa"] = {{"behalf", std::string(101, 'b')}, {"paid", "line\nbreak"}};
+  error = ParseError(doc);
+  EXPECT_THAT(error, HasSubstr("campaigns[0].dsa.behalf: required"));
+  EXPECT_THAT(error, HasSubstr("campaigns[0].dsa.paid: required"));
+  doc["campaigns"][0]["dsa"] = {{"behalf", std::string(100, 'b')},
+                                {"paid", "Zahlende GmbH & Co. KG"}};
+  EXPECT_EQ(ParseError(doc), "OK");
+}
+
+TEST(CampaignValidationTest, DsaAdrenderAndTransparencyAreChecked) {
+  json doc = ConfigWithCampaigns(1);
+  doc["campaigns"][0]["dsa"] = {{"behalf", "B"},
+                                {"paid", "P"},
+                                {"adrender", 2},
+                                {"transparency",
+                                 {{{"domain", "Not A Domain"}, {"dsaparams", {1, 4}}},
+                                  {{"domain", "ok.example"}, {"dsaparams", {3, 3}}}}}};
+  const std::string error = ParseError(doc);
+  EXPECT_THAT(error, HasSubstr("campaigns[0].dsa.adrender: must be in [0, 1], got 2"));
+  EXPECT_THAT(error, HasSubstr("campaigns[0].dsa.transparency[0].domain: must be a lower-case "
+                               "domain name"));
+  EXPECT_THAT(error, HasSubstr("campaigns[0].dsa.transparency[0].dsaparams[1]: must be 1 "
+                               "(profiling), 2 (basic advertising) or 3 (precise geolocation), "
+                               "got 4"));
+  EXPECT_THAT(error, HasSubstr("campaigns[0].dsa.transparency[1].dsaparams[1]: duplicate of "
+                               "campaigns[0].dsa.transparency[1].dsaparams[0]"));
+}
+
 TEST(ValidateConfigTest, CampaignBuiltInCodeIsChecked) {
   BidderConfig config;
   config.bid.device_key_secret = kDeviceKeySecret;

@@ -186,6 +186,7 @@ absl::StatusOr<Outcome> BeaconContext::RecordEvent(const VerifiedBeacon& b,
                                                    events::EventType type, int64_t event_time_ms,
                                                    const nlohmann::json& body,
                                                    std::string_view extra) {
+  if (!b.permissions.measure) return Outcome::kNotMeasured;
   const std::string user_key = UserKey(b, impression_id);
   absl::StatusOr<bool> erased = deps_.events->IsErased(user_key);
   if (!erased.ok()) return erased.status();

@@ -47,22 +47,14 @@ enum class Outcome {
   kExpired,            // outside the attribution window
   kErased,             // the device is erased: no device data written
   kTest,               // test=1: nothing billable recorded
+  kNotMeasured,        // the request did not allow measurement: no event
   kOverloaded,         // too many beacons in flight: 503
   kError,              // storage failed: 500, the exchange retries
   kCount
 };
 inline constexpr std::array<std::string_view, static_cast<size_t>(Outcome::kCount)> kOutcomeNames =
-    {"recorded",
-     "duplicate",
-     "forged",
-     "invalid",
-     "unknown_campaign",
-     "unknown_impression",
-     "expired",
-     "erased",
-     "test",
-     "overloaded",
-     "error"};
+    {"recorded", "duplicate", "forged", "invalid",      "unknown_campaign", "unknown_impression",
+     "expired",  "erased",    "test",   "not_measured", "overloaded",       "error"};
 
 struct Answer {
   HttpResponse response;
@@ -110,7 +102,8 @@ class BeaconContext {
   // bidder_wins_total and bidder_spend_micros_total of one claimed impression.
   void CountWin(const VerifiedBeacon& b, const CampaignEntry& campaign, int64_t spend_micros);
 
-  // An event of this beacon, unless its device is erased (kErased then).
+  // An event of this beacon, unless its bid's request did not allow
+  // measurement (kNotMeasured then) or its device is erased (kErased).
   // `event_time_ms` must be the same on every replay of the beacon (it is
   // part of the timeline key): the signed bid time for notices, the time
   // the first click or conversion claimed for those.

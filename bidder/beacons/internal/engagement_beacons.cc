@@ -93,14 +93,18 @@ std::variant<Conversion, Answer> ReadConversion(BeaconContext& context, std::str
 
 Answer HandleClick(BeaconContext& context, const VerifiedBeacon& b,
                    const config::CreativeConfig& creative, const std::string& impression_id) {
-  // The redirect goes where the config says, whatever is recorded.
+  // The redirect goes where the config says, whatever is recorded. Without
+  // measurement it carries no click token, so no conversion is attributed.
   HttpResponse redirect;
   redirect.status = 302;
   redirect.headers.emplace_back(
       "Location",
-      LandingWithToken(creative.landing_url, context.signer().ClickToken(impression_id)));
+      b.permissions.measure
+          ? LandingWithToken(creative.landing_url, context.signer().ClickToken(impression_id))
+          : creative.landing_url);
   redirect.headers.emplace_back("Cache-Control", "no-store");
   if (b.test) return {std::move(redirect), Outcome::kTest};
+  if (!b.permissions.measure) return {std::move(redirect), Outcome::kNotMeasured};
 
   absl::StatusOr<std::optional<storage::RowResult>> impression =
       context.FindImpression(impression_id);

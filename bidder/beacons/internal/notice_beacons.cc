@@ -83,6 +83,12 @@ struct Device {
   bool tracked() const { return !key.empty() && !erased; }
 };
 
+// Whether the device's device_impressions entry and cap count are written:
+// a tracked device, and a request that allowed counting.
+bool CountsFrequencyCap(const Device& device, const VerifiedBeacon& b) {
+  return device.tracked() && b.permissions.count_frequency_cap;
+}
+
 absl::StatusOr<Device> DeviceOf(BeaconContext& context, const VerifiedBeacon& b) {
   Device device;
   std::optional<std::string> key = storage::FromHex(b.device_key);
@@ -207,7 +213,8 @@ Answer HandleImpression(BeaconContext& context, Endpoint endpoint, const Verifie
   absl::StatusOr<Device> device = DeviceOf(context, b);
   if (!device.ok()) return Failed(device.status());
 
-  // 2. The event and the device's data, unless the device is erased.
+  // 2. The event and the device's data, unless the device is erased or the
+  // request did not allow them (RecordEvent checks measurement).
   if (!device->erased) {
     nlohmann::json body = BeaconContext::BeaconJson(b, impression_id);
     body["spend_micros"] = spend_micros;
@@ -218,7 +225,7 @@ Answer HandleImpression(BeaconContext& context, Endpoint endpoint, const Verifie
         context.RecordEvent(b, impression_id, EventType::kImpression, context.NoticeTime(b), body);
     if (!event.ok()) return Failed(event.status());
   }
-  if (device->tracked()) {
+  if (CountsFrequencyCap(*device, b)) {
     if (absl::Status s = RecordDeviceImpression(context, device->key, campaign, now, impression_id);
         !s.ok()) {
       return Failed(s);

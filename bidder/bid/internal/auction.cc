@@ -128,12 +128,12 @@ AuctionPreview Auction::Preview(const openrtb::BidRequest& request) const {
     candidates.ForEach([&](size_t i) {
       preview.any_candidates = true;
       const Campaign& campaign = index_.campaign(i);
-      if (!campaign.required_segments.empty() || campaign.frequency_cap.capped()) {
-        preview.needs_profile = true;
-      }
+      if (!campaign.required_segments.empty()) preview.needs_segments = true;
+      if (campaign.frequency_cap.capped()) preview.needs_frequency_caps = true;
     });
-    if (preview.needs_profile) break;
+    if (preview.needs_segments && preview.needs_frequency_caps) break;
   }
+  preview.needs_profile = preview.needs_segments || preview.needs_frequency_caps;
   return preview;
 }
 
@@ -191,7 +191,9 @@ class ImpressionRound {
         currencies_(currencies),
         pacing_(pacing),
         currency_(currency),
-        uniform_(NextUniform()) {
+        uniform_(NextUniform()),
+        dsa_(request_.regs.has_value() && request_.regs->dsa.has_value() ? &*request_.regs->dsa
+                                                                         : nullptr) {
     if (imp_.bidfloor > 0) {
       open_floor_ = currencies.Convert(imp_.bidfloor, PackCurrencyCode(imp_.bidfloorcur), currency);
     }
@@ -206,6 +208,11 @@ class ImpressionRound {
         r != Rejection::kNone) {
       return r;
     }
+    const privacy::DsaDecision dsa = dsa_ == nullptr
+                                         ? privacy::DsaDecision{}
+                                         : privacy::DecideDsa(dsa_->dsarequired, dsa_->pubrender,
+                                                              dsa_->datatopub, campaign.dsa_offer);
+    if (!dsa.may_bid) return Rejection::kDsa;
     Rejection creative_rejection = Rejection::kNone;
     const Creative* creative = ChooseCreative(campaign, imp_, request_, &creative_rejection);
     if (creative == nullptr) return creative_rejection;
@@ -234,6 +241,7 @@ class ImpressionRound {
     bid->deal = deal;
     bid->seat = seat;
     bid->price = *price;
+    bid->dsa = dsa;
     return Rejection::kNone;
   }
 
@@ -248,6 +256,7 @@ class ImpressionRound {
   const PacingSnapshot& pacing_;
   const uint32_t currency_;
   const double uniform_;
+  const openrtb::Dsa* dsa_;  // regs.ext.dsa; null when absent
   // Floor of the open auction in the response currency; nullopt when it is
   // in a currency we cannot convert.
   std::optional<double> open_floor_ = 0.0;

@@ -6,7 +6,9 @@
 //      deals or the open auction);
 //   2. per candidate, in this order: seat (request wseat), blocks (badv, bcat
 //      on the campaign's categories), content and domain targeting, required
-//      segments (bidder/targeting.h); then the first creative that fits the
+//      segments (bidder/targeting.h); then the DSA signal (regs.ext.dsa,
+//      bidder/privacy/dsa.h: dsarequired 2 or 3 and the campaign has no dsa
+//      block, or nobody can render the notice); then the first creative that fits the
 //      impression (preferring banner.w/h when it is offered) and is not
 //      blocked (bcat on its categories, bapp); then the floor; then the
 //      frequency cap; then the pacing snapshot;
@@ -53,6 +55,7 @@
 #include "bidder/bid/internal/targeting.h"
 #include "bidder/bid/pacing_snapshot.h"
 #include "bidder/openrtb/openrtb.h"
+#include "bidder/privacy/dsa.h"
 
 namespace rtb::bidder {
 
@@ -74,6 +77,7 @@ struct ImpBid {
   const openrtb::Deal* deal = nullptr;  // null: open auction
   std::string_view seat;                // the campaign's, else the exchange's
   double price = 0;                     // CPM in AuctionResult::currency
+  privacy::DsaDecision dsa;             // whether the bid carries ext.dsa, and its adrender
 };
 
 struct AuctionResult {
@@ -88,9 +92,11 @@ struct AuctionResult {
 
 // What the handler needs to know before deciding on a profile lookup.
 struct AuctionPreview {
-  bool currency_acceptable = false;  // `cur` names a currency we have a rate for (or is empty)
-  bool any_candidates = false;       // some impression has index candidates
-  bool needs_profile = false;        // some candidate has required segments or a frequency cap
+  bool currency_acceptable = false;   // `cur` names a currency we have a rate for (or is empty)
+  bool any_candidates = false;        // some impression has index candidates
+  bool needs_segments = false;        // some candidate has required segments
+  bool needs_frequency_caps = false;  // some candidate has a frequency cap
+  bool needs_profile = false;         // either of the two
 };
 
 class Auction {

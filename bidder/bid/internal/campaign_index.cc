@@ -182,6 +182,10 @@ absl::StatusOr<Campaign> CampaignOf(const config::CampaignConfig& c, size_t i,
     if (!creative.ok()) return creative.status();
     campaign.creatives.push_back(*std::move(creative));
   }
+  campaign.dsa = c.dsa;
+  campaign.dsa_offer.has_behalf_and_paid =
+      c.dsa.has_value() && !c.dsa->behalf.empty() && !c.dsa->paid.empty();
+  campaign.dsa_offer.renders_notice = c.dsa.has_value() && c.dsa->adrender == 1;
   return campaign;
 }
 

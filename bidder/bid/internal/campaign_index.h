@@ -34,6 +34,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,7 @@
 #include "bidder/bid/currency.h"
 #include "bidder/bid/frequency_cap.h"
 #include "bidder/openrtb/openrtb.h"
+#include "bidder/privacy/dsa.h"
 #include "config/config.h"
 
 namespace rtb::bidder {
@@ -93,6 +95,10 @@ struct Campaign {
   std::vector<std::string> countries;  // upper case alpha-3
   std::vector<int> device_types;
   std::vector<Creative> creatives;
+  // campaigns[].dsa; absent: the campaign offers no DSA information.
+  std::optional<config::CampaignDsaConfig> dsa;
+  // What the campaign offers to regs.ext.dsa (bidder/privacy/dsa.h).
+  privacy::DsaCampaign dsa_offer;
 };
 
 // A set of campaign indexes, one bit each.

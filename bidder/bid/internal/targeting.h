@@ -53,6 +53,7 @@ enum class Rejection : uint8_t {
   kBlocked,       // badv, bcat or bapp
   kTargeting,     // content categories or domains
   kSegments,      // required segments not in the profile
+  kDsa,           // regs.ext.dsa requires what the campaign cannot give
   kCreative,      // no creative fits the impression
   kFloor,         // max bid below the floor (or a floor in an unknown currency)
   kFrequencyCap,  // the device has seen the campaign often enough today

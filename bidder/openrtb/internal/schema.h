@@ -356,6 +356,24 @@ struct Schema<User> {
 };
 
 template <>
+struct Schema<DsaTransparency> {
+  static constexpr auto kEntries = std::tuple{
+      F("domain", &DsaTransparency::domain),
+      F("dsaparams", &DsaTransparency::dsaparams),
+  };
+};
+
+template <>
+struct Schema<Dsa> {
+  static constexpr auto kEntries = std::tuple{
+      F("dsarequired", &Dsa::dsarequired),
+      F("pubrender", &Dsa::pubrender),
+      F("datatopub", &Dsa::datatopub),
+      F("transparency", &Dsa::transparency),
+  };
+};
+
+template <>
 struct Schema<Regs> {
   static constexpr auto kEntries = std::tuple{
       F("coppa", &Regs::coppa),
@@ -364,7 +382,8 @@ struct Schema<Regs> {
       F("gpp", &Regs::gpp, k26),
       F("gpp_sid", &Regs::gpp_sid, k26),
       Ext(F("gdpr", &Regs::gdpr, kFallback), F("us_privacy", &Regs::us_privacy, kFallback),
-          F("gpp", &Regs::gpp, kFallback), F("gpp_sid", &Regs::gpp_sid, kFallback)),
+          F("gpp", &Regs::gpp, kFallback), F("gpp_sid", &Regs::gpp_sid, kFallback),
+          F("dsa", &Regs::dsa)),
   };
 };
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "bidder/bid/currency.h"
 #include "bidder/bid/internal/campaign_index.h"
@@ -330,6 +331,60 @@ TEST_F(AuctionTest, PacingStopsAllMeansNoBidForPacing) {
   EXPECT_EQ(result.rejection, Rejection::kPacing);
 }
 
+// A 300x250 banner with regs.ext.dsa as given.
+std::string MrecWithDsa(std::string_view dsa) {
+  return R"({"id":"r","imp":[{"id":"1","banner":{"w":300,"h":250}}],)"
+         R"("site":{"domain":"news.example"},"regs":{"ext":{"dsa":)" +
+         std::string(dsa) + "}}}";
+}
+
+TEST_F(AuctionTest, DsaRequiredBidsCarryTheCampaignsDsa) {
+  // northwind has a dsa block whose creatives do not render the notice.
+  for (const char* required : {"2", "3"}) {
+    SCOPED_TRACE(required);
+    const AuctionResult result =
+        Run(MrecWithDsa(absl::StrCat(R"({"dsarequired":)", required, R"(,"pubrender":2})")));
+    ASSERT_EQ(result.bids.size(), 1u);
+    EXPECT_EQ(result.bids[0].campaign->id, "northwind-travel-display");
+    EXPECT_TRUE(result.bids[0].dsa.attach);
+    EXPECT_EQ(result.bids[0].dsa.adrender, 0);
+  }
+  // Supported but not required: attached all the same.
+  AuctionResult result = Run(MrecWithDsa(R"({"dsarequired":1})"));
+  ASSERT_EQ(result.bids.size(), 1u);
+  EXPECT_TRUE(result.bids[0].dsa.attach);
+  // No signal, or not required: nothing attached.
+  result = Run(MrecWithDsa(R"({"dsarequired":0})"));
+  ASSERT_EQ(result.bids.size(), 1u);
+  EXPECT_FALSE(result.bids[0].dsa.attach);
+  result = Run(kMrec);
+  ASSERT_EQ(result.bids.size(), 1u);
+  EXPECT_FALSE(result.bids[0].dsa.attach);
+}
+
+TEST_F(AuctionTest, DsaRequiredWithoutWhatTheCampaignMustGiveIsNoBidForDsa) {
+  // The publisher cannot render the notice and northwind's creatives do not:
+  // required, so no bid; merely supported, so a bid without ext.dsa.
+  AuctionResult result = Run(MrecWithDsa(R"({"dsarequired":3,"pubrender":0})"));
+  EXPECT_TRUE(result.bids.empty());
+  EXPECT_EQ(result.rejection, Rejection::kDsa);
+  result = Run(MrecWithDsa(R"({"dsarequired":1,"pubrender":0})"));
+  ASSERT_EQ(result.bids.size(), 1u);
+  EXPECT_FALSE(result.bids[0].dsa.attach);
+
+  // fabrikam has no dsa block: with DSA required it leaves the 320x50 to nobody.
+  const std::string app = R"({"id":"r","imp":[{"id":"1","banner":{"w":320,"h":50}}],)"
+                          R"("app":{"id":"a","cat":["IAB19"]},"device":{"devicetype":4},)"
+                          R"("regs":{"ext":{"dsa":{"dsarequired":2}}}})";
+  result = Run(app);
+  EXPECT_TRUE(result.bids.empty());
+  EXPECT_EQ(result.rejection, Rejection::kDsa);
+  // Unknown values read as the strictest.
+  result = Run(MrecWithDsa(R"({"dsarequired":9,"pubrender":7})"));
+  EXPECT_TRUE(result.bids.empty());
+  EXPECT_EQ(result.rejection, Rejection::kDsa);
+}
+
 TEST_F(AuctionTest, PreviewSaysWhetherAProfileCouldMatter) {
   const UnpacedSnapshot unpaced;
   Auction auction(index_, currencies_, unpaced);
@@ -338,6 +393,13 @@ TEST_F(AuctionTest, PreviewSaysWhetherAProfileCouldMatter) {
   EXPECT_TRUE(preview.currency_acceptable);
   EXPECT_TRUE(preview.any_candidates);
   EXPECT_TRUE(preview.needs_profile);
+  // ... and litware's required segment too.
+  EXPECT_TRUE(preview.needs_frequency_caps);
+  EXPECT_TRUE(preview.needs_segments);
+  // A leaderboard: northwind and fabrikam, capped, none with segments.
+  preview = auction.Preview(MustParse(FixtureRequest("app-banner-leaderboard.json")));
+  EXPECT_TRUE(preview.needs_frequency_caps);
+  EXPECT_FALSE(preview.needs_segments);
   // Only contoso (no cap, no segments) can serve a private Agency1 deal.
   preview = auction.Preview(MustParse(FixtureRequest("site-pmp-deals.json")));
   EXPECT_TRUE(preview.any_candidates);

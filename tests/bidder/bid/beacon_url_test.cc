@@ -181,6 +181,74 @@ TEST(BeaconUrlTest, MalformedQueriesAreInvalid) {
   EXPECT_TRUE(signer.Verify(BeaconKind::kWin, query + "&exch_extra=1").ok());
 }
 
+// Version 1 of the signed text (URLs without pf) must not change: URLs the
+// exchanges already hold have to keep verifying. The signature below was
+// computed outside this code base from the layout in beacon_url.h.
+TEST(BeaconUrlTest, VersionOneUrlsKeepTheirSignature) {
+  BeaconSigner signer(kBeaconSecret);
+  const std::string win = signer.Url(BeaconKind::kWin, kBase, Params());
+  EXPECT_EQ(win.find("pf="), std::string::npos);
+  EXPECT_TRUE(win.ends_with("&sig=8E_5HIxaQgmQUsXJSPS0WA")) << win;
+  absl::StatusOr<VerifiedBeacon> beacon =
+      signer.Verify(BeaconKind::kWin, SubstituteAsExpected(win));
+  ASSERT_TRUE(beacon.ok()) << beacon.status();
+  EXPECT_EQ(beacon->permissions, BeaconPermissions{});
+  EXPECT_TRUE(beacon->permissions.all());
+}
+
+TEST(BeaconUrlTest, DeniedUsesAreSignedIntoPf) {
+  BeaconSigner signer(kBeaconSecret);
+  struct Case {
+    bool count_frequency_cap;
+    bool measure;
+    const char* pf;
+  } cases[] = {{false, true, "&pf=1&"}, {true, false, "&pf=2&"}, {false, false, "&pf=3&"}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.pf);
+    BeaconParams p = Params();
+    p.permissions.count_frequency_cap = c.count_frequency_cap;
+    p.permissions.measure = c.measure;
+    for (BeaconKind kind : {BeaconKind::kWin, BeaconKind::kBilling, BeaconKind::kLoss,
+                            BeaconKind::kClick, BeaconKind::kImpression}) {
+      const std::string url = signer.Url(kind, kBase, p);
+      EXPECT_NE(url.find(std::string("&test=0") + c.pf + "aid="), std::string::npos) << url;
+      absl::StatusOr<VerifiedBeacon> beacon = signer.Verify(kind, SubstituteAsExpected(url));
+      ASSERT_TRUE(beacon.ok()) << beacon.status();
+      EXPECT_EQ(beacon->permissions, p.permissions);
+      // What the win notice re-signs for nurl_delivery markup keeps them.
+      EXPECT_EQ(ParamsOf(*beacon).permissions, p.permissions);
+    }
+  }
+}
+
+TEST(BeaconUrlTest, DroppedOrChangedPfIsRejected) {
+  BeaconSigner signer(kBeaconSecret);
+  BeaconParams p = Params();
+  p.permissions.measure = false;
+  const std::string query = SubstituteAsExpected(signer.Url(BeaconKind::kBilling, kBase, p));
+  auto replaced = [&](std::string_view from, std::string_view to) {
+    std::string out = query;
+    const size_t at = out.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) out.replace(at, from.size(), to);
+    return out;
+  };
+  // Without pf the text is version 1: everything allowed, and not what was signed.
+  EXPECT_EQ(signer.Verify(BeaconKind::kBilling, replaced("&pf=2", "")).status().code(),
+            absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(signer.Verify(BeaconKind::kBilling, replaced("&pf=2", "&pf=1")).status().code(),
+            absl::StatusCode::kUnauthenticated);
+  // A version 1 URL given a pf does not verify either.
+  const std::string v1 = SubstituteAsExpected(signer.Url(BeaconKind::kBilling, kBase, Params()));
+  EXPECT_EQ(signer.Verify(BeaconKind::kBilling, v1 + "&pf=3").status().code(),
+            absl::StatusCode::kUnauthenticated);
+  for (std::string_view bad : {"&pf=0", "&pf=4", "&pf=-1", "&pf=x", "&pf="}) {
+    EXPECT_EQ(signer.Verify(BeaconKind::kBilling, replaced("&pf=2", bad)).status().code(),
+              absl::StatusCode::kInvalidArgument)
+        << bad;
+  }
+}
+
 TEST(BeaconUrlTest, EncryptedPriceIsKeptAsText) {
   BeaconSigner signer(kBeaconSecret);
   const BeaconParams p = Params();

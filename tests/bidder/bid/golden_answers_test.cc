@@ -1,7 +1,7 @@
 // Every request of the repository's corpus (tests/fixtures/openrtb/requests)
 // gets exactly the answer recorded for it in tests/fixtures/openrtb/expected.json,
 // from the example config's campaigns with an empty profile store: the bids
-// (impression, seat, campaign, creative, price, deal, size) or the no-bid
+// (impression, seat, campaign, creative, price, deal, size, ext.dsa) or the no-bid
 // reason as the metrics name it. A request added to the corpus without an
 // answer, or an answer without its request, fails too.
 #include <cmath>
@@ -60,6 +60,7 @@ nlohmann::json Summarise(const std::string& outcome, const Answer& answer) {
       if (bid.contains("dealid")) b["dealid"] = bid["dealid"];
       if (bid.contains("w")) b["w"] = bid["w"];
       if (bid.contains("h")) b["h"] = bid["h"];
+      if (bid.contains("ext") && bid["ext"].contains("dsa")) b["dsa"] = bid["ext"]["dsa"];
       bids.push_back(std::move(b));
     }
   }

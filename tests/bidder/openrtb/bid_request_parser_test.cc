@@ -372,6 +372,37 @@ TEST(BidRequestParserTest, OpenRtb26LocationWinsOverExtInEitherOrder) {
   EXPECT_EQ(consent.user->consent, "new");
 }
 
+TEST(BidRequestParserTest, DsaIsReadFromRegsExtByBothReaders) {
+  const std::string json = WithTop(
+      R"("regs":{"gdpr":1,"ext":{"dsa":{"dsarequired":3,"pubrender":0,"datatopub":2,)"
+      R"("transparency":[{"domain":"platform.example","dsaparams":[1,2]},{"domain":"x.example"}]}}})");
+  BidRequest r = ParseOrDie(json);
+  ASSERT_TRUE(r.regs.has_value());
+  ASSERT_TRUE(r.regs->dsa.has_value());
+  const Dsa& dsa = *r.regs->dsa;
+  EXPECT_EQ(dsa.dsarequired, 3);
+  EXPECT_EQ(dsa.pubrender, 0);
+  EXPECT_EQ(dsa.datatopub, 2);
+  ASSERT_EQ(dsa.transparency.size(), 2u);
+  EXPECT_EQ(dsa.transparency[0].domain, "platform.example");
+  EXPECT_THAT(dsa.transparency[0].dsaparams, ElementsAre(1, 2));
+  EXPECT_EQ(dsa.transparency[1].domain, "x.example");
+  EXPECT_TRUE(dsa.transparency[1].dsaparams.empty());
+  absl::StatusOr<BidRequest> baseline = internal::ParseBidRequestWithNlohmann(json);
+  ASSERT_TRUE(baseline.ok()) << baseline.status();
+  EXPECT_EQ(r, *baseline);
+
+  // Absent values stay absent; only the ext location is read.
+  BidRequest sparse = ParseOrDie(WithTop(R"("regs":{"ext":{"dsa":{"dsarequired":1}}})"));
+  ASSERT_TRUE(sparse.regs->dsa.has_value());
+  EXPECT_EQ(sparse.regs->dsa->dsarequired, 1);
+  EXPECT_FALSE(sparse.regs->dsa->pubrender.has_value());
+  EXPECT_FALSE(ParseOrDie(WithTop(R"("regs":{"dsa":{"dsarequired":3}})")).regs->dsa.has_value());
+  ExpectRejected(WithTop(R"("regs":{"ext":{"dsa":{"dsarequired":"3"}}})"),
+                 "regs.ext.dsa.dsarequired: expected integer");
+  ExpectRejected(WithTop(R"("regs":{"ext":{"dsa":[]}})"), "regs.ext.dsa: expected object");
+}
+
 TEST(BidRequestParserTest, TwoSixOnlyFieldsMarkTheRequest) {
   EXPECT_FALSE(ParseOrDie(WithImp(R"("banner":{"w":1,"h":1})")).has_openrtb_2_6_fields);
   EXPECT_TRUE(ParseOrDie(WithImp(R"("rwdd":1)")).has_openrtb_2_6_fields);

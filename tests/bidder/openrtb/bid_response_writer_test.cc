@@ -70,6 +70,30 @@ TEST(BidResponseWriterTest, OmitsEmptyMembers) {
       R"({"id":"r","seatbid":[{"bid":[{"id":"b","impid":"i","price":2,"nurl":"https://win.example/"}]}]})");
 }
 
+TEST(BidResponseWriterTest, DsaGoesUnderExt) {
+  BidResponse response = OneBid();
+  Bid& bid = response.seatbid[0].bid[0];
+  bid.dsa.emplace();
+  bid.dsa->behalf = "Northwind \"Travel\"";
+  bid.dsa->paid = "Northwind Holding";
+  bid.dsa->adrender = 1;
+  const std::string without_transparency = Serialize(response);
+  EXPECT_THAT(without_transparency,
+              ::testing::HasSubstr(R"("mtype":1,"ext":{"dsa":{"behalf":"Northwind \"Travel\"",)"
+                                   R"("paid":"Northwind Holding","adrender":1}}}]}])"));
+  bid.dsa->transparency.push_back({});
+  bid.dsa->transparency[0].domain = "dsp.example";
+  bid.dsa->transparency[0].dsaparams = {1, 2};
+  bid.dsa->transparency.push_back({});
+  bid.dsa->transparency[1].domain = "other.example";
+  const Json parsed = Json::parse(Serialize(response));
+  EXPECT_EQ(
+      parsed["seatbid"][0]["bid"][0]["ext"],
+      Json::parse(R"({"dsa":{"behalf":"Northwind \"Travel\"","paid":"Northwind Holding",)"
+                  R"("adrender":1,"transparency":[{"domain":"dsp.example","dsaparams":[1,2]},)"
+                  R"({"domain":"other.example"}]}})"));
+}
+
 TEST(BidResponseWriterTest, NoBidCarriesTheReason) {
   BidResponse response;
   response.id = "r";
@@ -187,6 +211,10 @@ TEST(BidResponseWriterTest, RejectsResponsesNoExchangeCouldAccept) {
   r = OneBid();
   r.seatbid.emplace_back();
   rejected(r, "seatbid[1].bid: at least one bid required");
+  r = OneBid();
+  r.seatbid[0].bid[0].dsa.emplace();
+  r.seatbid[0].bid[0].dsa->behalf = "Brand";
+  rejected(r, "seatbid[0].bid[0].ext.dsa: behalf and paid required");
 }
 
 TEST(BidResponseWriterTest, ReusesTheOutputString) {

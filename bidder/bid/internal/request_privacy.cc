@@ -1,0 +1,40 @@
+#include "bidder/bid/internal/request_privacy.h"
+
+namespace rtb::bidder {
+
+privacy::PrivacySignals SignalsOf(const openrtb::BidRequest& request) {
+  privacy::PrivacySignals signals;
+  if (request.regs.has_value()) {
+    const openrtb::Regs& regs = *request.regs;
+    signals.gdpr = regs.gdpr;
+    signals.us_privacy = regs.us_privacy;
+    signals.gpp = regs.gpp;
+    signals.gpp_sid = regs.gpp_sid;
+  }
+  if (request.user.has_value()) signals.consent = request.user->consent;
+  if (request.device.has_value() && request.device->geo.has_value()) {
+    signals.device_country = request.device->geo->country;
+  }
+  return signals;
+}
+
+RequestPermissions PermissionsOf(const privacy::PrivacyDecision& d) {
+  RequestPermissions p;
+  p.bid = d.may_bid;
+  p.read_segments = d.may_bid && d.may_read_profile && d.may_target_segments;
+  p.read_frequency_caps = d.may_bid && d.may_read_profile && d.may_count_frequency_caps;
+  p.device_key = d.may_bid && d.may_use_device_key;
+  p.precise_geo = d.may_bid && d.may_use_precise_geo;
+  // Counting needs the key in the URL as well; say so in the URL too.
+  p.beacons.count_frequency_cap = p.device_key && d.may_count_frequency_caps;
+  p.beacons.measure = d.may_bid && d.may_measure;
+  return p;
+}
+
+void DropPreciseGeo(openrtb::BidRequest* request) {
+  if (!request->device.has_value() || !request->device->geo.has_value()) return;
+  request->device->geo->lat.reset();
+  request->device->geo->lon.reset();
+}
+
+}  // namespace rtb::bidder

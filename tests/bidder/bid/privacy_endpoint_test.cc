@@ -1,0 +1,362 @@
+// The privacy decision end to end over HTTP: a whole BidderApp whose store
+// records every call, bid requests with GDPR, US Privacy, GPP and DSA
+// signals, and the beacons of the bids fired back as an exchange and a
+// browser would. What the bidder read and wrote is read off the recording.
+#include <algorithm>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "bidder/bid/device_key.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "storage/schemas.h"
+#include "tests/bidder/bidder_app_fixture.h"
+#include "tests/bidder/decision_fixtures.h"
+#include "tests/bidder/events/metric_value.h"
+#include "tests/bidder/http_test_client.h"
+#include "tests/bidder/privacy/privacy_encoder.h"
+#include "tests/bidder/recording_store.h"
+
+namespace rtb::bidder {
+namespace {
+
+using events::testing::CounterValue;
+using testing::FixtureRequest;
+using testing::GetRequest;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing::PostRequest;
+using testing::RecordingStore;
+using testing::TestResponse;
+
+constexpr char kDeviceId[] = "7c1e5a2b-9d3f-4b6a-8e0c-2f4d6b8a0c1e";
+constexpr char kNorthwind[] = "northwind-travel-display";
+constexpr char kLitware[] = "litware-retargeting";
+constexpr char kLatitude[] = "53.5511";
+
+// The bid of one impression with its beacon URLs as the exchange and the
+// browser call them (macros substituted, paths relative to the bidder).
+struct Bid {
+  std::string campaign;
+  std::string nurl, burl, lurl, click;
+  nlohmann::json json;
+};
+
+class PrivacyEndpointTest : public testing::BidderAppTest {
+ protected:
+  void SetUp() override {
+    Boot("privacy-endpoint", nullptr, [this](std::unique_ptr<storage::Store> inner) {
+      auto store = std::make_unique<RecordingStore>(std::move(inner));
+      recorder_ = store.get();
+      return std::unique_ptr<storage::Store>(std::move(store));
+    });
+    device_key_ =
+        std::string(DeviceKeyHasher(app_->config().bid.device_key_secret).Hash(kDeviceId).bytes());
+    // The device's profile: the retargeting segment (litware outbids
+    // northwind when it is read) and some of today's counters.
+    storage::Put put;
+    put.row = device_key_;
+    put.values.push_back(
+        {std::string(storage::kProfileSegmentFamily), "cart-abandoner-30d", "\x64", std::nullopt});
+    ASSERT_TRUE(app_->store().Put(storage::kProfilesTable, put).ok());
+    recorder_->Clear();
+  }
+
+  // The banner sample from a device in Germany (precise position included),
+  // with `regs` and `user.consent` as given.
+  nlohmann::json Request(std::string_view id, const nlohmann::json& regs,
+                         std::string_view consent = "") {
+    nlohmann::json request = nlohmann::json::parse(FixtureRequest("site-banner-mrec.json"));
+    request["id"] = id;
+    request["device"]["ifa"] = kDeviceId;
+    request["device"]["geo"] = {{"country", "DEU"}, {"lat", 53.5511}, {"lon", 9.9937}, {"type", 1}};
+    if (!regs.is_null()) request["regs"] = regs;
+    if (!consent.empty()) request["user"]["consent"] = consent;
+    return request;
+  }
+
+  TestResponse Post(const nlohmann::json& request) {
+    return Send(PostRequest(app_->config().server.exchanges[0].bid_path, request.dump()));
+  }
+
+  // Posts `request`, expects a bid, and returns its first.
+  Bid BidOn(const nlohmann::json& request) {
+    const TestResponse response = Post(request);
+    EXPECT_EQ(response.status, 200u) << response.body;
+    if (response.status != 200) return {};
+    const nlohmann::json json = nlohmann::json::parse(response.body)["seatbid"][0]["bid"][0];
+    const std::string request_id = request["id"];
+    const std::string imp_id = json["impid"];
+    const std::string bid_id = json["id"];
+    const std::string price = absl::StrCat(json["price"].get<double>());
+    const std::string origin = absl::StrCat("http://127.0.0.1:", app_->port());
+    auto fill = [&](std::string url) {
+      url = absl::StrReplaceAll(url, {{"${AUCTION_ID}", request_id},
+                                      {"${AUCTION_IMP_ID}", imp_id},
+                                      {"${AUCTION_BID_ID}", bid_id},
+                                      {"${AUCTION_PRICE}", price},
+                                      {"${AUCTION_CURRENCY}", "USD"},
+                                      {"${AUCTION_LOSS}", "102"}});
+      EXPECT_TRUE(url.starts_with(origin)) << url;
+      return url.substr(origin.size());
+    };
+    Bid bid;
+    bid.json = json;
+    bid.campaign = json["cid"];
+    bid.nurl = fill(json["nurl"]);
+    bid.burl = fill(json["burl"]);
+    bid.lurl = fill(json["lurl"]);
+    const std::string adm = json.value("adm", "");
+    const size_t href = adm.find("href=\"");
+    if (href != std::string::npos) {
+      bid.click = fill(adm.substr(href + 6, adm.find('"', href + 6) - href - 6));
+    }
+    return bid;
+  }
+
+  // Win, billing (twice: a replay), click.
+  void FireBeacons(const Bid& bid) {
+    EXPECT_EQ(Send(GetRequest(bid.nurl)).status, 204u);
+    EXPECT_EQ(Send(GetRequest(bid.burl)).status, 204u);
+    EXPECT_EQ(Send(GetRequest(bid.burl)).status, 204u);
+    ASSERT_FALSE(bid.click.empty());
+    const TestResponse click = Send(GetRequest(bid.click));
+    EXPECT_EQ(click.status, 302u);
+    click_location_ = click.Header("location");
+  }
+
+  // Calls on `table` (all tables when empty) matching `op` (all when empty).
+  std::vector<RecordingStore::Call> Calls(std::string_view table, std::string_view op = "") const {
+    std::vector<RecordingStore::Call> out;
+    for (RecordingStore::Call& call : recorder_->calls()) {
+      if ((table.empty() || call.table == table) && (op.empty() || call.op == op)) {
+        out.push_back(std::move(call));
+      }
+    }
+    return out;
+  }
+
+  // Every call that names the device: by its row key, or by its key (raw or
+  // hex) inside a row key or a written value.
+  std::vector<RecordingStore::Call> CallsNamingTheDevice() const {
+    const std::string hex =
+        DeviceKeyHasher(app_->config().bid.device_key_secret).Hash(kDeviceId).Hex();
+    std::vector<RecordingStore::Call> out;
+    for (const RecordingStore::Call& call : recorder_->calls()) {
+      bool names = call.row.find(device_key_) != std::string::npos ||
+                   call.row.find(hex) != std::string::npos;
+      for (const std::string& value : call.values) {
+        names = names || value.find(device_key_) != std::string::npos ||
+                value.find(hex) != std::string::npos;
+      }
+      if (names) out.push_back(call);
+    }
+    return out;
+  }
+
+  double Metric(const std::string& name, const std::map<std::string, std::string>& labels) {
+    return CounterValue(app_->registry(), name, labels);
+  }
+  double Decisions(std::string_view regime, std::string_view outcome) {
+    return Metric("bidder_privacy_decisions_total",
+                  {{"regime", std::string(regime)}, {"outcome", std::string(outcome)}});
+  }
+  double Requests(std::string_view outcome) {
+    return Metric(
+        "bidder_bid_requests_total",
+        {{"exchange", app_->config().server.exchanges[0].name}, {"outcome", std::string(outcome)}});
+  }
+
+  // A TC string with consent to `purposes`, special feature 1 and, unless
+  // told otherwise, consent for the configured vendor.
+  std::string TcString(std::vector<int> purposes, bool our_vendor = true) const {
+    privacy::testing::TcFields fields;
+    fields.purpose_consents = std::move(purposes);
+    fields.special_features = {1};
+    fields.vendor_consents.ids = {7, 300};
+    if (our_vendor) fields.vendor_consents.ids.push_back(app_->config().privacy.gvl_vendor_id);
+    return privacy::testing::EncodeTcString(fields);
+  }
+
+  RecordingStore* recorder_ = nullptr;
+  std::string device_key_;
+  std::string click_location_;
+};
+
+const nlohmann::json kGdpr = {{"gdpr", 1}};
+
+TEST_F(PrivacyEndpointTest, GdprWithoutDeviceAccessReadsAndWritesNoDeviceRow) {
+  // Purpose 2 (basic ads) but not purpose 1 (device access): a contextual bid.
+  const Bid bid = BidOn(Request("gdpr-no-p1", kGdpr, TcString({2})));
+  // The profile was not read: litware, whose segment the profile holds, did
+  // not bid.
+  EXPECT_EQ(bid.campaign, kNorthwind);
+  for (const std::string* url : {&bid.nurl, &bid.burl, &bid.lurl, &bid.click}) {
+    EXPECT_THAT(*url, Not(HasSubstr("dk="))) << *url;
+    // No frequency-cap count and no measurement for the beacons either.
+    EXPECT_THAT(*url, HasSubstr("&pf=3&")) << *url;
+  }
+  FireBeacons(bid);
+  EXPECT_EQ(Send(GetRequest(bid.lurl)).status, 204u);
+
+  EXPECT_TRUE(Calls(storage::kProfilesTable).empty());
+  EXPECT_TRUE(Calls(storage::kDeviceImpressionsTable).empty());
+  EXPECT_TRUE(CallsNamingTheDevice().empty());
+  // No events without measurement; the impression row and spend are kept.
+  EXPECT_TRUE(Calls(storage::kEventsTable, "Put").empty());
+  EXPECT_TRUE(Calls(storage::kEventsTable, "PutBatch").empty());
+  // The billing notice claims the row; its replay finds it.
+  EXPECT_EQ(Calls(storage::kImpressionsTable, "CheckAndMutate").size(), 1u);
+  EXPECT_EQ(click_location_, "https://www.northwind-travel.example/deals/summer");
+  // Nothing stored holds the precise position.
+  for (const RecordingStore::Call& call : recorder_->calls()) {
+    for (const std::string& value : call.values) EXPECT_THAT(value, Not(HasSubstr(kLatitude)));
+  }
+
+  EXPECT_EQ(Decisions("gdpr", "contextual"), 1);
+  EXPECT_EQ(Requests("bid"), 1);
+  EXPECT_EQ(Metric("bidder_beacons_total", {{"kind", "win"}, {"outcome", "not_measured"}}), 1);
+  EXPECT_EQ(Metric("bidder_beacons_total", {{"kind", "click"}, {"outcome", "not_measured"}}), 1);
+  EXPECT_EQ(Metric("bidder_beacons_total", {{"kind", "billing"}, {"outcome", "recorded"}}), 1);
+  EXPECT_EQ(Metric("bidder_wins_total", {{"exchange", app_->config().server.exchanges[0].name},
+                                         {"campaign", kNorthwind}}),
+            1);
+}
+
+TEST_F(PrivacyEndpointTest, GdprWithConsentBehavesAsWithoutSignals) {
+  // The same request twice: without any privacy signal (outside the EEA),
+  // and with GDPR and a TC string that consents to everything.
+  nlohmann::json plain = Request("no-signals", nullptr);
+  plain["device"]["geo"]["country"] = "USA";
+  const Bid without = BidOn(plain);
+  FireBeacons(without);
+  const std::vector<RecordingStore::Call> before = recorder_->calls();
+  recorder_->Clear();
+  const Bid with = BidOn(Request("gdpr-consent", kGdpr, TcString({1, 2, 3, 4, 7, 9})));
+  FireBeacons(with);
+  const std::vector<RecordingStore::Call> after = recorder_->calls();
+
+  // The profile was read and used: litware's segment made it win.
+  EXPECT_EQ(without.campaign, kLitware);
+  EXPECT_EQ(with.campaign, kLitware);
+  EXPECT_THAT(with.nurl, HasSubstr("dk="));
+  EXPECT_THAT(with.nurl, Not(HasSubstr("pf=")));
+  // The same store calls on the device's tables, in the same order.
+  auto device_calls = [](const std::vector<RecordingStore::Call>& calls) {
+    std::vector<std::string> out;
+    for (const RecordingStore::Call& call : calls) {
+      if (call.table == storage::kProfilesTable || call.table == storage::kDeviceImpressionsTable ||
+          call.table == storage::kImpressionsTable || call.table == storage::kEventsTable) {
+        out.push_back(absl::StrCat(call.op, " ", call.table, " ", call.families.size()));
+      }
+    }
+    return out;
+  };
+  EXPECT_EQ(device_calls(after), device_calls(before));
+  EXPECT_THAT(device_calls(after),
+              ::testing::IsSupersetOf(
+                  {"AsyncGet profiles 2", "Put device_impressions 1", "Increment profiles 1"}));
+  EXPECT_FALSE(CallsNamingTheDevice().empty());
+  EXPECT_THAT(click_location_, HasSubstr("rtb_click="));
+  EXPECT_EQ(Decisions("none", "not_applicable"), 1);
+  EXPECT_EQ(Decisions("gdpr", "personalized"), 1);
+}
+
+TEST_F(PrivacyEndpointTest, GdprWithoutSegmentPurposesReadsOnlyFrequencyCaps) {
+  // Purposes 1, 2, 7, 9: device access, but no segment targeting (3, 4).
+  const Bid bid = BidOn(Request("gdpr-no-segments", kGdpr, TcString({1, 2, 7, 9})));
+  EXPECT_EQ(bid.campaign, kNorthwind);  // the segment was not read
+  EXPECT_THAT(bid.nurl, HasSubstr("dk="));
+  EXPECT_THAT(bid.nurl, Not(HasSubstr("pf=")));
+  const std::vector<RecordingStore::Call> gets = Calls(storage::kProfilesTable, "AsyncGet");
+  ASSERT_EQ(gets.size(), 1u);
+  EXPECT_EQ(gets[0].families,
+            std::vector<std::string>{std::string(storage::kProfileFrequencyCapFamily)});
+  FireBeacons(bid);
+  EXPECT_EQ(Calls(storage::kProfilesTable, "Increment").size(), 1u);
+  EXPECT_EQ(Calls(storage::kDeviceImpressionsTable, "Put").size(), 1u);
+  EXPECT_EQ(Decisions("gdpr", "restricted"), 1);
+}
+
+TEST_F(PrivacyEndpointTest, GdprWithoutBasicAdsOrOurVendorGetsNoBid) {
+  const struct {
+    const char* id;
+    std::string consent;
+    const char* outcome;
+  } cases[] = {
+      {"no-p2", TcString({1, 3, 4, 7, 9}), "no_basic_ads"},
+      {"no-vendor", TcString({1, 2, 3, 4, 7, 9}, /*our_vendor=*/false), "no_basic_ads"},
+      {"no-string", "", "missing_consent"},
+      {"garbage", "not a TC string", "malformed"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.id);
+    const TestResponse response = Post(Request(c.id, kGdpr, c.consent));
+    EXPECT_EQ(response.status, 204u) << response.body;
+    EXPECT_GE(Decisions("gdpr", c.outcome), 1);
+  }
+  EXPECT_EQ(Decisions("gdpr", "no_basic_ads"), 2);
+  EXPECT_EQ(Decisions("gdpr", "missing_consent"), 1);
+  EXPECT_EQ(Decisions("gdpr", "malformed"), 1);
+  EXPECT_EQ(Requests("nobid_privacy"), 4);
+  EXPECT_TRUE(Calls(storage::kProfilesTable).empty());
+  EXPECT_TRUE(CallsNamingTheDevice().empty());
+}
+
+TEST_F(PrivacyEndpointTest, UsPrivacyAndGppOptOutsGetAContextualBid) {
+  nlohmann::json usp = Request("usp-opt-out", {{"us_privacy", "1YYN"}});
+  usp["device"]["geo"]["country"] = "USA";
+  nlohmann::json gpp = nlohmann::json::parse(FixtureRequest("regs-gpp-usnat-opt-out.json"));
+  gpp["device"]["ifa"] = kDeviceId;
+  for (const nlohmann::json& request : {usp, gpp}) {
+    SCOPED_TRACE(request["id"].get<std::string>());
+    const Bid bid = BidOn(request);
+    EXPECT_EQ(bid.campaign, kNorthwind);  // no segments
+    EXPECT_THAT(bid.nurl, Not(HasSubstr("dk=")));
+    FireBeacons(bid);
+    // Measurement stays allowed; nothing is counted against the device.
+    EXPECT_THAT(bid.nurl, HasSubstr("&pf=1&"));
+    EXPECT_THAT(click_location_, HasSubstr("rtb_click="));
+  }
+  EXPECT_TRUE(Calls(storage::kProfilesTable).empty());
+  EXPECT_TRUE(Calls(storage::kDeviceImpressionsTable).empty());
+  EXPECT_TRUE(CallsNamingTheDevice().empty());
+  EXPECT_FALSE(Calls(storage::kEventsTable).empty());
+  EXPECT_EQ(Decisions("us", "opted_out"), 2);
+  EXPECT_EQ(Requests("bid"), 2);
+}
+
+TEST_F(PrivacyEndpointTest, DsaRequiredWithoutACampaignDsaBlockIsNoBidFromThatCampaign) {
+  // Only fabrikam, which has no dsa block, fits this request.
+  TestResponse response =
+      Post(nlohmann::json::parse(FixtureRequest("regs-dsa-required-without-campaign-dsa.json")));
+  EXPECT_EQ(response.status, 204u) << response.body;
+  EXPECT_EQ(Requests("nobid_dsa"), 1);
+  // The same request without the DSA signal gets fabrikam's bid.
+  nlohmann::json without =
+      nlohmann::json::parse(FixtureRequest("regs-dsa-required-without-campaign-dsa.json"));
+  without["regs"].erase("ext");
+  const Bid fabrikam = BidOn(without);
+  EXPECT_EQ(fabrikam.campaign, "fabrikam-mobile-apps");
+  EXPECT_FALSE(fabrikam.json.contains("ext"));
+
+  // Campaigns with a dsa block bid and say who paid.
+  response = Post(nlohmann::json::parse(FixtureRequest("regs-dsa-required.json")));
+  ASSERT_EQ(response.status, 200u) << response.body;
+  const nlohmann::json answer = nlohmann::json::parse(response.body);
+  ASSERT_EQ(answer["seatbid"][0]["bid"].size(), 2u);
+  for (const nlohmann::json& bid : answer["seatbid"][0]["bid"]) {
+    ASSERT_TRUE(bid.contains("ext")) << bid.dump();
+    EXPECT_FALSE(bid["ext"]["dsa"]["behalf"].get<std::string>().empty());
+    EXPECT_FALSE(bid["ext"]["dsa"]["paid"].get<std::string>().empty());
+  }
+}
+
+}  // namespace
+}  // namespace rtb::bidder
