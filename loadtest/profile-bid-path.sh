@@ -30,6 +30,8 @@
 #   SERVER_CPU / LOAD_CPU  the CPUs of the bidder and the generator [0 / 1]
 #   DEVICES / HIT_SHARE    device population and profile hit share [100000 / 0.5]
 #   TOP        functions listed under "other" [15]
+#   PERF_DATA  where to keep perf's recording for `perf report -i` [unset: not kept]
+#   CALL_GRAPH 1 to record call graphs (perf -g; heavier) [0]
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -88,10 +90,13 @@ load "$RATE" "$DURATION" "$WARMUP" >"$WORK/load.json" &
 LOAD=$!
 sleep "$WARMUP"
 before=$(cpu_ticks)
-perf record -q -e cpu-clock -F 4999 -p "$BIDDER" -o "$WORK/perf.data" -- \
+PERF_FLAGS=(-q -e cpu-clock -F 4999)
+[[ ${CALL_GRAPH:-0} == 1 ]] && PERF_FLAGS+=(--call-graph dwarf,16384 -F 999)
+perf record "${PERF_FLAGS[@]}" -p "$BIDDER" -o "$WORK/perf.data" -- \
   sleep "$((DURATION - WARMUP))" 2>/dev/null
 after=$(cpu_ticks)
 wait "$LOAD"
+[[ -n ${PERF_DATA:-} ]] && cp "$WORK/perf.data" "$PERF_DATA"
 
 perf report -i "$WORK/perf.data" --stdio --no-children --sort sym 2>/dev/null |
   awk '/^ *[0-9.]+%/ { pct = $1; sub(/%/, "", pct); $1 = ""; sub(/^ +/, ""); print pct "\t" $0 }' \
