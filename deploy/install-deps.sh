@@ -20,6 +20,7 @@ PACKAGES=(
   openjdk-17-jdk-headless maven
   prometheus
   nginx  # the one-core bid benchmark's yardstick (loadtest/run-bid-benchmark.sh)
+  gnuplot-nox  # the soak run's plot (loadtest/run-soak.sh)
   systemd  # systemd-analyze verifies the units of deploy/systemd/
   chromium fonts-dejavu-core nodejs  # the console's browser test (tests/console)
 )

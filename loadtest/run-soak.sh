@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# The soak run of BENCHMARKS.md: the bidder under a steady open-loop load with
+# win and billing notices for a long time (default 30 minutes), sampled every
+# INTERVAL seconds: the load's p50/p99, errors and unanswered requests, the
+# bidder's late answers and beacon outcomes from /metrics, its resident
+# memory (VmRSS) and the size of its store on disk. What it shows: memory
+# that stops growing after the warm-up, no growth of errors or late answers,
+# and a store that grows with the data written (bytes per recorded
+# impression steady), not faster.
+#
+# The bidder runs the example configuration on an embedded store in a fresh
+# temp dir, seeded by rtb-seed-profiles; rtb-load runs back to back for
+# INTERVAL seconds each (so every interval has its own latency figures).
+# Everything listens on 127.0.0.1. Writes OUT_DIR/soak.csv, OUT_DIR/soak.png
+# (latency and RSS over time, when gnuplot is installed: deploy/install-deps.sh)
+# and prints a JSON summary on stdout.
+#
+# Environment (defaults in brackets):
+#   BUILD_DIR   build directory [build]
+#   DURATION    seconds of load [1800]
+#   INTERVAL    seconds per sample [30]
+#   WARMUP      seconds before the RSS baseline [300]
+#   PEAK        the measured peak, requests/s (BENCHMARKS.md) [20000]
+#   RATE        offered rate [70 % of PEAK]
+#   THREADS     the bidder's I/O threads [2]
+#   WIN_RATE    share of bids whose win and billing notices are fired [0.3]
+#   DEVICES / HIT_SHARE  device population and profile hit share [100000 / 0.5]
+#   OUT_DIR     where the CSV and the plot go [BUILD_DIR/soak]
+#   REQUESTS    bid requests, as for run-bid-benchmark.sh
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+BUILD_DIR=${BUILD_DIR:-build}
+DURATION=${DURATION:-1800}
+INTERVAL=${INTERVAL:-30}
+WARMUP=${WARMUP:-300}
+PEAK=${PEAK:-20000}
+RATE=${RATE:-$((PEAK * 7 / 10))}
+THREADS=${THREADS:-2}
+WIN_RATE=${WIN_RATE:-0.3}
+DEVICES=${DEVICES:-100000}
+HIT_SHARE=${HIT_SHARE:-0.5}
+OUT_DIR=${OUT_DIR:-$BUILD_DIR/soak}
+FIXTURES=$ROOT/tests/fixtures/openrtb/requests
+REQUESTS=${REQUESTS:-$FIXTURES/site-banner-mrec.json,$FIXTURES/app-banner-leaderboard.json,$FIXTURES/site-pmp-deals.json}
+
+for tool in jq curl; do
+  command -v "$tool" >/dev/null || { echo "run-soak: $tool is needed (deploy/install-deps.sh)" >&2; exit 1; }
+done
+((INTERVAL >= 5 && DURATION >= INTERVAL)) || { echo "run-soak: need INTERVAL >= 5 and DURATION >= INTERVAL" >&2; exit 1; }
+cmake --build "$BUILD_DIR" --target rtb-bidder rtb-load rtb-seed-profiles >&2
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/rtb-soak.XXXXXX")
+BIDDER_PID=
+cleanup() {
+  [[ -n $BIDDER_PID ]] && { kill -TERM "$BIDDER_PID" 2>/dev/null || true; wait "$BIDDER_PID" 2>/dev/null || true; }
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+jq --arg path "$WORK/store" --argjson threads "$THREADS" \
+  '.storage.embedded.path = $path | .server.port = 0 | .server.io_threads = $threads' \
+  config/bidder.example.json >"$WORK/bidder.json"
+export RTB_DEVICE_KEY_SECRET RTB_BEACON_SECRET
+RTB_DEVICE_KEY_SECRET=$(openssl rand -hex 32)
+RTB_BEACON_SECRET=$(openssl rand -hex 32)
+"$BUILD_DIR/loadtest/rtb-seed-profiles" --config "$WORK/bidder.json" --devices "$DEVICES" \
+  --hit-share "$HIT_SHARE" >&2
+
+"$BUILD_DIR/bidder/rtb-bidder" --config "$WORK/bidder.json" --port-file "$WORK/bidder.port" \
+  2>"$WORK/bidder.log" &
+BIDDER_PID=$!
+for ((i = 0; i < 300; i++)); do
+  [[ -s $WORK/bidder.port ]] && curl -sf "http://127.0.0.1:$(cat "$WORK/bidder.port")/readyz" >/dev/null && break
+  sleep 0.1
+done
+PORT=$(cat "$WORK/bidder.port" 2>/dev/null || true)
+[[ -n $PORT ]] && curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null ||
+  { echo "run-soak: bidder not ready; log: $(tail -3 "$WORK/bidder.log")" >&2; exit 1; }
+
+# Sums of a metric family's samples whose labels match both patterns.
+metric_sum() {  # family, label pattern, another label pattern
+  awk -v family="$1" -v pattern="$2" -v also="${3:-}" '
+    index($1, family "{") == 1 && $1 ~ pattern && $1 ~ also { sum += $2 }
+    END { printf "%.0f\n", sum }' "$WORK/metrics.txt"
+}
+rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$BIDDER_PID/status"; }
+
+mkdir -p "$OUT_DIR"
+CSV=$OUT_DIR/soak.csv
+echo "elapsed_s,offered_rps,completed,errors,unanswered,p50_us,p99_us,late_total,impressions_total,rss_kib,store_bytes" >"$CSV"
+echo "run-soak: $DURATION s at $RATE requests/s ($THREADS I/O threads), win rate $WIN_RATE, a sample every $INTERVAL s" >&2
+
+STORE_AT_START=$(du -sb "$WORK/store" | cut -f1)
+for ((elapsed = 0; elapsed < DURATION; elapsed += INTERVAL)); do
+  "$BUILD_DIR/loadtest/rtb-load" --port "$PORT" --rate "$RATE" --duration "$INTERVAL" --warmup 0 \
+    --requests "$REQUESTS" --devices "$DEVICES" --win-rate "$WIN_RATE" >"$WORK/load.json"
+  kill -0 "$BIDDER_PID" 2>/dev/null || { echo "run-soak: the bidder died; log: $(tail -3 "$WORK/bidder.log")" >&2; exit 1; }
+  curl -sf "http://127.0.0.1:$PORT/metrics" >"$WORK/metrics.txt"
+  late=$(metric_sum bidder_bid_requests_total 'outcome="late"')
+  impressions=$(metric_sum bidder_beacons_total 'kind="billing"' 'outcome="recorded"')
+  store=$(du -sb "$WORK/store" | cut -f1)
+  jq -r --argjson t "$((elapsed + INTERVAL))" --argjson late "$late" --argjson imp "$impressions" \
+    --argjson rss "$(rss_kib)" --argjson store "$store" \
+    '[$t, .offered_rate, .completed, .errors, .unanswered, .latency_us.p50, .latency_us.p99,
+      $late, $imp, $rss, $store] | @csv' "$WORK/load.json" >>"$CSV"
+  tail -1 "$CSV" >&2
+done
+
+if command -v gnuplot >/dev/null; then
+  gnuplot <<EOF
+set terminal pngcairo size 1000,700 noenhanced
+set output "$OUT_DIR/soak.png"
+set datafile separator ","
+set key autotitle columnhead
+set multiplot layout 2,1 title "rtb-bidder soak: $RATE requests/s, win rate $WIN_RATE"
+set xlabel "seconds"
+set ylabel "latency (ms)"
+plot "$CSV" using 1:(\$7/1000) with lines title "p99", "" using 1:(\$6/1000) with lines title "p50"
+set ylabel "RSS (MiB)"
+set y2label "store (MiB)"
+set y2tics
+plot "$CSV" using 1:(\$10/1024) with lines title "bidder RSS", "" using 1:(\$11/1048576) axes x1y2 with lines title "store on disk"
+unset multiplot
+EOF
+  PLOT=$OUT_DIR/soak.png
+else
+  echo "run-soak: gnuplot not installed, no plot" >&2
+  PLOT=
+fi
+
+# RSS growth from the first sample after the warm-up to the last; error,
+# late and unanswered counts of the first and last thirds; store bytes per
+# recorded impression (growth since the start: the seeded profiles are not
+# counted) at the half and at the end.
+jq -Rsc --argjson warmup "$WARMUP" --argjson store0 "$STORE_AT_START" --arg plot "$PLOT" --arg csv "$CSV" \
+  --argjson rate "$RATE" --argjson duration "$DURATION" '
+  split("\n") | .[1:] | map(select(length > 0) | split(",") | map(tonumber)) as $rows |
+  ($rows | length) as $n |
+  ($rows | map(select(.[0] >= $warmup)) | first // $rows[-1]) as $base |
+  ($rows[: ($n / 3 | floor)]) as $first | ($rows[($n - ($n / 3 | floor)):]) as $last |
+  def total(rows; i): rows | map(.[i]) | add // 0;
+  def bytes_per_imp(r): if r[8] > 0 then ((r[10] - $store0) / r[8] | round) else null end;
+  {summary: "soak", duration_s: $duration, rate: $rate, samples: $n,
+   rss_mib: {after_warmup: ($base[9] / 1024 | round), end: ($rows[-1][9] / 1024 | round)},
+   rss_growth_pct: (($rows[-1][9] - $base[9]) / $base[9] * 1000 | round / 10),
+   p99_us: {first_third_max: ($first | map(.[6]) | max), last_third_max: ($last | map(.[6]) | max)},
+   errors: {first_third: total($first; 3), last_third: total($last; 3)},
+   unanswered: {first_third: total($first; 4), last_third: total($last; 4)},
+   late_total: $rows[-1][7], impressions_recorded: $rows[-1][8],
+   store_bytes_per_impression: {half: bytes_per_imp($rows[($n / 2 | floor)]), end: bytes_per_imp($rows[-1])},
+   csv: $csv, plot: (if $plot == "" then null else $plot end)}' "$CSV"
