@@ -396,7 +396,7 @@ struct CreativeConfig {
   // minbitrate/maxbitrate. Default 0 (unknown: not checked). At most 100000.
   int bitrate_kbps = 0;
   // When true the bid carries no `adm`: the markup is returned by our win
-  // notice (`nurl`) instead. Default false.
+  // notice (`nurl`) instead. Default false; must be false for native.
   bool nurl_delivery = false;
   // Where a click is redirected: an absolute https URL. Required.
   std::string landing_url;

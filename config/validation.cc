@@ -484,6 +484,10 @@ void ValidateCreative(const CreativeConfig& creative, const Checker& at, int cat
     if (!creative.adm.empty()) {
       at.Fail("adm", "must be empty for native: the markup is built from `native`");
     }
+    if (creative.nurl_delivery) {
+      at.Fail("nurl_delivery",
+              "must be false for native: the markup answers the impression's native request");
+    }
     ValidateNativeAssets(creative.native, at.Member("native"));
   } else {
     if (creative.adm.empty()) {

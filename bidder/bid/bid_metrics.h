@@ -8,6 +8,14 @@
 //   bidder_profile_timeouts_total{exchange}      the lookups above that timed out, by exchange
 //   bidder_bids_total{exchange,campaign}         bids made (one per impression bid on)
 //   bidder_bid_price_cpm_total{campaign}         sum of bid prices, CPM in bid.default_currency
+//   bidder_bid_requests_ignored_total{exchange,what}
+//                                                what valid requests carried that the bidder
+//                                                ignored rather than refused (OpenRTB asks
+//                                                bidders to tolerate them): ext_not_object,
+//                                                unknown_field, unknown_value (each counted
+//                                                per occurrence), unusable_native_request
+//                                                (per impression), unknown_taxonomy (per
+//                                                request whose cattax the tables do not hold)
 //
 // Request outcomes: "bid"; "invalid" (400); "late" (the auction finished
 // after the deadline, answered 204); "nobid_<reason>" (204), the reason being
@@ -29,6 +37,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "bidder/openrtb/openrtb.h"
 #include "config/config.h"
 #include "prometheus/counter.h"
 #include "prometheus/histogram.h"
@@ -62,6 +71,17 @@ enum class LookupOutcome : size_t { kHit, kMiss, kTimeout, kError, kStale, kSkip
 inline constexpr size_t kLookupOutcomeCount = 6;
 const char* LookupOutcomeName(LookupOutcome outcome);
 
+// Label values of bidder_bid_requests_ignored_total{what}.
+enum class Ignored : size_t {
+  kExtNotObject,
+  kUnknownField,
+  kUnknownValue,
+  kUnusableNativeRequest,
+  kUnknownTaxonomy,
+};
+inline constexpr size_t kIgnoredCount = 5;
+const char* IgnoredName(Ignored what);
+
 class BidMetrics {
  public:
   // Declares the families in `registry` (which must outlive this) with one
@@ -75,6 +95,10 @@ class BidMetrics {
   void CountRequest(size_t exchange, BidOutcome outcome, double latency_seconds);
   void CountLookup(size_t exchange, LookupOutcome outcome);
   void CountBid(size_t exchange, size_t campaign, double price_cpm);
+  // What one parsed request carried that was ignored; `unknown_taxonomy`:
+  // its cattax is one the taxonomy tables do not hold.
+  void CountIgnored(size_t exchange, const openrtb::IgnoredInRequest& ignored,
+                    bool unknown_taxonomy);
 
   // The handles, for tests and the telemetry writer.
   prometheus::Counter& requests(size_t exchange, BidOutcome outcome) {
@@ -91,6 +115,9 @@ class BidMetrics {
     return *exchanges_[exchange].bids[campaign];
   }
   prometheus::Counter& price_sum(size_t campaign) { return *campaigns_[campaign].price_sum; }
+  prometheus::Counter& ignored(size_t exchange, Ignored what) {
+    return *exchanges_[exchange].ignored[static_cast<size_t>(what)];
+  }
 
   // Seconds: 50 µs to 250 ms, dense around the 0.1-10 ms where bids live.
   static prometheus::Histogram::BucketBoundaries LatencyBuckets();
@@ -101,6 +128,7 @@ class BidMetrics {
     prometheus::Histogram* latency = nullptr;
     prometheus::Counter* profile_timeouts = nullptr;
     std::vector<prometheus::Counter*> bids;  // by campaign
+    std::array<prometheus::Counter*, kIgnoredCount> ignored{};
   };
   struct Campaign {
     prometheus::Counter* price_sum = nullptr;
