@@ -73,8 +73,11 @@ config::BidderConfig RulesConfig() {
   doc["campaigns"] = nlohmann::json::parse(kRulesCampaigns);
   doc["server"]["exchanges"][0]["openrtb_version"] = "2.6";
   absl::StatusOr<config::BidderConfig> config = config::ParseConfig(doc.dump());
-  EXPECT_TRUE(config.ok()) << config.status();
-  return config.ok() ? *std::move(config) : config::BidderConfig{};
+  if (!config.ok()) {
+    ADD_FAILURE() << config.status();
+    return config::BidderConfig{};
+  }
+  return *std::move(config);
 }
 
 nlohmann::json SiteRequest(nlohmann::json imp) {
@@ -234,7 +237,7 @@ TEST_F(ExchangeRulesTest, BannerFields) {
           {"wlangb without it", Top("wlangb", {"fr-CA"}), "nobid_creative"},
           {"rwdd on a campaign that is never rewarded", Imp("rwdd", 1), "nobid_targeting"},
           {"rwdd 0", Imp("rwdd", 0), "bid"},
-          {"size offered", Media("banner", "w", 320), "nobid_creative"},
+          {"a size no creative has", Media("banner", "w", 320), "nobid_no_candidates"},
       });
 }
 

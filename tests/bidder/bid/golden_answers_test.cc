@@ -43,8 +43,11 @@ config::BidderConfig PermissiveConfig() {
       testing::ReadFile(std::string(RTB_CONFIG_DIR) + "/bidder.example.json"));
   doc["campaigns"] = FixtureJson("permissive_campaigns.json");
   absl::StatusOr<config::BidderConfig> config = config::ParseConfig(doc.dump());
-  EXPECT_TRUE(config.ok()) << config.status();
-  return config.ok() ? *std::move(config) : example;
+  if (!config.ok()) {
+    ADD_FAILURE() << config.status();
+    return example;
+  }
+  return *std::move(config);
 }
 
 // The outcome counter that moved during one call.
