@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "config/internal/error_list.h"
 #include "config/internal/json_fields.h"
+#include "config/internal/media_markup.h"
 #include "config/internal/value_syntax.h"
 
 namespace rtb::config {
@@ -49,6 +50,21 @@ constexpr EnumName<CreativeFormat> kCreativeFormats[] = {
     {"native", CreativeFormat::kNative},
     {"audio", CreativeFormat::kAudio},
 };
+constexpr EnumName<BillingNotice> kBillingNotices[] = {
+    {"burl", BillingNotice::kBurl},
+    {"nurl", BillingNotice::kNurl},
+    {"pixel", BillingNotice::kPixel},
+};
+constexpr EnumName<StartSlot> kStartSlots[] = {
+    {"pre", StartSlot::kPre},
+    {"mid", StartSlot::kMid},
+    {"post", StartSlot::kPost},
+};
+constexpr EnumName<RewardedPolicy> kRewardedPolicies[] = {
+    {"any", RewardedPolicy::kAny},
+    {"only", RewardedPolicy::kOnly},
+    {"never", RewardedPolicy::kNever},
+};
 constexpr EnumName<PacingProcessMode> kPacingProcessModes[] = {
     {"sidecar", PacingProcessMode::kSidecar},
     {"pacer", PacingProcessMode::kPacer},
@@ -78,6 +94,34 @@ void ReadObjectList(ObjectFields& fields, std::string_view key, std::vector<T>* 
   out->assign(value->size(), T{});
   for (size_t i = 0; i < value->size(); ++i) {
     decode_one((*value)[i], ElementPath(path, i), fields.errors(), &(*out)[i]);
+  }
+}
+
+// Decodes the array member `key` of enum spellings into `*out`, each
+// unknown spelling an error naming it and the known ones.
+template <typename E, size_t N>
+void ReadEnumList(ObjectFields& fields, std::string_view key, const EnumName<E> (&names)[N],
+                  std::vector<E>* out) {
+  std::vector<std::string> texts;
+  if (!fields.Read(key, &texts)) return;
+  out->clear();
+  for (size_t i = 0; i < texts.size(); ++i) {
+    bool found = false;
+    for (const EnumName<E>& name : names) {
+      if (texts[i] == name.name) {
+        out->push_back(name.value);
+        found = true;
+      }
+    }
+    if (!found) {
+      std::string known;
+      for (const EnumName<E>& name : names) {
+        absl::StrAppend(&known, known.empty() ? "" : ", ", name.name);
+      }
+      fields.errors()->Add(
+          ElementPath(fields.PathOf(key), i),
+          absl::StrCat("must be one of ", known, "; got \"", internal::Printable(texts[i]), "\""));
+    }
   }
 }
 
@@ -118,6 +162,16 @@ void ReadSecret(ObjectFields& fields, const char* key, const char* env_key, std:
   *secret = value;
 }
 
+void DecodePriceEncryption(const json& value, const std::string& path, ErrorList* errors,
+                           PriceEncryptionConfig* out) {
+  ObjectFields fields(value, path, errors);
+  ReadSecret(fields, "encryption_key", "encryption_key_env", &out->encryption_key,
+             &out->encryption_key_env);
+  ReadSecret(fields, "integrity_key", "integrity_key_env", &out->integrity_key,
+             &out->integrity_key_env);
+  fields.RejectUnknownKeys();
+}
+
 void DecodeExchange(const json& value, const std::string& path, ErrorList* errors,
                     ExchangeConfig* out) {
   ObjectFields fields(value, path, errors);
@@ -128,6 +182,8 @@ void DecodeExchange(const json& value, const std::string& path, ErrorList* error
   fields.Read("network_allowance_ms", &out->network_allowance_ms);
   fields.Read("openrtb_version", &out->openrtb_version);
   fields.Read("seat", &out->seat);
+  fields.ReadEnum("billing_notice", kBillingNotices, &out->billing_notice);
+  ReadObject(fields, "price_encryption", &out->price_encryption, DecodePriceEncryption);
   fields.RejectUnknownKeys();
 }
 
@@ -202,6 +258,41 @@ void DecodeBid(const json& value, const std::string& path, ErrorList* errors, Bi
   fields.RejectUnknownKeys();
 }
 
+void DecodeNativeImage(const json& value, const std::string& path, ErrorList* errors,
+                       NativeImageConfig* out) {
+  ObjectFields fields(value, path, errors);
+  fields.Read("type", &out->type);
+  fields.Read("url", &out->url);
+  fields.Read("w", &out->w);
+  fields.Read("h", &out->h);
+  fields.Read("mime", &out->mime);
+  fields.RejectUnknownKeys();
+}
+
+void DecodeNativeData(const json& value, const std::string& path, ErrorList* errors,
+                      NativeDataConfig* out) {
+  ObjectFields fields(value, path, errors);
+  fields.Read("type", &out->type);
+  fields.Read("value", &out->value);
+  fields.RejectUnknownKeys();
+}
+
+void DecodeNativeAssets(const json& value, const std::string& path, ErrorList* errors,
+                        NativeAssetsConfig* out) {
+  ObjectFields fields(value, path, errors);
+  fields.Read("title", &out->title);
+  ReadObjectList(fields, "images", &out->images, DecodeNativeImage);
+  ReadObjectList(fields, "data", &out->data, DecodeNativeData);
+  fields.Read("video_vast", &out->video_vast);
+  fields.Read("video_duration_s", &out->video_duration_s);
+  fields.Read("video_mimes", &out->video_mimes);
+  if (!fields.Read("video_protocol", &out->video_protocol)) {
+    out->video_protocol = internal::MarkupProtocol(out->video_vast);
+  }
+  fields.Read("click_trackers", &out->click_trackers);
+  fields.RejectUnknownKeys();
+}
+
 void DecodeCreative(const json& value, const std::string& path, ErrorList* errors,
                     CreativeConfig* out) {
   ObjectFields fields(value, path, errors);
@@ -212,9 +303,28 @@ void DecodeCreative(const json& value, const std::string& path, ErrorList* error
   fields.Read("mimes", &out->mimes);
   fields.Read("duration_s", &out->duration_s);
   fields.Read("adm", &out->adm);
+  ReadObject(fields, "native", &out->native, DecodeNativeAssets);
   fields.Read("nurl_delivery", &out->nurl_delivery);
   fields.Read("landing_url", &out->landing_url);
   fields.Read("iab_categories", &out->iab_categories);
+  fields.Read("attr", &out->attr);
+  fields.Read("api", &out->api);
+  fields.Read("language", &out->language);
+  fields.Read("adid", &out->adid);
+  fields.Read("iurl", &out->iurl);
+  const bool media = out->format == CreativeFormat::kVideo || out->format == CreativeFormat::kAudio;
+  // Defaults that depend on the format: the markup's VAST/DAAST version,
+  // linear video.
+  if (!fields.Read("protocol", &out->protocol) && media) {
+    out->protocol = internal::MarkupProtocol(out->adm);
+  }
+  if (!fields.Read("linearity", &out->linearity) && out->format == CreativeFormat::kVideo) {
+    out->linearity = 1;
+  }
+  ReadEnumList(fields, "start_slots", kStartSlots, &out->start_slots);
+  fields.Read("placements", &out->placements);
+  fields.Read("skippable", &out->skippable);
+  fields.Read("bitrate_kbps", &out->bitrate_kbps);
   fields.RejectUnknownKeys();
 }
 
@@ -228,6 +338,7 @@ void DecodeTargeting(const json& value, const std::string& path, ErrorList* erro
   fields.Read("domains_deny", &out->domains_deny);
   fields.Read("required_segments", &out->required_segments);
   fields.Read("deal_ids", &out->deal_ids);
+  fields.ReadEnum("rewarded", kRewardedPolicies, &out->rewarded);
   fields.RejectUnknownKeys();
 }
 
@@ -258,6 +369,7 @@ void DecodeCampaign(const json& value, const std::string& path, ErrorList* error
   fields.Read("seat", &out->seat);
   fields.Read("advertiser_domains", &out->advertiser_domains);
   fields.Read("iab_categories", &out->iab_categories);
+  fields.Read("cattax", &out->cattax);
   fields.Read("daily_budget_micros", &out->daily_budget_micros);
   if (!fields.Read("currency", &out->currency)) out->currency = default_currency;
   fields.ReadEnum("pacing_mode", kPacingModes, &out->pacing_mode);
@@ -443,6 +555,9 @@ const char* ThriftTransportName(ThriftTransport transport) {
 const char* CoppaPolicyName(CoppaPolicy policy) { return NameOf(kCoppaPolicies, policy); }
 const char* PacingModeName(PacingMode mode) { return NameOf(kPacingModes, mode); }
 const char* CreativeFormatName(CreativeFormat format) { return NameOf(kCreativeFormats, format); }
+const char* BillingNoticeName(BillingNotice notice) { return NameOf(kBillingNotices, notice); }
+const char* StartSlotName(StartSlot slot) { return NameOf(kStartSlots, slot); }
+const char* RewardedPolicyName(RewardedPolicy policy) { return NameOf(kRewardedPolicies, policy); }
 const char* PacingProcessModeName(PacingProcessMode mode) {
   return NameOf(kPacingProcessModes, mode);
 }

@@ -50,6 +50,33 @@ inline int HardwareThreads() {
 // ---------------------------------------------------------------------------
 // server: the HTTP listener and the exchanges it serves.
 
+// Which notice of an exchange means it charged us for an impression: the
+// beacon that books the spend and counts the frequency cap (see README,
+// "Beacons").
+enum class BillingNotice {
+  kBurl,   // "burl": the billing notice (OpenRTB 2.5's billing event)
+  kNurl,   // "nurl": the win notice (exchanges that bill on win)
+  kPixel,  // "pixel": the impression pixel in the markup (the render)
+};
+
+// Keys of the clearing-price encryption Google's exchanges use (Authorized
+// Buyers, Ad Manager): ${AUCTION_PRICE} arrives as 28 bytes, web-safe base64,
+// of initialization vector, price XOR HMAC-SHA1(encryption key, iv) and an
+// HMAC-SHA1 integrity signature. Each key is given like the bid secrets:
+// inline (`encryption_key`, `integrity_key`) or through an environment
+// variable (`encryption_key_env`, `integrity_key_env`), exactly one of the two.
+// After loading the *_key fields hold the keys as the exchange hands them
+// out: web-safe (or standard) base64, padding optional, at least 16 bytes
+// decoded. Both keys or neither. Never printed.
+struct PriceEncryptionConfig {
+  std::string encryption_key;
+  std::string encryption_key_env;
+  std::string integrity_key;
+  std::string integrity_key_env;
+
+  bool enabled() const { return !encryption_key.empty() || !integrity_key.empty(); }
+};
+
 struct ExchangeConfig {
   // Name of the exchange, used as the `exchange` metric label and in the
   // default bid path. Required. 1-32 characters of [a-z0-9_-]; unique.
@@ -71,6 +98,13 @@ struct ExchangeConfig {
   // Seat id written to seatbid[].seat. Default "" (the field is omitted).
   // At most 64 printable ASCII characters.
   std::string seat;
+  // The notice that books spend and frequency caps. The others record their
+  // event only. Default burl.
+  BillingNotice billing_notice = BillingNotice::kBurl;
+  // Set when the exchange encrypts clearing prices (Google's scheme); a
+  // price that is not encrypted with these keys is then refused. Default:
+  // prices arrive as plain numbers.
+  PriceEncryptionConfig price_encryption;
 };
 
 struct ServerConfig {
@@ -244,6 +278,58 @@ enum class CreativeFormat {
   kAudio,   // "audio"
 };
 
+// Where in the content a video or audio creative may run (the request's
+// startdelay): before it, during it, after it.
+enum class StartSlot {
+  kPre,   // "pre": startdelay 0
+  kMid,   // "mid": startdelay > 0 or -1
+  kPost,  // "post": startdelay -2
+};
+
+// A native image asset of a creative.
+struct NativeImageConfig {
+  // Native image asset type: 1 icon, 3 main image. Required.
+  int type = 0;
+  // https URL of the image. Required.
+  std::string url;
+  // Size in pixels. Required, > 0, at most 10000.
+  int w = 0;
+  int h = 0;
+  // MIME type, e.g. "image/png". Default "" (unknown: fits an image asset
+  // that lists mimes only when it lists none).
+  std::string mime;
+};
+
+// A native data asset of a creative (sponsored-by text, description, rating,
+// call to action, ...).
+struct NativeDataConfig {
+  // Native data asset type, 1-12 (1 sponsored, 2 desc, 3 rating, 4 likes,
+  // 5 downloads, 6 price, 7 sale price, 8 phone, 9 address, 10 desc2,
+  // 11 display url, 12 cta text). Required; each type at most once.
+  int type = 0;
+  // The text. Required, 1-1000 bytes.
+  std::string value;
+};
+
+// The assets a native creative is built from; the bid's native response
+// takes the ones the request asks for (see README, "Native").
+struct NativeAssetsConfig {
+  // The title text. Default "" (no title asset).
+  std::string title;
+  std::vector<NativeImageConfig> images;
+  std::vector<NativeDataConfig> data;
+  // A VAST document for a native video asset. Default "" (none).
+  std::string video_vast;
+  // With video_vast: its duration, seconds (1-3600), MIME types and protocol
+  // (AdCOM "Creative Subtypes - Audio/Video"; 0: from the VAST version).
+  int video_duration_s = 0;
+  std::vector<std::string> video_mimes;
+  int video_protocol = 0;
+  // Third-party click trackers added to the link's clicktrackers, https
+  // URLs. Default none.
+  std::vector<std::string> click_trackers;
+};
+
 struct CreativeConfig {
   // Creative id (bid `crid`). Required. 1-64 characters of [A-Za-z0-9_-],
   // unique within its campaign.
@@ -260,19 +346,71 @@ struct CreativeConfig {
   // Duration of the asset, seconds. Required (> 0, at most 3600) for video
   // and audio; must be 0 for banner and native.
   int duration_s = 0;
-  // Markup: HTML for banner, VAST for video and audio, the native response
-  // JSON for native. Required, at most 65536 bytes. Clicks should go through
-  // the placeholder ${CLICK_URL}, which the bidder replaces with its signed
-  // click beacon URL (that redirects to landing_url).
+  // Markup: HTML for banner, VAST for video and audio. Required for them,
+  // at most 65536 bytes; must be empty for native, whose markup the bidder
+  // builds from `native`. Clicks should go through the placeholder
+  // ${CLICK_URL}, which the bidder replaces with its signed click beacon URL
+  // (that redirects to landing_url); ${IMPRESSION_URL} becomes the signed
+  // impression pixel.
   std::string adm;
+  // Native assets. Required (a title, an image or a data asset at least) for
+  // native, must be absent otherwise.
+  NativeAssetsConfig native;
+  // Creative attributes (AdCOM list "Creative Attributes", 1-18), e.g. 3
+  // expandable, 6 in-banner autoplay video, 16 skip button: checked against
+  // the impression's battr and sent in the bid's attr. Default none.
+  std::vector<int> attr;
+  // API frameworks the creative needs (AdCOM "API Frameworks", 1-9: 1 VPAID
+  // 1.0, 2 VPAID 2.0, 3 MRAID 1.0, 5 MRAID 2.0, 6 MRAID 3.0, 7 OMID 1.0, ...):
+  // every one must be in the impression's api list. Default none.
+  std::vector<int> api;
+  // Language of the creative, ISO 639-1 alpha-2 lower case ("de"): checked
+  // against wlang/wlangb and sent in the bid's language. Default "" (none:
+  // such a creative does not bid where wlang or wlangb is given).
+  std::string language;
+  // The bid's adid (an ad the exchange has on file) and iurl (an https image
+  // of the creative for ad-quality review). Default "" (omitted). adid: at
+  // most 64 printable ASCII characters.
+  std::string adid;
+  std::string iurl;
+  // Video and audio: the markup's subtype (AdCOM "Creative Subtypes -
+  // Audio/Video": 2 VAST 2.0, 3 VAST 3.0, 7 VAST 4.0, 9 DAAST 1.0, 11 VAST
+  // 4.1, 13 VAST 4.2, wrappers 5, 6, 8, 10, 12, 14), matched against the
+  // impression's protocols and sent as the bid's protocol. Default: read from
+  // the markup's <VAST version="..."> (or <DAAST version="...">) root; without
+  // either it is required. Must be 0 (absent) for banner and native.
+  int protocol = 0;
+  // Video: 1 linear (in-stream), 2 non-linear (overlay). Default 1 for
+  // video; must be 0 (absent) otherwise.
+  int linearity = 0;
+  // Video and audio: where in the content it may run. Default: anywhere.
+  std::vector<StartSlot> start_slots;
+  // Video: the placements it may run in (OpenRTB 2.6 plcmt: 1 instream,
+  // 2 accompanying content, 3 interstitial, 4 no content / standalone; a 2.5
+  // placement is read as its plcmt, see README). Default: any.
+  std::vector<int> placements;
+  // Video: false keeps the creative out of impressions where the player
+  // would let the user skip it (skip=1, the creative longer than skipmin and
+  // than skipafter). Default true.
+  bool skippable = true;
+  // Video and audio: bit rate of the media, Kbps, checked against
+  // minbitrate/maxbitrate. Default 0 (unknown: not checked). At most 100000.
+  int bitrate_kbps = 0;
   // When true the bid carries no `adm`: the markup is returned by our win
-  // notice (`nurl`) instead. Default false.
+  // notice (`nurl`) instead. Default false; must be false for native.
   bool nurl_delivery = false;
   // Where a click is redirected: an absolute https URL. Required.
   std::string landing_url;
-  // IAB content categories of the creative (bid `cat`), IAB 1.0 codes such
-  // as "IAB3-1". Default none.
+  // Categories of the creative (bid `cat`), in the campaign's `cattax`
+  // taxonomy, e.g. "IAB3-1" in Content 1.0. Default none.
   std::vector<std::string> iab_categories;
+};
+
+// Rewarded impressions (imp.rwdd) a campaign takes.
+enum class RewardedPolicy {
+  kAny,    // "any": rewarded or not
+  kOnly,   // "only": rwdd=1 only
+  kNever,  // "never": never rwdd=1
 };
 
 // Every list that is empty places no restriction.
@@ -298,6 +436,8 @@ struct TargetingConfig {
   // pmp.deals[].id this campaign bids through; when non-empty it bids only
   // on impressions offering one of them. 1-64 printable ASCII characters.
   std::vector<std::string> deal_ids;
+  // imp.rwdd. Default any.
+  RewardedPolicy rewarded = RewardedPolicy::kAny;
 };
 
 // One entry of campaigns[].dsa.transparency: a party that holds DSA
@@ -343,9 +483,18 @@ struct CampaignConfig {
   // Advertiser domains (bid `adomain`, checked against `badv`). Required, at
   // least one lower-case host name.
   std::vector<std::string> advertiser_domains;
-  // IAB categories of the campaign (checked against `bcat`, sent in `cat`
-  // together with the creative's). Default none.
+  // Categories of the campaign (checked against `bcat` and `acat`, sent in
+  // `cat` together with the creative's), in the taxonomy `cattax` names.
+  // Default none.
   std::vector<std::string> iab_categories;
+  // Taxonomy of iab_categories here and in the creatives (AdCOM list
+  // "Category Taxonomies"): 1 Content 1.0, 2 Content 2.0, 5 Content 2.1,
+  // 6 Content 2.2, 7 Content 3.0, 8 Ad Product 2.0 (the ones the bidder has
+  // tables for, taxonomy/data/README.md; codes must be in the table), or a
+  // vendor taxonomy (500 and above; codes of printable ASCII, matched only
+  // as equal codes). Requests in another taxonomy get the categories
+  // translated (see README, "Categories"). Default 1.
+  int cattax = 1;
   // Daily budget in micro-units of `currency` (1 USD = 1000000). Required,
   // > 0.
   int64_t daily_budget_micros = 0;
@@ -588,6 +737,9 @@ const char* ThriftTransportName(ThriftTransport transport);
 const char* CoppaPolicyName(CoppaPolicy policy);
 const char* PacingModeName(PacingMode mode);
 const char* CreativeFormatName(CreativeFormat format);
+const char* BillingNoticeName(BillingNotice notice);
+const char* StartSlotName(StartSlot slot);
+const char* RewardedPolicyName(RewardedPolicy policy);
 const char* PacingProcessModeName(PacingProcessMode mode);
 
 }  // namespace rtb::config

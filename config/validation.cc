@@ -14,6 +14,7 @@
 #include "config/internal/iso_codes.h"
 #include "config/internal/json_fields.h"
 #include "config/internal/value_syntax.h"
+#include "taxonomy/category_taxonomy.h"
 
 namespace rtb::config {
 namespace {
@@ -28,6 +29,9 @@ constexpr int kMaxCreativePixels = 10000;
 constexpr int kMaxCreativeSeconds = 3600;
 constexpr size_t kMaxAdmBytes = 64 << 10;
 constexpr double kMaxBidCpm = 1000.0;
+constexpr size_t kMinPriceKeyBytes = 16;
+constexpr int kMaxBitrateKbps = 100000;
+constexpr size_t kMaxNativeDataBytes = 1000;
 
 // Records problems under paths relative to one object of the config.
 class Checker {
@@ -116,6 +120,32 @@ void CheckSecret(const Checker& bid, const char* key, const char* env_key,
   }
 }
 
+// A key given inline under `key` or through the variable `env_key`; the
+// message names where it came from, never what it is.
+void CheckPriceKey(const Checker& at, const char* key, const char* env_key,
+                   const std::string& value, const std::string& env_name) {
+  if (internal::IsBase64Key(value, kMinPriceKeyBytes)) return;
+  const std::string problem = absl::StrCat("must be base64 (web-safe or standard) of at least ",
+                                           kMinPriceKeyBytes, " bytes");
+  if (env_name.empty()) {
+    at.Fail(key, problem);
+  } else {
+    at.Fail(env_key, absl::StrCat("environment variable ", env_name, " ", problem));
+  }
+}
+
+void ValidatePriceEncryption(const PriceEncryptionConfig& keys, const Checker& at) {
+  if (!keys.enabled()) return;
+  if (keys.encryption_key.empty() || keys.integrity_key.empty()) {
+    at.Fail("", "needs both encryption_key and integrity_key (or their _env forms)");
+    return;
+  }
+  CheckPriceKey(at, "encryption_key", "encryption_key_env", keys.encryption_key,
+                keys.encryption_key_env);
+  CheckPriceKey(at, "integrity_key", "integrity_key_env", keys.integrity_key,
+                keys.integrity_key_env);
+}
+
 void ValidateServer(const BidderConfig& config, ErrorList* errors) {
   const ServerConfig& server = config.server;
   Checker at("server", errors);
@@ -179,6 +209,12 @@ void ValidateServer(const BidderConfig& config, ErrorList* errors) {
     if (!exchange.seat.empty() && !internal::IsPrintableToken(exchange.seat, 64)) {
       ex.Fail("seat", "must be at most 64 printable ASCII characters without spaces");
     }
+    if (exchange.billing_notice != BillingNotice::kBurl &&
+        exchange.billing_notice != BillingNotice::kNurl &&
+        exchange.billing_notice != BillingNotice::kPixel) {
+      ex.Fail("billing_notice", "must be burl, nurl or pixel");
+    }
+    ValidatePriceEncryption(exchange.price_encryption, ex.Member("price_encryption"));
   }
 }
 
@@ -268,7 +304,154 @@ void ValidateBid(const BidConfig& bid, ErrorList* errors) {
   at.InRange("attribution_window_s", bid.attribution_window_s, 60, 365 * 24 * 3600);
 }
 
-void ValidateCreative(const CreativeConfig& creative, const Checker& at) {
+// Each of `values` in [min, max] and none twice.
+void CheckCodes(const Checker& at, std::string_view key, const std::vector<int>& values, int min,
+                int max, const char* what) {
+  std::map<int, size_t> seen;
+  for (size_t i = 0; i < values.size(); ++i) {
+    const std::string element = ElementPath(std::string(key), i);
+    if (values[i] < min || values[i] > max) {
+      at.Fail(element,
+              absl::StrCat("must be ", what, " in [", min, ", ", max, "], got ", values[i]));
+    } else if (auto [it, inserted] = seen.emplace(values[i], i); !inserted) {
+      at.Fail(element, Checker::DuplicateOf(at.ElementAt(key, it->second)));
+    }
+  }
+}
+
+// Category codes of taxonomy `cattax`: Content 1.0 codes, ids of a taxonomy
+// the tables hold, tokens of a vendor taxonomy.
+void CheckCategories(const Checker& at, std::string_view key, const std::vector<std::string>& codes,
+                     int cattax) {
+  const taxonomy::CategoryTaxonomies& tables = taxonomy::CategoryTaxonomies::Iab();
+  if (cattax >= taxonomy::kFirstVendor) {
+    at.EachString(
+        key, codes, [](const std::string& c) { return internal::IsPrintableToken(c, 64); },
+        "must be 1-64 printable ASCII characters without spaces");
+  } else if (cattax == taxonomy::kContent1) {
+    at.EachString(
+        key, codes,
+        [&](const std::string& c) {
+          return internal::IsIabCategory(c) && tables.Contains(taxonomy::kContent1, c);
+        },
+        "must be an IAB Content 1.0 category code such as IAB3-1");
+  } else if (tables.Known(cattax)) {
+    at.EachString(
+        key, codes, [&](const std::string& c) { return tables.Contains(cattax, c); },
+        absl::StrCat("must be an id of taxonomy ", cattax,
+                     " (cattax) as taxonomy/data/README.md lists them"));
+  }
+}
+
+// An https URL, or nothing wrong when empty and optional.
+void CheckHttpsUrl(const Checker& at, std::string_view key, const std::string& url) {
+  const std::string problem =
+      internal::UrlProblem(url, /*allow_http=*/false, /*allow_query_and_fragment=*/true);
+  if (!problem.empty()) at.Fail(key, problem);
+}
+
+void ValidateNativeAssets(const NativeAssetsConfig& native, const Checker& at) {
+  if (native.title.empty() && native.images.empty() && native.data.empty() &&
+      native.video_vast.empty()) {
+    at.Fail("", "needs a title, an image, a data or a video asset");
+  }
+  if (native.title.size() > kMaxNativeDataBytes) {
+    at.Fail("title", absl::StrCat("must be at most ", kMaxNativeDataBytes, " bytes"));
+  }
+  for (size_t i = 0; i < native.images.size(); ++i) {
+    const NativeImageConfig& image = native.images[i];
+    Checker img = at.Element("images", i);
+    if (image.type != 1 && image.type != 3) {
+      img.Fail("type", "must be a native image asset type: 1 (icon) or 3 (main image)");
+    }
+    CheckHttpsUrl(img, "url", image.url);
+    img.InRange("w", image.w, 1, kMaxCreativePixels);
+    img.InRange("h", image.h, 1, kMaxCreativePixels);
+    if (!image.mime.empty() && !internal::IsMimeType(image.mime)) {
+      img.Fail("mime", "must be a MIME type such as image/png");
+    }
+  }
+  std::map<int, size_t> data_types;
+  for (size_t i = 0; i < native.data.size(); ++i) {
+    const NativeDataConfig& data = native.data[i];
+    Checker d = at.Element("data", i);
+    if (d.InRange("type", data.type, 1, 12)) {
+      if (auto [it, inserted] = data_types.emplace(data.type, i); !inserted) {
+        d.Fail("type", Checker::DuplicateOf(at.ElementAt("data", it->second) + ".type"));
+      }
+    }
+    if (data.value.empty() || data.value.size() > kMaxNativeDataBytes) {
+      d.Fail("value", absl::StrCat("must be 1-", kMaxNativeDataBytes, " bytes"));
+    }
+  }
+  if (!native.video_vast.empty()) {
+    if (native.video_vast.size() > kMaxAdmBytes) {
+      at.Fail("video_vast", absl::StrCat("must be at most ", kMaxAdmBytes, " bytes"));
+    }
+    at.InRange("video_duration_s", native.video_duration_s, 1, kMaxCreativeSeconds);
+    if (native.video_mimes.empty()) at.Fail("video_mimes", "required with video_vast");
+    at.EachString(
+        "video_mimes", native.video_mimes,
+        [](const std::string& m) { return internal::IsMimeType(m); },
+        "must be a MIME type such as video/mp4");
+    if (native.video_protocol == 0) {
+      at.Fail("video_protocol", "required: video_vast carries no VAST version this bidder reads");
+    } else {
+      at.InRange("video_protocol", native.video_protocol, 1, 16);
+    }
+  } else if (native.video_duration_s != 0 || !native.video_mimes.empty() ||
+             native.video_protocol != 0) {
+    at.Fail("video_vast", "required when video_duration_s, video_mimes or video_protocol is set");
+  }
+  for (size_t i = 0; i < native.click_trackers.size(); ++i) {
+    CheckHttpsUrl(at, ElementPath("click_trackers", i), native.click_trackers[i]);
+  }
+}
+
+bool NativeAssetsEmpty(const NativeAssetsConfig& native) {
+  return native.title.empty() && native.images.empty() && native.data.empty() &&
+         native.video_vast.empty() && native.video_duration_s == 0 && native.video_mimes.empty() &&
+         native.click_trackers.empty();
+}
+
+// What only video or audio creatives may carry.
+void ValidateMediaFields(const CreativeConfig& creative, const Checker& at) {
+  const bool video = creative.format == CreativeFormat::kVideo;
+  const bool media = video || creative.format == CreativeFormat::kAudio;
+  const std::string format = CreativeFormatName(creative.format);
+  if (media) {
+    if (creative.protocol == 0) {
+      at.Fail("protocol",
+              "required: the markup carries no VAST or DAAST version this bidder reads "
+              "(AdCOM Creative Subtypes - Audio/Video, e.g. 3 for VAST 3.0)");
+    } else {
+      at.InRange("protocol", creative.protocol, 1, 16);
+    }
+    at.InRange("bitrate_kbps", creative.bitrate_kbps, 0, kMaxBitrateKbps);
+  } else {
+    if (creative.protocol != 0) at.Fail("protocol", absl::StrCat("must be absent for ", format));
+    if (!creative.start_slots.empty()) {
+      at.Fail("start_slots", absl::StrCat("must be absent for ", format));
+    }
+    if (creative.bitrate_kbps != 0) {
+      at.Fail("bitrate_kbps", absl::StrCat("must be absent for ", format));
+    }
+  }
+  if (video) {
+    if (creative.linearity != 1 && creative.linearity != 2) {
+      at.Fail("linearity", "must be 1 (linear) or 2 (non-linear)");
+    }
+    CheckCodes(at, "placements", creative.placements, 1, 4, "an OpenRTB 2.6 plcmt value");
+  } else {
+    if (creative.linearity != 0) at.Fail("linearity", absl::StrCat("must be absent for ", format));
+    if (!creative.placements.empty()) {
+      at.Fail("placements", absl::StrCat("must be absent for ", format));
+    }
+    if (!creative.skippable) at.Fail("skippable", "applies to video only");
+  }
+}
+
+void ValidateCreative(const CreativeConfig& creative, const Checker& at, int cattax) {
   if (!internal::IsIdentifier(creative.id, 64, "_-")) {
     at.Fail("id", "must be 1-64 characters of [A-Za-z0-9_-]");
   }
@@ -298,19 +481,38 @@ void ValidateCreative(const CreativeConfig& creative, const Checker& at) {
   at.EachString(
       "mimes", creative.mimes, [](const std::string& m) { return internal::IsMimeType(m); },
       "must be a MIME type such as video/mp4");
-  if (creative.adm.empty()) {
-    at.Fail("adm",
-            creative.nurl_delivery ? "required: the win notice returns this markup" : "required");
-  } else if (creative.adm.size() > kMaxAdmBytes) {
-    at.Fail("adm", absl::StrCat("must be at most ", kMaxAdmBytes, " bytes"));
+  if (creative.format == CreativeFormat::kNative) {
+    if (!creative.adm.empty()) {
+      at.Fail("adm", "must be empty for native: the markup is built from `native`");
+    }
+    if (creative.nurl_delivery) {
+      at.Fail("nurl_delivery",
+              "must be false for native: the markup answers the impression's native request");
+    }
+    ValidateNativeAssets(creative.native, at.Member("native"));
+  } else {
+    if (creative.adm.empty()) {
+      at.Fail("adm",
+              creative.nurl_delivery ? "required: the win notice returns this markup" : "required");
+    } else if (creative.adm.size() > kMaxAdmBytes) {
+      at.Fail("adm", absl::StrCat("must be at most ", kMaxAdmBytes, " bytes"));
+    }
+    if (!NativeAssetsEmpty(creative.native)) {
+      at.Fail("native", absl::StrCat("must be absent for ", format));
+    }
   }
-  std::string problem = internal::UrlProblem(creative.landing_url, /*allow_http=*/false,
-                                             /*allow_query_and_fragment=*/true);
-  if (!problem.empty()) at.Fail("landing_url", problem);
-  at.EachString(
-      "iab_categories", creative.iab_categories,
-      [](const std::string& c) { return internal::IsIabCategory(c); },
-      "must be an IAB 1.0 category code such as IAB3-1");
+  CheckHttpsUrl(at, "landing_url", creative.landing_url);
+  CheckCategories(at, "iab_categories", creative.iab_categories, cattax);
+  CheckCodes(at, "attr", creative.attr, 1, 18, "an AdCOM creative attribute");
+  CheckCodes(at, "api", creative.api, 1, 9, "an AdCOM API framework");
+  if (!creative.language.empty() && !internal::IsLanguageCode(creative.language)) {
+    at.Fail("language", "must be an ISO 639-1 code of two lower-case letters such as de");
+  }
+  if (!creative.adid.empty() && !internal::IsPrintableToken(creative.adid, 64)) {
+    at.Fail("adid", "must be at most 64 printable ASCII characters without spaces");
+  }
+  if (!creative.iurl.empty()) CheckHttpsUrl(at, "iurl", creative.iurl);
+  ValidateMediaFields(creative, at);
 }
 
 void ValidateTargeting(const TargetingConfig& targeting, const Checker& at) {
@@ -328,7 +530,7 @@ void ValidateTargeting(const TargetingConfig& targeting, const Checker& at) {
   at.EachString(
       "content_categories", targeting.content_categories,
       [](const std::string& c) { return internal::IsIabCategory(c); },
-      "must be an IAB 1.0 category code such as IAB3-1");
+      "must be an IAB Content 1.0 category code such as IAB3-1");
   auto is_domain = [](const std::string& d) { return internal::IsLowerCaseDomain(d); };
   constexpr const char* kDomain = "must be a lower-case domain name such as example.com";
   at.EachString("domains_allow", targeting.domains_allow, is_domain, kDomain);
@@ -343,6 +545,10 @@ void ValidateTargeting(const TargetingConfig& targeting, const Checker& at) {
   constexpr const char* kToken = "must be 1-64 printable ASCII characters without spaces";
   at.EachString("required_segments", targeting.required_segments, is_token, kToken);
   at.EachString("deal_ids", targeting.deal_ids, is_token, kToken);
+  if (targeting.rewarded != RewardedPolicy::kAny && targeting.rewarded != RewardedPolicy::kOnly &&
+      targeting.rewarded != RewardedPolicy::kNever) {
+    at.Fail("rewarded", "must be any, only or never");
+  }
 }
 
 // Printable text of 1 to `max` bytes: no control characters (UTF-8 allowed).
@@ -399,10 +605,15 @@ void ValidateCampaign(const CampaignConfig& campaign, const BidderConfig& config
       "advertiser_domains", campaign.advertiser_domains,
       [](const std::string& d) { return internal::IsLowerCaseDomain(d); },
       "must be a lower-case domain name such as example.com");
-  at.EachString(
-      "iab_categories", campaign.iab_categories,
-      [](const std::string& c) { return internal::IsIabCategory(c); },
-      "must be an IAB 1.0 category code such as IAB3-1");
+  const bool cattax_usable = campaign.cattax >= taxonomy::kFirstVendor ||
+                             taxonomy::CategoryTaxonomies::Iab().Known(campaign.cattax);
+  if (!cattax_usable) {
+    at.Fail("cattax",
+            absl::StrCat("must be a taxonomy the bidder has tables for (1, 2, 5, 6, 7, 8) or a "
+                         "vendor taxonomy (500 and above); got ",
+                         campaign.cattax));
+  }
+  CheckCategories(at, "iab_categories", campaign.iab_categories, campaign.cattax);
   if (campaign.daily_budget_micros <= 0) at.Fail("daily_budget_micros", "must be > 0");
   if (!internal::IsIsoCurrencyCode(campaign.currency)) {
     at.Fail("currency", absl::StrCat("must be an ISO 4217 currency code; got \"",
@@ -434,7 +645,7 @@ void ValidateCampaign(const CampaignConfig& campaign, const BidderConfig& config
   for (size_t j = 0; j < campaign.creatives.size(); ++j) {
     const CreativeConfig& creative = campaign.creatives[j];
     Checker cr = at.Element("creatives", j);
-    ValidateCreative(creative, cr);
+    ValidateCreative(creative, cr, campaign.cattax);
     if (auto [it, inserted] = creative_ids.emplace(creative.id, j);
         !inserted && !creative.id.empty()) {
       cr.Fail("id", Checker::DuplicateOf(at.ElementAt("creatives", it->second) + ".id"));

@@ -48,8 +48,8 @@ BeaconKind KindOf(Endpoint endpoint) {
 class BeaconHandler::Impl {
  public:
   Impl(Dependencies deps, BeaconHandlerOptions options, CurrencyTable currencies,
-       std::string path_prefix)
-      : context_(std::move(deps), options, std::move(currencies)),
+       absl::flat_hash_map<std::string, beacons::ExchangeRules> exchanges, std::string path_prefix)
+      : context_(std::move(deps), options, std::move(currencies), std::move(exchanges)),
         path_prefix_(std::move(path_prefix)),
         pool_(static_cast<size_t>(options.threads)) {}
 
@@ -123,9 +123,15 @@ class BeaconHandler::Impl {
     const config::CreativeConfig& creative = *campaign->creatives.at(beacon->creative_id);
     const std::string impression_id =
         ImpressionId(beacon->exchange, beacon->request_id, beacon->imp_id, beacon->bid_id);
+    // A notice replayed past the attribution window would find its
+    // impression row expired and book again: by its signed time it is too
+    // old to mean anything. Clicks still redirect (and find no impression).
+    if (endpoint != Endpoint::kClick && !context_.Current(*beacon)) {
+      return {beacons::Status(410, "beacon older than the attribution window"), Outcome::kExpired};
+    }
     switch (endpoint) {
       case Endpoint::kWin:
-        return beacons::HandleWin(context_, *beacon, creative, impression_id);
+        return beacons::HandleWin(context_, *beacon, *campaign, creative, impression_id);
       case Endpoint::kBilling:
       case Endpoint::kImpression:
         return beacons::HandleImpression(context_, endpoint, *beacon, *campaign, impression_id);
@@ -173,9 +179,12 @@ absl::StatusOr<std::unique_ptr<BeaconHandler>> BeaconHandler::Create(Dependencie
         scheme == std::string::npos ? std::string::npos : base.find('/', scheme + 3);
     if (path != std::string::npos) prefix = base.substr(path);
   }
+  absl::StatusOr<absl::flat_hash_map<std::string, beacons::ExchangeRules>> exchanges =
+      beacons::BeaconContext::RulesOf(*deps.config);
+  if (!exchanges.ok()) return exchanges.status();
   try {
-    auto impl =
-        std::make_unique<Impl>(std::move(deps), options, *std::move(currencies), std::move(prefix));
+    auto impl = std::make_unique<Impl>(std::move(deps), options, *std::move(currencies),
+                                       *std::move(exchanges), std::move(prefix));
     return std::unique_ptr<BeaconHandler>(new BeaconHandler(std::move(impl)));
   } catch (const std::exception& e) {
     // prometheus-cpp throws on a metric name clash.

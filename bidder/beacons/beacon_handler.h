@@ -4,9 +4,15 @@
 //   GET|POST <prefix>/win         win notice (nurl): a win event; the markup
 //                                 of a win-notice-delivered creative (200),
 //                                 else 204
-//   GET|POST <prefix>/billing     billing notice (burl): the impression
-//   GET      <prefix>/imp         impression pixel: the impression, 1x1 GIF
-//   GET|POST <prefix>/loss        loss notice (lurl): a loss event, 204
+//   GET|POST <prefix>/billing     billing notice (burl)
+//   GET      <prefix>/imp         impression pixel, 1x1 GIF
+//   GET|POST <prefix>/loss        loss notice (lurl): a loss event with the
+//                                 loss reason and the minimum to win, 204
+// The exchange's billing notice (server.exchanges[].billing_notice: burl by
+// default, nurl or the pixel) records the impression; the other two record
+// only their own event. A notice whose signed bid time is older than the
+// attribution window is refused with 410: its impression row has expired,
+// so a replay would book again.
 //   GET      <prefix>/click       a click event; 302 to the creative's landing
 //                                 URL (from config, never from the request)
 //                                 with a signed click token in rtb_click
@@ -51,7 +57,10 @@
 // expired impression on click or conversion is counted; the caller still
 // gets its answer.
 //
-// Clearing prices (${AUCTION_PRICE}) that are not a plain number, negative,
+// An exchange with price_encryption keys sends its prices encrypted
+// (internal/price_decryption.h); one that does not decrypt is refused and
+// counted, and the impression recorded at our bid price. Clearing prices
+// (${AUCTION_PRICE}) that are not a plain number, negative,
 // above our bid price or above 1000 CPM are rejected and counted; the
 // impression is then recorded at our bid price, the upper bound of what a
 // second-price or first-price auction charges, so nothing is lost and

@@ -30,6 +30,7 @@ int DeniedMask(const BeaconPermissions& permissions) {
 constexpr std::string_view kAuctionPriceMacro = "${AUCTION_PRICE}";
 constexpr std::string_view kAuctionCurrencyMacro = "${AUCTION_CURRENCY}";
 constexpr std::string_view kAuctionLossMacro = "${AUCTION_LOSS}";
+constexpr std::string_view kAuctionMinToWinMacro = "${AUCTION_MIN_TO_WIN}";
 
 bool Unreserved(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
@@ -113,12 +114,13 @@ enum Param : size_t {
   kP,
   kCur,
   kLoss,
+  kMtw,
   kSig,
   kParamCount
 };
 constexpr std::array<std::string_view, kParamCount> kParamNames = {
-    "x",  "c",   "cr",  "dk",  "dl", "bp",  "bc",   "ts", "test",
-    "pf", "aid", "iid", "bid", "p",  "cur", "loss", "sig"};
+    "x",  "c",   "cr",  "dk",  "dl", "bp",  "bc",   "ts",  "test",
+    "pf", "aid", "iid", "bid", "p",  "cur", "loss", "mtw", "sig"};
 
 }  // namespace
 
@@ -298,6 +300,8 @@ void BeaconSigner::AppendOne(BeaconKind kind, std::string_view base_url, std::st
       out->append(kAuctionLossMacro);
       out->append("&p=");
       out->append(kAuctionPriceMacro);
+      out->append("&mtw=");
+      out->append(kAuctionMinToWinMacro);
       break;
     case BeaconKind::kClick:
     case BeaconKind::kImpression:
@@ -471,6 +475,7 @@ absl::StatusOr<VerifiedBeacon> BeaconSigner::Verify(BeaconKind kind, std::string
   }
   beacon.clearing_currency = substituted(kCur, kAuctionCurrencyMacro);
   beacon.loss_reason = substituted(kLoss, kAuctionLossMacro);
+  beacon.min_to_win_text = substituted(kMtw, kAuctionMinToWinMacro);
   return beacon;
 }
 

@@ -9,6 +9,7 @@
 //             &p=${AUCTION_PRICE}&cur=${AUCTION_CURRENCY}&sig=<signature>
 //   <base>/billing?...  same parameters as win
 //   <base>/loss?...     without p and cur, with &loss=${AUCTION_LOSS}&p=${AUCTION_PRICE}
+//                       &mtw=${AUCTION_MIN_TO_WIN}
 //   <base>/click?...    without p, cur and loss
 //   <base>/imp?...      the impression pixel (the ${IMPRESSION_URL} of the
 //                       markup), like click
@@ -21,7 +22,7 @@
 // and time, the test flag, and the values the exchange must put in for
 // ${AUCTION_ID}, ${AUCTION_IMP_ID} and ${AUCTION_BID_ID} (the request, impression
 // and bid ids we answered). What only the exchange knows (price, currency,
-// loss reason) is not signed; the beacon handler checks it for plausibility
+// loss reason, minimum to win) is not signed; the beacon handler checks it for plausibility
 // (e.g. a clearing price above our bid price). Each field is length-prefixed
 // in the signed text, so no two different parameter sets sign alike, and the
 // kind is signed (last, so one bid's four URLs share the hashed prefix), so a
@@ -119,6 +120,9 @@ struct VerifiedBeacon {
   std::optional<double> clearing_price;
   std::string clearing_currency;
   std::string loss_reason;
+  // Loss notices: the lowest bid that would have won (${AUCTION_MIN_TO_WIN},
+  // OpenRTB 2.6), as the exchange substituted it.
+  std::string min_to_win_text;
 };
 
 // Placeholders of creative markup that the bidder fills with a bid's signed

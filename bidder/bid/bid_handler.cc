@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "bidder/bid/internal/bid_contents.h"
 #include "boost/asio/steady_timer.hpp"
 #include "storage/key_bytes.h"
 #include "storage/schemas.h"
@@ -202,6 +203,8 @@ void BidHandler::Handle(size_t exchange, const HttpRequest& http, Responder resp
     return Finish(*pending, BidOutcome::kInvalid, std::move(response));
   }
   const openrtb::BidRequest& request = pending->request;
+  deps_.metrics->CountIgnored(pending->exchange->index, request.ignored,
+                              !RequestTaxonomy::Of(request).is_known());
   pending->version = std::min(
       openrtb::ResponseOpenRtbVersion(HeaderValue(http.headers, "x-openrtb-version"), request),
       pending->exchange->max_version);
@@ -339,6 +342,8 @@ bool BidHandler::WriteResponse(const PendingBid& pending, const AuctionResult& r
   response.id = request.id;
   response.bidid = NewResponseId();
   response.cur = result.currency;
+  response.version = pending.version;
+  const RequestTaxonomy taxonomy = RequestTaxonomy::Of(request);
   const int64_t bid_time_ms = deps_.wall_clock->NowMillis();
   const std::string device_key = pending.permissions.device_key && pending.identity.key.has_value()
                                      ? pending.identity.key->Hex()
@@ -377,22 +382,17 @@ bool BidHandler::WriteResponse(const PendingBid& pending, const AuctionResult& r
     // Markup served by the win notice is filled in there, from the same
     // signed parameters.
     const bool fill_markup = !creative.nurl_delivery;
-    beacons_.AppendUrls(base_url, params, &bid.nurl, &bid.burl, &bid.lurl,
-                        fill_markup ? &click_url : nullptr,
-                        fill_markup && creative.has_impression_pixel ? &impression_url : nullptr);
-    if (fill_markup) bid.adm = FillMarkup(creative.adm, click_url, impression_url);
+    beacons_.AppendUrls(
+        base_url, params, &bid.nurl, &bid.burl, &bid.lurl, fill_markup ? &click_url : nullptr,
+        fill_markup && MarkupHasImpressionPixel(creative) ? &impression_url : nullptr);
+    if (fill_markup && !WriteMarkup(creative, imp, click_url, impression_url, &bid.adm)) {
+      return false;
+    }
     bid.adomain = campaign.advertiser_domains;
     bid.crid = creative.id;
     bid.cid = campaign.id;
-    bid.cat = creative.categories;
-    if (creative.w > 0 && creative.h > 0) {
-      bid.w = creative.w;
-      bid.h = creative.h;
-    }
+    DescribeCreative(creative, taxonomy, &bid);
     if (win.deal != nullptr) bid.dealid = win.deal->id;
-    if (pending.version == openrtb::OpenRtbVersion::k2_6) {
-      bid.mtype = static_cast<int32_t>(creative.media);
-    }
     if (win.dsa.attach && campaign.dsa.has_value()) {
       openrtb::BidDsa& dsa = bid.dsa.emplace();
       dsa.behalf = campaign.dsa->behalf;

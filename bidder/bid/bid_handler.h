@@ -34,7 +34,10 @@
 //
 // The response carries `x-openrtb-version`: the version openrtb's
 // ResponseOpenRtbVersion() picks for the request, but never above the
-// exchange's configured openrtb_version. mtype is set only in 2.6 answers.
+// exchange's configured openrtb_version. Every bid carries mtype (and, for
+// video and audio, dur), in bid.ext in 2.5 answers; cat is written in the
+// request's cattax taxonomy when the campaign's categories translate into it
+// (bidder/bid/internal/bid_contents.h).
 // Every bid has a win notice (nurl); with nurl_delivery the markup is
 // served by it and adm is omitted. A no-bid is always an empty 204 (OpenRTB's
 // preferred form); its reason goes to the metrics.

@@ -80,6 +80,22 @@ const char* LookupOutcomeName(LookupOutcome outcome) {
   return "error";
 }
 
+const char* IgnoredName(Ignored what) {
+  switch (what) {
+    case Ignored::kExtNotObject:
+      return "ext_not_object";
+    case Ignored::kUnknownField:
+      return "unknown_field";
+    case Ignored::kUnknownValue:
+      return "unknown_value";
+    case Ignored::kUnusableNativeRequest:
+      return "unusable_native_request";
+    case Ignored::kUnknownTaxonomy:
+      return "unknown_taxonomy";
+  }
+  return "unknown_field";
+}
+
 prometheus::Histogram::BucketBoundaries BidMetrics::LatencyBuckets() {
   return {0.00005, 0.0001, 0.0002, 0.0003, 0.0005, 0.00075, 0.001, 0.0015, 0.002, 0.003, 0.005,
           0.0075,  0.01,   0.015,  0.02,   0.03,   0.05,    0.075, 0.1,    0.15,  0.25};
@@ -112,6 +128,12 @@ BidMetrics::BidMetrics(prometheus::Registry& registry,
                    .Name("bidder_bids_total")
                    .Help("Bids made, one per impression bid on, by exchange and campaign")
                    .Register(registry);
+  auto& ignored = prometheus::BuildCounter()
+                      .Name("bidder_bid_requests_ignored_total")
+                      .Help(
+                          "What valid bid requests carried that was ignored rather than "
+                          "refused, by exchange and kind")
+                      .Register(registry);
   auto& price_sum = prometheus::BuildCounter()
                         .Name("bidder_bid_price_cpm_total")
                         .Help("Sum of bid prices, CPM in bid.default_currency, by campaign")
@@ -125,6 +147,10 @@ BidMetrics::BidMetrics(prometheus::Registry& registry,
     }
     handles.latency = &latency.Add({{"exchange", exchange.name}}, LatencyBuckets());
     handles.profile_timeouts = &timeouts.Add({{"exchange", exchange.name}});
+    for (size_t i = 0; i < kIgnoredCount; ++i) {
+      handles.ignored[i] = &ignored.Add(
+          {{"exchange", exchange.name}, {"what", IgnoredName(static_cast<Ignored>(i))}});
+    }
     for (const config::CampaignConfig& campaign : campaigns) {
       handles.bids.push_back(&bids.Add({{"exchange", exchange.name}, {"campaign", campaign.id}}));
     }
@@ -169,6 +195,19 @@ void BidMetrics::CountLookup(size_t exchange, LookupOutcome outcome) {
 void BidMetrics::CountBid(size_t exchange, size_t campaign, double price_cpm) {
   exchanges_[exchange].bids[campaign]->Increment();
   campaigns_[campaign].price_sum->Increment(price_cpm);
+}
+
+void BidMetrics::CountIgnored(size_t exchange, const openrtb::IgnoredInRequest& ignored,
+                              bool unknown_taxonomy) {
+  Exchange& handles = exchanges_[exchange];
+  const auto add = [&](Ignored what, int32_t count) {
+    if (count > 0) handles.ignored[static_cast<size_t>(what)]->Increment(count);
+  };
+  add(Ignored::kExtNotObject, ignored.ext_not_object);
+  add(Ignored::kUnknownField, ignored.unknown_fields);
+  add(Ignored::kUnknownValue, ignored.unknown_values);
+  add(Ignored::kUnusableNativeRequest, ignored.unusable_native_requests);
+  add(Ignored::kUnknownTaxonomy, unknown_taxonomy ? 1 : 0);
 }
 
 }  // namespace rtb::bidder

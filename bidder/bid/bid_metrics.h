@@ -12,6 +12,14 @@
 //                                                one per valid request: the privacy
 //                                                decision (bidder/privacy/privacy_decision.h
 //                                                names the labels)
+//   bidder_bid_requests_ignored_total{exchange,what}
+//                                                what valid requests carried that the bidder
+//                                                ignored rather than refused (OpenRTB asks
+//                                                bidders to tolerate them): ext_not_object,
+//                                                unknown_field, unknown_value (each counted
+//                                                per occurrence), unusable_native_request
+//                                                (per impression), unknown_taxonomy (per
+//                                                request whose cattax the tables do not hold)
 //
 // Request outcomes: "bid"; "invalid" (400); "late" (the auction finished
 // after the deadline, answered 204); "nobid_<reason>" (204), the reason being
@@ -35,6 +43,7 @@
 #include <iterator>
 #include <vector>
 
+#include "bidder/openrtb/openrtb.h"
 #include "bidder/privacy/privacy_decision.h"
 #include "config/config.h"
 #include "prometheus/counter.h"
@@ -71,6 +80,17 @@ enum class LookupOutcome : size_t { kHit, kMiss, kTimeout, kError, kStale, kSkip
 inline constexpr size_t kLookupOutcomeCount = 6;
 const char* LookupOutcomeName(LookupOutcome outcome);
 
+// Label values of bidder_bid_requests_ignored_total{what}.
+enum class Ignored : size_t {
+  kExtNotObject,
+  kUnknownField,
+  kUnknownValue,
+  kUnusableNativeRequest,
+  kUnknownTaxonomy,
+};
+inline constexpr size_t kIgnoredCount = 5;
+const char* IgnoredName(Ignored what);
+
 class BidMetrics {
  public:
   // Declares the families in `registry` (which must outlive this) with one
@@ -85,6 +105,10 @@ class BidMetrics {
   void CountLookup(size_t exchange, LookupOutcome outcome);
   void CountBid(size_t exchange, size_t campaign, double price_cpm);
   void CountPrivacyDecision(privacy::PrivacyRegime regime, privacy::PrivacyOutcome outcome);
+  // What one parsed request carried that was ignored; `unknown_taxonomy`:
+  // its cattax is one the taxonomy tables do not hold.
+  void CountIgnored(size_t exchange, const openrtb::IgnoredInRequest& ignored,
+                    bool unknown_taxonomy);
 
   // The handles, for tests and the telemetry writer.
   prometheus::Counter& requests(size_t exchange, BidOutcome outcome) {
@@ -106,6 +130,10 @@ class BidMetrics {
     return *privacy_decisions_[static_cast<size_t>(regime)][static_cast<size_t>(outcome)];
   }
 
+  prometheus::Counter& ignored(size_t exchange, Ignored what) {
+    return *exchanges_[exchange].ignored[static_cast<size_t>(what)];
+  }
+
   // Seconds: 50 µs to 250 ms, dense around the 0.1-10 ms where bids live.
   static prometheus::Histogram::BucketBoundaries LatencyBuckets();
 
@@ -115,6 +143,7 @@ class BidMetrics {
     prometheus::Histogram* latency = nullptr;
     prometheus::Counter* profile_timeouts = nullptr;
     std::vector<prometheus::Counter*> bids;  // by campaign
+    std::array<prometheus::Counter*, kIgnoredCount> ignored{};
   };
   struct Campaign {
     prometheus::Counter* price_sum = nullptr;

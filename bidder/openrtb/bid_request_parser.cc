@@ -6,8 +6,13 @@
 // SkipChecked), which keeps "malformed JSON is rejected" true for the whole
 // document, `ext` included. The trailing-content check closes the other gap:
 // On-Demand stops at the end of the root object.
+//
+// An embedded document (native.request, FieldOptions::embedded_json) is read
+// by a second Reader over a second On-Demand parser (EmbeddedDocument), since
+// the first is still iterating the request.
 #include <algorithm>
 #include <bit>
+#include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -22,7 +27,6 @@
 #include "bidder/openrtb/internal/error_trail.h"
 #include "bidder/openrtb/internal/schema.h"
 #include "bidder/openrtb/openrtb.h"
-#include "nlohmann/json.hpp"
 #include "simdjson.h"
 
 #if defined(__SSE2__)
@@ -34,14 +38,16 @@ namespace {
 
 namespace od = simdjson::ondemand;
 using internal::Bound;
+using internal::Envelope;
 using internal::ErrorTrail;
 using internal::Field;
 using internal::Inline;
 using internal::IsOptional;
 using internal::IsVector;
 using internal::JsonKey;
-using internal::Marker;
 using internal::Schema;
+using internal::SkipKind;
+using internal::Skipped;
 
 // What reading one JSON value gave.
 enum class Outcome { kValue, kNull, kError };
@@ -110,18 +116,47 @@ bool IsIntegerLiteral(std::string_view token) {
   return !token.empty() && token.find_first_not_of("0123456789") == std::string_view::npos;
 }
 
+// A padded copy of an embedded document and the parser that iterates it.
+class EmbeddedDocument {
+ public:
+  // Iterates a copy of `json`; the document is valid until the next call.
+  simdjson::error_code Iterate(std::string_view json, od::document* doc) {
+    const size_t needed = json.size() + simdjson::SIMDJSON_PADDING;
+    if (needed > capacity_) {
+      capacity_ = std::max(needed, capacity_ * 2);
+      buffer_ = std::make_unique<char[]>(capacity_);
+    }
+    if (!json.empty()) std::memcpy(buffer_.get(), json.data(), json.size());
+    std::memset(buffer_.get() + json.size(), 0, simdjson::SIMDJSON_PADDING);
+    end_ = buffer_.get() + json.size();
+    return parser_.iterate(buffer_.get(), json.size(), capacity_).get(*doc);
+  }
+  const char* end() const { return end_; }
+
+ private:
+  od::parser parser_;
+  std::unique_ptr<char[]> buffer_;
+  size_t capacity_ = 0;
+  const char* end_ = nullptr;
+};
+
 class Reader {
  public:
-  Reader(int max_depth, ErrorTrail* trail) : max_depth_(max_depth), trail_(trail) {}
+  Reader(int max_depth, ErrorTrail* trail, IgnoredInRequest* ignored, EmbeddedDocument* embedded)
+      : max_depth_(max_depth), trail_(trail), ignored_(ignored), embedded_(embedded) {}
 
-  bool ReadRequest(od::document& doc, BidRequest& request) {
+  bool ReadRequest(od::document& doc, BidRequest& request) { return ReadDocument(doc, request); }
+
+  // The root object of `doc` into `record`, then nothing but whitespace.
+  template <typename R>
+  bool ReadDocument(od::document& doc, R& record) {
     od::object object;
     if (auto error = doc.get_object().get(object)) {
       if (error == simdjson::INCORRECT_TYPE) return trail_->Fail("expected a JSON object");
       return Malformed(error);
     }
-    ++depth_;
-    if (!ReadEntries(object, request, Schema<BidRequest>::kEntries)) return false;
+    if (++depth_ > max_depth_) return TooDeep();
+    if (!ReadEntries(object, record, Schema<R>::kEntries)) return false;
     --depth_;
     // Everything after the root object must be whitespace: consuming the
     // (already consumed) document leaves the iterator at the next token,
@@ -135,7 +170,10 @@ class Reader {
   }
 
   void set_end(const char* end) { end_ = end; }
+  void set_depth(int depth) { depth_ = depth; }
   bool saw_openrtb_2_6() const { return saw_openrtb_2_6_; }
+  // The failure was malformed JSON or too deep nesting, not a wrong type.
+  bool failed_on_json() const { return failed_on_json_; }
 
  private:
   // Depth of the value being read; objects and arrays count one level.
@@ -150,10 +188,12 @@ class Reader {
   };
 
   [[gnu::noinline, gnu::cold]] bool Malformed(simdjson::error_code error) {
+    failed_on_json_ = true;
     return trail_->Fail(absl::StrCat("malformed JSON (", simdjson::error_message(error), ")"));
   }
 
   [[gnu::noinline, gnu::cold]] bool TooDeep() {
+    failed_on_json_ = true;
     return trail_->Fail(absl::StrCat("nesting deeper than ", max_depth_, " levels"));
   }
 
@@ -205,7 +245,10 @@ class Reader {
              ...);
           },
           entries);
-      if (!matched) ok = SkipChecked(value);
+      if (!matched) {
+        ++ignored_->unknown_fields;
+        ok = SkipChecked(value);
+      }
       if (!ok) return trail_->Within(key.text);
     }
     return true;
@@ -215,8 +258,11 @@ class Reader {
   bool ReadEntry(od::value& value, R& record, const Field<R, M>& field) {
     if (field.options.openrtb_2_6) saw_openrtb_2_6_ = true;
     M& member = record.*field.member;
+    if constexpr (internal::IsOptionalRecord<M>::value) {
+      if (field.options.embedded_json) return ReadEmbedded(value, member);
+    }
     if constexpr (std::is_same_v<M, std::string>) {
-      if (field.options.object_as_text) return ReadStringOrObjectText(value, member);
+      if (field.options.number_as_text) return ReadStringOrNumber(value, member);
     }
     if (field.options.fallback) {
       M fallback{};
@@ -224,14 +270,19 @@ class Reader {
       if (outcome == Outcome::kValue && internal::IsUnset(member)) member = std::move(fallback);
       return outcome != Outcome::kError;
     }
-    return Read(value, member, field.options.bound) != Outcome::kError;
+    if (Read(value, member, field.options.bound) == Outcome::kError) return false;
+    internal::CheckEnum(field.options, member, *ignored_);
+    return true;
   }
 
   template <typename R, typename Entries>
   bool ReadEntry(od::value& value, R& record, const Inline<Entries>& ext) {
     od::json_type type;
     if (auto error = value.type().get(type)) return Malformed(error);
-    if (type != od::json_type::object) return SkipChecked(value);
+    if (type != od::json_type::object) {
+      ++ignored_->ext_not_object;
+      return SkipChecked(value);
+    }
     od::object object;
     if (auto error = value.get_object().get(object)) return Malformed(error);
     Nesting nesting(this);
@@ -239,35 +290,118 @@ class Reader {
     return ReadEntries(object, record, ext.entries);
   }
 
-  // A string, or an object kept as its JSON text (FieldOptions::object_as_text).
-  // Rare, so the object is read with nlohmann/json, whose compact output is
-  // the text the baseline reader produces too.
-  [[gnu::noinline]] bool ReadStringOrObjectText(od::value& value, std::string& out) {
-    od::json_type type;
-    if (auto error = value.type().get(type)) return Malformed(error);
-    if (type != od::json_type::object) return Read(value, out, Bound::kNone) != Outcome::kError;
+  template <typename R, typename Entries>
+  bool ReadEntry(od::value& value, R& record, const Envelope<R, Entries>& envelope) {
     od::object object;
-    std::string_view text;
-    if (auto error = value.get_object().get(object)) return Malformed(error);
-    if (auto error = object.raw_json().get(text)) return Malformed(error);
-    nlohmann::json parsed = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (parsed.is_discarded()) return trail_->Fail("malformed JSON");
-    if (depth_ + JsonDepth(parsed) > max_depth_) return TooDeep();
-    out = parsed.dump();
-    return true;
-  }
-
-  static int JsonDepth(const nlohmann::json& value) {
-    if (!value.is_structured()) return 0;
-    int deepest = 0;
-    for (const auto& member : value) deepest = std::max(deepest, JsonDepth(member));
-    return deepest + 1;
+    if (auto error = value.get_object().get(object)) {
+      return Mismatch(value, error, "expected object") == Outcome::kNull;
+    }
+    record.*envelope.present = true;
+    Nesting nesting(this);
+    if (nesting.too_deep()) return TooDeep();
+    return ReadEntries(object, record, envelope.entries);
   }
 
   template <typename R>
-  bool ReadEntry(od::value& value, R&, const Marker&) {
-    saw_openrtb_2_6_ = true;
+  bool ReadEntry(od::value& value, R&, const Skipped& skipped) {
+    if (skipped.kind == SkipKind::kOpenRtb26) saw_openrtb_2_6_ = true;
+    if (skipped.kind == SkipKind::kExt) {
+      od::json_type type;
+      if (auto error = value.type().get(type)) return Malformed(error);
+      if (type != od::json_type::object) ++ignored_->ext_not_object;
+    }
     return SkipChecked(value);
+  }
+
+  // A string, or a number kept as its shortest decimal text
+  // (FieldOptions::number_as_text).
+  bool ReadStringOrNumber(od::value& value, std::string& out) {
+    od::json_type type;
+    if (auto error = value.type().get(type)) return Malformed(error);
+    if (type != od::json_type::number) return Read(value, out, Bound::kNone) != Outcome::kError;
+    double d = 0;
+    if (auto error = value.get_double().get(d)) return Malformed(error);
+    if (d == 0) d = 0;  // "-0" reads as an integer 0 elsewhere
+    char text[32];
+    auto [end, ec] = std::to_chars(text, text + sizeof(text), d);
+    out.assign(text, end);
+    return true;
+  }
+
+  // An embedded document (FieldOptions::embedded_json): the member is left
+  // unset when it is unusable; only broken JSON in its object form fails the
+  // request. Rare, so kept out of line.
+  template <typename R>
+  [[gnu::noinline]] bool ReadEmbedded(od::value& value, std::optional<R>& out) {
+    out.reset();
+    od::json_type type;
+    if (auto error = value.type().get(type)) return Malformed(error);
+    std::string_view text;
+    const bool object_form = type == od::json_type::object;
+    if (object_form) {
+      od::object object;
+      if (auto error = value.get_object().get(object)) return Malformed(error);
+      if (auto error = object.raw_json().get(text)) return Malformed(error);
+    } else if (type == od::json_type::string) {
+      if (auto error = value.get_string().get(text)) return Malformed(error);
+      // JSON has no place for a raw NUL, and the baseline stops at one.
+      if (text.find('\0') != std::string_view::npos) return true;
+    } else {
+      return SkipChecked(value);
+    }
+    od::document doc;
+    ErrorTrail trail;
+    IgnoredInRequest ignored;
+    Reader reader(max_depth_, &trail, &ignored, nullptr);
+    R record;
+    bool ok = false;
+    if (embedded_ != nullptr && embedded_->Iterate(text, &doc) == simdjson::SUCCESS) {
+      reader.set_end(embedded_->end());
+      // The object form counts the levels around it; a string starts afresh.
+      reader.set_depth(object_form ? depth_ : 0);
+      ok = reader.ReadDocument(doc, record);
+    } else {
+      reader.failed_on_json_ = true;
+    }
+    if (ok) {
+      out = std::move(record);
+      MergeIgnored(ignored);
+      return true;
+    }
+    if (!object_form) return true;
+    // The object belongs to the request, which must be JSON throughout: past
+    // a wrong type the reader stopped looking, so look at the rest.
+    if (!reader.failed_on_json()) reader.ValidateEmbedded(text, depth_, embedded_);
+    if (reader.failed_on_json()) {
+      failed_on_json_ = true;
+      const absl::Status status = trail.ToStatus();
+      return trail_->Fail(std::string_view(status.message().data(), status.message().size()));
+    }
+    return true;
+  }
+
+  // Checks all of `text` as JSON nested `depth` levels down; failed_on_json()
+  // tells.
+  [[gnu::noinline]] void ValidateEmbedded(std::string_view text, int depth,
+                                          EmbeddedDocument* embedded) {
+    od::document doc;
+    od::value root;
+    if (embedded->Iterate(text, &doc) != simdjson::SUCCESS) {
+      failed_on_json_ = true;
+      return;
+    }
+    if (auto error = doc.get_value().get(root)) {
+      Malformed(error);
+      return;
+    }
+    depth_ = depth;
+    SkipChecked(root);
+  }
+
+  void MergeIgnored(const IgnoredInRequest& nested) {
+    ignored_->ext_not_object += nested.ext_not_object;
+    ignored_->unknown_fields += nested.unknown_fields;
+    ignored_->unknown_values += nested.unknown_values;
   }
 
   template <typename T>
@@ -490,9 +624,12 @@ class Reader {
 
   const int max_depth_;
   ErrorTrail* const trail_;
+  IgnoredInRequest* const ignored_;
+  EmbeddedDocument* const embedded_;
   const char* end_ = nullptr;
   int depth_ = 0;
   bool saw_openrtb_2_6_ = false;
+  bool failed_on_json_ = false;
 };
 
 }  // namespace
@@ -515,10 +652,11 @@ class BidRequestParser::Impl {
           absl::StrCat("malformed JSON (", simdjson::error_message(error), ")"));
     }
     ErrorTrail trail;
-    Reader reader(options_.max_depth, &trail);
+    Reader reader(options_.max_depth, &trail, &request->ignored, &embedded_);
     reader.set_end(padded + json.size());
     if (!reader.ReadRequest(doc, *request)) return trail.ToStatus();
     request->has_openrtb_2_6_fields = reader.saw_openrtb_2_6();
+    internal::CountUnusableNativeRequests(*request);
     return ValidateBidRequest(*request);
   }
 
@@ -541,6 +679,7 @@ class BidRequestParser::Impl {
   od::parser parser_;
   std::unique_ptr<char[]> buffer_;
   size_t capacity_ = 0;
+  EmbeddedDocument embedded_;
 };
 
 BidRequestParser::BidRequestParser() : BidRequestParser(Options()) {}

@@ -192,6 +192,17 @@ class ObjectWriter {
     if (value.has_value()) Key(member).Integer(*value);
   }
 
+  void Integers(std::string_view member, const std::vector<int32_t>& values) {
+    if (values.empty()) return;
+    JsonWriter& json = Key(member);
+    json.Raw('[');
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (i > 0) json.Raw(',');
+      json.Integer(values[i]);
+    }
+    json.Raw(']');
+  }
+
   void Strings(std::string_view member, const std::vector<std::string>& values) {
     if (values.empty()) return;
     JsonWriter& json = Key(member);
@@ -244,9 +255,9 @@ size_t EstimatedSize(const BidResponse& response) {
   for (const SeatBid& seatbid : response.seatbid) {
     size += 32 + seatbid.seat.size();
     for (const Bid& bid : seatbid.bid) {
-      size += 192 + bid.id.size() + bid.impid.size() + bid.adm.size() + bid.nurl.size() +
+      size += 256 + bid.id.size() + bid.impid.size() + bid.adm.size() + bid.nurl.size() +
               bid.burl.size() + bid.lurl.size() + bid.crid.size() + bid.cid.size() +
-              bid.dealid.size();
+              bid.dealid.size() + bid.adid.size() + bid.iurl.size() + 4 * bid.attr.size();
       for (const std::string& domain : bid.adomain) size += 3 + domain.size();
       for (const std::string& cat : bid.cat) size += 3 + cat.size();
       if (bid.dsa.has_value()) {
@@ -281,26 +292,43 @@ void WriteDsa(JsonWriter& json, const BidDsa& dsa) {
   json.Raw(']');
 }
 
-void WriteBid(JsonWriter& json, const Bid& bid) {
+// The members only OpenRTB 2.6 defines on a bid.
+void WriteOpenRtb26Members(ObjectWriter& object, const Bid& bid) {
+  object.Integer(R"(,"cattax":)", bid.cattax);
+  object.Integer(R"(,"dur":)", bid.dur);
+  object.Integer(R"(,"mtype":)", bid.mtype);
+}
+
+void WriteBid(JsonWriter& json, const Bid& bid, OpenRtbVersion version) {
   ObjectWriter object(json);
   object.String(R"(,"id":)", bid.id);
   object.String(R"(,"impid":)", bid.impid);
   object.Key(R"(,"price":)").Price(bid.price);
   object.String(R"(,"adm":)", bid.adm);
+  object.String(R"(,"adid":)", bid.adid);
   object.String(R"(,"nurl":)", bid.nurl);
   object.String(R"(,"burl":)", bid.burl);
   object.String(R"(,"lurl":)", bid.lurl);
   object.Strings(R"(,"adomain":)", bid.adomain);
+  object.String(R"(,"iurl":)", bid.iurl);
   object.String(R"(,"crid":)", bid.crid);
   object.String(R"(,"cid":)", bid.cid);
   object.Strings(R"(,"cat":)", bid.cat);
+  object.Integers(R"(,"attr":)", bid.attr);
+  object.Integer(R"(,"protocol":)", bid.protocol);
+  object.String(R"(,"language":)", bid.language);
   object.Integer(R"(,"w":)", bid.w);
   object.Integer(R"(,"h":)", bid.h);
   object.String(R"(,"dealid":)", bid.dealid);
-  object.Integer(R"(,"mtype":)", bid.mtype);
-  if (bid.dsa.has_value()) {
+  // In a 2.5 answer the 2.6-only members go to bid.ext under the same names.
+  const bool members_in_ext =
+      version != OpenRtbVersion::k2_6 &&
+      (bid.cattax.has_value() || bid.dur.has_value() || bid.mtype.has_value());
+  if (version == OpenRtbVersion::k2_6) WriteOpenRtb26Members(object, bid);
+  if (members_in_ext || bid.dsa.has_value()) {
     ObjectWriter ext(object.Key(R"(,"ext":)"));
-    WriteDsa(ext.Key(R"(,"dsa":)"), *bid.dsa);
+    if (members_in_ext) WriteOpenRtb26Members(ext, bid);
+    if (bid.dsa.has_value()) WriteDsa(ext.Key(R"(,"dsa":)"), *bid.dsa);
   }
 }
 
@@ -323,7 +351,7 @@ absl::Status SerializeBidResponse(const BidResponse& response, std::string* out)
       seat.Key(R"(,"bid":)").Raw('[');
       for (size_t b = 0; b < seatbid.bid.size(); ++b) {
         if (b > 0) json.Raw(',');
-        WriteBid(json, seatbid.bid[b]);
+        WriteBid(json, seatbid.bid[b], response.version);
       }
       json.Raw(']');
     }

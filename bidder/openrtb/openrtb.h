@@ -9,11 +9,21 @@
 // in one object must be valid both times; which one the model keeps is not
 // specified (JSON leaves duplicate keys open).
 //
+// Liberal where OpenRTB asks bidders to be: an `ext` that is not an object,
+// a key neither OpenRTB nor Native defines, and an enumeration value outside
+// the lists we know are skipped and counted in BidRequest::ignored, never an
+// error. The native request (a JSON string, or the object some exchanges send
+// instead) is read into NativeRequest; one that is not JSON or has wrong
+// types inside makes that impression unusable for native, not the request
+// invalid.
+//
 // Conventions of the model:
 //   - strings and lists: empty means absent;
 //   - numbers and 0/1 flags: std::optional, unless OpenRTB defines a default,
 //     in which case the member starts at that default (bidfloor 0,
 //     bidfloorcur "USD", at 2, test/instl/allimps/private_auction false);
+//   - an enumeration value we do not know: dropped when it stands alone
+//     (video.plcmt 9 reads as absent), kept in a list (protocols [3, 99]);
 //   - OpenRTB 2.5 locations under `ext` (regs.ext.gdpr, regs.ext.us_privacy,
 //     regs.ext.gpp(_sid), user.ext.consent, user.ext.eids, source.ext.schain)
 //     fill the 2.6 member when the 2.6 location is absent; the 2.6 location
@@ -67,6 +77,8 @@ struct Banner {
   std::optional<int32_t> h;
   // Allowed sizes; when present, w/h (if any) are the preferred one.
   std::vector<Format> format;
+  std::vector<int32_t> battr;  // blocked creative attributes, AdCOM list 5.3
+  std::vector<int32_t> api;    // supported API frameworks, AdCOM list 5.6
 
   bool operator==(const Banner&) const = default;
 };
@@ -79,9 +91,29 @@ struct Video {
   std::optional<int32_t> h;
   std::optional<int32_t> minduration;  // seconds
   std::optional<int32_t> maxduration;  // seconds
+  std::vector<int32_t> rqddurs;        // 2.6: the only durations accepted, seconds
+  // Creative subtypes (VAST/DAAST versions), AdCOM list "Creative Subtypes -
+  // Audio/Video"; `protocol` is 2.5's deprecated single value.
   std::vector<int32_t> protocols;
+  std::optional<int32_t> protocol;
   std::optional<int32_t> placement;  // OpenRTB 2.5 list 5.9, deprecated in 2.6
   std::optional<int32_t> plcmt;      // OpenRTB 2.6 list "Plcmt Subtypes - Video"
+  std::optional<int32_t> linearity;  // 1 linear, 2 non-linear
+  // > 0 mid-roll after that many seconds, 0 pre-roll, -1 generic mid-roll,
+  // -2 generic post-roll.
+  std::optional<int32_t> startdelay;
+  std::optional<bool> skip;  // the player allows skipping
+  int32_t skipmin = 0;       // seconds: only longer ads may be skippable
+  int32_t skipafter = 0;     // seconds played before skipping is enabled
+  std::vector<int32_t> battr;
+  std::vector<int32_t> api;
+  std::optional<int32_t> minbitrate;  // Kbps
+  std::optional<int32_t> maxbitrate;  // Kbps
+  // Pods (2.6): the pod this impression belongs to, and for a dynamic pod
+  // the most ads and the total seconds it takes.
+  std::string podid;
+  std::optional<int32_t> maxseq;
+  std::optional<int32_t> poddur;
 
   bool operator==(const Video&) const = default;
 };
@@ -92,17 +124,113 @@ struct Audio {
   std::vector<std::string> mimes;
   std::optional<int32_t> minduration;  // seconds
   std::optional<int32_t> maxduration;  // seconds
+  std::vector<int32_t> rqddurs;        // 2.6
+  std::vector<int32_t> protocols;
+  std::optional<int32_t> startdelay;
+  std::vector<int32_t> battr;
+  std::vector<int32_t> api;
+  std::optional<int32_t> minbitrate;  // Kbps
+  std::optional<int32_t> maxbitrate;  // Kbps
+  std::string podid;
+  std::optional<int32_t> maxseq;
+  std::optional<int32_t> poddur;
 
   bool operator==(const Audio&) const = default;
+};
+
+// The Native Ad request (Native Ads specification 1.2; 1.0 and 1.1 where
+// they differ), as the bidder matches a native creative against it.
+struct NativeTitleRequest {
+  NativeTitleRequest();
+
+  std::optional<int32_t> len;  // maximum characters
+
+  bool operator==(const NativeTitleRequest&) const = default;
+};
+
+struct NativeImageRequest {
+  NativeImageRequest();
+
+  std::optional<int32_t> type;  // 1 icon, 3 main image (Native list "Image Asset Types")
+  std::optional<int32_t> w;     // exact size, or with wmin/hmin the preferred one
+  std::optional<int32_t> h;
+  std::optional<int32_t> wmin;
+  std::optional<int32_t> hmin;
+  std::vector<std::string> mimes;
+
+  bool operator==(const NativeImageRequest&) const = default;
+};
+
+struct NativeDataRequest {
+  NativeDataRequest();
+
+  std::optional<int32_t> type;  // Native list "Data Asset Types": 1 sponsored, 2 desc, ...
+  std::optional<int32_t> len;   // maximum characters
+
+  bool operator==(const NativeDataRequest&) const = default;
+};
+
+struct NativeVideoRequest {
+  NativeVideoRequest();
+
+  std::vector<std::string> mimes;
+  std::optional<int32_t> minduration;
+  std::optional<int32_t> maxduration;
+  std::vector<int32_t> protocols;
+
+  bool operator==(const NativeVideoRequest&) const = default;
+};
+
+struct NativeAssetRequest {
+  NativeAssetRequest();
+
+  std::optional<int32_t> id;  // echoed in the response's asset
+  bool required = false;
+  // Exactly one of these describes the asset; none or several: unusable.
+  std::optional<NativeTitleRequest> title;
+  std::optional<NativeImageRequest> img;
+  std::optional<NativeVideoRequest> video;
+  std::optional<NativeDataRequest> data;
+
+  bool operator==(const NativeAssetRequest&) const = default;
+};
+
+struct NativeEventTrackerRequest {
+  NativeEventTrackerRequest();
+
+  std::optional<int32_t> event;  // 1 impression, 2 viewable-mrc50, ...
+  std::vector<int32_t> methods;  // 1 image pixel, 2 JavaScript
+
+  bool operator==(const NativeEventTrackerRequest&) const = default;
+};
+
+struct NativeRequest {
+  NativeRequest();
+
+  std::string ver;  // as sent (a number is kept as its shortest text)
+  std::optional<int32_t> context;
+  std::optional<int32_t> plcmttype;
+  std::vector<NativeAssetRequest> assets;
+  // 1.2: the event trackers the placement supports; empty: the response
+  // carries its impression tracker in 1.1's `imptrackers`.
+  std::vector<NativeEventTrackerRequest> eventtrackers;
+  // 1.0 and 1.1 wrap the request (and expect the response) in {"native": ...}.
+  bool wrapped = false;
+
+  bool operator==(const NativeRequest&) const = default;
 };
 
 struct Native {
   Native();
 
-  // The Native Ad request as JSON text: the string as sent, or, when the
-  // exchange sent the object itself, that object re-serialised compactly.
-  std::string request;
+  // The Native Ad request, from the JSON string OpenRTB specifies or from the
+  // object some exchanges send instead. Unset when absent or unusable (not
+  // JSON, wrong types inside): the impression is then not served natively
+  // and BidRequest::ignored counts it; the request stays valid.
+  std::optional<NativeRequest> request;
   std::string ver;
+  std::vector<int32_t> battr;
+  std::vector<int32_t> api;
 
   bool operator==(const Native&) const = default;
 };
@@ -142,6 +270,7 @@ struct Imp {
   std::string bidfloorcur = "USD";
   std::optional<bool> secure;  // true: creative assets must be https
   bool instl = false;          // interstitial or full screen
+  std::optional<bool> rwdd;    // 2.6: the user is rewarded for viewing the ad
 
   bool operator==(const Imp&) const = default;
 };
@@ -151,6 +280,7 @@ struct Publisher {
 
   std::string id;
   std::string name;
+  std::optional<int32_t> cattax;  // 2.6: taxonomy of `cat`; absent: Content 1.0
   std::vector<std::string> cat;
   std::string domain;
 
@@ -160,6 +290,7 @@ struct Publisher {
 struct Site {
   Site();
 
+  std::optional<int32_t> cattax;  // 2.6: taxonomy of the categories below; absent: Content 1.0
   std::string id;
   std::string name;
   std::string domain;
@@ -175,6 +306,7 @@ struct Site {
 struct App {
   App();
 
+  std::optional<int32_t> cattax;  // 2.6: taxonomy of the categories below; absent: Content 1.0
   std::string id;
   std::string name;
   std::string bundle;
@@ -237,7 +369,8 @@ struct Device {
   std::optional<bool> lmt;  // limit ad tracking
   std::optional<bool> dnt;  // do not track
   std::optional<bool> js;
-  std::string language;
+  std::string language;  // ISO 639-1 alpha-2
+  std::string langb;     // 2.6: BCP 47
   std::optional<int32_t> connectiontype;
 
   bool operator==(const Device&) const = default;
@@ -368,6 +501,17 @@ struct Source {
   bool operator==(const Source&) const = default;
 };
 
+// What a request carried that the bidder ignored rather than refused
+// (OpenRTB asks bidders to tolerate these): counted, never a 400.
+struct IgnoredInRequest {
+  int32_t ext_not_object = 0;            // an `ext` that is a string, number, array, ...
+  int32_t unknown_fields = 0;            // keys OpenRTB (or Native) does not define, outside `ext`
+  int32_t unknown_values = 0;            // enumeration values outside the lists we know
+  int32_t unusable_native_requests = 0;  // native.request absent, not JSON or mistyped
+
+  bool operator==(const IgnoredInRequest&) const = default;
+};
+
 struct BidRequest {
   BidRequest();
 
@@ -384,15 +528,23 @@ struct BidRequest {
   std::optional<int32_t> tmax;  // milliseconds, > 0
   bool test = false;            // true: no billing
   bool allimps = false;
-  std::vector<std::string> cur;   // allowed bid currencies, ISO-4217
-  std::vector<std::string> bcat;  // blocked categories
-  std::vector<std::string> badv;  // blocked advertiser domains
-  std::vector<std::string> bapp;  // blocked app bundles
-  std::vector<std::string> wseat;
+  std::vector<std::string> cur;  // allowed bid currencies, ISO-4217
+  // Taxonomy (AdCOM list "Category Taxonomies") of bcat, acat and the bid's
+  // cat; absent: 1, IAB Content Category Taxonomy 1.0. 2.6.
+  std::optional<int32_t> cattax;
+  std::vector<std::string> bcat;    // blocked advertiser categories
+  std::vector<std::string> acat;    // 2.6: allowed advertiser categories
+  std::vector<std::string> badv;    // blocked advertiser domains
+  std::vector<std::string> bapp;    // blocked app bundles
+  std::vector<std::string> wseat;   // allowed buyer seats
+  std::vector<std::string> bseat;   // 2.6: blocked buyer seats
+  std::vector<std::string> wlang;   // allowed creative languages, ISO 639-1 alpha-2
+  std::vector<std::string> wlangb;  // 2.6: the same as BCP 47 tags
 
   // Set when the request carries a field that only OpenRTB 2.6 defines
   // (dooh, regs.gdpr, source.schain, user.eids, video.plcmt, cattax, ...).
   bool has_openrtb_2_6_fields = false;
+  IgnoredInRequest ignored;
 
   bool operator==(const BidRequest&) const = default;
 };
@@ -404,6 +556,13 @@ inline Format::Format() = default;
 inline Banner::Banner() = default;
 inline Video::Video() = default;
 inline Audio::Audio() = default;
+inline NativeTitleRequest::NativeTitleRequest() = default;
+inline NativeImageRequest::NativeImageRequest() = default;
+inline NativeDataRequest::NativeDataRequest() = default;
+inline NativeVideoRequest::NativeVideoRequest() = default;
+inline NativeAssetRequest::NativeAssetRequest() = default;
+inline NativeEventTrackerRequest::NativeEventTrackerRequest() = default;
+inline NativeRequest::NativeRequest() = default;
 inline Native::Native() = default;
 inline Deal::Deal() = default;
 inline Pmp::Pmp() = default;
@@ -519,12 +678,21 @@ struct Bid {
   std::vector<std::string> adomain;
   std::string crid;
   std::string cid;
+  std::string adid;  // the creative's preloaded ad id
+  std::string iurl;  // an image of the creative, for ad-quality checks
   std::vector<std::string> cat;
+  std::vector<int32_t> attr;        // creative attributes, AdCOM list 5.3
+  std::optional<int32_t> protocol;  // video/audio: the markup's VAST/DAAST subtype
+  std::string language;             // ISO 639-1 alpha-2
   std::optional<int32_t> w;
   std::optional<int32_t> h;
-  std::string dealid;            // set when bidding on a deal
-  std::optional<int32_t> mtype;  // OpenRTB 2.6 markup type: 1 banner, 2 video, 3 audio, 4 native
-  std::optional<BidDsa> dsa;     // written as ext.dsa
+  std::string dealid;  // set when bidding on a deal
+  // OpenRTB 2.6 members; in a 2.5 answer (BidResponse::version) they are
+  // written to bid.ext under the same names, since 2.5 has no place for them.
+  std::optional<int32_t> cattax;  // taxonomy of `cat`; absent: Content 1.0
+  std::optional<int32_t> dur;     // video/audio duration, seconds
+  std::optional<int32_t> mtype;   // markup type: 1 banner, 2 video, 3 audio, 4 native
+  std::optional<BidDsa> dsa;      // written as ext.dsa
 
   bool operator==(const Bid&) const = default;
 };
@@ -542,6 +710,8 @@ struct BidResponse {
   std::string cur;  // empty: the exchange's default (USD)
   std::vector<SeatBid> seatbid;
   std::optional<NoBidReason> nbr;
+  // Where the 2.6-only bid members go (see Bid).
+  OpenRtbVersion version = OpenRtbVersion::k2_6;
 
   bool operator==(const BidResponse&) const = default;
 };

@@ -244,4 +244,19 @@ bool TimeZoneExists(const std::string& name) {
   return absl::LoadTimeZone(name, &zone);
 }
 
+bool IsLanguageCode(std::string_view text) {
+  return text.size() == 2 && text[0] >= 'a' && text[0] <= 'z' && text[1] >= 'a' && text[1] <= 'z';
+}
+
+bool IsBase64Key(std::string_view text, size_t min_bytes) {
+  while (!text.empty() && text.back() == '=') text.remove_suffix(1);
+  for (char c : text) {
+    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                    c == '+' || c == '/' || c == '-' || c == '_';
+    if (!ok) return false;
+  }
+  if (text.size() % 4 == 1) return false;
+  return text.size() * 3 / 4 >= min_bytes;
+}
+
 }  // namespace rtb::config::internal

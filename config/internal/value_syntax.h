@@ -29,6 +29,13 @@ bool IsLowerCaseDomain(std::string_view text);
 // "-<1-3 digits>" ("IAB3", "IAB3-1").
 bool IsIabCategory(std::string_view text);
 
+// ISO 639-1 alpha-2 language code, lower case ("de").
+bool IsLanguageCode(std::string_view text);
+
+// Base64 text, standard or web-safe alphabet, padding optional, of at least
+// `min_bytes` bytes once decoded (the syntax only; nothing is decoded here).
+bool IsBase64Key(std::string_view text, size_t min_bytes);
+
 // "type/subtype" of RFC 6838 restricted-name characters ("video/mp4").
 bool IsMimeType(std::string_view text);
 

@@ -97,10 +97,15 @@ TEST(ParseConfigTest, CampaignFieldsAreDecoded) {
   campaign["time_zone"] = "Europe/Berlin";
   campaign["frequency_cap_per_day"] = 3;
   campaign["targeting"] = {{"countries", {"DEU", "AUT"}}, {"device_types", {2, 3}}};
-  json video = {
-      {"id", "v1"},       {"format", "video"},      {"w", 640},
-      {"h", 360},         {"mimes", {"video/mp4"}}, {"duration_s", 15},
-      {"adm", "<VAST/>"}, {"nurl_delivery", true},  {"landing_url", "https://a.example.com/"}};
+  json video = {{"id", "v1"},
+                {"format", "video"},
+                {"w", 640},
+                {"h", 360},
+                {"mimes", {"video/mp4"}},
+                {"duration_s", 15},
+                {"adm", R"(<VAST version="4.1"/>)"},
+                {"nurl_delivery", true},
+                {"landing_url", "https://a.example.com/"}};
   campaign["creatives"].push_back(video);
   absl::StatusOr<BidderConfig> config = Parse(doc);
   ASSERT_TRUE(config.ok()) << config.status();
@@ -118,7 +123,14 @@ TEST(ParseConfigTest, CampaignFieldsAreDecoded) {
   EXPECT_EQ(c.creatives[1].format, CreativeFormat::kVideo);
   EXPECT_EQ(c.creatives[1].duration_s, 15);
   EXPECT_TRUE(c.creatives[1].nurl_delivery);
+  EXPECT_EQ(c.creatives[1].protocol, 11);  // VAST 4.1, from the markup
+  EXPECT_EQ(c.creatives[1].linearity, 1);
+  EXPECT_TRUE(c.creatives[1].skippable);
   EXPECT_FALSE(c.creatives[0].nurl_delivery);
+  EXPECT_EQ(c.creatives[0].protocol, 0);
+  EXPECT_EQ(c.creatives[0].linearity, 0);
+  EXPECT_EQ(c.cattax, 1);
+  EXPECT_EQ(c.targeting.rewarded, RewardedPolicy::kAny);
 }
 
 TEST(ParseConfigTest, CampaignDsaIsDecodedAndAbsentByDefault) {

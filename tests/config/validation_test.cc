@@ -394,9 +394,9 @@ TEST(CampaignValidationTest, ContentCategoryMustBeIabCode) {
   doc["campaigns"][0]["targeting"]["content_categories"] = {"IAB3-1", "sports"};
   doc["campaigns"][0]["iab_categories"] = {"IAB-1"};
   std::string error = ParseError(doc);
-  EXPECT_THAT(error, HasSubstr("campaigns[0].targeting.content_categories[1]: must be an IAB 1.0 "
-                               "category code"));
-  EXPECT_THAT(error, HasSubstr("campaigns[0].iab_categories[0]: must be an IAB 1.0"));
+  EXPECT_THAT(error, HasSubstr("campaigns[0].targeting.content_categories[1]: must be an IAB "
+                               "Content 1.0 category code"));
+  EXPECT_THAT(error, HasSubstr("campaigns[0].iab_categories[0]: must be an IAB Content 1.0"));
 }
 
 TEST(CampaignValidationTest, SegmentAndDealIdsMustBePrintableTokens) {
@@ -464,6 +464,9 @@ TEST(CreativeValidationTest, VideoCreativeNeedsMimesAndDuration) {
   EXPECT_THAT(error, HasSubstr("campaigns[0].creatives[0].duration_s: must be > 0"));
   creative["mimes"] = {"video/mp4"};
   creative["duration_s"] = 30;
+  // The HTML markup names no VAST version.
+  EXPECT_THAT(ParseError(doc), HasSubstr("campaigns[0].creatives[0].protocol: required"));
+  creative["adm"] = R"(<VAST version="3.0"><Ad><InLine></InLine></Ad></VAST>)";
   EXPECT_EQ(ParseError(doc), "OK");
   creative["mimes"] = {"mp4"};
   EXPECT_THAT(ParseError(doc), HasSubstr("creatives[0].mimes[0]: must be a MIME type"));
@@ -475,6 +478,7 @@ TEST(CreativeValidationTest, AudioCreativeMustNotHaveASize) {
   creative["format"] = "audio";
   creative["mimes"] = {"audio/mpeg"};
   creative["duration_s"] = 30;
+  creative["adm"] = R"(<DAAST version="1.0"><Ad><InLine></InLine></Ad></DAAST>)";
   EXPECT_THAT(ParseError(doc),
               HasSubstr("campaigns[0].creatives[0].w: must be 0 (or absent) for audio"));
   creative.erase("w");
@@ -495,8 +499,202 @@ TEST(CreativeValidationTest, NativeCreativeSizeIsOptional) {
   creative["format"] = "native";
   creative.erase("w");
   creative.erase("h");
-  creative["adm"] = R"({"native":{"assets":[]}})";
+  creative.erase("adm");
+  creative["native"] = {{"title", "A title"}};
   EXPECT_EQ(ParseError(doc), "OK");
+}
+
+TEST(CreativeValidationTest, NativeCreativeIsBuiltFromItsAssetsNotMarkup) {
+  json doc = ConfigWithCampaigns(1);
+  json& creative = doc["campaigns"][0]["creatives"][0];
+  creative["format"] = "native";
+  creative.erase("w");
+  creative.erase("h");
+  std::string error = ParseError(doc);
+  EXPECT_THAT(error, HasSubstr("creatives[0].adm: must be empty for native"));
+  EXPECT_THAT(error, HasSubstr("creatives[0].native: needs a title, an image, a data or a video"));
+  creative.erase("adm");
+  creative["native"] = {
+      {"title", "Title"},
+      {"images", {{{"type", 2}, {"url", "http://cdn.example.com/i.png"}, {"w", 0}, {"h", 10}}}},
+      {"data", {{{"type", 2}, {"value", "x"}}, {{"type", 2}, {"value", ""}}}},
+      {"click_trackers", {"http://t.example.com/c"}}};
+  error = ParseError(doc);
+  EXPECT_THAT(error, HasSubstr("native.images[0].type: must be a native image asset type"));
+  EXPECT_THAT(error, HasSubstr("native.images[0].url: "));
+  EXPECT_THAT(error, HasSubstr("native.images[0].w: must be > 0"));
+  EXPECT_THAT(error, HasSubstr("native.data[1].type: duplicate of "));
+  EXPECT_THAT(error, HasSubstr("native.data[1].value: must be 1-1000 bytes"));
+  EXPECT_THAT(error, HasSubstr("native.click_trackers[0]: "));
+  creative["native"] = {
+      {"title", "Title"},
+      {"images",
+       {{{"type", 3}, {"url", "https://cdn.example.com/i.png"}, {"w", 1200}, {"h", 627}}}},
+      {"data", {{{"type", 2}, {"value", "Description"}}}},
+      {"video_vast", R"(<VAST version="4.1"><Ad></Ad></VAST>)"},
+      {"video_duration_s", 15},
+      {"video_mimes", {"video/mp4"}}};
+  ASSERT_EQ(ParseError(doc), "OK");
+  EXPECT_EQ(testing::Parse(doc)->campaigns[0].creatives[0].native.video_protocol, 11);
+  // Native assets on a banner are a mistake, not ignored.
+  json banner = ConfigWithCampaigns(1);
+  banner["campaigns"][0]["creatives"][0]["native"] = {{"title", "x"}};
+  EXPECT_THAT(ParseError(banner), HasSubstr("creatives[0].native: must be absent for banner"));
+}
+
+TEST(CreativeValidationTest, MediaProtocolComesFromTheMarkupOrTheConfig) {
+  json doc = ConfigWithCampaigns(1);
+  json& creative = doc["campaigns"][0]["creatives"][0];
+  creative["format"] = "video";
+  creative["mimes"] = {"video/mp4"};
+  creative["duration_s"] = 15;
+  const std::pair<const char*, int> cases[] = {
+      {R"(<VAST version="2.0"><Ad><InLine/></Ad></VAST>)", 2},
+      {R"(<?xml version="1.0"?><VAST xmlns:x="y" version='4.0'><Ad><InLine/></Ad></VAST>)", 7},
+      {R"(<VAST version="4.2"><Ad><Wrapper/></Ad></VAST>)", 14},
+      {R"(<VAST version="3"><Ad><Wrapper/></Ad></VAST>)", 6},
+  };
+  for (const auto& [markup, protocol] : cases) {
+    creative["adm"] = markup;
+    absl::StatusOr<BidderConfig> parsed = testing::Parse(doc);
+    ASSERT_TRUE(parsed.ok()) << markup << ": " << parsed.status();
+    EXPECT_EQ(parsed->campaigns[0].creatives[0].protocol, protocol) << markup;
+    EXPECT_EQ(parsed->campaigns[0].creatives[0].linearity, 1);
+  }
+  creative["adm"] = R"(<VAST version="9.9"></VAST>)";
+  EXPECT_THAT(ParseError(doc), HasSubstr("creatives[0].protocol: required"));
+  creative["protocol"] = 3;
+  EXPECT_EQ(ParseError(doc), "OK");
+  creative["protocol"] = 17;
+  EXPECT_THAT(ParseError(doc), HasSubstr("creatives[0].protocol: must be in [1, 16], got 17"));
+  // Banners carry no protocol.
+  json banner = ConfigWithCampaigns(1);
+  banner["campaigns"][0]["creatives"][0]["protocol"] = 3;
+  EXPECT_THAT(ParseError(banner), HasSubstr("creatives[0].protocol: must be absent for banner"));
+}
+
+TEST(CreativeValidationTest, VideoPlacementFieldsAreChecked) {
+  json doc = ConfigWithCampaigns(1);
+  json& creative = doc["campaigns"][0]["creatives"][0];
+  creative["format"] = "video";
+  creative["mimes"] = {"video/mp4"};
+  creative["duration_s"] = 15;
+  creative["adm"] = R"(<VAST version="3.0"></VAST>)";
+  creative["start_slots"] = {"pre", "sometime"};
+  EXPECT_THAT(ParseError(doc), HasSubstr("creatives[0].start_slots[1]: must be one of pre, mid, "
+                                         "post; got \"sometime\""));
+  creative["start_slots"] = {"pre"};
+  creative["linearity"] = 3;
+  creative["placements"] = {1, 5, 1};
+  creative["bitrate_kbps"] = -1;
+  std::string error = ParseError(doc);
+  EXPECT_THAT(error, HasSubstr("creatives[0].linearity: must be 1 (linear) or 2 (non-linear)"));
+  EXPECT_THAT(error, HasSubstr("creatives[0].placements[1]: must be an OpenRTB 2.6 plcmt value"));
+  EXPECT_THAT(error, HasSubstr("creatives[0].placements[2]: duplicate of "));
+  EXPECT_THAT(error, HasSubstr("creatives[0].bitrate_kbps: must be in [0, 100000], got -1"));
+  creative["linearity"] = 2;
+  creative["placements"] = {1, 2};
+  creative["start_slots"] = {"pre", "mid"};
+  creative["bitrate_kbps"] = 1200;
+  creative["skippable"] = false;
+  ASSERT_EQ(ParseError(doc), "OK");
+  const CreativeConfig parsed = testing::Parse(doc)->campaigns[0].creatives[0];
+  EXPECT_EQ(parsed.start_slots, (std::vector<StartSlot>{StartSlot::kPre, StartSlot::kMid}));
+  EXPECT_FALSE(parsed.skippable);
+  // On a banner these say nothing and are refused.
+  json banner = ConfigWithCampaigns(1);
+  banner["campaigns"][0]["creatives"][0]["placements"] = {1};
+  banner["campaigns"][0]["creatives"][0]["skippable"] = false;
+  error = ParseError(banner);
+  EXPECT_THAT(error, HasSubstr("creatives[0].placements: must be absent for banner"));
+  EXPECT_THAT(error, HasSubstr("creatives[0].skippable: applies to video only"));
+}
+
+TEST(CreativeValidationTest, AttributesApisLanguageAdidAndIurlAreChecked) {
+  json doc = ConfigWithCampaigns(1);
+  json& creative = doc["campaigns"][0]["creatives"][0];
+  creative["attr"] = {3, 19};
+  creative["api"] = {0};
+  creative["language"] = "DE";
+  creative["adid"] = "has space";
+  creative["iurl"] = "http://cdn.example.com/a.png";
+  std::string error = ParseError(doc);
+  EXPECT_THAT(error, HasSubstr("creatives[0].attr[1]: must be an AdCOM creative attribute in "
+                               "[1, 18], got 19"));
+  EXPECT_THAT(error, HasSubstr("creatives[0].api[0]: must be an AdCOM API framework in [1, 9]"));
+  EXPECT_THAT(error, HasSubstr("creatives[0].language: must be an ISO 639-1 code"));
+  EXPECT_THAT(error, HasSubstr("creatives[0].adid: must be at most 64 printable"));
+  EXPECT_THAT(error, HasSubstr("creatives[0].iurl: "));
+  creative["attr"] = {3, 18};
+  creative["api"] = {5, 7};
+  creative["language"] = "de";
+  creative["adid"] = "ad-77";
+  creative["iurl"] = "https://cdn.example.com/a.png";
+  EXPECT_EQ(ParseError(doc), "OK");
+}
+
+TEST(CampaignValidationTest, CategoriesFollowTheCampaignTaxonomy) {
+  json doc = ConfigWithCampaigns(1);
+  json& campaign = doc["campaigns"][0];
+  campaign["iab_categories"] = {"IAB3", "IAB99"};
+  EXPECT_THAT(ParseError(doc), HasSubstr("campaigns[0].iab_categories[1]: must be an IAB "
+                                         "Content 1.0 category code such as IAB3-1"));
+  campaign["cattax"] = 7;
+  campaign["iab_categories"] = {"483", "IAB3"};
+  campaign["creatives"][0]["iab_categories"] = {"v9i3On"};
+  EXPECT_THAT(ParseError(doc), HasSubstr("campaigns[0].iab_categories[1]: must be an id of "
+                                         "taxonomy 7"));
+  campaign["iab_categories"] = {"483"};
+  EXPECT_EQ(ParseError(doc), "OK");
+  campaign["cattax"] = 8;
+  campaign["iab_categories"] = {"1533"};
+  campaign["creatives"][0]["iab_categories"] = {"1530"};
+  EXPECT_EQ(ParseError(doc), "OK");
+  // A vendor taxonomy: any token; one the bidder has no tables for: refused.
+  campaign["cattax"] = 501;
+  campaign["iab_categories"] = {"travel/hotels"};
+  campaign["creatives"][0]["iab_categories"] = {"x"};
+  EXPECT_EQ(ParseError(doc), "OK");
+  campaign["cattax"] = 3;
+  EXPECT_THAT(ParseError(doc), HasSubstr("campaigns[0].cattax: must be a taxonomy the bidder "
+                                         "has tables for"));
+}
+
+TEST(CampaignValidationTest, RewardedPolicyIsDecoded) {
+  json doc = ConfigWithCampaigns(1);
+  doc["campaigns"][0]["targeting"] = {{"rewarded", "only"}};
+  ASSERT_EQ(ParseError(doc), "OK");
+  EXPECT_EQ(testing::Parse(doc)->campaigns[0].targeting.rewarded, RewardedPolicy::kOnly);
+  doc["campaigns"][0]["targeting"]["rewarded"] = "sometimes";
+  EXPECT_THAT(ParseError(doc), HasSubstr("campaigns[0].targeting.rewarded"));
+}
+
+TEST(ServerValidationTest, BillingNoticeAndPriceEncryptionAreChecked) {
+  json doc = MinimalConfig();
+  doc["server"]["exchanges"] = {{{"name", "adx"}, {"billing_notice", "nurl"}}};
+  ASSERT_EQ(ParseError(doc), "OK");
+  EXPECT_EQ(testing::Parse(doc)->server.exchanges[0].billing_notice, BillingNotice::kNurl);
+  EXPECT_EQ(testing::Parse(MinimalConfig())->server.exchanges[0].billing_notice,
+            BillingNotice::kBurl);
+  doc["server"]["exchanges"][0]["billing_notice"] = "click";
+  EXPECT_THAT(ParseError(doc), HasSubstr("server.exchanges[0].billing_notice"));
+  doc["server"]["exchanges"][0]["billing_notice"] = "pixel";
+  // Google's sample keys (web-safe base64 of 32 bytes).
+  doc["server"]["exchanges"][0]["price_encryption"] = {
+      {"encryption_key", "skU7Ax_NL5pPAFyKdkfZjZz2-VhIN8bjj1rVFOaJ_5o="},
+      {"integrity_key", "arO23ykdNqUQ5LEoQ0FVmPkBd7xB5CO89PDZlSjpFxo="}};
+  ASSERT_EQ(ParseError(doc), "OK");
+  EXPECT_TRUE(testing::Parse(doc)->server.exchanges[0].price_encryption.enabled());
+  doc["server"]["exchanges"][0]["price_encryption"] = {{"encryption_key", "short"}};
+  std::string error = ParseError(doc);
+  EXPECT_THAT(error, HasSubstr("server.exchanges[0].price_encryption: needs both"));
+  doc["server"]["exchanges"][0]["price_encryption"]["integrity_key"] = "not base64!";
+  error = ParseError(doc);
+  EXPECT_THAT(error, HasSubstr("price_encryption.encryption_key: must be base64"));
+  EXPECT_THAT(error, HasSubstr("price_encryption.integrity_key: must be base64"));
+  // Keys are secrets: never in a message.
+  EXPECT_THAT(error, Not(HasSubstr("short")));
+  EXPECT_THAT(error, Not(HasSubstr("not base64")));
 }
 
 TEST(CreativeValidationTest, MarkupIsRequiredEvenForNurlDelivery) {

@@ -59,12 +59,32 @@ absl::StatusOr<std::optional<std::string>> QueryParam(std::string_view query,
   return std::optional<std::string>();
 }
 
+absl::StatusOr<absl::flat_hash_map<std::string, ExchangeRules>> BeaconContext::RulesOf(
+    const config::BidderConfig& config) {
+  absl::flat_hash_map<std::string, ExchangeRules> rules;
+  for (const config::ExchangeConfig& exchange : config.server.exchanges) {
+    ExchangeRules& entry = rules[exchange.name];
+    entry.billing_notice = exchange.billing_notice;
+    if (!exchange.price_encryption.enabled()) continue;
+    absl::StatusOr<PriceDecrypter> prices = PriceDecrypter::Create(
+        exchange.price_encryption.encryption_key, exchange.price_encryption.integrity_key);
+    if (!prices.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("exchange ", exchange.name, ": ", prices.status().message()));
+    }
+    entry.prices = *std::move(prices);
+  }
+  return rules;
+}
+
 BeaconContext::BeaconContext(BeaconHandler::Dependencies deps, BeaconHandlerOptions options,
-                             CurrencyTable currencies)
+                             CurrencyTable currencies,
+                             absl::flat_hash_map<std::string, ExchangeRules> exchanges)
     : deps_(std::move(deps)),
       options_(options),
       currencies_(std::move(currencies)),
-      signer_(deps_.config->bid.beacon_secret) {
+      signer_(deps_.config->bid.beacon_secret),
+      exchanges_(std::move(exchanges)) {
   const auto& campaigns = deps_.config->campaigns;
   for (size_t i = 0; i < campaigns.size(); ++i) {
     CampaignEntry entry;
@@ -84,6 +104,12 @@ const CampaignEntry* BeaconContext::FindCampaign(std::string_view campaign_id) c
   return it == campaigns_.end() ? nullptr : &it->second;
 }
 
+const ExchangeRules& BeaconContext::Exchange(std::string_view exchange) const {
+  static const ExchangeRules kDefaults;
+  auto it = exchanges_.find(std::string(exchange));
+  return it == exchanges_.end() ? kDefaults : it->second;
+}
+
 void BeaconContext::DeclareMetrics(prometheus::Registry& registry) {
   auto& outcomes = prometheus::BuildCounter()
                        .Name("bidder_beacons_total")
@@ -92,8 +118,10 @@ void BeaconContext::DeclareMetrics(prometheus::Registry& registry) {
   auto& rejected = prometheus::BuildCounter()
                        .Name("bidder_beacon_price_rejected_total")
                        .Help(
-                           "Clearing prices rejected (not a number, negative, above our bid "
-                           "or above 1000 CPM); the bid price was recorded instead")
+                           "Clearing prices rejected, by kind and reason: implausible (not a "
+                           "number, negative, above our bid or above 1000 CPM) or "
+                           "undecryptable (an encrypting exchange's price that does not "
+                           "decrypt with its keys); the bid price was recorded instead")
                        .Register(registry);
   auto& latency = prometheus::BuildHistogram()
                       .Name("bidder_beacon_latency_seconds")
@@ -107,7 +135,10 @@ void BeaconContext::DeclareMetrics(prometheus::Registry& registry) {
       metrics_.outcomes[e][o] =
           &outcomes.Add({{"kind", kind}, {"outcome", std::string(kOutcomeNames[o])}});
     }
-    metrics_.price_rejected[e] = &rejected.Add({{"kind", kind}});
+    for (size_t r = 0; r < kPriceRejectionNames.size(); ++r) {
+      metrics_.price_rejected[e][r] =
+          &rejected.Add({{"kind", kind}, {"reason", std::string(kPriceRejectionNames[r])}});
+    }
     metrics_.latency[e] = &latency.Add({{"kind", kind}}, buckets);
   }
   metrics_.wins_family = &prometheus::BuildCounter()
@@ -145,8 +176,8 @@ void BeaconContext::ObserveLatency(Endpoint endpoint, double seconds) {
   metrics_.latency[static_cast<size_t>(endpoint)]->Observe(seconds);
 }
 
-void BeaconContext::CountPriceRejected(Endpoint endpoint) {
-  metrics_.price_rejected[static_cast<size_t>(endpoint)]->Increment();
+void BeaconContext::CountPriceRejected(Endpoint endpoint, PriceRejection reason) {
+  metrics_.price_rejected[static_cast<size_t>(endpoint)][static_cast<size_t>(reason)]->Increment();
 }
 
 // The exchange name is signed, so one we no longer configure is still one
@@ -230,6 +261,10 @@ absl::StatusOr<std::optional<storage::RowResult>> BeaconContext::FindImpression(
 
 bool BeaconContext::WithinAttributionWindow(int64_t impression_ms, int64_t now) const {
   return now - impression_ms <= deps_.config->bid.attribution_window_s * 1000;
+}
+
+bool BeaconContext::Current(const VerifiedBeacon& b) const {
+  return WithinAttributionWindow(b.bid_time_ms, NowMillis());
 }
 
 std::string BeaconContext::BaseUrl() const {

@@ -23,6 +23,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "bidder/beacons/beacon_handler.h"
+#include "bidder/beacons/internal/price_decryption.h"
 #include "bidder/bid/beacon_url.h"
 #include "bidder/bid/currency.h"
 #include "bidder/events/events.h"
@@ -48,17 +49,32 @@ enum class Outcome {
   kErased,             // the device is erased: no device data written
   kTest,               // test=1: nothing billable recorded
   kNotMeasured,        // the request did not allow measurement: no event
+  kUnbilled,           // a notice that is not the exchange's billing notice: its event only
   kOverloaded,         // too many beacons in flight: 503
   kError,              // storage failed: 500, the exchange retries
   kCount
 };
 inline constexpr std::array<std::string_view, static_cast<size_t>(Outcome::kCount)> kOutcomeNames =
-    {"recorded", "duplicate", "forged", "invalid",      "unknown_campaign", "unknown_impression",
-     "expired",  "erased",    "test",   "not_measured", "overloaded",       "error"};
+    {"recorded",           "duplicate",  "forged", "invalid", "unknown_campaign",
+     "unknown_impression", "expired",    "erased", "test",    "not_measured",
+     "unbilled",           "overloaded", "error"};
 
 struct Answer {
   HttpResponse response;
   Outcome outcome = Outcome::kRecorded;
+};
+
+// Why a clearing price was not used (bidder_beacon_price_rejected_total
+// {reason}): the impression is then recorded at our bid price.
+enum class PriceRejection { kImplausible, kUndecryptable, kCount };
+inline constexpr std::array<std::string_view, static_cast<size_t>(PriceRejection::kCount)>
+    kPriceRejectionNames = {"implausible", "undecryptable"};
+
+// What one exchange's notices mean: which one bills, and how its prices
+// come.
+struct ExchangeRules {
+  config::BillingNotice billing_notice = config::BillingNotice::kBurl;
+  std::optional<PriceDecrypter> prices;  // set when the exchange encrypts them
 };
 
 // A status-only answer, with `reason` as a text body when given.
@@ -85,8 +101,15 @@ absl::StatusOr<std::optional<std::string>> QueryParam(std::string_view query,
 
 class BeaconContext {
  public:
+  // `exchanges` by name (see ExchangeRules::Of).
   BeaconContext(BeaconHandler::Dependencies deps, BeaconHandlerOptions options,
-                CurrencyTable currencies);
+                CurrencyTable currencies,
+                absl::flat_hash_map<std::string, ExchangeRules> exchanges);
+
+  // The rules of every configured exchange; InvalidArgument when its price
+  // keys do not decode.
+  static absl::StatusOr<absl::flat_hash_map<std::string, ExchangeRules>> RulesOf(
+      const config::BidderConfig& config);
 
   const BeaconHandler::Dependencies& deps() const { return deps_; }
   const BeaconHandlerOptions& options() const { return options_; }
@@ -94,11 +117,14 @@ class BeaconContext {
   const BeaconSigner& signer() const { return signer_; }
   // Null when `campaign_id` is not configured.
   const CampaignEntry* FindCampaign(std::string_view campaign_id) const;
+  // The rules of `exchange`; defaults (billing notice burl, plain prices) for
+  // one no longer configured.
+  const ExchangeRules& Exchange(std::string_view exchange) const;
   int64_t NowMillis() const { return deps_.wall_clock->NowMillis(); }
 
   void Count(Endpoint endpoint, Outcome outcome);
   void ObserveLatency(Endpoint endpoint, double seconds);
-  void CountPriceRejected(Endpoint endpoint);
+  void CountPriceRejected(Endpoint endpoint, PriceRejection reason);
   // bidder_wins_total and bidder_spend_micros_total of one claimed impression.
   void CountWin(const VerifiedBeacon& b, const CampaignEntry& campaign, int64_t spend_micros);
 
@@ -119,6 +145,8 @@ class BeaconContext {
   absl::StatusOr<std::optional<storage::RowResult>> FindImpression(
       std::string_view impression_id) const;
   bool WithinAttributionWindow(int64_t impression_ms, int64_t now) const;
+  // The signed bid time of `b` is within the attribution window of now.
+  bool Current(const VerifiedBeacon& b) const;
   // Where this bidder's beacons are served, for markup filled on a win.
   std::string BaseUrl() const;
 
@@ -127,7 +155,9 @@ class BeaconContext {
     std::array<std::array<prometheus::Counter*, static_cast<size_t>(Outcome::kCount)>,
                static_cast<size_t>(Endpoint::kCount)>
         outcomes{};
-    std::array<prometheus::Counter*, static_cast<size_t>(Endpoint::kCount)> price_rejected{};
+    std::array<std::array<prometheus::Counter*, static_cast<size_t>(PriceRejection::kCount)>,
+               static_cast<size_t>(Endpoint::kCount)>
+        price_rejected{};
     std::array<prometheus::Histogram*, static_cast<size_t>(Endpoint::kCount)> latency{};
     // Claimed impressions and their spend, [exchange][campaign] in config
     // order; the families, for an exchange that left the config after it bid.
@@ -145,13 +175,16 @@ class BeaconContext {
   CurrencyTable currencies_;
   BeaconSigner signer_;
   absl::flat_hash_map<std::string, CampaignEntry> campaigns_;
+  absl::flat_hash_map<std::string, ExchangeRules> exchanges_;
   Metrics metrics_;
 };
 
 // The endpoints, each given a verified beacon of a configured campaign
-// (conversions: the query, since they carry a click token instead).
-Answer HandleWin(BeaconContext& context, const VerifiedBeacon& b,
-                 const config::CreativeConfig& creative, std::string_view impression_id);
+// (conversions: the query, since they carry a click token instead). Win,
+// billing and the pixel record the impression when they are the exchange's
+// billing notice, their own event otherwise.
+Answer HandleWin(BeaconContext& context, const VerifiedBeacon& b, const CampaignEntry& campaign,
+                 const config::CreativeConfig& creative, const std::string& impression_id);
 Answer HandleImpression(BeaconContext& context, Endpoint endpoint, const VerifiedBeacon& b,
                         const CampaignEntry& campaign, const std::string& impression_id);
 Answer HandleLoss(BeaconContext& context, const VerifiedBeacon& b, std::string_view impression_id);

@@ -1,6 +1,9 @@
 // The notices an exchange fires about a bid: win (nurl), billing (burl), the
-// impression pixel, loss (lurl). Billing and pixel record the impression, in
-// the order bidder/beacons/beacon_handler.h gives.
+// impression pixel, loss (lurl). The exchange's billing notice (one of the
+// first three, server.exchanges[].billing_notice) records the impression, in
+// the order bidder/beacons/beacon_handler.h gives; the other two record only
+// their own event.
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -41,22 +44,73 @@ const char* MarkupContentType(config::CreativeFormat format) {
 
 Answer Failed(const absl::Status& status) { return {Status(500, status), Outcome::kError}; }
 
+// A price macro as the exchange sent it, as CPM in its currency: a plain
+// number, or for an exchange that encrypts prices, micro-units encrypted
+// with its keys (a plain number is then not accepted). nullopt when it is
+// neither; `undecryptable` tells a price that failed to decrypt.
+std::optional<double> PriceOf(BeaconContext& context, const VerifiedBeacon& b,
+                              std::string_view text, bool* undecryptable) {
+  *undecryptable = false;
+  const ExchangeRules& rules = context.Exchange(b.exchange);
+  if (rules.prices.has_value()) {
+    absl::StatusOr<int64_t> micros = rules.prices->DecryptMicros(text);
+    if (!micros.ok()) {
+      *undecryptable = true;
+      return std::nullopt;
+    }
+    return static_cast<double>(*micros) / 1e6;
+  }
+  double price = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), price);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return price;
+}
+
 // Checks the exchange's clearing price; the CPM in the bid currency that
 // the impression is recorded at.
 double ChargedCpm(BeaconContext& context, Endpoint endpoint, const VerifiedBeacon& b) {
   const double bid_cpm = static_cast<double>(b.bid_price_micros) / 1e6;
   if (b.price_text.empty()) return bid_cpm;  // not substituted: our bid is the bound
-  std::optional<double> price = b.clearing_price;
+  bool undecryptable = false;
+  std::optional<double> price = PriceOf(context, b, b.price_text, &undecryptable);
+  if (undecryptable) {
+    context.CountPriceRejected(endpoint, PriceRejection::kUndecryptable);
+    return bid_cpm;
+  }
   if (price.has_value() && !b.clearing_currency.empty() && b.clearing_currency != b.bid_currency) {
     price = context.currencies().Convert(*price, b.clearing_currency, b.bid_currency);
   }
   // A tiny tolerance for exchanges that round the price they echo.
   if (!price.has_value() || !std::isfinite(*price) || *price < 0 ||
       *price > bid_cpm * (1 + 1e-9) + 1e-6 || *price > kMaxPlausibleCpm) {
-    context.CountPriceRejected(endpoint);
+    context.CountPriceRejected(endpoint, PriceRejection::kImplausible);
     return bid_cpm;
   }
   return *price;
+}
+
+// Whether `endpoint` is the notice `rules` bill on.
+bool Bills(const ExchangeRules& rules, Endpoint endpoint) {
+  switch (rules.billing_notice) {
+    case config::BillingNotice::kBurl:
+      return endpoint == Endpoint::kBilling;
+    case config::BillingNotice::kNurl:
+      return endpoint == Endpoint::kWin;
+    case config::BillingNotice::kPixel:
+      return endpoint == Endpoint::kImpression;
+  }
+  return false;
+}
+
+std::string_view SourceOf(Endpoint endpoint) {
+  switch (endpoint) {
+    case Endpoint::kWin:
+      return "win";
+    case Endpoint::kBilling:
+      return "billing";
+    default:
+      return "pixel";
+  }
 }
 
 // The spend of one impression at the charged CPM, micro-units of the
@@ -153,10 +207,34 @@ absl::StatusOr<bool> ClaimImpression(BeaconContext& context, const VerifiedBeaco
   return context.deps().store->CheckAndMutate(storage::kImpressionsTable, claim);
 }
 
+// Records the impression of a billing notice (steps 1-3 of
+// beacon_handler.h) and answers `ok` unless storage fails.
+Answer ClaimImpression(BeaconContext& context, Endpoint endpoint, const VerifiedBeacon& b,
+                       const CampaignEntry& campaign, const std::string& impression_id,
+                       HttpResponse ok);
+
+// A notice that is not the exchange's billing notice: its own event (the
+// billing notice as a billing event, the pixel as an unbilled impression
+// event), nothing booked.
+Answer RecordUnbilled(BeaconContext& context, Endpoint endpoint, const VerifiedBeacon& b,
+                      const std::string& impression_id, HttpResponse ok) {
+  nlohmann::json body = BeaconContext::BeaconJson(b, impression_id);
+  body["source"] = SourceOf(endpoint);
+  body["billed"] = false;
+  body["clearing_price"] = b.price_text;
+  body["received_ms"] = context.NowMillis();
+  const EventType type =
+      endpoint == Endpoint::kBilling ? EventType::kBilling : EventType::kImpression;
+  absl::StatusOr<Outcome> recorded =
+      context.RecordEvent(b, impression_id, type, context.NoticeTime(b), body, SourceOf(endpoint));
+  if (!recorded.ok()) return Failed(recorded.status());
+  return {std::move(ok), *recorded == Outcome::kErased ? Outcome::kErased : Outcome::kUnbilled};
+}
+
 }  // namespace
 
-Answer HandleWin(BeaconContext& context, const VerifiedBeacon& b,
-                 const config::CreativeConfig& creative, std::string_view impression_id) {
+Answer HandleWin(BeaconContext& context, const VerifiedBeacon& b, const CampaignEntry& campaign,
+                 const config::CreativeConfig& creative, const std::string& impression_id) {
   HttpResponse response = Status(204);
   if (creative.nurl_delivery) {
     // The markup this bid did not carry, filled with the same signed ids.
@@ -176,13 +254,37 @@ Answer HandleWin(BeaconContext& context, const VerifiedBeacon& b,
   absl::StatusOr<Outcome> recorded =
       context.RecordEvent(b, impression_id, EventType::kWin, context.NoticeTime(b), body);
   if (!recorded.ok()) return Failed(recorded.status());
+  if (Bills(context.Exchange(b.exchange), Endpoint::kWin)) {
+    return ClaimImpression(context, Endpoint::kWin, b, campaign, impression_id,
+                           std::move(response));
+  }
   return {std::move(response), *recorded};
 }
 
 Answer HandleLoss(BeaconContext& context, const VerifiedBeacon& b, std::string_view impression_id) {
   if (b.test) return {Status(204), Outcome::kTest};
   nlohmann::json body = BeaconContext::BeaconJson(b, impression_id);
-  body["loss_reason"] = b.loss_reason;
+  // The reason as OpenRTB's loss reason code when it is one.
+  int64_t reason = 0;
+  auto [end, ec] =
+      std::from_chars(b.loss_reason.data(), b.loss_reason.data() + b.loss_reason.size(), reason);
+  if (!b.loss_reason.empty() && ec == std::errc() &&
+      end == b.loss_reason.data() + b.loss_reason.size()) {
+    body["loss_reason"] = reason;
+  } else {
+    body["loss_reason"] = b.loss_reason;
+  }
+  if (!b.min_to_win_text.empty()) {
+    bool undecryptable = false;
+    const std::optional<double> min_to_win = PriceOf(context, b, b.min_to_win_text, &undecryptable);
+    if (min_to_win.has_value() && std::isfinite(*min_to_win) && *min_to_win >= 0) {
+      body["min_to_win"] = *min_to_win;
+      body["min_to_win_currency"] =
+          b.clearing_currency.empty() ? b.bid_currency : b.clearing_currency;
+    } else {
+      body["min_to_win_text"] = b.min_to_win_text;
+    }
+  }
   body["clearing_price"] = b.price_text;
   body["received_ms"] = context.NowMillis();
   absl::StatusOr<Outcome> recorded =
@@ -201,7 +303,17 @@ Answer HandleImpression(BeaconContext& context, Endpoint endpoint, const Verifie
     ok.headers.emplace_back("Cache-Control", "no-store");
   }
   if (b.test) return {std::move(ok), Outcome::kTest};
+  if (!Bills(context.Exchange(b.exchange), endpoint)) {
+    return RecordUnbilled(context, endpoint, b, impression_id, std::move(ok));
+  }
+  return ClaimImpression(context, endpoint, b, campaign, impression_id, std::move(ok));
+}
 
+namespace {
+
+Answer ClaimImpression(BeaconContext& context, Endpoint endpoint, const VerifiedBeacon& b,
+                       const CampaignEntry& campaign, const std::string& impression_id,
+                       HttpResponse ok) {
   // 1. A replay finds the row and changes nothing.
   absl::StatusOr<std::optional<storage::RowResult>> existing =
       context.FindImpression(impression_id);
@@ -219,7 +331,7 @@ Answer HandleImpression(BeaconContext& context, Endpoint endpoint, const Verifie
     nlohmann::json body = BeaconContext::BeaconJson(b, impression_id);
     body["spend_micros"] = spend_micros;
     body["campaign_currency"] = campaign.config->currency;
-    body["source"] = endpoint == Endpoint::kBilling ? "billing" : "pixel";
+    body["source"] = SourceOf(endpoint);
     body["received_ms"] = now;
     absl::StatusOr<Outcome> event =
         context.RecordEvent(b, impression_id, EventType::kImpression, context.NoticeTime(b), body);
@@ -243,5 +355,7 @@ Answer HandleImpression(BeaconContext& context, Endpoint endpoint, const Verifie
   }
   return {std::move(ok), device->erased ? Outcome::kErased : Outcome::kRecorded};
 }
+
+}  // namespace
 
 }  // namespace rtb::bidder::beacons

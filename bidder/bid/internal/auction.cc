@@ -34,7 +34,23 @@ struct Scratch {
   RequestFacts facts;
   // (campaign index, impressions already won in this request)
   std::vector<std::pair<size_t, int>> pending;
+  // (pod id, creative) of the pod slots already won in this request.
+  std::vector<std::pair<std::string_view, const Creative*>> pod_slots;
 };
+
+// The pod an impression is a slot of ("" for none).
+std::string_view PodOf(const openrtb::Imp& imp) {
+  if (imp.video.has_value() && !imp.video->podid.empty()) return imp.video->podid;
+  if (imp.audio.has_value() && !imp.audio->podid.empty()) return imp.audio->podid;
+  return {};
+}
+
+bool InPod(const Scratch& scratch, std::string_view pod, const Creative& creative) {
+  if (pod.empty()) return false;
+  return std::any_of(scratch.pod_slots.begin(), scratch.pod_slots.end(), [&](const auto& slot) {
+    return slot.first == pod && slot.second == &creative;
+  });
+}
 
 int Pending(const Scratch& scratch, size_t campaign) {
   for (const auto& [index, count] : scratch.pending) {
@@ -54,13 +70,16 @@ void AddPending(Scratch* scratch, size_t campaign) {
 }
 
 // The first creative of `campaign` that can serve `imp`, preferring the
-// impression's preferred banner size.
+// impression's preferred banner size; a creative that already won a slot of
+// the impression's pod sits the other slots out.
 const Creative* ChooseCreative(const Campaign& campaign, const openrtb::Imp& imp,
-                               const openrtb::BidRequest& request, Rejection* rejection) {
+                               const Scratch& scratch, Rejection* rejection) {
   const Creative* chosen = nullptr;
   Rejection best_rejection = Rejection::kCreative;
+  const std::string_view pod = PodOf(imp);
   for (const Creative& creative : campaign.creatives) {
-    const Rejection r = CheckCreative(creative, imp, request);
+    if (InPod(scratch, pod, creative)) continue;
+    const Rejection r = CheckCreative(creative, imp, scratch.facts);
     if (r != Rejection::kNone) {
       if (r == Rejection::kBlocked) best_rejection = Rejection::kBlocked;
       continue;
@@ -183,7 +202,6 @@ class ImpressionRound {
                   const CurrencyTable& currencies, const PacingSnapshot& pacing, uint32_t currency,
                   size_t imp_index)
       : input_(input),
-        request_(*input.request),
         imp_(input.request->imp[imp_index]),
         imp_index_(imp_index),
         profile_(profile),
@@ -192,8 +210,9 @@ class ImpressionRound {
         pacing_(pacing),
         currency_(currency),
         uniform_(NextUniform()),
-        dsa_(request_.regs.has_value() && request_.regs->dsa.has_value() ? &*request_.regs->dsa
-                                                                         : nullptr) {
+        dsa_(input.request->regs.has_value() && input.request->regs->dsa.has_value()
+                 ? &*input.request->regs->dsa
+                 : nullptr) {
     if (imp_.bidfloor > 0) {
       open_floor_ = currencies.Convert(imp_.bidfloor, PackCurrencyCode(imp_.bidfloorcur), currency);
     }
@@ -208,13 +227,17 @@ class ImpressionRound {
         r != Rejection::kNone) {
       return r;
     }
+    if ((campaign.rewarded == config::RewardedPolicy::kOnly && !imp_.rwdd.value_or(false)) ||
+        (campaign.rewarded == config::RewardedPolicy::kNever && imp_.rwdd.value_or(false))) {
+      return Rejection::kTargeting;
+    }
     const privacy::DsaDecision dsa = dsa_ == nullptr
                                          ? privacy::DsaDecision{}
                                          : privacy::DecideDsa(dsa_->dsarequired, dsa_->pubrender,
                                                               dsa_->datatopub, campaign.dsa_offer);
     if (!dsa.may_bid) return Rejection::kDsa;
     Rejection creative_rejection = Rejection::kNone;
-    const Creative* creative = ChooseCreative(campaign, imp_, request_, &creative_rejection);
+    const Creative* creative = ChooseCreative(campaign, imp_, scratch_, &creative_rejection);
     if (creative == nullptr) return creative_rejection;
 
     const std::optional<double> price =
@@ -247,7 +270,6 @@ class ImpressionRound {
 
  private:
   const AuctionInput& input_;
-  const openrtb::BidRequest& request_;
   const openrtb::Imp& imp_;
   const size_t imp_index_;
   const Profile& profile_;
@@ -283,6 +305,7 @@ void Auction::Run(const AuctionInput& input, AuctionResult* result) const {
   thread_local Scratch scratch;
   scratch.facts.Reset(request);
   scratch.pending.clear();
+  scratch.pod_slots.clear();
 
   for (size_t imp_index = 0; imp_index < request.imp.size(); ++imp_index) {
     index_.Candidates(request, request.imp[imp_index], &scratch.candidates);
@@ -306,6 +329,9 @@ void Auction::Run(const AuctionInput& input, AuctionResult* result) const {
     });
     if (have_best) {
       AddPending(&scratch, best.campaign->index);
+      if (const std::string_view pod = PodOf(request.imp[imp_index]); !pod.empty()) {
+        scratch.pod_slots.emplace_back(pod, best.creative);
+      }
       result->bids.push_back(best);
     }
   }

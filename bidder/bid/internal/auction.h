@@ -4,17 +4,21 @@
 // For each impression, in order:
 //   1. candidates from the CampaignIndex (format/size, country, device type,
 //      deals or the open auction);
-//   2. per candidate, in this order: seat (request wseat), blocks (badv, bcat
-//      on the campaign's categories), content and domain targeting, required
-//      segments (bidder/targeting.h); then the DSA signal (regs.ext.dsa,
-//      bidder/privacy/dsa.h: dsarequired 2 or 3 and the campaign has no dsa
-//      block, or nobody can render the notice); then the first creative that fits the
-//      impression (preferring banner.w/h when it is offered) and is not
-//      blocked (bcat on its categories, bapp); then the floor; then the
-//      frequency cap; then the pacing snapshot;
+//   2. per candidate, in this order: seat (request wseat and bseat), blocks
+//      (badv, bcat on the campaign's categories), content and domain
+//      targeting, required segments (bidder/targeting.h); rewarded
+//      impressions (imp.rwdd against the campaign's `rewarded`); then the DSA
+//      signal (regs.ext.dsa, bidder/privacy/dsa.h: dsarequired 2 or 3 and the
+//      campaign has no dsa block, or nobody can render the notice); then the
+//      first creative that fits the impression (preferring banner.w/h when
+//      it is offered) and is not blocked (battr, bcat and acat on its
+//      categories, bapp); then the floor; then the frequency cap; then the
+//      pacing snapshot;
 //   3. the candidate with the highest price wins; on equal prices a deal bid
 //      beats an open-auction bid, then the campaign listed first in the config.
-// At most one bid per impression. A campaign may win several impressions of
+// At most one bid per impression, so one per slot of an ad pod (impressions
+// sharing video.podid or audio.podid); a creative that won one slot of a pod
+// does not bid on its other slots. A campaign may win several impressions of
 // one request, but no more than its frequency cap leaves for today.
 //
 // Money:

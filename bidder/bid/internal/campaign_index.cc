@@ -73,6 +73,25 @@ void AddUnique(std::vector<std::string>* list, const std::string& value) {
 
 }  // namespace
 
+CategorySet CategorySet::Of(int32_t taxonomy, std::vector<std::string> codes) {
+  const taxonomy::CategoryTaxonomies& tables = taxonomy::CategoryTaxonomies::Iab();
+  CategorySet set;
+  set.taxonomy = taxonomy;
+  set.codes = std::move(codes);
+  for (size_t t = 0; t < taxonomy::kKnownTaxonomyCount; ++t) {
+    for (const std::string& code : set.codes) {
+      for (taxonomy::CategoryPath& path :
+           tables.Translate(taxonomy, code, taxonomy::kKnownTaxonomies[t])) {
+        if (std::find(set.translated[t].begin(), set.translated[t].end(), path) ==
+            set.translated[t].end()) {
+          set.translated[t].push_back(std::move(path));
+        }
+      }
+    }
+  }
+  return set;
+}
+
 bool CampaignSet::empty() const {
   return std::all_of(words_.begin(), words_.end(), [](uint64_t w) { return w == 0; });
 }
@@ -127,9 +146,34 @@ absl::StatusOr<Creative> CreativeOf(const config::CreativeConfig& cc,
   creative.adm = cc.adm;
   creative.has_impression_pixel = cc.adm.find(kImpressionUrlPlaceholder) != std::string::npos;
   creative.nurl_delivery = cc.nurl_delivery;
-  creative.secure = Lower(cc.adm).find("http://") == std::string::npos;
-  creative.categories = c.iab_categories;
-  for (const std::string& cat : cc.iab_categories) AddUnique(&creative.categories, cat);
+  creative.native = cc.native;
+  for (config::NativeImageConfig& image : creative.native.images) image.mime = Lower(image.mime);
+  for (std::string& m : creative.native.video_mimes) m = Lower(m);
+  creative.attr.assign(cc.attr.begin(), cc.attr.end());
+  creative.api.assign(cc.api.begin(), cc.api.end());
+  creative.language = Lower(cc.language);
+  creative.adid = cc.adid;
+  creative.iurl = cc.iurl;
+  creative.protocol = cc.protocol;
+  creative.linearity = creative.media == MediaType::kVideo && cc.linearity == 0 ? 1 : cc.linearity;
+  for (config::StartSlot slot : cc.start_slots) {
+    creative.start_slots |= slot == config::StartSlot::kPre   ? kPreRoll
+                            : slot == config::StartSlot::kMid ? kMidRoll
+                                                              : kPostRoll;
+  }
+  for (int plcmt : cc.placements) {
+    if (plcmt >= 1 && plcmt <= 7) creative.placements |= PlacementBit(plcmt);
+  }
+  creative.skippable = cc.skippable;
+  creative.bitrate_kbps = cc.bitrate_kbps;
+  // Native markup is built with the beacon URLs; its image URLs count.
+  std::string urls = Lower(cc.adm);
+  for (const config::NativeImageConfig& image : cc.native.images) urls += " " + Lower(image.url);
+  urls += " " + Lower(cc.native.video_vast);
+  creative.secure = urls.find("http://") == std::string::npos;
+  std::vector<std::string> categories = c.iab_categories;
+  for (const std::string& cat : cc.iab_categories) AddUnique(&categories, cat);
+  creative.categories = CategorySet::Of(c.cattax, std::move(categories));
   creative.promoted_app = PromotedApp(cc.landing_url);
   creative.landing_url = cc.landing_url;
   return creative;
@@ -147,7 +191,8 @@ absl::StatusOr<Campaign> CampaignOf(const config::CampaignConfig& c, size_t i,
   campaign.enabled = c.enabled;
   campaign.seat = c.seat;
   for (const std::string& d : c.advertiser_domains) campaign.advertiser_domains.push_back(Lower(d));
-  campaign.categories = c.iab_categories;
+  campaign.categories = CategorySet::Of(c.cattax, c.iab_categories);
+  campaign.rewarded = c.targeting.rewarded;
   campaign.currency = absl::AsciiStrToUpper(c.currency.empty() ? default_currency : c.currency);
   campaign.currency_code = PackCurrencyCode(campaign.currency);
   if (!currencies.Has(campaign.currency_code)) {

@@ -31,6 +31,7 @@
 #ifndef RTB_BIDDER_BID_INTERNAL_CAMPAIGN_INDEX_H_
 #define RTB_BIDDER_BID_INTERNAL_CAMPAIGN_INDEX_H_
 
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -46,11 +47,29 @@
 #include "bidder/openrtb/openrtb.h"
 #include "bidder/privacy/dsa.h"
 #include "config/config.h"
+#include "taxonomy/category_taxonomy.h"
 
 namespace rtb::bidder {
 
 // Values are OpenRTB 2.6 bid.mtype.
 enum class MediaType : int32_t { kBanner = 1, kVideo = 2, kAudio = 3, kNative = 4 };
+
+// Categories (of a campaign, or of a creative with its campaign's) as a
+// request in any taxonomy sees them: as configured, and translated into each
+// taxonomy the tables hold (taxonomy/category_taxonomy.h), each code with
+// the path above it.
+struct CategorySet {
+  int32_t taxonomy = taxonomy::kContent1;  // the campaign's cattax
+  std::vector<std::string> codes;          // as configured
+  std::array<std::vector<taxonomy::CategoryPath>, taxonomy::kKnownTaxonomyCount> translated;
+
+  // Translates `codes` of `taxonomy` with the IAB tables.
+  static CategorySet Of(int32_t taxonomy, std::vector<std::string> codes);
+};
+
+// Bits of Creative::start_slots and Creative::placements.
+inline constexpr uint8_t kPreRoll = 1, kMidRoll = 2, kPostRoll = 4;
+inline constexpr uint8_t PlacementBit(int plcmt) { return static_cast<uint8_t>(1u << plcmt); }
 
 struct Creative {
   std::string id;
@@ -60,6 +79,20 @@ struct Creative {
   std::vector<std::string> mimes;  // lower-case
   int duration_s = 0;
   std::string adm;  // with the ${CLICK_URL} (and ${IMPRESSION_URL}) placeholders
+  // Native: the assets the markup is built from (mimes lower case).
+  config::NativeAssetsConfig native;
+  std::vector<int32_t> attr;  // AdCOM creative attributes: battr
+  std::vector<int32_t> api;   // API frameworks it needs
+  std::string language;       // ISO 639-1, lower case; "" unknown
+  std::string adid;
+  std::string iurl;
+  // Video and audio.
+  int32_t protocol = 0;     // AdCOM creative subtype; 0: unknown
+  int32_t linearity = 0;    // video: 1 linear, 2 non-linear
+  uint8_t start_slots = 0;  // kPreRoll | kMidRoll | kPostRoll; 0: any
+  uint8_t placements = 0;   // PlacementBit(plcmt) of the 2.6 plcmt values; 0: any
+  bool skippable = true;
+  int bitrate_kbps = 0;  // 0: unknown
   // The markup holds ${IMPRESSION_URL}: the bid signs an impression pixel URL.
   bool has_impression_pixel = false;
   bool nurl_delivery = false;
@@ -67,8 +100,8 @@ struct Creative {
   // serve on imp.secure=1.
   bool secure = true;
   // The campaign's categories followed by the creative's own, without
-  // duplicates: the bid's `cat`, and what bcat is checked against.
-  std::vector<std::string> categories;
+  // duplicates: the bid's `cat`, and what bcat and acat are checked against.
+  CategorySet categories;
   // The app the creative promotes when its landing URL is an app-store page
   // (Google Play `details?id=<bundle>`, Apple App Store `.../id<digits>`):
   // what bapp is checked against. Empty otherwise.
@@ -82,7 +115,7 @@ struct Campaign {
   bool enabled = true;
   std::string seat;  // "" = the exchange's seat
   std::vector<std::string> advertiser_domains;
-  std::vector<std::string> categories;
+  CategorySet categories;
   std::string currency;        // ISO 4217, upper case
   uint32_t currency_code = 0;  // PackCurrencyCode(currency)
   double max_bid_cpm = 0;      // in `currency`
@@ -94,6 +127,7 @@ struct Campaign {
   std::vector<std::string> deal_ids;
   std::vector<std::string> countries;  // upper case alpha-3
   std::vector<int> device_types;
+  config::RewardedPolicy rewarded = config::RewardedPolicy::kAny;
   std::vector<Creative> creatives;
   // campaigns[].dsa; absent: the campaign offers no DSA information.
   std::optional<config::CampaignDsaConfig> dsa;

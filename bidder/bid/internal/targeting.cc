@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "bidder/bid/internal/media_fit.h"
+#include "bidder/bid/internal/native_markup.h"
+
 namespace rtb::bidder {
 namespace {
 
@@ -39,20 +42,12 @@ void AddCategories(const std::vector<std::string>& from, std::vector<std::string
   for (const std::string& c : from) to->push_back(c);
 }
 
-bool MimeAccepted(const Creative& creative, const std::vector<std::string>& accepted) {
-  if (accepted.empty()) return true;
-  for (const std::string& mime : creative.mimes) {
-    for (const std::string& a : accepted) {
-      if (EqualsIgnoreCase(mime, a)) return true;
-    }
-  }
-  return false;
-}
-
-bool DurationAccepted(int duration_s, std::optional<int32_t> min, std::optional<int32_t> max) {
-  if (min.has_value() && *min > 0 && duration_s < *min) return false;
-  if (max.has_value() && *max > 0 && duration_s > *max) return false;
-  return true;
+// The creative's language is among the request's (see RequestFacts).
+bool LanguageAccepted(const Creative& creative, const std::vector<std::string_view>& languages) {
+  if (languages.empty()) return true;
+  return std::any_of(languages.begin(), languages.end(), [&](std::string_view language) {
+    return EqualsIgnoreCase(language, creative.language);
+  });
 }
 
 bool BannerFits(const Creative& creative, const openrtb::Banner& banner) {
@@ -71,6 +66,12 @@ void RequestFacts::Reset(const openrtb::BidRequest& r) {
   request = &r;
   content_categories.clear();
   domain.clear();
+  taxonomy = RequestTaxonomy::Of(r);
+  languages.clear();
+  for (const std::string& language : r.wlang) languages.push_back(language);
+  for (const std::string& tag : r.wlangb) {
+    languages.push_back(std::string_view(tag).substr(0, tag.find('-')));
+  }
   std::string_view raw_domain;
   if (r.site.has_value()) {
     raw_domain = r.site->domain;
@@ -115,13 +116,16 @@ Rejection CheckCampaign(const Campaign& campaign, std::string_view seat, const R
       std::find(request.wseat.begin(), request.wseat.end(), seat) == request.wseat.end()) {
     return Rejection::kSeat;
   }
+  if (std::find(request.bseat.begin(), request.bseat.end(), seat) != request.bseat.end()) {
+    return Rejection::kSeat;
+  }
   for (const std::string& advertiser : campaign.advertiser_domains) {
     for (const std::string& blocked : request.badv) {
       if (DomainMatches(advertiser, blocked)) return Rejection::kBlocked;
     }
   }
-  for (const std::string& category : campaign.categories) {
-    if (CategoryBlocked(category, request.bcat)) return Rejection::kBlocked;
+  if (CategoriesBlocked(campaign.categories, facts.taxonomy, request.bcat)) {
+    return Rejection::kBlocked;
   }
   if (!campaign.content_categories.empty()) {
     bool matched = false;
@@ -156,28 +160,38 @@ Rejection CheckCampaign(const Campaign& campaign, std::string_view seat, const R
 }
 
 Rejection CheckCreative(const Creative& creative, const openrtb::Imp& imp,
-                        const openrtb::BidRequest& request) {
+                        const RequestFacts& facts) {
+  const openrtb::BidRequest& request = *facts.request;
   bool fits = false;
+  const std::vector<int32_t>* battr = nullptr;
   switch (creative.media) {
     case MediaType::kBanner:
-      fits = imp.banner.has_value() && BannerFits(creative, *imp.banner);
+      fits = imp.banner.has_value() && BannerFits(creative, *imp.banner) &&
+             ApisSupported(creative.api, imp.banner->api);
+      if (fits) battr = &imp.banner->battr;
       break;
     case MediaType::kVideo:
-      fits = imp.video.has_value() && MimeAccepted(creative, imp.video->mimes) &&
-             DurationAccepted(creative.duration_s, imp.video->minduration, imp.video->maxduration);
+      fits = imp.video.has_value() && VideoFits(creative, *imp.video);
+      if (fits) battr = &imp.video->battr;
       break;
     case MediaType::kAudio:
-      fits = imp.audio.has_value() && MimeAccepted(creative, imp.audio->mimes) &&
-             DurationAccepted(creative.duration_s, imp.audio->minduration, imp.audio->maxduration);
+      fits = imp.audio.has_value() && AudioFits(creative, *imp.audio);
+      if (fits) battr = &imp.audio->battr;
       break;
     case MediaType::kNative:
-      fits = imp.native.has_value();
+      fits = imp.native.has_value() && imp.native->request.has_value() &&
+             ApisSupported(creative.api, imp.native->api) &&
+             MatchNative(creative, *imp.native->request).has_value();
+      if (fits) battr = &imp.native->battr;
       break;
   }
   if (fits && imp.secure.value_or(false) && !creative.secure) fits = false;
+  if (fits && !LanguageAccepted(creative, facts.languages)) fits = false;
   if (!fits) return Rejection::kCreative;
-  for (const std::string& category : creative.categories) {
-    if (CategoryBlocked(category, request.bcat)) return Rejection::kBlocked;
+  if (AttributeBlocked(creative.attr, *battr)) return Rejection::kBlocked;
+  if (CategoriesBlocked(creative.categories, facts.taxonomy, request.bcat) ||
+      !CategoriesAllowed(creative.categories, facts.taxonomy, request.acat)) {
+    return Rejection::kBlocked;
   }
   if (!creative.promoted_app.empty() && std::find(request.bapp.begin(), request.bapp.end(),
                                                   creative.promoted_app) != request.bapp.end()) {

@@ -11,24 +11,36 @@
 //     a request without one.
 //   - badv: an advertiser domain of the campaign matched by a badv entry
 //     (same domain rule) blocks the campaign.
-//   - IAB categories: a tier-1 code covers its subcategories. bcat "IAB7"
-//     blocks a creative in "IAB7-39"; a campaign targeting content "IAB15"
-//     matches a site in "IAB15-10"; "IAB15-10" matches only itself. The
-//     content of a request is site (or app) cat, sectioncat and pagecat; one
-//     match with content_categories is enough.
+//   - Categories (bcat, acat): in the request's cattax taxonomy, the
+//     campaign's and creative's categories translated into it
+//     (bidder/bid/internal/categories.h). A tier-1 code covers its
+//     subcategories: bcat "IAB7" blocks a creative in "IAB7-39". bcat is
+//     checked on the campaign's categories first, then on the creative's
+//     (with the campaign's); acat on the creative's.
+//   - Content targeting: a campaign targeting content "IAB15" matches a site
+//     in "IAB15-10"; "IAB15-10" matches only itself. The content of a request
+//     is site (or app) cat, sectioncat and pagecat; one match with
+//     content_categories is enough.
 //   - bapp: the app a creative promotes (Creative::promoted_app) must not be
 //     listed.
 //   - Seats: the campaign's seat (or the exchange's) must be in the request's
-//     wseat when that is given; deals check their own wseat in the auction.
+//     wseat when that is given and not in bseat; deals check their own wseat
+//     in the auction.
 //   - Segments: every required segment must be in the profile; without a
 //     profile no campaign with required segments matches.
 //   - Creative fit: banner - one of the sizes the impression offers
 //     (banner.w/h or banner.format[]); a banner without any size fits
-//     nothing, since we cannot know what fits. Video and audio - a MIME type
-//     in common (any when the impression lists none) and the duration within
-//     [minduration, maxduration] where given; the player size is not checked
-//     (VAST media scale to the player). Native - any native impression.
-//     imp.secure=1 needs markup without http:// references.
+//     nothing, since we cannot know what fits. Video and audio - the rules of
+//     bidder/bid/internal/media_fit.h (MIME types, durations, protocols,
+//     placement, linearity, start delay, skip, bit rate); the player size is
+//     not checked (VAST media scale to the player). Native - the native
+//     request's assets and trackers (bidder/bid/internal/native_markup.h).
+//     Every format: the APIs the creative needs in the format's api list;
+//     imp.secure=1 needs markup without http:// references; with wlang or
+//     wlangb, the creative's language among them (wlangb by its primary
+//     subtag; a creative without a language does not fit).
+//   - battr of the impression's format object blocks a creative with one of
+//     those attributes.
 //
 // Thread-safety: pure functions over immutable inputs.
 #ifndef RTB_BIDDER_BID_INTERNAL_TARGETING_H_
@@ -40,6 +52,7 @@
 #include <vector>
 
 #include "bidder/bid/internal/campaign_index.h"
+#include "bidder/bid/internal/categories.h"
 #include "bidder/bid/internal/profile.h"
 #include "bidder/openrtb/openrtb.h"
 
@@ -50,7 +63,7 @@ namespace rtb::bidder {
 enum class Rejection : uint8_t {
   kNone = 0,
   kSeat,          // request wseat, or the deals' wseat, exclude the campaign's seat
-  kBlocked,       // badv, bcat or bapp
+  kBlocked,       // badv, bcat, acat, battr or bapp
   kTargeting,     // content categories or domains
   kSegments,      // required segments not in the profile
   kDsa,           // regs.ext.dsa requires what the campaign cannot give
@@ -65,6 +78,10 @@ struct RequestFacts {
   const openrtb::BidRequest* request = nullptr;
   std::string domain;                                // lower case; "" when the request names none
   std::vector<std::string_view> content_categories;  // views into *request
+  RequestTaxonomy taxonomy;                          // of bcat, acat and the bid's cat
+  // wlang and the primary subtags of wlangb (views into *request); empty:
+  // any language.
+  std::vector<std::string_view> languages;
 
   // Fills the facts of `request`, reusing this object's capacity.
   void Reset(const openrtb::BidRequest& request);
@@ -76,9 +93,10 @@ Rejection CheckCampaign(const Campaign& campaign, std::string_view seat, const R
                         const Profile& profile);
 
 // kNone when `creative` can serve `imp`; kCreative when it does not fit,
-// kBlocked when bcat (on the creative's categories) or bapp excludes it.
+// kBlocked when battr, bcat or acat (on the creative's categories) or bapp
+// excludes it.
 Rejection CheckCreative(const Creative& creative, const openrtb::Imp& imp,
-                        const openrtb::BidRequest& request);
+                        const RequestFacts& facts);
 
 bool DomainMatches(std::string_view domain, std::string_view entry);
 bool CategoryBlocked(std::string_view category, const std::vector<std::string>& bcat);

@@ -1,5 +1,6 @@
 #include "bidder/openrtb/internal/nlohmann_reader.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <exception>
@@ -22,18 +23,26 @@ enum class Outcome { kValue, kNull, kError };
 
 class Reader {
  public:
-  Reader(int max_depth, ErrorTrail* trail) : max_depth_(max_depth), trail_(trail) {}
+  Reader(int max_depth, ErrorTrail* trail, IgnoredInRequest* ignored)
+      : max_depth_(max_depth), trail_(trail), ignored_(ignored) {}
 
-  bool ReadRequest(const Json& json, BidRequest& request) {
+  bool ReadRequest(const Json& json, BidRequest& request) { return ReadRoot(json, request, 0); }
+
+  // `json` as the root object of record type R, `depth` levels down.
+  template <typename R>
+  bool ReadRoot(const Json& json, R& record, int depth) {
     if (!json.is_object()) return trail_->Fail("expected a JSON object");
-    depth_ = 1;
-    return ReadEntries(json, request, Schema<BidRequest>::kEntries);
+    depth_ = depth;
+    return Nested([&] { return ReadEntries(json, record, Schema<R>::kEntries); });
   }
 
   bool saw_openrtb_2_6() const { return saw_openrtb_2_6_; }
+  // The failure was too deep nesting, not a wrong type.
+  bool failed_on_json() const { return failed_on_json_; }
 
  private:
   bool TooDeep() {
+    failed_on_json_ = true;
     return trail_->Fail(absl::StrCat("nesting deeper than ", max_depth_, " levels"));
   }
 
@@ -60,7 +69,10 @@ class Reader {
              ...);
           },
           entries);
-      if (!matched) ok = CheckDepth(value, depth_);
+      if (!matched) {
+        ++ignored_->unknown_fields;
+        ok = CheckDepth(value, depth_);
+      }
       if (!ok) return trail_->Within(text);
     }
     return true;
@@ -70,10 +82,16 @@ class Reader {
   bool ReadEntry(const Json& value, R& record, const Field<R, M>& field) {
     if (field.options.openrtb_2_6) saw_openrtb_2_6_ = true;
     M& member = record.*field.member;
+    if constexpr (IsOptionalRecord<M>::value) {
+      if (field.options.embedded_json) return ReadEmbedded(value, member);
+    }
     if constexpr (std::is_same_v<M, std::string>) {
-      if (field.options.object_as_text && value.is_object()) {
-        if (!CheckDepth(value, depth_)) return false;
-        member = value.dump();
+      if (field.options.number_as_text && value.is_number()) {
+        char text[32];
+        double d = value.get<double>();
+        if (d == 0) d = 0;
+        auto [end, ec] = std::to_chars(text, text + sizeof(text), d);
+        member.assign(text, end);
         return true;
       }
     }
@@ -83,19 +101,74 @@ class Reader {
       if (outcome == Outcome::kValue && IsUnset(member)) member = std::move(fallback);
       return outcome != Outcome::kError;
     }
-    return Read(value, member, field.options.bound) != Outcome::kError;
+    if (Read(value, member, field.options.bound) == Outcome::kError) return false;
+    CheckEnum(field.options, member, *ignored_);
+    return true;
   }
 
   template <typename R, typename Entries>
   bool ReadEntry(const Json& value, R& record, const Inline<Entries>& ext) {
-    if (!value.is_object()) return CheckDepth(value, depth_);
+    if (!value.is_object()) {
+      ++ignored_->ext_not_object;
+      return CheckDepth(value, depth_);
+    }
     return Nested([&] { return ReadEntries(value, record, ext.entries); });
   }
 
+  template <typename R, typename Entries>
+  bool ReadEntry(const Json& value, R& record, const Envelope<R, Entries>& envelope) {
+    if (!value.is_object()) return Mismatch(value, "expected object") == Outcome::kNull;
+    record.*envelope.present = true;
+    return Nested([&] { return ReadEntries(value, record, envelope.entries); });
+  }
+
   template <typename R>
-  bool ReadEntry(const Json& value, R&, const Marker&) {
-    saw_openrtb_2_6_ = true;
+  bool ReadEntry(const Json& value, R&, const Skipped& skipped) {
+    if (skipped.kind == SkipKind::kOpenRtb26) saw_openrtb_2_6_ = true;
+    if (skipped.kind == SkipKind::kExt && !value.is_object()) ++ignored_->ext_not_object;
     return CheckDepth(value, depth_);
+  }
+
+  // An embedded document (FieldOptions::embedded_json): a string holding
+  // JSON, or the object itself. Unusable: the member stays unset; only too
+  // deep nesting in the object form fails the request (malformed JSON there
+  // never reaches this reader).
+  template <typename R>
+  bool ReadEmbedded(const Json& value, std::optional<R>& out) {
+    out.reset();
+    Json parsed;
+    const Json* document = &value;
+    const bool object_form = value.is_object();
+    if (value.is_string()) {
+      const std::string& text = value.get_ref<const std::string&>();
+      if (text.find('\0') != std::string::npos) return true;
+      parsed = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+      if (parsed.is_discarded()) return true;
+      document = &parsed;
+    } else if (!object_form) {
+      return CheckDepth(value, depth_);
+    }
+    ErrorTrail trail;
+    IgnoredInRequest ignored;
+    Reader reader(max_depth_, &trail, &ignored);
+    R record;
+    if (reader.ReadRoot(*document, record, object_form ? depth_ : 0)) {
+      out = std::move(record);
+      ignored_->ext_not_object += ignored.ext_not_object;
+      ignored_->unknown_fields += ignored.unknown_fields;
+      ignored_->unknown_values += ignored.unknown_values;
+      return true;
+    }
+    if (!object_form) return true;
+    // As the bid path does: past a wrong type, the rest must still nest
+    // within the limit.
+    if (!reader.failed_on_json()) reader.CheckDepth(value, depth_);
+    if (reader.failed_on_json()) {
+      failed_on_json_ = true;
+      const absl::Status status = trail.ToStatus();
+      return trail_->Fail(std::string_view(status.message().data(), status.message().size()));
+    }
+    return true;
   }
 
   template <typename F>
@@ -205,8 +278,10 @@ class Reader {
 
   const int max_depth_;
   ErrorTrail* const trail_;
+  IgnoredInRequest* const ignored_;
   int depth_ = 0;
   bool saw_openrtb_2_6_ = false;
+  bool failed_on_json_ = false;
 };
 
 }  // namespace
@@ -222,9 +297,10 @@ absl::StatusOr<BidRequest> ParseBidRequestWithNlohmann(std::string_view json, in
     if (document.is_discarded()) return absl::InvalidArgumentError("malformed JSON");
     BidRequest request;
     ErrorTrail trail;
-    Reader reader(max_depth, &trail);
+    Reader reader(max_depth, &trail, &request.ignored);
     if (!reader.ReadRequest(document, request)) return trail.ToStatus();
     request.has_openrtb_2_6_fields = reader.saw_openrtb_2_6();
+    CountUnusableNativeRequests(request);
     if (absl::Status status = ValidateBidRequest(request); !status.ok()) return status;
     return request;
   } catch (const std::exception& e) {

@@ -7,15 +7,19 @@
 #include <cmath>
 #include <ctime>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "bidder/app.h"
 #include "bidder/beacons/beacon_handler.h"
+#include "bidder/beacons/internal/price_decryption.h"
+#include "bidder/bid/beacon_url.h"
 #include "bidder/bid/device_key.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -51,6 +55,7 @@ struct WonBid {
   std::string bid_id;
   double price = 0;
   std::string win, billing, loss, click;
+  std::string pixel;  // when the markup carries ${IMPRESSION_URL}
 };
 
 class BeaconEndpointTest : public testing::BidderAppTest {
@@ -71,7 +76,7 @@ class BeaconEndpointTest : public testing::BidderAppTest {
   // Bids on the banner sample for `device_id` ("" for none) and returns the
   // bid with its beacon URLs as the exchange would call them.
   WonBid Bid(std::string_view request_id, std::string_view device_id, bool test = false,
-             double clearing_share = 0.8) {
+             double clearing_share = 0.8, std::optional<std::string> price_text = std::nullopt) {
     nlohmann::json request = nlohmann::json::parse(FixtureRequest("site-banner-mrec.json"));
     request["id"] = request_id;
     if (!device_id.empty()) request["device"]["ifa"] = device_id;
@@ -88,14 +93,15 @@ class BeaconEndpointTest : public testing::BidderAppTest {
     won.imp_id = bid["impid"];
     won.bid_id = bid["id"];
     won.price = bid["price"];
-    const std::string price = absl::StrCat(won.price * clearing_share);
+    const std::string price = price_text.value_or(absl::StrCat(won.price * clearing_share));
     auto fill = [&](std::string url) {
       return Target(absl::StrReplaceAll(url, {{"${AUCTION_ID}", won.request_id},
                                               {"${AUCTION_IMP_ID}", won.imp_id},
                                               {"${AUCTION_BID_ID}", won.bid_id},
                                               {"${AUCTION_PRICE}", price},
                                               {"${AUCTION_CURRENCY}", "USD"},
-                                              {"${AUCTION_LOSS}", "102"}}));
+                                              {"${AUCTION_LOSS}", "102"},
+                                              {"${AUCTION_MIN_TO_WIN}", "2.1"}}));
     };
     won.win = fill(bid["nurl"]);
     won.billing = fill(bid["burl"]);
@@ -105,6 +111,10 @@ class BeaconEndpointTest : public testing::BidderAppTest {
     EXPECT_NE(href, std::string::npos) << adm;
     const size_t end = adm.find('"', href + 6);
     won.click = fill(adm.substr(href + 6, end - href - 6));
+    if (const size_t pixel = adm.find("src=\"http://"); pixel != std::string::npos) {
+      const size_t close = adm.find('"', pixel + 5);
+      won.pixel = fill(adm.substr(pixel + 5, close - pixel - 5));
+    }
     return won;
   }
 
@@ -273,7 +283,8 @@ TEST_F(BeaconEndpointTest, ImplausibleClearingPriceIsRejectedAndTheBidPriceRecor
   const WonBid bid = Bid("req-price", kDeviceId, /*test=*/false, /*clearing_share=*/3.0);
   ASSERT_EQ(Send(GetRequest(bid.billing)).status, 204u);
   EXPECT_EQ(ImpressionRow(bid).Counter("i", "spend"), std::llround(bid.price * 1e6 / 1000));
-  EXPECT_THAT(Metrics(), HasSubstr(R"(bidder_beacon_price_rejected_total{kind="billing"} 1)"));
+  EXPECT_THAT(Metrics(), HasSubstr(R"(bidder_beacon_price_rejected_total{kind="billing",)"
+                                   R"(reason="implausible"} 1)"));
 
   const WonBid text_price = Bid("req-price-text", kDeviceId);
   const std::string garbage = absl::StrReplaceAll(
@@ -411,6 +422,157 @@ TEST_F(BeaconEndpointTest, OpenTsdbApiStoresAndChartsPoints) {
                                  {"tags", {{"request", "6d92078a-8246-4ba4-ae5b-76104861e7dc"}}}}
                       .dump());
   EXPECT_EQ(refused.status, 400u) << refused.body;
+}
+
+TEST_F(BeaconEndpointTest, LossNoticeRecordsTheReasonAndTheMinimumToWin) {
+  const WonBid bid = Bid("req-loss", kDeviceId);
+  ASSERT_EQ(Send(GetRequest(bid.loss)).status, 204u);
+  const TestResponse events = AdminGet(absl::StrCat("/api/devices/", kDeviceId, "/events"));
+  ASSERT_EQ(events.status, 200u);
+  const nlohmann::json list = nlohmann::json::parse(events.body)["events"];
+  ASSERT_EQ(list.size(), 1u) << events.body;
+  EXPECT_EQ(list[0]["type"], "loss");
+  EXPECT_EQ(list[0]["body"]["loss_reason"], 102);
+  EXPECT_EQ(list[0]["body"]["min_to_win"], 2.1);
+  EXPECT_EQ(list[0]["body"]["min_to_win_currency"], "USD");
+}
+
+TEST_F(BeaconEndpointTest, NoticeOlderThanTheAttributionWindowIsRefused) {
+  const WonBid bid = Bid("req-old", kDeviceId);
+  // The same notice, signed at a bid time past the window (one signed by us:
+  // only its age is wrong).
+  BeaconSigner signer(testing::kBeaconSecret);
+  BeaconParams params;
+  params.exchange = app_->config().server.exchanges[0].name;
+  params.campaign_id = kNorthwind;
+  params.creative_id = "nw-mrec-summer";
+  params.bid_price_micros = std::llround(bid.price * 1e6);
+  params.bid_currency = "USD";
+  params.bid_time_ms = static_cast<int64_t>(::time(nullptr)) * 1000 -
+                       (app_->config().bid.attribution_window_s + 60) * 1000;
+  params.request_id = bid.request_id;
+  params.imp_id = bid.imp_id;
+  params.bid_id = bid.bid_id;
+  const std::string base = absl::StrCat("http://127.0.0.1:", app_->port());
+  for (BeaconKind kind : {BeaconKind::kBilling, BeaconKind::kWin, BeaconKind::kLoss}) {
+    const std::string url =
+        absl::StrReplaceAll(signer.Url(kind, base, params), {{"${AUCTION_ID}", bid.request_id},
+                                                             {"${AUCTION_IMP_ID}", bid.imp_id},
+                                                             {"${AUCTION_BID_ID}", bid.bid_id},
+                                                             {"${AUCTION_PRICE}", "1"}});
+    EXPECT_EQ(Send(GetRequest(Target(url))).status, 410u) << url;
+  }
+  EXPECT_TRUE(ImpressionRow(bid).empty());
+  EXPECT_EQ(app_->pacer().spend().Pending(NorthwindIndex()), 0);
+  const std::string metrics = Metrics();
+  EXPECT_THAT(metrics, HasSubstr(R"(bidder_beacons_total{kind="billing",outcome="expired"} 1)"));
+  EXPECT_THAT(metrics, HasSubstr(R"(bidder_beacons_total{kind="win",outcome="expired"} 1)"));
+  // The current notice of the same bid still books.
+  EXPECT_EQ(Send(GetRequest(bid.billing)).status, 204u);
+  EXPECT_FALSE(ImpressionRow(bid).empty());
+}
+
+// An exchange whose notices differ from the example's: which one bills, and
+// encrypted prices. Each test boots its own bidder.
+class ExchangeNoticeTest : public BeaconEndpointTest {
+ protected:
+  void SetUp() override {}
+
+  void BootWith(config::BillingNotice notice, bool encrypted_prices = false) {
+    Boot("exchange-notices", [&](config::BidderConfig& config) {
+      config.server.exchanges[0].billing_notice = notice;
+      if (encrypted_prices) {
+        // The sample keys of Google's price decryption documentation.
+        config.server.exchanges[0].price_encryption.encryption_key = kGoogleEncryptionKey;
+        config.server.exchanges[0].price_encryption.integrity_key = kGoogleIntegrityKey;
+      }
+      // A pixel in the northwind markups, for the pixel-billed exchange.
+      for (config::CampaignConfig& campaign : config.campaigns) {
+        if (campaign.id != kNorthwind) continue;
+        for (config::CreativeConfig& creative : campaign.creatives) {
+          creative.adm += "<img src=\"${IMPRESSION_URL}\" width=\"1\" height=\"1\">";
+        }
+      }
+    });
+    operator_ = testing::LogIn(*connection_);
+    ASSERT_EQ(operator_.status, 200);
+  }
+
+  static constexpr char kGoogleEncryptionKey[] = "skU7Ax_NL5pPAFyKdkfZjZz2-VhIN8bjj1rVFOaJ_5o=";
+  static constexpr char kGoogleIntegrityKey[] = "arO23ykdNqUQ5LEoQ0FVmPkBd7xB5CO89PDZlSjpFxo=";
+};
+
+TEST_F(ExchangeNoticeTest, NurlBilledExchangeBooksOnTheWinNotice) {
+  BootWith(config::BillingNotice::kNurl);
+  const WonBid bid = Bid("req-nurl", kDeviceId);
+  ASSERT_EQ(Send(GetRequest(bid.billing)).status, 204u);
+  EXPECT_TRUE(ImpressionRow(bid).empty()) << "a burl on a nurl-billed exchange books nothing";
+  ASSERT_EQ(Send(GetRequest(bid.win)).status, 204u);
+  ASSERT_EQ(Send(GetRequest(bid.win)).status, 204u);  // a retry
+  const int64_t expected_spend = std::llround(bid.price * 0.8 * 1e6 / 1000);
+  EXPECT_EQ(ImpressionRow(bid).Counter("i", "spend"), expected_spend);
+  EXPECT_EQ(app_->pacer().spend().Pending(NorthwindIndex()), expected_spend);
+  EXPECT_EQ(CapCount(kDeviceId), 1);
+  const std::string metrics = Metrics();
+  EXPECT_THAT(metrics, HasSubstr(R"(bidder_beacons_total{kind="billing",outcome="unbilled"} 1)"));
+  EXPECT_THAT(metrics, HasSubstr(R"(bidder_beacons_total{kind="win",outcome="recorded"} 1)"));
+  EXPECT_THAT(metrics, HasSubstr(R"(bidder_beacons_total{kind="win",outcome="duplicate"} 1)"));
+}
+
+TEST_F(ExchangeNoticeTest, PixelBilledExchangeBooksOnTheImpressionPixel) {
+  BootWith(config::BillingNotice::kPixel);
+  const WonBid bid = Bid("req-pixel", kDeviceId);
+  ASSERT_FALSE(bid.pixel.empty());
+  ASSERT_EQ(Send(GetRequest(bid.win)).status, 204u);
+  ASSERT_EQ(Send(GetRequest(bid.billing)).status, 204u);
+  EXPECT_TRUE(ImpressionRow(bid).empty());
+  const TestResponse pixel = Send(GetRequest(bid.pixel));
+  ASSERT_EQ(pixel.status, 200u);
+  EXPECT_EQ(pixel.Header("content-type"), "image/gif");
+  // The pixel carries no price: the impression is booked at our bid.
+  EXPECT_EQ(ImpressionRow(bid).Counter("i", "spend"), std::llround(bid.price * 1e6 / 1000));
+  EXPECT_EQ(CapCount(kDeviceId), 1);
+  EXPECT_THAT(Metrics(),
+              HasSubstr(R"(bidder_beacons_total{kind="impression",outcome="recorded"} 1)"));
+}
+
+TEST_F(ExchangeNoticeTest, BurlBilledExchangeTakesThePixelAsAnEventOnly) {
+  BootWith(config::BillingNotice::kBurl);
+  const WonBid bid = Bid("req-burl", kDeviceId);
+  ASSERT_EQ(Send(GetRequest(bid.pixel)).status, 200u);
+  EXPECT_TRUE(ImpressionRow(bid).empty());
+  EXPECT_EQ(CapCount(kDeviceId), 0);
+  ASSERT_EQ(Send(GetRequest(bid.billing)).status, 204u);
+  EXPECT_FALSE(ImpressionRow(bid).empty());
+  EXPECT_EQ(CapCount(kDeviceId), 1);
+  EXPECT_THAT(Metrics(),
+              HasSubstr(R"(bidder_beacons_total{kind="impression",outcome="unbilled"} 1)"));
+}
+
+TEST_F(ExchangeNoticeTest, EncryptedClearingPriceIsDecryptedAndABadOneRefused) {
+  BootWith(config::BillingNotice::kBurl, /*encrypted_prices=*/true);
+  absl::StatusOr<beacons::PriceDecrypter> keys =
+      beacons::PriceDecrypter::Create(kGoogleEncryptionKey, kGoogleIntegrityKey);
+  ASSERT_TRUE(keys.ok());
+  // 1.9 CPM in micro-units, with an initialization vector of a timestamp's shape.
+  const std::string iv("\x5c\xe9\x38\x00\x00\x0b\x38\x15\x00\x00\x00\x00\x00\x00\x00\x01", 16);
+  const std::string encrypted = keys->EncryptMicros(1900000, iv);
+  const WonBid bid = Bid("req-encrypted", kDeviceId, false, 0.8, encrypted);
+  ASSERT_EQ(Send(GetRequest(bid.billing)).status, 204u);
+  EXPECT_EQ(ImpressionRow(bid).Counter("i", "spend"), 1900);  // 1.9 CPM / 1000, micro-dollars
+
+  // Tampered (one byte of the price changed) and plain prices do not decrypt:
+  // refused, counted, and the impression booked at our bid price.
+  std::string tampered = encrypted;
+  tampered[22] = tampered[22] == 'A' ? 'B' : 'A';
+  const WonBid second = Bid("req-tampered", kDeviceId, false, 0.8, tampered);
+  ASSERT_EQ(Send(GetRequest(second.billing)).status, 204u);
+  EXPECT_EQ(ImpressionRow(second).Counter("i", "spend"), std::llround(second.price * 1e6 / 1000));
+  const WonBid third = Bid("req-plain", kDeviceId, false, 0.8, "1.5");
+  ASSERT_EQ(Send(GetRequest(third.billing)).status, 204u);
+  EXPECT_EQ(ImpressionRow(third).Counter("i", "spend"), std::llround(third.price * 1e6 / 1000));
+  EXPECT_TRUE(absl::StrContains(Metrics(), R"(bidder_beacon_price_rejected_total{kind="billing",)"
+                                           R"(reason="undecryptable"} 2)"));
 }
 
 }  // namespace

@@ -2,12 +2,18 @@
 // gets exactly the answer recorded for it in tests/fixtures/openrtb/expected.json,
 // from the example config's campaigns with an empty profile store: the bids
 // (impression, seat, campaign, creative, price, deal, size, ext.dsa) or the no-bid
-// reason as the metrics name it. A request added to the corpus without an
-// answer, or an answer without its request, fails too.
+// reason as the metrics name it. The same corpus against a permissive
+// campaign set (tests/fixtures/openrtb/permissive_campaigns.json: a creative
+// for every size, video, audio and native, no targeting) gets the answers of
+// expected_permissive.json, and no request of it gets a 400: every one is
+// valid under the spec. A request added to the corpus without an answer, or
+// an answer without its request, fails too.
 #include <cmath>
 #include <set>
 #include <string>
 
+#include "absl/status/statusor.h"
+#include "config/config.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/bidder/bid_handler_harness.h"
@@ -21,12 +27,27 @@ using testing::FixtureRequest;
 using testing::FixtureRequestNames;
 using testing::HandlerHarness;
 
-nlohmann::json ExpectedAnswers() {
-  const std::string text =
-      testing::ReadFile(std::string(RTB_OPENRTB_FIXTURES_DIR) + "/../expected.json");
-  nlohmann::json expected = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  EXPECT_TRUE(expected.is_object()) << "tests/fixtures/openrtb/expected.json is not a JSON object";
-  return expected.is_object() ? expected : nlohmann::json::object();
+// A JSON file of tests/fixtures/openrtb, e.g. "expected.json".
+nlohmann::json FixtureJson(const std::string& file) {
+  const std::string text = testing::ReadFile(std::string(RTB_OPENRTB_FIXTURES_DIR) + "/../" + file);
+  nlohmann::json json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  EXPECT_FALSE(json.is_discarded()) << "tests/fixtures/openrtb/" << file << " is not JSON";
+  return json.is_discarded() ? nlohmann::json::object() : json;
+}
+
+// The example configuration with the permissive campaigns instead of its
+// own.
+config::BidderConfig PermissiveConfig() {
+  config::BidderConfig example = ExampleConfig();  // sets the secrets' variables
+  nlohmann::json doc = nlohmann::json::parse(
+      testing::ReadFile(std::string(RTB_CONFIG_DIR) + "/bidder.example.json"));
+  doc["campaigns"] = FixtureJson("permissive_campaigns.json");
+  absl::StatusOr<config::BidderConfig> config = config::ParseConfig(doc.dump());
+  if (!config.ok()) {
+    ADD_FAILURE() << config.status();
+    return example;
+  }
+  return *std::move(config);
 }
 
 // The outcome counter that moved during one call.
@@ -68,11 +89,13 @@ nlohmann::json Summarise(const std::string& outcome, const Answer& answer) {
   return summary;
 }
 
-TEST(GoldenAnswersTest, EveryFixtureRequestGetsItsRecordedAnswer) {
-  const nlohmann::json expected = ExpectedAnswers();
+// Every request of the corpus against `config` gets its answer in
+// `expected_file`; none is refused as invalid.
+void ExpectRecordedAnswers(config::BidderConfig config, const std::string& expected_file) {
+  const nlohmann::json expected = FixtureJson(expected_file);
   const std::vector<std::string> names = FixtureRequestNames();
   ASSERT_GE(names.size(), 20u);
-  HandlerHarness harness(ExampleConfig());
+  HandlerHarness harness(std::move(config));
   std::set<std::string> answered;
   for (const std::string& name : names) {
     SCOPED_TRACE(name);
@@ -83,10 +106,13 @@ TEST(GoldenAnswersTest, EveryFixtureRequestGetsItsRecordedAnswer) {
     }
     const Answer answer = harness.Call(FixtureRequest(name));
     const std::string outcome = OutcomeOf(harness, before);
+    EXPECT_NE(outcome, "invalid") << "a request valid under the spec was refused: "
+                                  << answer.response.body;
     EXPECT_EQ(answer.response.status, outcome == "bid" ? 200u : 204u) << answer.response.body;
     const nlohmann::json actual = Summarise(outcome, answer);
     if (!expected.contains(name)) {
-      ADD_FAILURE() << "no recorded answer; this request got " << actual.dump();
+      ADD_FAILURE() << "no recorded answer in " << expected_file << "; this request got\n\"" << name
+                    << "\": " << actual.dump() << ",";
       continue;
     }
     EXPECT_EQ(actual, expected[name])
@@ -96,6 +122,14 @@ TEST(GoldenAnswersTest, EveryFixtureRequestGetsItsRecordedAnswer) {
     EXPECT_TRUE(answered.count(name))
         << "an answer is recorded for " << name << ", which is not in the corpus";
   }
+}
+
+TEST(GoldenAnswersTest, EveryFixtureRequestGetsItsRecordedAnswer) {
+  ExpectRecordedAnswers(ExampleConfig(), "expected.json");
+}
+
+TEST(GoldenAnswersTest, PermissiveCampaignsAnswerEveryRequestAsRecorded) {
+  ExpectRecordedAnswers(PermissiveConfig(), "expected_permissive.json");
 }
 
 }  // namespace

@@ -253,7 +253,9 @@ Creative MakeCreative(MediaType media, int w, int h) {
 
 Rejection Fit(const Creative& creative, std::string_view json) {
   const openrtb::BidRequest request = MustParse(json);
-  return CheckCreative(creative, request.imp[0], request);
+  RequestFacts facts;
+  facts.Reset(request);
+  return CheckCreative(creative, request.imp[0], facts);
 }
 
 TEST(CheckCreativeTest, BannerSizeFromWhOrFormat) {
@@ -301,9 +303,17 @@ TEST(CheckCreativeTest, AudioAndNative) {
       Rejection::kNone);
   EXPECT_EQ(Fit(audio, R"({"id":"r","imp":[{"id":"1","audio":{"mimes":["audio/mpeg"]}}]})"),
             Rejection::kCreative);
-  const Creative native = MakeCreative(MediaType::kNative, 0, 0);
+  Creative native = MakeCreative(MediaType::kNative, 0, 0);
+  native.native.title = "Title";
+  EXPECT_EQ(
+      Fit(native,
+          R"({"id":"r","imp":[{"id":"1","native":{"request":"{\"assets\":[{\"id\":1,\"title\":{}}]}"}}]})"),
+      Rejection::kNone);
+  // A native request it serves nothing of, or none at all.
   EXPECT_EQ(Fit(native, R"({"id":"r","imp":[{"id":"1","native":{"request":"{}"}}]})"),
-            Rejection::kNone);
+            Rejection::kCreative);
+  EXPECT_EQ(Fit(native, R"({"id":"r","imp":[{"id":"1","native":{"request":"not json"}}]})"),
+            Rejection::kCreative);
   EXPECT_EQ(Fit(native, R"({"id":"r","imp":[{"id":"1","banner":{"w":300,"h":250}}]})"),
             Rejection::kCreative);
 }
@@ -319,7 +329,7 @@ TEST(CheckCreativeTest, SecureImpressionNeedsHttpsMarkup) {
 
 TEST(CheckCreativeTest, BcatOnCreativeCategoriesAndBapp) {
   Creative c = MakeCreative(MediaType::kBanner, 300, 250);
-  c.categories = {"IAB9", "IAB9-9"};
+  c.categories = CategorySet::Of(1, {"IAB9", "IAB9-9"});
   c.promoted_app = "com.example.game";
   EXPECT_EQ(Fit(c, R"({"id":"r","imp":[{"id":"1","banner":{"w":300,"h":250}}],"bcat":["IAB9-9"]})"),
             Rejection::kBlocked);

@@ -126,9 +126,12 @@ class Mutator {
   std::mt19937_64 rng_;
 };
 
+bool HasDuplicateKeys(const std::string& json);
+
 // JSON leaves the meaning of a key given twice open (RFC 8259, section 4):
 // nlohmann keeps the last, the bid path checks each. Such inputs are only
-// held to "no crash, InvalidArgument".
+// held to "no crash, InvalidArgument". The native request string is a
+// document of its own, looked into as well.
 class DuplicateKeyFinder : public nlohmann::json_sax<nlohmann::json> {
  public:
   bool found() const { return found_; }
@@ -143,6 +146,7 @@ class DuplicateKeyFinder : public nlohmann::json_sax<nlohmann::json> {
   }
   bool key(string_t& key) override {
     if (!keys_.empty() && !keys_.back().insert(key).second) found_ = true;
+    last_key_ = key;
     return true;
   }
   bool null() override { return true; }
@@ -150,7 +154,10 @@ class DuplicateKeyFinder : public nlohmann::json_sax<nlohmann::json> {
   bool number_integer(number_integer_t) override { return true; }
   bool number_unsigned(number_unsigned_t) override { return true; }
   bool number_float(number_float_t, const string_t&) override { return true; }
-  bool string(string_t&) override { return true; }
+  bool string(string_t& value) override {
+    if (last_key_ == "request" && HasDuplicateKeys(value)) found_ = true;
+    return true;
+  }
   bool binary(binary_t&) override { return true; }
   bool start_array(std::size_t) override { return true; }
   bool end_array() override { return true; }
@@ -160,6 +167,7 @@ class DuplicateKeyFinder : public nlohmann::json_sax<nlohmann::json> {
 
  private:
   std::vector<std::set<std::string>> keys_;
+  std::string last_key_;
   bool found_ = false;
 };
 

@@ -168,26 +168,96 @@ TEST(BidRequestParserTest, PmpDealsFixtureKeyFields) {
   EXPECT_THAT(request.device->ua, HasSubstr("Macintosh"));
 }
 
-TEST(BidRequestParserTest, NativeRequestAsStringOrObjectIsKeptAsJsonText) {
+TEST(BidRequestParserTest, NativeRequestAsStringOrObjectIsReadIntoTheModel) {
   BidRequest as_string = ParseOrDie(testing::ReadFixtureRequest("site-native-request-string.json"));
   ASSERT_TRUE(as_string.imp[0].native.has_value());
-  EXPECT_THAT(as_string.imp[0].native->request,
-              ::testing::StartsWith(R"({"ver":"1.2","context":2,)"));
+  ASSERT_TRUE(as_string.imp[0].native->request.has_value());
+  const NativeRequest& from_string = *as_string.imp[0].native->request;
+  EXPECT_EQ(from_string.ver, "1.2");
+  EXPECT_EQ(from_string.context, 2);
+  EXPECT_FALSE(from_string.wrapped);
+  ASSERT_GE(from_string.assets.size(), 2u);
+  EXPECT_EQ(from_string.assets[0].id, 1);
+  EXPECT_TRUE(from_string.assets[0].required);
+  ASSERT_TRUE(from_string.assets[0].title.has_value());
+  EXPECT_EQ(from_string.assets[0].title->len, 90);
+  EXPECT_EQ(from_string.assets[3].data->type, 12);
+  EXPECT_FALSE(from_string.eventtrackers.empty());
   BidRequest as_object = ParseOrDie(testing::ReadFixtureRequest("site-native-request-object.json"));
   ASSERT_TRUE(as_object.imp[0].native.has_value());
   EXPECT_EQ(as_object.imp[0].native->ver, "1.2");
-  // Compact, keys sorted: the same text from either reader.
-  EXPECT_THAT(as_object.imp[0].native->request,
-              ::testing::StartsWith(R"({"assets":[{"id":1,"required":1,"title":{"len":80}},)"));
-  BidRequest spaced = ParseOrDie(WithImp(R"("native":{"request":{ "b" : [1, 2], "a":{} }})"));
-  EXPECT_EQ(spaced.imp[0].native->request, R"({"a":{},"b":[1,2]})");
-  // The object is still checked: malformed inside it, or too deep, rejects
-  // the request as anywhere else.
+  ASSERT_TRUE(as_object.imp[0].native->request.has_value());
+  const NativeRequest& from_object = *as_object.imp[0].native->request;
+  ASSERT_EQ(from_object.assets.size(), 3u);
+  EXPECT_EQ(from_object.assets[1].img->wmin, 1200);
+  EXPECT_EQ(from_object.assets[2].data->len, 25);
+  EXPECT_EQ(as_object.ignored, IgnoredInRequest{});
+  // The object is part of the request: malformed inside it, or too deep,
+  // rejects the request as anywhere else.
   ExpectMalformed(WithImp(R"("native":{"request":{"a":tru}})"));
+  ExpectMalformed(WithImp(R"("native":{"request":{"assets":[{"id":1}, x]}})"));
+  // Also past a wrong type that already made it unusable.
+  ExpectMalformed(WithImp(R"("native":{"request":{"assets":[{"id":"1"}],"b":nul}})"));
   BidRequestParser shallow(BidRequestParser::Options{.max_depth = 5});
-  EXPECT_TRUE(shallow.Parse(WithImp(R"("native":{"request":{"a":1}})")).ok());
-  EXPECT_FALSE(shallow.Parse(WithImp(R"("native":{"request":{"a":[1]}})")).ok());
-  ExpectRejected(WithImp(R"("native":{"request":7})"), "imp[0].native.request: expected string");
+  EXPECT_TRUE(shallow.Parse(WithImp(R"("native":{"request":{"ver":"1.2"}})")).ok());
+  EXPECT_FALSE(shallow.Parse(WithImp(R"("native":{"request":{"assets":[{}]}})")).ok());
+  EXPECT_FALSE(
+      shallow.Parse(WithImp(R"("native":{"request":{"ver":2,"assets":[{"title":[[]]}]}})")).ok());
+}
+
+TEST(BidRequestParserTest, Native11WrapperAndNumericVersionAreRead) {
+  BidRequest r = ParseOrDie(
+      WithImp(R"("native":{"ver":1.1,"request":"{\"native\":{\"ver\":\"1.1\",\"layout\":3,)"
+              R"(\"assets\":[{\"id\":7,\"img\":{\"type\":3,\"wmin\":300,\"hmin\":200}}]}}"})"));
+  ASSERT_TRUE(r.imp[0].native->request.has_value());
+  const NativeRequest& request = *r.imp[0].native->request;
+  EXPECT_TRUE(request.wrapped);
+  EXPECT_EQ(request.ver, "1.1");
+  EXPECT_EQ(r.imp[0].native->ver, "1.1");
+  ASSERT_EQ(request.assets.size(), 1u);
+  EXPECT_EQ(request.assets[0].img->wmin, 300);
+  EXPECT_EQ(
+      r,
+      internal::ParseBidRequestWithNlohmann(
+          WithImp(R"("native":{"ver":1.1,"request":"{\"native\":{\"ver\":\"1.1\",\"layout\":3,)"
+                  R"(\"assets\":[{\"id\":7,\"img\":{\"type\":3,\"wmin\":300,\"hmin\":200}}]}}"})"))
+          .value());
+}
+
+TEST(BidRequestParserTest, UnusableNativeRequestIsCountedNotRefused) {
+  for (std::string_view native : {
+           R"("native":{"request":"not json"})",
+           R"("native":{"request":"{\"assets\":\"x\"}"})",
+           R"("native":{"request":"[1]"})",
+           R"("native":{"request":"{} {}"})",
+           R"("native":{"request":7})",
+           R"("native":{"request":{"assets":[{"id":"one"}]}})",
+           R"("native":{"ver":"1.2"})",
+       }) {
+    SCOPED_TRACE(std::string(native));
+    BidRequest r = ParseOrDie(WithImp(native));
+    ASSERT_TRUE(r.imp[0].native.has_value());
+    EXPECT_FALSE(r.imp[0].native->request.has_value());
+    EXPECT_EQ(r.ignored.unusable_native_requests, 1);
+    EXPECT_EQ(r, internal::ParseBidRequestWithNlohmann(WithImp(native)).value());
+  }
+}
+
+TEST(BidRequestParserTest, IgnoredFieldsAndValuesAreCounted) {
+  const std::string json =
+      WithTop(R"("future":1,"ext":"x","site":{"ext":[],"mobile":1,"extra":{}},)"
+              R"("device":{"devicetype":99,"connectiontype":42,"pos":1})");
+  BidRequest r = ParseOrDie(json);
+  EXPECT_EQ(r.ignored.unknown_fields, 3);  // future, site.extra, device.pos
+  EXPECT_EQ(r.ignored.ext_not_object, 2);  // ext, site.ext
+  EXPECT_EQ(r.ignored.unknown_values, 2);  // devicetype 99, connectiontype 42
+  // A single unknown value is dropped; list values are kept.
+  EXPECT_FALSE(r.device->devicetype.has_value());
+  BidRequest video = ParseOrDie(WithImp(R"("video":{"plcmt":9,"protocols":[3,99],"battr":[600]})"));
+  EXPECT_FALSE(video.imp[0].video->plcmt.has_value());
+  EXPECT_THAT(video.imp[0].video->protocols, ElementsAre(3, 99));
+  EXPECT_EQ(video.ignored.unknown_values, 3);
+  EXPECT_EQ(r, internal::ParseBidRequestWithNlohmann(json).value());
 }
 
 TEST(BidRequestParserTest, ExtThatIsNotAnObjectIsSkipped) {
@@ -197,6 +267,7 @@ TEST(BidRequestParserTest, ExtThatIsNotAnObjectIsSkipped) {
   EXPECT_EQ(r.regs->coppa, true);
   EXPECT_EQ(r.user->id, "u");
   EXPECT_EQ(r.source->tid, "t");
+  EXPECT_EQ(r.ignored.ext_not_object, 3);
   EXPECT_EQ(
       r,
       internal::ParseBidRequestWithNlohmann(
@@ -219,7 +290,13 @@ TEST(BidRequestParserTest, FullOpenRtb26RequestFillsEveryMember) {
   EXPECT_THAT(r.badv, ElementsAre("blocked.example"));
   EXPECT_THAT(r.bapp, ElementsAre("com.blocked.app"));
   EXPECT_THAT(r.wseat, ElementsAre("seat-1"));
+  EXPECT_THAT(r.bseat, ElementsAre("seat-9"));
+  EXPECT_THAT(r.wlang, ElementsAre("de", "en"));
+  EXPECT_THAT(r.wlangb, ElementsAre("de-DE"));
+  EXPECT_EQ(r.cattax, 2);
+  EXPECT_THAT(r.acat, ElementsAre("52"));
   EXPECT_TRUE(r.has_openrtb_2_6_fields);
+  EXPECT_EQ(r.ignored, IgnoredInRequest{});
 
   ASSERT_EQ(r.imp.size(), 4u);
   const Imp& banner_imp = r.imp[0];
@@ -233,6 +310,9 @@ TEST(BidRequestParserTest, FullOpenRtb26RequestFillsEveryMember) {
   ASSERT_EQ(banner_imp.banner->format.size(), 2u);
   EXPECT_EQ(banner_imp.banner->format[1].w, 300);
   EXPECT_EQ(banner_imp.banner->format[1].h, 250);
+  EXPECT_THAT(banner_imp.banner->battr, ElementsAre(3, 8));
+  EXPECT_THAT(banner_imp.banner->api, ElementsAre(3, 5));
+  EXPECT_EQ(banner_imp.rwdd, true);
   ASSERT_TRUE(banner_imp.pmp.has_value());
   ASSERT_EQ(banner_imp.pmp->deals.size(), 1u);
   EXPECT_EQ(banner_imp.pmp->deals[0].bidfloorcur, "EUR");
@@ -247,22 +327,69 @@ TEST(BidRequestParserTest, FullOpenRtb26RequestFillsEveryMember) {
   EXPECT_EQ(video.minduration, 5);
   EXPECT_EQ(video.maxduration, 30);
   EXPECT_THAT(video.protocols, ElementsAre(2, 3, 7));
+  EXPECT_EQ(video.protocol, 3);
   EXPECT_EQ(video.placement, 1);
   EXPECT_EQ(video.plcmt, 2);
+  EXPECT_EQ(video.linearity, 1);
+  EXPECT_EQ(video.startdelay, -1);
+  EXPECT_EQ(video.skip, true);
+  EXPECT_EQ(video.skipmin, 15);
+  EXPECT_EQ(video.skipafter, 5);
+  EXPECT_THAT(video.battr, ElementsAre(16));
+  EXPECT_THAT(video.api, ElementsAre(2, 7));
+  EXPECT_EQ(video.minbitrate, 300);
+  EXPECT_EQ(video.maxbitrate, 1500);
+  EXPECT_THAT(video.rqddurs, ElementsAre(15, 30));
+  EXPECT_EQ(video.podid, "pod-1");
+  EXPECT_EQ(video.maxseq, 3);
+  EXPECT_EQ(video.poddur, 60);
   EXPECT_FALSE(r.imp[1].banner.has_value());
 
   ASSERT_TRUE(r.imp[2].audio.has_value());
-  EXPECT_THAT(r.imp[2].audio->mimes, ElementsAre("audio/mp4"));
-  EXPECT_EQ(r.imp[2].audio->minduration, 10);
-  EXPECT_EQ(r.imp[2].audio->maxduration, 60);
+  const Audio& audio = *r.imp[2].audio;
+  EXPECT_THAT(audio.mimes, ElementsAre("audio/mp4"));
+  EXPECT_EQ(audio.minduration, 10);
+  EXPECT_EQ(audio.maxduration, 60);
+  EXPECT_THAT(audio.protocols, ElementsAre(9));
+  EXPECT_EQ(audio.startdelay, 0);
+  EXPECT_THAT(audio.battr, ElementsAre(1));
+  EXPECT_THAT(audio.api, ElementsAre(7));
+  EXPECT_EQ(audio.minbitrate, 64);
+  EXPECT_EQ(audio.maxbitrate, 320);
+  EXPECT_THAT(audio.rqddurs, ElementsAre(30));
+  EXPECT_EQ(audio.podid, "pod-a");
+  EXPECT_EQ(audio.maxseq, 2);
+  EXPECT_EQ(audio.poddur, 90);
 
   ASSERT_TRUE(r.imp[3].native.has_value());
-  EXPECT_EQ(r.imp[3].native->request, R"({"ver":"1.2","assets":[{"id":1}]})");
-  EXPECT_EQ(r.imp[3].native->ver, "1.2");
+  const Native& native = *r.imp[3].native;
+  EXPECT_EQ(native.ver, "1.2");
+  EXPECT_THAT(native.battr, ElementsAre(9));
+  EXPECT_THAT(native.api, ElementsAre(5));
+  ASSERT_TRUE(native.request.has_value());
+  EXPECT_EQ(native.request->context, 2);
+  EXPECT_EQ(native.request->plcmttype, 1);
+  ASSERT_EQ(native.request->assets.size(), 4u);
+  EXPECT_EQ(native.request->assets[0].title->len, 90);
+  const NativeImageRequest& img = *native.request->assets[1].img;
+  EXPECT_EQ(img.type, 3);
+  EXPECT_EQ(img.w, 1200);
+  EXPECT_EQ(img.h, 627);
+  EXPECT_EQ(img.wmin, 600);
+  EXPECT_EQ(img.hmin, 314);
+  EXPECT_THAT(img.mimes, ElementsAre("image/png"));
+  EXPECT_EQ(native.request->assets[2].data->type, 2);
+  EXPECT_EQ(native.request->assets[2].data->len, 140);
+  EXPECT_THAT(native.request->assets[3].video->protocols, ElementsAre(3));
+  ASSERT_EQ(native.request->eventtrackers.size(), 1u);
+  EXPECT_EQ(native.request->eventtrackers[0].event, 1);
+  EXPECT_THAT(native.request->eventtrackers[0].methods, ElementsAre(1, 2));
 
   ASSERT_TRUE(r.site.has_value());
   EXPECT_EQ(r.site->name, "Example News");
   EXPECT_EQ(r.site->page, "https://news.example/a?b=1");
+  EXPECT_EQ(r.site->cattax, 1);
+  EXPECT_EQ(r.site->publisher->cattax, 1);
   EXPECT_THAT(r.site->sectioncat, ElementsAre("IAB12-1"));
   EXPECT_THAT(r.site->pagecat, ElementsAre("IAB12-2"));
   EXPECT_EQ(r.site->publisher->name, "Example");
@@ -288,6 +415,7 @@ TEST(BidRequestParserTest, FullOpenRtb26RequestFillsEveryMember) {
   EXPECT_EQ(d.lmt, false);
   EXPECT_EQ(d.dnt, true);
   EXPECT_EQ(d.connectiontype, 2);
+  EXPECT_EQ(d.langb, "de-DE");
 
   ASSERT_TRUE(r.user.has_value());
   const User& u = *r.user;

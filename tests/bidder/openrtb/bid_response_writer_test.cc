@@ -35,6 +35,13 @@ BidResponse OneBid() {
   bid.w = 300;
   bid.h = 250;
   bid.dealid = "deal-1";
+  bid.adid = "ad-9";
+  bid.iurl = "https://cdn.example/ad.png";
+  bid.attr = {4, 12};
+  bid.protocol = 3;
+  bid.language = "de";
+  bid.cattax = 2;
+  bid.dur = 15;
   bid.mtype = 1;
   return response;
 }
@@ -49,12 +56,32 @@ std::string Serialize(const BidResponse& response) {
 TEST(BidResponseWriterTest, WritesCompactJsonWithEveryMember) {
   EXPECT_EQ(Serialize(OneBid()),
             R"({"id":"req-1","seatbid":[{"seat":"seat-7","bid":[{"id":"bid-1","impid":"imp-1",)"
-            R"("price":1.5,"adm":"<div>ad</div>",)"
+            R"("price":1.5,"adm":"<div>ad</div>","adid":"ad-9",)"
             R"("nurl":"https://win.example/n?p=${AUCTION_PRICE}&a=${AUCTION_ID}",)"
             R"("burl":"https://bill.example/b?p=${AUCTION_PRICE}",)"
             R"("lurl":"https://loss.example/l?r=${AUCTION_LOSS}","adomain":["brand.example"],)"
-            R"("crid":"cr-1","cid":"camp-1","cat":["IAB1","IAB1-1"],"w":300,"h":250,)"
-            R"("dealid":"deal-1","mtype":1}]}],"bidid":"resp-1","cur":"USD"})");
+            R"("iurl":"https://cdn.example/ad.png","crid":"cr-1","cid":"camp-1",)"
+            R"("cat":["IAB1","IAB1-1"],"attr":[4,12],"protocol":3,"language":"de","w":300,)"
+            R"("h":250,"dealid":"deal-1","cattax":2,"dur":15,"mtype":1}]}],"bidid":"resp-1",)"
+            R"("cur":"USD"})");
+}
+
+TEST(BidResponseWriterTest, OpenRtb25AnswerCarriesThe26OnlyMembersInExt) {
+  BidResponse response = OneBid();
+  response.version = OpenRtbVersion::k2_5;
+  const Json bid = Json::parse(Serialize(response))["seatbid"][0]["bid"][0];
+  EXPECT_FALSE(bid.contains("mtype"));
+  EXPECT_FALSE(bid.contains("dur"));
+  EXPECT_FALSE(bid.contains("cattax"));
+  EXPECT_EQ(bid["ext"], Json::parse(R"({"cattax":2,"dur":15,"mtype":1})"));
+  // Members 2.5 has stay where they are.
+  EXPECT_EQ(bid["protocol"], 3);
+  EXPECT_EQ(bid["attr"], Json::parse("[4,12]"));
+  // Nothing to move: no ext.
+  response.seatbid[0].bid[0].cattax.reset();
+  response.seatbid[0].bid[0].dur.reset();
+  response.seatbid[0].bid[0].mtype.reset();
+  EXPECT_FALSE(Json::parse(Serialize(response))["seatbid"][0]["bid"][0].contains("ext"));
 }
 
 TEST(BidResponseWriterTest, OmitsEmptyMembers) {

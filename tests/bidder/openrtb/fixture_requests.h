@@ -43,7 +43,7 @@ inline std::string ReadFixtureRequest(std::string_view name) {
   return {};
 }
 
-// OpenRTB 2.6, every member of the model set, about 2 KB.
+// OpenRTB 2.6, every member of the model set, about 3 KB.
 inline constexpr std::string_view kFullRequest26 = R"json({
   "id": "req-26-full",
   "at": 1,
@@ -55,7 +55,11 @@ inline constexpr std::string_view kFullRequest26 = R"json({
   "badv": ["blocked.example"],
   "bapp": ["com.blocked.app"],
   "wseat": ["seat-1"],
+  "bseat": ["seat-9"],
+  "wlang": ["de", "en"],
+  "wlangb": ["de-DE"],
   "cattax": 2,
+  "acat": ["52"],
   "imp": [
     {
       "id": "imp-1",
@@ -64,7 +68,9 @@ inline constexpr std::string_view kFullRequest26 = R"json({
       "bidfloorcur": "EUR",
       "secure": 1,
       "instl": 1,
-      "banner": {"w": 320, "h": 50, "format": [{"w": 320, "h": 50}, {"w": 300, "h": 250}]},
+      "rwdd": 1,
+      "banner": {"w": 320, "h": 50, "format": [{"w": 320, "h": 50}, {"w": 300, "h": 250}],
+                 "battr": [3, 8], "api": [3, 5]},
       "pmp": {
         "private_auction": 1,
         "deals": [{"id": "deal-1", "bidfloor": 3.5, "bidfloorcur": "EUR", "at": 3,
@@ -75,15 +81,22 @@ inline constexpr std::string_view kFullRequest26 = R"json({
     {
       "id": "imp-2",
       "video": {"mimes": ["video/mp4", "video/webm"], "w": 640, "h": 480, "minduration": 5,
-                "maxduration": 30, "protocols": [2, 3, 7], "placement": 1, "plcmt": 2}
+                "maxduration": 30, "protocols": [2, 3, 7], "protocol": 3, "placement": 1, "plcmt": 2,
+                "linearity": 1, "startdelay": -1, "skip": 1, "skipmin": 15, "skipafter": 5,
+                "battr": [16], "api": [2, 7], "minbitrate": 300, "maxbitrate": 1500,
+                "rqddurs": [15, 30], "podid": "pod-1", "maxseq": 3, "poddur": 60}
     },
-    {"id": "imp-3", "audio": {"mimes": ["audio/mp4"], "minduration": 10, "maxduration": 60}},
-    {"id": "imp-4", "native": {"request": "{\"ver\":\"1.2\",\"assets\":[{\"id\":1}]}", "ver": "1.2"}}
+    {"id": "imp-3", "audio": {"mimes": ["audio/mp4"], "minduration": 10, "maxduration": 60,
+                              "protocols": [9], "startdelay": 0, "battr": [1], "api": [7],
+                              "minbitrate": 64, "maxbitrate": 320, "rqddurs": [30],
+                              "podid": "pod-a", "maxseq": 2, "poddur": 90}},
+    {"id": "imp-4", "native": {"request": "{\"ver\":\"1.2\",\"context\":2,\"plcmttype\":1,\"assets\":[{\"id\":1,\"required\":1,\"title\":{\"len\":90}},{\"id\":2,\"img\":{\"type\":3,\"w\":1200,\"h\":627,\"wmin\":600,\"hmin\":314,\"mimes\":[\"image/png\"]}},{\"id\":3,\"data\":{\"type\":2,\"len\":140}},{\"id\":4,\"video\":{\"mimes\":[\"video/mp4\"],\"minduration\":5,\"maxduration\":30,\"protocols\":[3]}}],\"eventtrackers\":[{\"event\":1,\"methods\":[1,2]}]}",
+                               "ver": "1.2", "battr": [9], "api": [5]}}
   ],
   "site": {
     "id": "site-1", "name": "Example News", "domain": "news.example", "page": "https://news.example/a?b=1",
-    "cat": ["IAB12"], "sectioncat": ["IAB12-1"], "pagecat": ["IAB12-2"],
-    "publisher": {"id": "pub-1", "name": "Example", "cat": ["IAB12"], "domain": "example.com"}
+    "cattax": 1, "cat": ["IAB12"], "sectioncat": ["IAB12-1"], "pagecat": ["IAB12-2"],
+    "publisher": {"id": "pub-1", "name": "Example", "cattax": 1, "cat": ["IAB12"], "domain": "example.com"}
   },
   "device": {
     "ua": "Mozilla/5.0 (Linux; Android 13) AppleWebKit/537.36 Chrome/120.0 Mobile Safari/537.36",
@@ -91,7 +104,7 @@ inline constexpr std::string_view kFullRequest26 = R"json({
     "didsha1": "didsha1-value", "didmd5": "didmd5-value", "dpidsha1": "dpidsha1-value", "dpidmd5": "dpidmd5-value",
     "geo": {"lat": 52.52, "lon": -13.405, "type": 2, "country": "DEU", "region": "BE", "city": "Berlin"},
     "devicetype": 4, "make": "Google", "model": "Pixel 7", "os": "Android", "osv": "13",
-    "lmt": 0, "dnt": 1, "js": 1, "language": "de", "connectiontype": 2,
+    "lmt": 0, "dnt": 1, "js": 1, "language": "de", "langb": "de-DE", "connectiontype": 2,
     "sua": {"browsers": [{"brand": "Chrome", "version": ["120"]}]}
   },
   "user": {
