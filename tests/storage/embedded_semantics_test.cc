@@ -226,7 +226,6 @@ TEST_F(DeleteTest, MarkersApplyWhateverTheReadTimeRange) {
 
 // The event-tracking trap: an old event re-put after an erasure delete.
 TEST_F(DeleteTest, PutWithOlderTimestampAfterDeleteStaysMaskedUntilMajorCompaction) {
-  clock_->Set(1000);
   MustDelete(Delete{"r"});
   MustPut("t", PutOf("r", "f", "a", "replayed", 500));
   EXPECT_EQ(Visible(), "") << "masked by the delete marker";
