@@ -3,7 +3,7 @@
 // nonces) on writer threads while reader threads check that no row is ever
 // seen torn, and reports every operation on stdout (crash_loop.h) until the
 // test kills it with SIGKILL.
-//   storage_crash_loop_writer <path> <cycle> <seed>
+//   storage_crash_loop_test_writer <path> <cycle> <seed>
 #include <unistd.h>
 
 #include <atomic>
