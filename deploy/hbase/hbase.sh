@@ -8,13 +8,17 @@
 # Everything binds to 127.0.0.1. Jars come from Maven (pom.xml beside this
 # file, local repository ~/.m2); there is no tarball.
 #
-# Usage: deploy/hbase/hbase.sh start|wait|stop|status
+# Usage: deploy/hbase/hbase.sh start|wait|stop|status|gateway PORT
 #   start   fetch jars and build the gateway if needed, write the config,
 #           start both JVMs
 #   wait    block until the master is initialized with all region servers
 #           live and the gateway answers a real Thrift2 call (bounded)
 #   stop    shut the cluster down cleanly, kill after a grace period
 #   status  show what runs; exit 0 only if everything runs
+#   gateway PORT
+#           run one more Thrift2 gateway on 127.0.0.1:PORT in the foreground
+#           (the process becomes the JVM), for a running cluster: the fault
+#           tests kill and restart it under load without touching the cluster
 #
 # Environment (defaults in brackets):
 #   RTB_HBASE_RUN_DIR           config, data, logs, pid files [${TMPDIR:-/tmp}/rtb-hbase]
@@ -416,13 +420,29 @@ cmd_status() {
   return $rc
 }
 
+cmd_gateway() {
+  check_settings
+  local port=${1:-}
+  [[ $port =~ ^[0-9]+$ ]] && ((port >= 1 && port <= 65535)) ||
+    die "gateway needs a port number in 1..65535, got '$port'"
+  [[ -s $CLASSPATH_FILE && -f $CONF_DIR/hbase-site.xml ]] || die "not started: run '$0 start' first"
+  local java opts name=thrift-$port
+  java=$(java_bin)
+  sed "s|$LOG_DIR/thrift.log|$LOG_DIR/$name.log|" "$CONF_DIR/log4j2-thrift.properties" \
+    >"$CONF_DIR/log4j2-$name.properties"
+  mapfile -t opts < <(jvm_common "$name" "$THRIFT_HEAP")
+  exec "$java" "${opts[@]}" -cp "$CLASSES_DIR:$CONF_DIR:$(cat "$CLASSPATH_FILE")" "$GATEWAY_MAIN" \
+    --bind 127.0.0.1 --port "$port" --transport "$THRIFT_TRANSPORT"
+}
+
 case "${1:-}" in
   start) cmd_start ;;
+  gateway) cmd_gateway "${2:-}" ;;
   wait) cmd_wait ;;
   stop) cmd_stop ;;
   status) cmd_status ;;
   *)
-    echo "usage: $0 start|wait|stop|status" >&2
+    echo "usage: $0 start|wait|stop|status|gateway PORT" >&2
     exit 2
     ;;
 esac

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/bidder/http_test_client.h"
 #include "tests/storage/child_process.h"
@@ -195,6 +196,35 @@ class LoadRun {
  private:
   ChildProcess process_;
 };
+
+// Every request answered (a bid or a no-bid) before its deadline.
+inline void ExpectEveryRequestAnsweredInTime(const LoadReport& load, int tmax_ms) {
+  EXPECT_EQ(load.errors(), 0) << load.json.dump();
+  EXPECT_EQ(load.unanswered(), 0) << load.json.dump();
+  EXPECT_EQ(load.completed(), load.sent()) << load.json.dump();
+  EXPECT_EQ(load.status(200) + load.status(204), load.completed()) << load.json.dump();
+  EXPECT_LT(load.max_latency_ms(), tmax_ms) << load.json.dump();
+}
+
+inline std::string Lookups(const std::string& outcome) {
+  return "bidder_profile_lookups_total{outcome=\"" + outcome + "\"}";
+}
+
+// Bids ready after their response instant, replaced by no-bids.
+inline constexpr char kLateAnswers[] =
+    "bidder_bid_requests_total{exchange=\"sample-exchange\",outcome=\"late\"}";
+
+// A fresh directory for one test's files (named after the running test, or
+// `prefix` alone outside a test), kept when the test fails.
+inline std::filesystem::path TestDirectory(const std::string& prefix) {
+  const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() /
+      (prefix + "-" + std::to_string(::getpid()) + (test ? std::string("-") + test->name() : ""));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
 
 }  // namespace rtb::storage::testing
 
