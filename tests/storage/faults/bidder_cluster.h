@@ -174,13 +174,30 @@ class LoadRun {
   LoadRun(const std::filesystem::path& dir, const std::string& name)
       : process_(dir / (name + ".out"), dir / (name + ".err")) {}
 
+  // `win_rate` > 0: that share of the bids get their win and billing notices.
   bool Start(int port, const std::filesystem::path& request, double rate, double duration_s,
-             double warmup_s = 1) {
-    return process_.Start({RTB_LOAD_BINARY, "--port", std::to_string(port), "--rate",
-                           std::to_string(rate), "--duration", std::to_string(duration_s),
-                           "--warmup", std::to_string(warmup_s), "--drain", "2", "--connections",
-                           "32", "--requests", request.string(), "--devices",
-                           std::to_string(kDevices)});
+             double warmup_s = 1, double win_rate = 0) {
+    std::vector<std::string> argv = {RTB_LOAD_BINARY,
+                                     "--port",
+                                     std::to_string(port),
+                                     "--rate",
+                                     std::to_string(rate),
+                                     "--duration",
+                                     std::to_string(duration_s),
+                                     "--warmup",
+                                     std::to_string(warmup_s),
+                                     "--drain",
+                                     "2",
+                                     "--connections",
+                                     "32",
+                                     "--requests",
+                                     request.string(),
+                                     "--devices",
+                                     std::to_string(kDevices)};
+    if (win_rate > 0) {
+      argv.insert(argv.end(), {"--win-rate", std::to_string(win_rate)});
+    }
+    return process_.Start(argv);
   }
 
   std::optional<LoadReport> Finish() {
