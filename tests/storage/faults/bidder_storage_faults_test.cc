@@ -114,6 +114,7 @@ TEST_F(BidderStorageFaultTest, TheBidderReconnectsByItselfWhenTheStorageServerRe
   ASSERT_GT(port, 0) << server->Stderr();
   nlohmann::json config = ExampleConfig();
   config["storage"] = RemoteStorage({"127.0.0.1:" + std::to_string(port)});
+  config["bid"]["auction_budget_us"] = 15000;  // as above
   BidderProcess bidder(dir_, "bidder");
   ASSERT_TRUE(bidder.Start(config)) << bidder.Log();
 
@@ -132,6 +133,7 @@ TEST_F(BidderStorageFaultTest, TheBidderReconnectsByItselfWhenTheStorageServerRe
   const std::optional<LoadReport> during = load.Finish();
   ASSERT_TRUE(during) << load.Stderr();
   ExpectEveryRequestAnsweredInTime(*during, kTmaxMs);
+  EXPECT_EQ(bidder.Metrics()[kLateAnswers] - before[kLateAnswers], 0);
   auto failed = [](const MetricSnapshot& m) { return m[Lookups("error")] + m[Lookups("timeout")]; };
   EXPECT_GT(failed(outage) - failed(down_at), 0) << "lookups failed while the server was down";
 
@@ -142,6 +144,7 @@ TEST_F(BidderStorageFaultTest, TheBidderReconnectsByItselfWhenTheStorageServerRe
   const std::optional<LoadReport> after_restart = again.Finish();
   ASSERT_TRUE(after_restart) << again.Stderr();
   ExpectEveryRequestAnsweredInTime(*after_restart, kTmaxMs);
+  EXPECT_EQ(bidder.Metrics()[kLateAnswers] - before[kLateAnswers], 0);
   const auto end = bidder.Metrics();
   const double hits = end[Lookups("hit")] - recovered[Lookups("hit")];
   const double misses = end[Lookups("miss")] - recovered[Lookups("miss")];
