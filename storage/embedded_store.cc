@@ -14,6 +14,7 @@
 #include "rocksdb/table.h"
 #include "storage/internal/compaction.h"
 #include "storage/internal/embedded_store_impl.h"
+#include "storage/internal/nonce_record.h"
 #include "storage/internal/schema_codec.h"
 
 namespace rtb::storage {
@@ -104,6 +105,7 @@ EmbeddedStoreImpl::~EmbeddedStoreImpl() {
     absl::MutexLock lock(&tables_mutex_);
     tables_.clear();
   }
+  if (nonce_cf_ != nullptr) db_->DestroyColumnFamilyHandle(nonce_cf_);
   if (default_cf_ != nullptr) db_->DestroyColumnFamilyHandle(default_cf_);
   delete db_;
 }
@@ -148,6 +150,7 @@ absl::Status EmbeddedStoreImpl::Open() {
       rocksdb::DB::Open(db_options, options_.path, layout.descriptors, &handles, &db_);
   if (!s.ok()) return FromRocks(s, absl::StrCat("opening embedded store '", options_.path, "'"));
   default_cf_ = handles[0];
+  nonce_cf_ = handles[kNonceDescriptor];
   AttachTables(*schemas, layout, handles);
   wal_flusher_ = std::thread([this] { FlushWalPeriodically(); });
   return absl::OkStatus();
@@ -158,6 +161,7 @@ EmbeddedStoreImpl::FamilyLayout EmbeddedStoreImpl::LayOutFamilies(
   FamilyLayout layout;
   layout.descriptors.emplace_back(rocksdb::kDefaultColumnFamilyName,
                                   rocksdb::ColumnFamilyOptions());
+  layout.descriptors.emplace_back(kNonceColumnFamily, NonceColumnOptions());
   for (size_t t = 0; t < schemas.size(); ++t) {
     for (size_t f = 0; f < schemas[t].families.size(); ++f) {
       std::shared_ptr<CompactionSettings> compaction;
@@ -183,10 +187,10 @@ void EmbeddedStoreImpl::AttachTables(const std::vector<TableSchema>& schemas,
   }
   for (size_t i = 0; i < layout.positions.size(); ++i) {
     auto [t, f] = layout.positions[i];
-    tables[t]->families.push_back(
-        Family{schemas[t].families[f], handles[i + 1], next_family_id_++, layout.compaction[i]});
+    tables[t]->families.push_back(Family{schemas[t].families[f], handles[i + kFirstTableDescriptor],
+                                         next_family_id_++, layout.compaction[i]});
   }
-  for (size_t i = layout.positions.size() + 1; i < handles.size(); ++i) {
+  for (size_t i = layout.positions.size() + kFirstTableDescriptor; i < handles.size(); ++i) {
     db_->DropColumnFamily(handles[i]);
     db_->DestroyColumnFamilyHandle(handles[i]);
   }
@@ -232,6 +236,26 @@ rocksdb::ColumnFamilyOptions EmbeddedStoreImpl::FamilyColumnOptions(
     cf.compaction_options_fifo.max_table_files_size = uint64_t{1} << 62;
     cf.ttl = static_cast<uint64_t>(f.ttl_seconds);
   }
+  return cf;
+}
+
+rocksdb::ColumnFamilyOptions EmbeddedStoreImpl::NonceColumnOptions() const {
+  rocksdb::ColumnFamilyOptions cf;
+  // Records are small and short-lived: a small memtable keeps their share of
+  // memory small, and compactions (with flushes) drop the expired ones.
+  cf.write_buffer_size =
+      static_cast<size_t>(std::min<int64_t>(options_.write_buffer_bytes, int64_t{4} << 20));
+  cf.compaction_filter_factory = NewNonceCompactionFilterFactory(options_.clock);
+  // Files older than twice the retention hold only expired records; rewrite
+  // them even when no new writes would (ttl for the upper levels, periodic
+  // compaction for the last one).
+  cf.ttl = static_cast<uint64_t>(2 * kNonceRetentionMs / 1000);
+  cf.periodic_compaction_seconds = cf.ttl;
+  rocksdb::BlockBasedTableOptions table;
+  table.block_cache = block_cache_;
+  table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  cf.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  cf.compression = rocksdb::kNoCompression;
   return cf;
 }
 

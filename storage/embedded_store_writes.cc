@@ -4,11 +4,11 @@
 #include <algorithm>
 #include <map>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "storage/internal/cell_key.h"
 #include "storage/internal/embedded_store_impl.h"
+#include "storage/internal/nonce_record.h"
 #include "storage/internal/validation.h"
 
 namespace rtb::storage::internal {
@@ -151,19 +151,41 @@ absl::StatusOr<RowResult> EmbeddedStoreImpl::Increment(std::string_view table_na
   std::string_view row = inc.row;
   RowLocks locks(this, table_name, std::span<std::string_view>(&row, 1));
   const int64_t now = options_.clock->NowMillis();
+  std::string nonce_key;
   if (inc.nonce != 0) {
-    absl::MutexLock lock(&nonce_mutex_);
-    auto it = nonces_.find(inc.nonce);
-    if (it != nonces_.end() && it->second.expires_ms > now) return it->second.result;
+    nonce_key = NonceKey(inc.nonce, table_name, inc.row);
+    absl::StatusOr<std::optional<RowResult>> earlier = FindNonce(nonce_key, now);
+    if (!earlier.ok()) return earlier.status();
+    if (*earlier) {
+      (*earlier)->row = inc.row;
+      return **std::move(earlier);
+    }
   }
   rocksdb::WriteBatch batch;
   absl::StatusOr<RowResult> result = AppendIncrement(**table, inc, now, &batch);
   if (!result.ok()) return result.status();
+  if (inc.nonce != 0) {
+    // In the increment's own batch: after a crash the record is there
+    // exactly when the counters moved.
+    batch.Put(nonce_cf_, ToSlice(nonce_key),
+              ToSlice(EncodeNonceRecord(NonceRecord{now + kNonceRetentionMs, *result})));
+  }
   absl::Status written = Write(&batch, inc.durability);
   Invalidate(**table, std::span<std::string_view>(&row, 1));
   if (!written.ok()) return written;
-  if (inc.nonce != 0) RememberNonce(inc.nonce, now, *result);
   return result;
+}
+
+absl::StatusOr<std::optional<RowResult>> EmbeddedStoreImpl::FindNonce(const std::string& key,
+                                                                      int64_t now) {
+  std::string value;
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), nonce_cf_, ToSlice(key), &value);
+  if (s.IsNotFound()) return std::nullopt;
+  if (!s.ok()) return FromRocks(s, "reading increment nonce");
+  std::optional<NonceRecord> record = DecodeNonceRecord(value);
+  if (!record) return absl::DataLossError("increment nonce record does not decode");
+  if (record->expires_ms <= now) return std::nullopt;
+  return std::move(record->result);
 }
 
 absl::StatusOr<RowResult> EmbeddedStoreImpl::AppendIncrement(const Table& table,
@@ -331,14 +353,6 @@ absl::Status EmbeddedStoreImpl::Write(rocksdb::WriteBatch* batch, Durability req
     if (!s.ok()) return FromRocks(s, "flushing write-ahead log");
   }
   return absl::OkStatus();
-}
-
-void EmbeddedStoreImpl::RememberNonce(uint64_t nonce, int64_t now, const RowResult& result) {
-  absl::MutexLock lock(&nonce_mutex_);
-  nonces_[nonce] = NonceEntry{now + kNonceRetentionMs, result};
-  if (++nonce_inserts_ % 1024 == 0) {
-    absl::erase_if(nonces_, [now](const auto& kv) { return kv.second.expires_ms <= now; });
-  }
 }
 
 }  // namespace rtb::storage::internal

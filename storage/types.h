@@ -296,8 +296,11 @@ struct Increment {
   std::vector<IncrementColumn> columns;
   std::optional<int64_t> ttl_ms;
   Durability durability = Durability::kUseDefault;
-  // Identifies one logical increment so a retry of it is applied once.
-  // 0 means no nonce. Nonces are remembered for kNonceRetentionMs.
+  // Identifies one logical increment so a retry of it (same table, row and
+  // nonce) is applied once and answers what the first attempt did. 0 means no
+  // nonce. Nonces are remembered for kNonceRetentionMs; the embedded engine
+  // keeps them on disk, written atomically with the increment, so they hold
+  // across a crash and restart.
   uint64_t nonce = 0;
 };
 

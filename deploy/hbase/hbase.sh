@@ -8,13 +8,26 @@
 # Everything binds to 127.0.0.1. Jars come from Maven (pom.xml beside this
 # file, local repository ~/.m2); there is no tarball.
 #
-# Usage: deploy/hbase/hbase.sh start|wait|stop|status
+# Usage: deploy/hbase/hbase.sh start|wait|stop|status|gateway PORT|regionserver|place TABLE N
 #   start   fetch jars and build the gateway if needed, write the config,
 #           start both JVMs
 #   wait    block until the master is initialized with all region servers
 #           live and the gateway answers a real Thrift2 call (bounded)
 #   stop    shut the cluster down cleanly, kill after a grace period
 #   status  show what runs; exit 0 only if everything runs
+#   gateway PORT
+#           run one more Thrift2 gateway on 127.0.0.1:PORT in the foreground
+#           (the process becomes the JVM), for a running cluster: the fault
+#           tests kill and restart it under load without touching the cluster
+#   regionserver
+#           run one more region server in a JVM of its own in the foreground
+#           (distributed mode for this process only, random RPC port, a 6 s
+#           ZooKeeper session), for a running cluster: a fault test kills it
+#           with SIGKILL, and the master reassigns its regions to the others
+#   place TABLE N
+#           once N region servers are live, move every primary region of
+#           TABLE to the newest region server and its replicas to older
+#           ones; prints the newest server's host:port
 #
 # Environment (defaults in brackets):
 #   RTB_HBASE_RUN_DIR           config, data, logs, pid files [${TMPDIR:-/tmp}/rtb-hbase]
@@ -416,13 +429,60 @@ cmd_status() {
   return $rc
 }
 
+cmd_gateway() {
+  check_settings
+  local port=${1:-}
+  [[ $port =~ ^[0-9]+$ ]] && ((port >= 1 && port <= 65535)) ||
+    die "gateway needs a port number in 1..65535, got '$port'"
+  [[ -s $CLASSPATH_FILE && -f $CONF_DIR/hbase-site.xml ]] || die "not started: run '$0 start' first"
+  local java opts name=thrift-$port
+  java=$(java_bin)
+  sed "s|$LOG_DIR/thrift.log|$LOG_DIR/$name.log|" "$CONF_DIR/log4j2-thrift.properties" \
+    >"$CONF_DIR/log4j2-$name.properties"
+  mapfile -t opts < <(jvm_common "$name" "$THRIFT_HEAP")
+  exec "$java" "${opts[@]}" -cp "$CLASSES_DIR:$CONF_DIR:$(cat "$CLASSPATH_FILE")" "$GATEWAY_MAIN" \
+    --bind 127.0.0.1 --port "$port" --transport "$THRIFT_TRANSPORT"
+}
+
+cmd_regionserver() {
+  check_settings
+  [[ -s $CLASSPATH_FILE && -f $CONF_DIR/hbase-site.xml ]] || die "not started: run '$0 start' first"
+  local java opts name=regionserver-$$
+  java=$(java_bin)
+  sed "s|$LOG_DIR/master.log|$LOG_DIR/$name.log|" "$CONF_DIR/log4j2-master.properties" \
+    >"$CONF_DIR/log4j2-$name.properties"
+  mapfile -t opts < <(jvm_common "$name" 512m)
+  # The master runs in local mode; this region server alone is "distributed"
+  # so HBase lets it start as a process of its own and register through
+  # ZooKeeper. The short session lets the master see its death in seconds.
+  exec "$java" "${opts[@]}" -cp "$CONF_DIR:$(cat "$CLASSPATH_FILE")" \
+    org.apache.hadoop.hbase.regionserver.HRegionServer \
+    -D hbase.cluster.distributed=true -D hbase.regionserver.port=0 \
+    -D zookeeper.session.timeout=6000 start
+}
+
+cmd_place() {
+  check_settings
+  local table=${1:-} servers=${2:-}
+  [[ -n $table && $servers =~ ^[0-9]+$ ]] || die "place needs a table name and a server count"
+  [[ -s $CLASSPATH_FILE ]] || die "not started: run '$0 start' first"
+  local java
+  java=$(java_bin)
+  "$java" -Xmx256m "-Dlog4j2.configurationFile=$CONF_DIR/log4j2-probe.properties" \
+    -cp "$CLASSES_DIR:$CONF_DIR:$(cat "$CLASSPATH_FILE")" rtb.hbase.RegionPlacement \
+    --zk-port "$ZK_PORT" --table "$table" --servers "$servers" --timeout-seconds "$WAIT_TIMEOUT"
+}
+
 case "${1:-}" in
   start) cmd_start ;;
+  regionserver) cmd_regionserver ;;
+  place) cmd_place "${2:-}" "${3:-}" ;;
+  gateway) cmd_gateway "${2:-}" ;;
   wait) cmd_wait ;;
   stop) cmd_stop ;;
   status) cmd_status ;;
   *)
-    echo "usage: $0 start|wait|stop|status" >&2
+    echo "usage: $0 start|wait|stop|status|gateway PORT|regionserver|place TABLE N" >&2
     exit 2
     ;;
 esac

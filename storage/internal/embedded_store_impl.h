@@ -143,11 +143,6 @@ class EmbeddedStoreImpl final : public Store {
   absl::Status CheckHealth() override;
 
  private:
-  struct NonceEntry {
-    int64_t expires_ms;
-    RowResult result;
-  };
-
   // Holds the row-lock stripes of a set of rows, taken in ascending stripe
   // order so two writers never deadlock.
   class RowLocks {
@@ -168,10 +163,13 @@ class EmbeddedStoreImpl final : public Store {
   // ---- Opening (embedded_store.cc) ----
 
   // The column family descriptors of every table, after RocksDB's default
-  // one, and which (table, family) each stands for.
+  // one and the nonce family (kFirstTableDescriptor), and which (table,
+  // family) each stands for.
+  static constexpr size_t kNonceDescriptor = 1;
+  static constexpr size_t kFirstTableDescriptor = 2;
   struct FamilyLayout {
     std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
-    std::vector<std::pair<size_t, size_t>> positions;  // per descriptor after the default
+    std::vector<std::pair<size_t, size_t>> positions;  // per descriptor from kFirstTableDescriptor
     std::vector<std::shared_ptr<CompactionSettings>> compaction;  // likewise
   };
   FamilyLayout LayOutFamilies(const std::vector<TableSchema>& schemas) const;
@@ -183,6 +181,8 @@ class EmbeddedStoreImpl final : public Store {
   // compactions follow.
   rocksdb::ColumnFamilyOptions FamilyColumnOptions(
       const FamilyOptions& f, std::shared_ptr<CompactionSettings>* compaction) const;
+  // The RocksDB options of the Increment nonce records (storage/internal/nonce_record.h).
+  rocksdb::ColumnFamilyOptions NonceColumnOptions() const;
   // Creates the column family of `f` in `table` (which is not yet published).
   absl::Status AddFamily(Table& table, const FamilyOptions& f);
   static void SortFamilies(Table& table);
@@ -233,12 +233,15 @@ class EmbeddedStoreImpl final : public Store {
   absl::StatusOr<RowResult> AppendIncrement(const Table& table, const storage::Increment& inc,
                                             int64_t now, rocksdb::WriteBatch* batch);
   absl::Status Write(rocksdb::WriteBatch* batch, Durability requested);
-  void RememberNonce(uint64_t nonce, int64_t now, const RowResult& result);
+  // The answer of an earlier Increment under `key` (a NonceKey) that has not
+  // expired at `now`, or nullopt. Called with the row's lock held.
+  absl::StatusOr<std::optional<RowResult>> FindNonce(const std::string& key, int64_t now);
 
   const EmbeddedStoreOptions options_;
   std::unique_ptr<rocksdb::Env> env_;
   rocksdb::DB* db_ = nullptr;
   rocksdb::ColumnFamilyHandle* default_cf_ = nullptr;
+  rocksdb::ColumnFamilyHandle* nonce_cf_ = nullptr;
   std::shared_ptr<rocksdb::Cache> block_cache_;
   std::shared_ptr<rocksdb::Cache> in_memory_cache_;
 
@@ -248,10 +251,6 @@ class EmbeddedStoreImpl final : public Store {
   std::array<absl::Mutex, kRowLockStripes> row_locks_;
   RowCache row_cache_;
   std::atomic<uint32_t> next_family_id_{1};
-
-  absl::Mutex nonce_mutex_;
-  absl::flat_hash_map<uint64_t, NonceEntry> nonces_ ABSL_GUARDED_BY(nonce_mutex_);
-  uint64_t nonce_inserts_ ABSL_GUARDED_BY(nonce_mutex_) = 0;
 
   std::mutex wal_mutex_;
   std::condition_variable wal_cv_;

@@ -50,5 +50,24 @@ TEST_F(DurabilityTest, SkipWalWriteIsLostOnProcessKill) {
   EXPECT_TRUE(MustGet("t", "row").empty()) << "nothing but the memtable held it";
 }
 
+TEST_F(DurabilityTest, AnIncrementRetriedWithItsNonceAfterAProcessKillCountsOnce) {
+  // The writer's nonce record expires on the system clock.
+  clock_ = std::make_shared<ManualClock>(SystemClock()->NowMillis());
+  ASSERT_TRUE(KillAfterWrite("increment"));
+  Reopen();
+  ASSERT_EQ(MustGet("t", "row").Counter("f", "n"), 1);
+  Increment retry{"row", {{"f", "n", 1}}};
+  retry.nonce = 0x5eed;
+  auto answer = store_->Increment("t", retry);
+  ASSERT_TRUE(answer.ok()) << answer.status();
+  EXPECT_EQ(answer->Counter("f", "n"), 1) << "the first attempt's answer";
+  EXPECT_EQ(MustGet("t", "row").Counter("f", "n"), 1);
+  Reopen();
+  EXPECT_EQ(MustGet("t", "row").Counter("f", "n"), 1);
+  retry.nonce = 0x5eee;
+  ASSERT_TRUE(store_->Increment("t", retry).ok());
+  EXPECT_EQ(MustGet("t", "row").Counter("f", "n"), 2) << "another nonce is another increment";
+}
+
 }  // namespace
 }  // namespace rtb::storage::testing

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "storage/internal/nonce_record.h"
 #include "storage/types.h"
 #include "tests/storage/test_store.h"
 
@@ -225,7 +226,6 @@ TEST_F(DeleteTest, MarkersApplyWhateverTheReadTimeRange) {
 
 // The event-tracking trap: an old event re-put after an erasure delete.
 TEST_F(DeleteTest, PutWithOlderTimestampAfterDeleteStaysMaskedUntilMajorCompaction) {
-  clock_->Set(1000);
   MustDelete(Delete{"r"});
   MustPut("t", PutOf("r", "f", "a", "replayed", 500));
   EXPECT_EQ(Visible(), "") << "masked by the delete marker";
@@ -286,6 +286,82 @@ TEST_F(SemanticsTest, NonceIsForgottenAfterItsRetentionPeriod) {
   clock_->Advance(kNonceRetentionMs + 1);
   ASSERT_TRUE(store_->Increment("t", inc).ok());
   EXPECT_EQ(MustGet("t", "dev").Counter("fc", "q"), 2);
+}
+
+TEST_F(SemanticsTest, ARetryAnswersWhatTheFirstAttemptDid) {
+  Create(Schema("t", {Fam("fc")}));
+  Increment inc{"dev", {{"fc", "q", 5}}};
+  inc.nonce = 11;
+  auto first = store_->Increment("t", inc);
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_TRUE(store_->Increment("t", Increment{"dev", {{"fc", "q", 1}}}).ok());
+  auto retry = store_->Increment("t", inc);
+  ASSERT_TRUE(retry.ok()) << retry.status();
+  EXPECT_EQ(retry->row, "dev");
+  EXPECT_EQ(retry->Counter("fc", "q"), 5) << "the first answer, not the current value";
+  EXPECT_EQ(retry->cells.ToVector(), first->cells.ToVector());
+  EXPECT_EQ(MustGet("t", "dev").Counter("fc", "q"), 6);
+}
+
+TEST_F(SemanticsTest, TheSameNonceOnAnotherRowOrTableIsAnotherIncrement) {
+  Create(Schema("t", {Fam("fc")}));
+  Create(Schema("u", {Fam("fc")}));
+  for (const char* row : {"a", "b"}) {
+    Increment inc{row, {{"fc", "q", 1}}};
+    inc.nonce = 9;
+    ASSERT_TRUE(store_->Increment("t", inc).ok());
+    ASSERT_TRUE(store_->Increment("u", inc).ok());
+  }
+  EXPECT_EQ(MustGet("t", "a").Counter("fc", "q"), 1);
+  EXPECT_EQ(MustGet("t", "b").Counter("fc", "q"), 1);
+  EXPECT_EQ(MustGet("u", "a").Counter("fc", "q"), 1);
+}
+
+TEST_F(SemanticsTest, NoncesAreHonouredAfterTheStoreReopens) {
+  Create(Schema("t", {Fam("fc")}));
+  Increment inc{"dev", {{"fc", "q", 3}}};
+  inc.nonce = 0xfeed;
+  ASSERT_TRUE(store_->Increment("t", inc).ok());
+  Reopen();
+  clock_->Advance(kNonceRetentionMs - 1);
+  ASSERT_TRUE(store_->Increment("t", inc).ok());
+  EXPECT_EQ(MustGet("t", "dev").Counter("fc", "q"), 3);
+  Reopen();
+  clock_->Advance(1);
+  ASSERT_TRUE(store_->Increment("t", inc).ok());
+  EXPECT_EQ(MustGet("t", "dev").Counter("fc", "q"), 6) << "expired after its retention";
+}
+
+TEST_F(SemanticsTest, ASkipWalIncrementCountsOnceWhetherOrNotItSurvivedAReopen) {
+  Create(Schema("t", {Fam("fc")}));
+  Increment inc{"dev", {{"fc", "q", 1}}};
+  inc.nonce = 21;
+  inc.durability = Durability::kSkipWal;
+  ASSERT_TRUE(store_->Increment("t", inc).ok());
+  Reopen();
+  const int64_t after_reopen = MustGet("t", "dev").Counter("fc", "q").value_or(0);
+  ASSERT_TRUE(store_->Increment("t", inc).ok());
+  EXPECT_EQ(MustGet("t", "dev").Counter("fc", "q"), 1)
+      << "counted once whether the first attempt survived (" << after_reopen << ") or not";
+}
+
+TEST_F(SemanticsTest, ExpiredNonceRecordsLeaveDiskAtAMajorCompaction) {
+  Create(Schema("t", {Fam("fc")}));
+  for (uint64_t nonce = 1; nonce <= 50; ++nonce) {
+    Increment inc{"dev", {{"fc", "q", 1}}};
+    inc.nonce = nonce;
+    ASSERT_TRUE(store_->Increment("t", inc).ok());
+  }
+  ASSERT_TRUE(store_->MajorCompact("t").ok());
+  store_.reset();
+  EXPECT_EQ(RawColumnFamilyKeyCount(internal::kNonceColumnFamily), 50u) << "still retained";
+  Reopen();
+  clock_->Advance(kNonceRetentionMs);
+  ASSERT_TRUE(store_->MajorCompact("t").ok());
+  store_.reset();
+  EXPECT_EQ(RawColumnFamilyKeyCount(internal::kNonceColumnFamily), 0u);
+  Reopen();
+  EXPECT_EQ(MustGet("t", "dev").Counter("fc", "q"), 50);
 }
 
 TEST_F(SemanticsTest, IncrementCellTtlIsInMilliseconds) {

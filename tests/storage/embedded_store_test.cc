@@ -10,7 +10,7 @@
 
 namespace rtb::storage::testing {
 
-size_t EmbeddedStoreTest::RawKeyCount(const std::string& table, const std::string& family) {
+size_t EmbeddedStoreTest::RawColumnFamilyKeyCount(const std::string& column_family) {
   std::vector<std::string> names;
   EXPECT_TRUE(rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), path_, &names).ok());
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
@@ -23,7 +23,7 @@ size_t EmbeddedStoreTest::RawKeyCount(const std::string& table, const std::strin
   if (!s.ok()) return 0;
   size_t count = 0;
   for (size_t i = 0; i < names.size(); ++i) {
-    if (names[i] != table + ":" + family) continue;
+    if (names[i] != column_family) continue;
     std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions(), handles[i]));
     for (it->SeekToFirst(); it->Valid(); it->Next()) ++count;
   }

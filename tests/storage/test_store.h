@@ -92,7 +92,11 @@ class EmbeddedStoreTest : public ::testing::Test {
     return r.ok() ? *r : std::vector<RowResult>{};
   }
   // Raw RocksDB keys left on disk for one table family (store must be closed).
-  size_t RawKeyCount(const std::string& table, const std::string& family);
+  size_t RawKeyCount(const std::string& table, const std::string& family) {
+    return RawColumnFamilyKeyCount(table + ":" + family);
+  }
+  // Raw RocksDB keys left on disk in one column family (store must be closed).
+  size_t RawColumnFamilyKeyCount(const std::string& column_family);
 
   std::string path_;
   std::shared_ptr<ManualClock> clock_;
