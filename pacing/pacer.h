@@ -57,6 +57,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -114,6 +115,51 @@ class SpendRecorder final {
   std::atomic<int64_t>* counters_;  // storage_ aligned to a cache line
 };
 
+// One impression's spend in its worker's spend journal, from Begin until it
+// is settled by Commit, Abandon or Unsettled.
+struct SpendJournalEntry {
+  uint64_t sequence = 0;
+  size_t campaign_index = 0;
+  // Micro-units of the campaign's own currency, > 0.
+  int64_t micros = 0;
+  // The campaign's day when Begin was called, yyyymmdd: the day the spend is
+  // counted on, even when it is flushed or recovered after midnight.
+  std::string day;
+  std::string impression_id;
+  // The entry's row in `spend_journal`. The impression claim puts it in the
+  // impression row (storage::kImpressionJournalColumn): that is how, after a
+  // crash, an entry is known to have been claimed.
+  std::string key;
+};
+
+// The crash-safe way to record spend (see "Spend journal" at the top of this
+// file). For each impression it is about to claim, the beacon path calls
+// Begin, then claims the impression with one CheckAndMutate that also puts
+// entry.key in the impression row, then settles the entry:
+//   - claimed:                        Commit   (the spend counts);
+//   - a duplicate claimed it first:   Abandon  (deletes the entry);
+//   - the claim failed, outcome unknown: Unsettled (the flusher reads the
+//                                     impression row and decides);
+// and only then answers the notice. An entry must be settled exactly once.
+class SpendJournal {
+ public:
+  virtual ~SpendJournal() = default;
+
+  // Reserves a sequence and writes the entry (SYNC_WAL); `now_ms` gives the
+  // campaign's day. InvalidArgument for an unknown campaign index or an
+  // amount <= 0; a store error as it came. On an error there is nothing to
+  // settle, and the impression must not be claimed.
+  virtual absl::StatusOr<SpendJournalEntry> Begin(size_t campaign_index, int64_t micros,
+                                                  std::string_view impression_id,
+                                                  int64_t now_ms) = 0;
+  virtual void Commit(const SpendJournalEntry& entry) = 0;
+  virtual void Abandon(const SpendJournalEntry& entry) = 0;
+  virtual void Unsettled(SpendJournalEntry entry) = 0;
+
+  // Committed spend of the campaign that no flush has taken yet.
+  virtual int64_t Pending(size_t campaign_index) const = 0;
+};
+
 // The published decisions, read by the bid path: per campaign a throttle
 // probability in [0, 1] (0 = no bid) and the time until which it is valid.
 // A decision past its validity (the loop has not refreshed it within
@@ -167,12 +213,20 @@ struct PacerOptions {
   // Seed of the flush nonces. Default 0: a random seed per Pacer, so two
   // incarnations of a worker never reuse a nonce.
   uint64_t nonce_seed = 0;
+  // Keep a spend journal (Pacer::journal()) in the `spend_journal` table.
+  // Default true. Spend given to the SpendRecorder is flushed either way,
+  // and lost when the process dies before flushing it.
+  bool spend_journal = true;
+  // Journal sequences a worker reserves with one Increment. Default
+  // 1,000,000; must be > 0.
+  uint64_t journal_block = 1000000;
 };
 
 namespace internal {
 struct CampaignBudget;
 class PacingMetrics;
 class SpendFlusher;
+class WorkerSpendJournal;
 class BudgetController;
 class DecisionBoard;
 class LoopThread;
@@ -222,7 +276,9 @@ class Pacer {
   // Stops the thread, then flushes what is left (one attempt). Idempotent.
   void Stop();
 
-  // The beacon path's entry: Record() each won impression's price.
+  // The beacon path's entry: each won impression's price goes through the
+  // journal when there is one (PacerOptions::spend_journal), else to Record().
+  SpendJournal* journal();
   SpendRecorder& spend() { return *spend_; }
   // The bid path's entry: MayBid().
   const Decisions& decisions() const { return *decisions_; }
@@ -263,6 +319,7 @@ class Pacer {
   std::unique_ptr<internal::PacingMetrics> metrics_;
   std::unique_ptr<SpendRecorder> spend_;
   std::unique_ptr<Decisions> decisions_;
+  std::unique_ptr<internal::WorkerSpendJournal> journal_;  // null without a journal
   std::unique_ptr<internal::SpendFlusher> flusher_;
   std::unique_ptr<internal::BudgetController> controller_;  // sidecar
   std::unique_ptr<internal::DecisionBoard> board_;          // pacer mode

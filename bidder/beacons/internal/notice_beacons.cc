@@ -119,12 +119,14 @@ absl::Status RecordDeviceImpression(BeaconContext& context, const std::string& d
   return store.Increment(storage::kProfilesTable, cap).status();
 }
 
-// Step 3: puts the impression row if it is absent. False when a concurrent
-// duplicate or a replay claimed it first.
+// Step 3: puts the impression row if it is absent, naming the spend journal
+// entry when there is one. False when a concurrent duplicate or a replay
+// claimed it first.
 absl::StatusOr<bool> ClaimImpression(BeaconContext& context, const VerifiedBeacon& b,
                                      const CampaignEntry& campaign, const Device& device,
                                      int64_t spend_micros, int64_t now,
-                                     const std::string& impression_id) {
+                                     const std::string& impression_id,
+                                     std::string_view journal_key) {
   storage::CheckAndMutate claim;
   claim.row = impression_id;
   claim.family = std::string(storage::kImpressionFamily);
@@ -142,6 +144,7 @@ absl::StatusOr<bool> ClaimImpression(BeaconContext& context, const VerifiedBeaco
   if (device.tracked()) column(events::kImpressionDeviceKeyColumn, b.device_key);
   column(events::kImpressionSpendColumn, storage::EncodeCounter(spend_micros));
   column(events::kImpressionTimeColumn, storage::EncodeCounter(now));
+  if (!journal_key.empty()) column(events::kImpressionJournalColumn, std::string(journal_key));
   row.durability = storage::Durability::kSyncWal;
   claim.puts.push_back(std::move(row));
   return context.deps().store->CheckAndMutate(storage::kImpressionsTable, claim);
@@ -225,13 +228,30 @@ Answer HandleImpression(BeaconContext& context, Endpoint endpoint, const Verifie
     }
   }
 
-  // 3. Only the claimer counts the win and hands the spend to pacing.
-  absl::StatusOr<bool> claimed =
-      ClaimImpression(context, b, campaign, *device, spend_micros, now, impression_id);
-  if (!claimed.ok()) return Failed(claimed.status());
-  if (!*claimed) return {std::move(ok), Outcome::kDuplicate};
+  // 3. The spend journal entry, then the claim naming it: only the claimer
+  // counts the win and its spend, and the entry outlives a crash.
+  pacing::SpendJournal* journal = spend_micros > 0 ? context.deps().journal : nullptr;
+  std::optional<pacing::SpendJournalEntry> entry;
+  if (journal != nullptr) {
+    absl::StatusOr<pacing::SpendJournalEntry> begun =
+        journal->Begin(campaign.index, spend_micros, impression_id, now);
+    if (!begun.ok()) return Failed(begun.status());
+    entry = *std::move(begun);
+  }
+  absl::StatusOr<bool> claimed = ClaimImpression(context, b, campaign, *device, spend_micros, now,
+                                                 impression_id, entry ? entry->key : "");
+  if (!claimed.ok()) {
+    if (entry) journal->Unsettled(*std::move(entry));
+    return Failed(claimed.status());
+  }
+  if (!*claimed) {
+    if (entry) journal->Abandon(*entry);
+    return {std::move(ok), Outcome::kDuplicate};
+  }
   context.CountWin(b, campaign, spend_micros);
-  if (context.deps().spend != nullptr && spend_micros > 0) {
+  if (entry) {
+    journal->Commit(*entry);
+  } else if (context.deps().spend != nullptr && spend_micros > 0) {
     context.deps().spend->Record(campaign.index, spend_micros);
   }
   return {std::move(ok), device->erased ? Outcome::kErased : Outcome::kRecorded};

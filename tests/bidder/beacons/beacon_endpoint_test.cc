@@ -7,6 +7,7 @@
 #include <cmath>
 #include <ctime>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -182,7 +183,20 @@ TEST_F(BeaconEndpointTest, BillingRecordsTheImpressionOnceWithCapSpendAndEvents)
   // 80 % of the bid CPM, per impression: CPM / 1000, in micro-dollars.
   const int64_t expected_spend = std::llround(bid.price * 0.8 * 1e6 / 1000);
   EXPECT_EQ(row.Counter("i", "spend"), expected_spend);
-  EXPECT_EQ(app_->pacer().spend().Pending(NorthwindIndex()), expected_spend);
+  // The spend went through the journal: committed, and its entry, named by
+  // the impression row, is in the store until the pacing loop flushes it.
+  ASSERT_NE(app_->pacer().journal(), nullptr);
+  EXPECT_EQ(app_->pacer().journal()->Pending(NorthwindIndex()), expected_spend);
+  EXPECT_EQ(app_->pacer().spend().Pending(NorthwindIndex()), 0);
+  const std::optional<std::string_view> journal_key = row.Value("i", "j");
+  ASSERT_TRUE(journal_key.has_value());
+  storage::Get entry_get;
+  entry_get.row = std::string(*journal_key);
+  absl::StatusOr<storage::RowResult> entry =
+      app_->store().Get(storage::kSpendJournalTable, entry_get);
+  ASSERT_TRUE(entry.ok()) << entry.status();
+  EXPECT_EQ(entry->Counter("e", "a"), expected_spend);
+  EXPECT_EQ(entry->Value("e", "c"), kNorthwind);
   EXPECT_EQ(CapCount(kDeviceId), 1);
 
   const std::string metrics = Metrics();
@@ -310,7 +324,7 @@ TEST_F(BeaconEndpointTest, TestBidsRecordNothingBillable) {
   ASSERT_EQ(Send(GetRequest(bid.billing)).status, 204u);
   EXPECT_TRUE(ImpressionRow(bid).empty());
   EXPECT_EQ(CapCount(kDeviceId), 0);
-  EXPECT_EQ(app_->pacer().spend().Pending(NorthwindIndex()), 0);
+  EXPECT_EQ(app_->pacer().journal()->Pending(NorthwindIndex()), 0);
   const std::string metrics = Metrics();
   EXPECT_THAT(metrics, HasSubstr(R"(bidder_beacons_total{kind="billing",outcome="test"} 1)"));
   EXPECT_THAT(metrics, HasSubstr(absl::StrCat(R"(bidder_wins_total{campaign=")", kNorthwind,
