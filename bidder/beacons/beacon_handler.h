@@ -39,8 +39,17 @@
 //      the claim loses none: the entry is in the store before the notice is
 //      answered.
 // A crash between 2 and 3 is repaired by the exchange's retry: 2 rewrites
-// the same cells, the nonce keeps the cap count (within the store's nonce
-// retention, on a backend that honours nonces), and 3 completes.
+// the same cells and 3 completes.
+//
+// Frequency caps after a crash. The cap Increment adds 1 to the count and 1
+// to the impression's marker column fc:#<hex impression id> in the same
+// row-atomic Increment, and carries a nonce from the impression id. Within
+// one store incarnation the embedded engine answers a repeated nonce with
+// the first result, so a concurrent duplicate adds nothing. The nonce memory
+// does not outlive a restart, and Thrift2 carries no nonce; there the
+// marker answers: a caller whose Increment made it 2 or more undoes its own
+// 1 on the count. So a notice retried after a crash counts once on every
+// backend (short of a second crash between the two Increments of a retry).
 //
 // A device under erasure (EventStore::IsErased) still gets its impression
 // row and spend, which the budget needs, but no device key, event, index

@@ -95,7 +95,9 @@ absl::StatusOr<Device> DeviceOf(BeaconContext& context, const VerifiedBeacon& b)
 }
 
 // Step 2 for the device: its device -> impression entry and the
-// frequency-cap count of the campaign's day. Idempotent.
+// frequency-cap count of the campaign's day, counted once per impression id
+// even when the notice is retried after a crash (see "Frequency caps after a
+// crash" in beacon_handler.h).
 absl::Status RecordDeviceImpression(BeaconContext& context, const std::string& device_key,
                                     const CampaignEntry& campaign, int64_t now,
                                     std::string_view impression_id) {
@@ -108,15 +110,35 @@ absl::Status RecordDeviceImpression(BeaconContext& context, const std::string& d
   index.durability = storage::Durability::kSyncWal;
   if (absl::Status s = store.Put(storage::kDeviceImpressionsTable, index); !s.ok()) return s;
   if (campaign.config->frequency_cap_per_day <= 0) return absl::OkStatus();
+  const std::string count_column =
+      FrequencyCapQualifier(campaign.config->id, absl::FromUnixMillis(now), campaign.zone);
+  const std::string marker_column = FrequencyCapMarkerQualifier(impression_id);
   storage::Increment cap;
   cap.row = device_key;
-  cap.columns.push_back(
-      {std::string(storage::kProfileFrequencyCapFamily),
-       FrequencyCapQualifier(campaign.config->id, absl::FromUnixMillis(now), campaign.zone), 1});
+  // The count and the impression's marker move together (one row, one
+  // atomic Increment): the marker says how many times this impression was
+  // added.
+  cap.columns.push_back({std::string(storage::kProfileFrequencyCapFamily), count_column, 1});
+  cap.columns.push_back({std::string(storage::kProfileFrequencyCapFamily), marker_column, 1});
   cap.ttl_ms = context.options().frequency_cap_ttl_ms;
   cap.durability = storage::Durability::kAsyncWal;
   cap.nonce = Nonce(impression_id);
-  return store.Increment(storage::kProfilesTable, cap).status();
+  absl::StatusOr<storage::RowResult> counted = store.Increment(storage::kProfilesTable, cap);
+  if (!counted.ok()) return counted.status();
+  const int64_t times =
+      counted->Counter(storage::kProfileFrequencyCapFamily, marker_column).value_or(1);
+  if (times <= 1) return absl::OkStatus();
+  // The impression was already counted (a retry after a crash, which the
+  // store's nonce memory did not outlive, or a backend without nonces): the
+  // caller whose Increment made it the n-th (n > 1) takes its own one back,
+  // so each retry undoes exactly itself.
+  storage::Increment undo;
+  undo.row = device_key;
+  undo.columns.push_back({std::string(storage::kProfileFrequencyCapFamily), count_column, -1});
+  undo.ttl_ms = cap.ttl_ms;
+  undo.durability = storage::Durability::kAsyncWal;
+  undo.nonce = Nonce(impression_id) ^ (static_cast<uint64_t>(times) << 56) ^ 0x5bd1e995u;
+  return store.Increment(storage::kProfilesTable, undo).status();
 }
 
 // Step 3: puts the impression row if it is absent, naming the spend journal
