@@ -18,6 +18,7 @@
 #include "bidder/app.h"
 #include "bidder/beacons/beacon_handler.h"
 #include "bidder/bid/device_key.h"
+#include "bidder/bid/frequency_cap.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -218,6 +219,31 @@ TEST_F(BeaconEndpointTest, BillingRecordsTheImpressionOnceWithCapSpendAndEvents)
   std::sort(types.begin(), types.end());
   // One impression and one win: the replays added nothing.
   EXPECT_EQ(types, (std::vector<std::string>{"impression", "win"})) << events.body;
+}
+
+// A process died after step 2 (the cap count) and before the claim; the
+// store's nonce memory is gone (a restart, or a backend without nonces: the
+// earlier Increment below carries none). The exchange's retry counts the cap
+// once: the impression's marker column says it was counted already.
+TEST_F(BeaconEndpointTest, BillingRetriedAfterACrashBeforeTheClaimCountsTheCapOnce) {
+  const WonBid bid = Bid("req-cap-crash", kDeviceId);
+  ASSERT_FALSE(bid.billing.empty());
+  absl::TimeZone new_york;
+  ASSERT_TRUE(absl::LoadTimeZone("America/New_York", &new_york));
+  storage::Increment earlier;
+  earlier.row = DeviceKey(kDeviceId);
+  earlier.columns.push_back({"fc", FrequencyCapQualifier(kNorthwind, absl::Now(), new_york), 1});
+  earlier.columns.push_back({"fc", FrequencyCapMarkerQualifier(ImpressionId(bid)), 1});
+  ASSERT_TRUE(app_->store().Increment(storage::kProfilesTable, earlier).ok());
+  ASSERT_EQ(CapCount(kDeviceId), 1);
+
+  EXPECT_EQ(Send(GetRequest(bid.billing)).status, 204u);
+  EXPECT_EQ(CapCount(kDeviceId), 1);
+  EXPECT_EQ(ImpressionRow(bid).Counter("i", "spend"), std::llround(bid.price * 0.8 * 1e6 / 1000));
+  // A second impression of the device counts as usual.
+  const WonBid next = Bid("req-cap-crash-2", kDeviceId);
+  EXPECT_EQ(Send(GetRequest(next.billing)).status, 204u);
+  EXPECT_EQ(CapCount(kDeviceId), 2);
 }
 
 TEST_F(BeaconEndpointTest, ClickRedirectsToTheConfiguredLandingPageAndConversionIsAttributed) {
