@@ -2,7 +2,9 @@
 // without ever running on, or blocking, the bid path (ad-tech seed, "Budget
 // pacing without a hot row"; DESIGN.md, "Pacing loop").
 //
-//   beacon path ── SpendRecorder::Record ──► striped in-memory sums
+//   beacon path ── SpendJournal::Begin/Commit ──► `spend_journal` rows and
+//                  in-memory sums released up to the watermark
+//                  (or SpendRecorder::Record ──► striped in-memory sums)
 //   every flush interval: one Increment per campaign with spend, to the
 //     worker's shard row campaignId|NN of `budget` (NN = worker id mod 16,
 //     qualifier = the day in the campaign's time zone, micro-currency)
@@ -34,16 +36,45 @@
 // the spend rate does not jump by more than the active-shard factor within a
 // few flush intervals.
 //
-// Replay safety. The recorder takes amounts, not impressions: the beacon path
-// must call Record once per impression id it has deduplicated (the beacon
-// dedup on impression id), so a replayed beacon never reaches it. A flush
-// carries a nonce, and a failed flush is retried with the same nonce and
-// amount, so a retry the store had applied counts once (the embedded store
-// honours nonces; Thrift2 cannot carry them, so over HBase or the storage
-// server an ambiguous failure may count twice, which under-spends). A process
-// that dies loses what it had not flushed, at most one flush interval of its
-// own spend (plus any flush still failing): spend that is never counted, so
-// each crash may add that much to the overspend above the bound.
+// Spend journal. So that a process killed with money in flight loses none,
+// the beacon path records spend through a SpendJournal (PacerOptions::
+// spend_journal, on by default) rather than the in-memory recorder. Per won
+// impression, before the notice is answered:
+//   1. Begin: the entry (worker id + sequence -> campaign, day, amount,
+//      impression id) is put in `spend_journal`, SYNC_WAL. Sequences come
+//      from blocks the worker reserves with one Increment of its counter row,
+//      so they only grow, across restarts too.
+//   2. The impression claim (CheckAndMutate "absent", SYNC_WAL) also writes
+//      the entry's key in the impression row: the claim and its entry are
+//      tied in one atomic row write.
+//   3. Commit (claimed), Abandon (a duplicate won: the entry row goes) or
+//      Unsettled (the claim failed without an answer: the pacing loop reads
+//      the impression row later and decides).
+// The watermark W is the highest sequence up to which every entry of this
+// incarnation is settled. A flush takes the committed spend up to W and, per
+// campaign, adds it to the day columns AND moves the worker's position
+// pos:<worker id> to W in the same Increment of the shard row: the row
+// itself says which entries its spend includes. Counted entries are then
+// deleted. A restarted worker, before its first flush, reads its positions
+// and scans its entries of earlier incarnations: at or below the position,
+// counted (deleted); not named by their impression row, never claimed or
+// claimed by a duplicate (deleted); the rest are claimed and uncounted, and
+// are flushed now. A flush Increment that failed is settled by reading the
+// position back (moved: applied; not moved: sent again), so spend is exact
+// on every backend, nonce or not, as long as a failed call cannot still land
+// after that read. Cost: one more SYNC_WAL Put per billing notice
+// (BENCHMARKS.md, "Spend journal").
+//
+// Replay safety. The recorder and the journal take amounts, not
+// impressions: the beacon path counts an impression only when it wins the
+// impression claim, so a replayed beacon never reaches them. Spend given to
+// the SpendRecorder directly (no journal) is flushed with a nonce, and a
+// failed flush is retried with the same nonce and amount, so a retry the
+// store had applied counts once (the embedded store honours nonces; Thrift2
+// cannot carry them, so over HBase or the storage server an ambiguous
+// failure may count twice, which under-spends); a process that dies loses
+// what the recorder had not flushed, at most one flush interval of its own
+// spend.
 //
 // Thread-safety: SpendRecorder::Record and Decisions::MayBid may be called
 // from any number of threads at once and never block. Create, Start and Stop
