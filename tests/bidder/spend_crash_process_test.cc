@@ -171,10 +171,10 @@ class SpendCrashTest : public ::testing::TestWithParam<Mode> {
       config["storage"] = {{"backend", "storage-server"},
                            {"hbase", {{"endpoints", {storage_endpoint}}}}};
     }
-    // Flushes every 200 ms: at the kill, part of the spend is counted in
-    // the budget (its journal entries deleted or about to be) and part is
-    // only in the journal.
-    config["pacing"]["flush_interval_ms"] = 200;
+    // Flushes every second: at the kill, part of the spend is counted in
+    // the budget (its journal entries deleted or about to be) and the last
+    // fraction of a second's is only in the journal.
+    config["pacing"]["flush_interval_ms"] = 1000;
     config["pacing"]["controller_interval_ms"] = 200;
     config["pacing"]["mode"] = GetParam() == Mode::kPacerProcess ? "pacer" : "sidecar";
     for (const nlohmann::json& c : config["campaigns"]) {
@@ -418,7 +418,8 @@ TEST_P(SpendCrashTest, KilledUnderLoadCountsEveryAcknowledgedNoticeOnceAfterRest
       << metrics;
   EXPECT_EQ(metrics.find("bidder_pacing_journal_entries_total{outcome=\"recovered\"} 0\n"),
             std::string::npos)
-      << "the restart recovered no entry, so the kill left no spend in memory";
+      << "the restart recovered no entry, so the kill left no spend in memory\n"
+      << metrics;
   EXPECT_EQ(bidder.Stop(), std::optional<int>(0)) << bidder.Stderr();
   if (GetParam() == Mode::kPacerProcess) {
     EXPECT_EQ(pacer.Stop(), std::optional<int>(0)) << pacer.Stderr();
