@@ -85,6 +85,13 @@ PacingMetrics::PacingMetrics(prometheus::Registry* registry,
                                 "resolved_committed", "resolved_abandoned", "recovered"}) {
       journal_.push_back(&journal.Add({{"outcome", outcome}}));
     }
+    journal_waiting_ = &prometheus::BuildGauge()
+                            .Name("bidder_pacing_journal_waiting_entries")
+                            .Help(
+                                "Spend journal entries begun but not yet counted in the budget: "
+                                "in flight, unsettled, or held back by the watermark")
+                            .Register(*registry)
+                            .Add({});
   }
 }
 
@@ -117,6 +124,10 @@ void PacingMetrics::AddFailSafeRefusals(uint64_t refusals) {
 void PacingMetrics::CountStoreError(StoreOperation operation) {
   const size_t index = static_cast<size_t>(operation);
   if (index < store_errors_.size()) store_errors_[index]->Increment();
+}
+
+void PacingMetrics::SetJournalWaiting(size_t entries) {
+  if (journal_waiting_ != nullptr) journal_waiting_->Set(static_cast<double>(entries));
 }
 
 void PacingMetrics::CountJournal(JournalOutcome outcome, int entries) {

@@ -16,6 +16,8 @@
 //                                                       them: committed | abandoned | failed |
 //                                                       unsettled | resolved_committed |
 //                                                       resolved_abandoned | recovered
+//   bidder_pacing_journal_waiting_entries               entries begun, not yet counted (after
+//                                                       each flush)
 //
 // Money is in micro-units of each campaign's own currency. Every handle is
 // null when no registry was given, and the setters then do nothing.
@@ -69,6 +71,7 @@ class PacingMetrics {
   void AddFailSafeRefusals(uint64_t refusals);
   void CountStoreError(StoreOperation operation);
   void CountJournal(JournalOutcome outcome, int entries = 1);
+  void SetJournalWaiting(size_t entries);
 
  private:
   std::vector<prometheus::Counter*> flushed_;
@@ -81,6 +84,7 @@ class PacingMetrics {
   prometheus::Counter* refusals_ = nullptr;
   std::vector<prometheus::Counter*> store_errors_;
   std::vector<prometheus::Counter*> journal_;
+  prometheus::Gauge* journal_waiting_ = nullptr;
 };
 
 }  // namespace rtb::pacing::internal

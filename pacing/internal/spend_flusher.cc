@@ -190,6 +190,11 @@ FlushResult SpendFlusher::FlushJournaled(int64_t as_of_ms) {
     result.entries_deleted = static_cast<int>(deletable_.size());
     deletable_.clear();
   }
+  size_t waiting = journal_->waiting();
+  for (const JournaledCampaign& c : journaled_) {
+    waiting += c.unsent.sequences.size() + (c.in_doubt ? c.in_doubt->batch.sequences.size() : 0);
+  }
+  metrics_.SetJournalWaiting(waiting);
   return result;
 }
 

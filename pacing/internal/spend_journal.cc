@@ -397,6 +397,13 @@ uint64_t WorkerSpendJournal::watermark() const {
   return watermark_;
 }
 
+size_t WorkerSpendJournal::waiting() const {
+  absl::MutexLock lock(&mu_);
+  size_t released = 0;
+  for (const CampaignRelease& r : released_) released += r.sequences.size();
+  return in_flight_.size() + held_.size() + released;
+}
+
 size_t WorkerSpendJournal::in_flight() const {
   absl::MutexLock lock(&mu_);
   return in_flight_.size();

@@ -125,6 +125,9 @@ class WorkerSpendJournal final : public SpendJournal {
 
   uint64_t watermark() const;
   size_t in_flight() const;
+  // Entries begun and not yet taken by a flush: in flight (unsettled ones
+  // included), committed above W, or released.
+  size_t waiting() const;
   int worker_id() const { return worker_id_; }
 
  private:

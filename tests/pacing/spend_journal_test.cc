@@ -245,6 +245,8 @@ TEST_F(SpendJournalTest, FlushMovesThePositionWithTheSpendAndDeletesCountedEntri
   EXPECT_EQ(result.entries_deleted, 1);
   EXPECT_FALSE(EntryStored(a.sequence));
   EXPECT_TRUE(EntryStored(c.sequence));
+  // b in flight and c held back by it.
+  EXPECT_EQ(MetricValue(registry_, "bidder_pacing_journal_waiting_entries", {}), 2);
 
   journal_->Commit(b);
   result = flusher_->Flush(testing::kNoon + 2000);
@@ -255,6 +257,7 @@ TEST_F(SpendJournalTest, FlushMovesThePositionWithTheSpendAndDeletesCountedEntri
   EXPECT_EQ(Position("c1"), static_cast<int64_t>(c.sequence));
   EXPECT_FALSE(EntryStored(b.sequence));
   EXPECT_FALSE(EntryStored(c.sequence));
+  EXPECT_EQ(MetricValue(registry_, "bidder_pacing_journal_waiting_entries", {}), 0);
   // Each flush Increment went with SYNC_WAL: the entries go after it.
   EXPECT_EQ(faulty_.increments.back().durability, storage::Durability::kSyncWal);
 }
