@@ -57,9 +57,10 @@
 // itself says which entries its spend includes. Counted entries are then
 // deleted. A restarted worker, before its first flush, reads its positions
 // and scans its entries of earlier incarnations: at or below the position,
-// counted (deleted); not named by their impression row, never claimed or
-// claimed by a duplicate (deleted); the rest are claimed and uncounted, and
-// are flushed now. A flush Increment that failed is settled by reading the
+// counted (deleted); named by their impression row, claimed and uncounted
+// (flushed now); the rest, never claimed or claimed by a duplicate, are read
+// once more a flush later (a claim the dead process sent may still land)
+// and deleted then. A flush Increment that failed is settled by reading the
 // position back (moved: applied; not moved: sent again), so spend is exact
 // on every backend, nonce or not, as long as a failed call cannot still land
 // after that read. Cost: one more SYNC_WAL Put per billing notice

@@ -240,8 +240,13 @@ size_t WorkerSpendJournal::ResolveUnsettled() {
   {
     absl::MutexLock lock(&mu_);
     entries.swap(unsettled_);
+    // Recovery's unclaimed entries are decided at the next call.
+    unsettled_.swap(recheck_);
   }
-  if (entries.empty()) return 0;
+  if (entries.empty()) {
+    absl::MutexLock lock(&mu_);
+    return unsettled_.size();
+  }
   std::vector<std::string> impression_ids;
   std::vector<std::string> keys;
   for (const SpendJournalEntry& e : entries) {
@@ -339,6 +344,7 @@ absl::StatusOr<JournalRecovery> WorkerSpendJournal::Recover(const std::vector<in
     return claimed.status();
   }
   std::vector<std::pair<uint64_t, Held>> committed;
+  std::vector<SpendJournalEntry> recheck;
   for (size_t i = 0; i < unverified.size(); ++i) {
     if ((*claimed)[i]) {
       ++report.committed;
@@ -347,8 +353,18 @@ absl::StatusOr<JournalRecovery> WorkerSpendJournal::Recover(const std::vector<in
           unverified[i].sequence,
           Held{unverified_campaign[i], std::move(unverified[i].day), unverified[i].micros});
     } else {
-      ++report.abandoned;
-      deletes.push_back(WholeRow(std::move(keys[i])));
+      // Not claimed yet. A claim the dead incarnation sent may still be
+      // queued in the store and land after this read, so the entry is read
+      // once more a flush interval later (ResolveUnsettled) before it goes.
+      ++report.unclaimed;
+      SpendJournalEntry entry;
+      entry.sequence = unverified[i].sequence;
+      entry.campaign_index = unverified_campaign[i];
+      entry.micros = unverified[i].micros;
+      entry.day = std::move(unverified[i].day);
+      entry.impression_id = std::move(unverified[i].impression_id);
+      entry.key = std::move(keys[i]);
+      recheck.push_back(std::move(entry));
     }
   }
   for (size_t begin = 0; begin < deletes.size(); begin += kBatchRows) {
@@ -364,6 +380,8 @@ absl::StatusOr<JournalRecovery> WorkerSpendJournal::Recover(const std::vector<in
   absl::MutexLock lock(&mu_);
   // Every one is below this incarnation's first sequence, so at or below W.
   for (const auto& [sequence, held] : committed) Release(sequence, held);
+  recheck_.insert(recheck_.end(), std::make_move_iterator(recheck.begin()),
+                  std::make_move_iterator(recheck.end()));
   return report;
 }
 

@@ -25,9 +25,12 @@
 // Recovery, in a new incarnation before its first flush: Recover reads the
 // entries earlier incarnations left (every sequence below this incarnation's
 // first), deletes those at or below their campaign's position (counted
-// already) and those whose impression row does not name them (the claim
-// never happened or a duplicate won it), and releases the rest: committed
-// entries the previous incarnation had not flushed.
+// already), and releases those whose impression row names them: committed
+// entries the previous incarnation had not flushed. The rest (the claim
+// never happened, or a duplicate won it) are read again one flush later,
+// like unsettled entries, and deleted then unless a claim naming them has
+// landed meanwhile: a claim the dead process sent may still be queued in a
+// remote store when the restarted worker first reads.
 //
 // Thread-safety: Begin, Commit, Abandon, Unsettled and Pending may be called
 // from any number of threads at once; they take one mutex for a few map
@@ -84,7 +87,10 @@ struct JournalRelease {
 struct JournalRecovery {
   int counted = 0;           // at or below their position: deleted
   int committed = 0;         // claimed, not yet counted: released
-  int abandoned = 0;         // never claimed with this entry: deleted
+  int abandoned = 0;         // torn rows: deleted
+  int unclaimed = 0;         // not named by their impression row (yet): rechecked
+                             // at the second ResolveUnsettled, then deleted or
+                             // counted
   int unknown_campaign = 0;  // of a campaign no longer configured: left
   int64_t committed_micros = 0;
 };
@@ -167,6 +173,9 @@ class WorkerSpendJournal final : public SpendJournal {
   std::map<uint64_t, Held> held_ ABSL_GUARDED_BY(mu_);  // committed, above W
   std::vector<CampaignRelease> released_ ABSL_GUARDED_BY(mu_);
   std::vector<SpendJournalEntry> unsettled_ ABSL_GUARDED_BY(mu_);
+  // Recovery's unclaimed entries, moved to unsettled_ by the next
+  // ResolveUnsettled so that the one after decides them.
+  std::vector<SpendJournalEntry> recheck_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace rtb::pacing::internal

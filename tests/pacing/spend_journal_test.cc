@@ -324,8 +324,9 @@ TEST_F(SpendJournalTest, RecoveryCountsClaimedUncountedEntriesOnlyOnce) {
   ASSERT_TRUE(flusher_->Recover().ok());
   EXPECT_EQ(flusher_->position(0), static_cast<int64_t>(counted.sequence));
   EXPECT_FALSE(EntryStored(counted.sequence));
-  EXPECT_FALSE(EntryStored(unclaimed.sequence));
-  EXPECT_FALSE(EntryStored(duplicate.sequence));
+  // Read once more a flush later before they go.
+  EXPECT_TRUE(EntryStored(unclaimed.sequence));
+  EXPECT_TRUE(EntryStored(duplicate.sequence));
   EXPECT_TRUE(EntryStored(committed.sequence));
   EXPECT_TRUE(EntryStored(in_flight.sequence));
   EXPECT_EQ(journal_->Pending(0), 200);
@@ -340,6 +341,11 @@ TEST_F(SpendJournalTest, RecoveryCountsClaimedUncountedEntriesOnlyOnce) {
   EXPECT_EQ(Spent("c1"), 3600);
   EXPECT_FALSE(EntryStored(committed.sequence));
   EXPECT_FALSE(EntryStored(in_flight.sequence));
+  EXPECT_TRUE(EntryStored(unclaimed.sequence));
+  flusher_->Flush(testing::kNoon + 2500);
+  EXPECT_FALSE(EntryStored(unclaimed.sequence));
+  EXPECT_FALSE(EntryStored(duplicate.sequence));
+  EXPECT_EQ(Spent("c1"), 3600);
 
   // A third incarnation finds nothing left to count.
   Incarnate();
@@ -349,6 +355,30 @@ TEST_F(SpendJournalTest, RecoveryCountsClaimedUncountedEntriesOnlyOnce) {
   flusher_->Flush(testing::kNoon + 3000);
   EXPECT_EQ(Spent("c0"), 300);
   EXPECT_EQ(Spent("c1"), 3600);
+}
+
+// The dead process's claim was still queued in the store when the restart
+// first read the impression row; it lands before the second read.
+TEST_F(SpendJournalTest, AClaimLandingJustAfterRecoveryIsStillCounted) {
+  Incarnate();
+  ASSERT_TRUE(flusher_->Recover().ok());
+  const SpendJournalEntry late = Begin(0, 700, "imp-late");
+  // Crash before the claim was answered.
+  Incarnate();
+  ASSERT_TRUE(flusher_->Recover().ok());
+  flusher_->Flush(testing::kNoon + 1000);
+  EXPECT_EQ(Spent("c0"), 0);
+  Claim("imp-late", late.key);
+  flusher_->Flush(testing::kNoon + 2000);
+  flusher_->Flush(testing::kNoon + 3000);
+  EXPECT_EQ(Spent("c0"), 700);
+  EXPECT_FALSE(EntryStored(late.sequence));
+  // Counted once: a further restart finds nothing.
+  Incarnate();
+  ASSERT_TRUE(flusher_->Recover().ok());
+  flusher_->Flush(testing::kNoon + 4000);
+  flusher_->Flush(testing::kNoon + 5000);
+  EXPECT_EQ(Spent("c0"), 700);
 }
 
 TEST_F(SpendJournalTest, NothingIsFlushedUntilRecoveryReadsTheStore) {
