@@ -172,6 +172,7 @@ absl::Status BidderApp::RegisterBeaconRoutes() {
   deps.store = store_.get();
   deps.events = events_.get();
   deps.spend = &pacer_->spend();
+  deps.journal = pacer_->journal();
   deps.registry = &registry_;
   const HttpServer* server = server_.get();
   deps.bound_port = [server] { return server->port(); };

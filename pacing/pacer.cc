@@ -13,6 +13,7 @@
 #include "pacing/internal/loop_thread.h"
 #include "pacing/internal/pacing_metrics.h"
 #include "pacing/internal/spend_flusher.h"
+#include "pacing/internal/spend_journal.h"
 #include "pacing/internal/worker_ids.h"
 
 namespace rtb::pacing {
@@ -127,9 +128,16 @@ absl::StatusOr<std::unique_ptr<Pacer>> Pacer::Create(const config::BidderConfig&
   const size_t n = pacer->campaigns_.size();
   pacer->spend_ = std::make_unique<SpendRecorder>(n);
   pacer->decisions_ = std::make_unique<Decisions>(n, pacer->clock_);
+  if (options.spend_journal) {
+    if (options.journal_block == 0) {
+      return absl::InvalidArgumentError("the spend journal's block must be > 0");
+    }
+    pacer->journal_ = std::make_unique<internal::WorkerSpendJournal>(
+        pacer->worker_id_, pacer->campaigns_, store, *pacer->metrics_, options.journal_block);
+  }
   pacer->flusher_ = std::make_unique<internal::SpendFlusher>(
       pacer->worker_id_, pacer->campaigns_, *pacer->spend_, store, *pacer->metrics_,
-      options.nonce_seed != 0 ? options.nonce_seed : RandomSeed());
+      options.nonce_seed != 0 ? options.nonce_seed : RandomSeed(), pacer->journal_.get());
   if (pacer->follow_) {
     pacer->board_ = std::make_unique<internal::DecisionBoard>(pacer->campaigns_, store);
   } else {
@@ -150,6 +158,9 @@ absl::Status Pacer::Start() {
   if (loop_ != nullptr && loop_->running()) {
     return absl::FailedPreconditionError("the pacer is already started");
   }
+  // Earlier incarnations' journal entries, before the first beacon when the
+  // store answers; otherwise the first flush that reaches the store does it.
+  (void)flusher_->Recover();
   const int64_t now = clock_->NowMillis();
   ControlOrFollow(now);
   next_control_ms_ = now + controller_interval_ms_;
@@ -194,6 +205,8 @@ int64_t Pacer::NextDueMillis() const {
 }
 
 void Pacer::FlushNow() { Flush(clock_->NowMillis()); }
+
+SpendJournal* Pacer::journal() { return journal_.get(); }
 
 void Pacer::Flush(int64_t as_of_ms) { flusher_->Flush(as_of_ms); }
 

@@ -2,7 +2,9 @@
 // without ever running on, or blocking, the bid path (ad-tech seed, "Budget
 // pacing without a hot row"; DESIGN.md, "Pacing loop").
 //
-//   beacon path ── SpendRecorder::Record ──► striped in-memory sums
+//   beacon path ── SpendJournal::Begin/Commit ──► `spend_journal` rows and
+//                  in-memory sums released up to the watermark
+//                  (or SpendRecorder::Record ──► striped in-memory sums)
 //   every flush interval: one Increment per campaign with spend, to the
 //     worker's shard row campaignId|NN of `budget` (NN = worker id mod 16,
 //     qualifier = the day in the campaign's time zone, micro-currency)
@@ -34,16 +36,46 @@
 // the spend rate does not jump by more than the active-shard factor within a
 // few flush intervals.
 //
-// Replay safety. The recorder takes amounts, not impressions: the beacon path
-// must call Record once per impression id it has deduplicated (the beacon
-// dedup on impression id), so a replayed beacon never reaches it. A flush
-// carries a nonce, and a failed flush is retried with the same nonce and
-// amount, so a retry the store had applied counts once (the embedded store
-// honours nonces; Thrift2 cannot carry them, so over HBase or the storage
-// server an ambiguous failure may count twice, which under-spends). A process
-// that dies loses what it had not flushed, at most one flush interval of its
-// own spend (plus any flush still failing): spend that is never counted, so
-// each crash may add that much to the overspend above the bound.
+// Spend journal. So that a process killed with money in flight loses none,
+// the beacon path records spend through a SpendJournal (PacerOptions::
+// spend_journal, on by default) rather than the in-memory recorder. Per won
+// impression, before the notice is answered:
+//   1. Begin: the entry (worker id + sequence -> campaign, day, amount,
+//      impression id) is put in `spend_journal`, SYNC_WAL. Sequences come
+//      from blocks the worker reserves with one Increment of its counter row,
+//      so they only grow, across restarts too.
+//   2. The impression claim (CheckAndMutate "absent", SYNC_WAL) also writes
+//      the entry's key in the impression row: the claim and its entry are
+//      tied in one atomic row write.
+//   3. Commit (claimed), Abandon (a duplicate won: the entry row goes) or
+//      Unsettled (the claim failed without an answer: the pacing loop reads
+//      the impression row later and decides).
+// The watermark W is the highest sequence up to which every entry of this
+// incarnation is settled. A flush takes the committed spend up to W and, per
+// campaign, adds it to the day columns AND moves the worker's position
+// pos:<worker id> to W in the same Increment of the shard row: the row
+// itself says which entries its spend includes. Counted entries are then
+// deleted. A restarted worker, before its first flush, reads its positions
+// and scans its entries of earlier incarnations: at or below the position,
+// counted (deleted); named by their impression row, claimed and uncounted
+// (flushed now); the rest, never claimed or claimed by a duplicate, are read
+// once more a flush later (a claim the dead process sent may still land)
+// and deleted then. A flush Increment that failed is settled by reading the
+// position back (moved: applied; not moved: sent again), so spend is exact
+// on every backend, nonce or not, as long as a failed call cannot still land
+// after that read. Cost: one more SYNC_WAL Put per billing notice
+// (BENCHMARKS.md, "Spend journal").
+//
+// Replay safety. The recorder and the journal take amounts, not
+// impressions: the beacon path counts an impression only when it wins the
+// impression claim, so a replayed beacon never reaches them. Spend given to
+// the SpendRecorder directly (no journal) is flushed with a nonce, and a
+// failed flush is retried with the same nonce and amount, so a retry the
+// store had applied counts once (the embedded store honours nonces; Thrift2
+// cannot carry them, so over HBase or the storage server an ambiguous
+// failure may count twice, which under-spends); a process that dies loses
+// what the recorder had not flushed, at most one flush interval of its own
+// spend.
 //
 // Thread-safety: SpendRecorder::Record and Decisions::MayBid may be called
 // from any number of threads at once and never block. Create, Start and Stop
@@ -57,6 +89,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -114,6 +147,51 @@ class SpendRecorder final {
   std::atomic<int64_t>* counters_;  // storage_ aligned to a cache line
 };
 
+// One impression's spend in its worker's spend journal, from Begin until it
+// is settled by Commit, Abandon or Unsettled.
+struct SpendJournalEntry {
+  uint64_t sequence = 0;
+  size_t campaign_index = 0;
+  // Micro-units of the campaign's own currency, > 0.
+  int64_t micros = 0;
+  // The campaign's day when Begin was called, yyyymmdd: the day the spend is
+  // counted on, even when it is flushed or recovered after midnight.
+  std::string day;
+  std::string impression_id;
+  // The entry's row in `spend_journal`. The impression claim puts it in the
+  // impression row (storage::kImpressionJournalColumn): that is how, after a
+  // crash, an entry is known to have been claimed.
+  std::string key;
+};
+
+// The crash-safe way to record spend (see "Spend journal" at the top of this
+// file). For each impression it is about to claim, the beacon path calls
+// Begin, then claims the impression with one CheckAndMutate that also puts
+// entry.key in the impression row, then settles the entry:
+//   - claimed:                        Commit   (the spend counts);
+//   - a duplicate claimed it first:   Abandon  (deletes the entry);
+//   - the claim failed, outcome unknown: Unsettled (the flusher reads the
+//                                     impression row and decides);
+// and only then answers the notice. An entry must be settled exactly once.
+class SpendJournal {
+ public:
+  virtual ~SpendJournal() = default;
+
+  // Reserves a sequence and writes the entry (SYNC_WAL); `now_ms` gives the
+  // campaign's day. InvalidArgument for an unknown campaign index or an
+  // amount <= 0; a store error as it came. On an error there is nothing to
+  // settle, and the impression must not be claimed.
+  virtual absl::StatusOr<SpendJournalEntry> Begin(size_t campaign_index, int64_t micros,
+                                                  std::string_view impression_id,
+                                                  int64_t now_ms) = 0;
+  virtual void Commit(const SpendJournalEntry& entry) = 0;
+  virtual void Abandon(const SpendJournalEntry& entry) = 0;
+  virtual void Unsettled(SpendJournalEntry entry) = 0;
+
+  // Committed spend of the campaign that no flush has taken yet.
+  virtual int64_t Pending(size_t campaign_index) const = 0;
+};
+
 // The published decisions, read by the bid path: per campaign a throttle
 // probability in [0, 1] (0 = no bid) and the time until which it is valid.
 // A decision past its validity (the loop has not refreshed it within
@@ -167,12 +245,20 @@ struct PacerOptions {
   // Seed of the flush nonces. Default 0: a random seed per Pacer, so two
   // incarnations of a worker never reuse a nonce.
   uint64_t nonce_seed = 0;
+  // Keep a spend journal (Pacer::journal()) in the `spend_journal` table.
+  // Default true. Spend given to the SpendRecorder is flushed either way,
+  // and lost when the process dies before flushing it.
+  bool spend_journal = true;
+  // Journal sequences a worker reserves with one Increment. Default
+  // 1,000,000; must be > 0.
+  uint64_t journal_block = 1000000;
 };
 
 namespace internal {
 struct CampaignBudget;
 class PacingMetrics;
 class SpendFlusher;
+class WorkerSpendJournal;
 class BudgetController;
 class DecisionBoard;
 class LoopThread;
@@ -222,7 +308,9 @@ class Pacer {
   // Stops the thread, then flushes what is left (one attempt). Idempotent.
   void Stop();
 
-  // The beacon path's entry: Record() each won impression's price.
+  // The beacon path's entry: each won impression's price goes through the
+  // journal when there is one (PacerOptions::spend_journal), else to Record().
+  SpendJournal* journal();
   SpendRecorder& spend() { return *spend_; }
   // The bid path's entry: MayBid().
   const Decisions& decisions() const { return *decisions_; }
@@ -263,6 +351,7 @@ class Pacer {
   std::unique_ptr<internal::PacingMetrics> metrics_;
   std::unique_ptr<SpendRecorder> spend_;
   std::unique_ptr<Decisions> decisions_;
+  std::unique_ptr<internal::WorkerSpendJournal> journal_;  // null without a journal
   std::unique_ptr<internal::SpendFlusher> flusher_;
   std::unique_ptr<internal::BudgetController> controller_;  // sidecar
   std::unique_ptr<internal::DecisionBoard> board_;          // pacer mode

@@ -76,6 +76,17 @@ std::vector<TableSchema> BidderTables(const TableOptions& options) {
     t.families = {Family("spend", 400 * kDay)};
     tables.push_back(std::move(t));
   }
+  // spend_journal: row = worker id(2) + sequence(8) per recorded impression not yet
+  // flushed to `budget` (family e: campaign, day, amount, impression id; 7-day TTL as
+  // a backstop, the flusher deletes them); row = worker id(2) holds n:seq, the highest
+  // sequence the worker reserved (no TTL: sequences are never reused).
+  // Layout: pacing/internal/spend_journal_layout.h.
+  {
+    TableSchema t;
+    t.name = std::string(kSpendJournalTable);
+    t.families = {Family("e", 7 * kDay), Family("n", kForever)};
+    tables.push_back(std::move(t));
+  }
   // events (timeline): salt(2) + user(16) + reverse ms(8) + event id(16); d holds
   // type, ts (event time), body, summary and the replay marker. TTL 90 days counted
   // from ingest: cell timestamps are the server's. Layout: bidder/events/internal/keys.h.

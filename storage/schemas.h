@@ -18,6 +18,7 @@ inline constexpr std::string_view kProfilesTable = "profiles";
 inline constexpr std::string_view kImpressionsTable = "impressions";
 inline constexpr std::string_view kDeviceImpressionsTable = "device_impressions";
 inline constexpr std::string_view kBudgetTable = "budget";
+inline constexpr std::string_view kSpendJournalTable = "spend_journal";
 inline constexpr std::string_view kEventsTable = "events";
 inline constexpr std::string_view kEventsByTypeTable = "events_by_type";
 inline constexpr std::string_view kEventRollupsTable = "event_rollups";
@@ -32,12 +33,16 @@ inline constexpr std::string_view kCampaignsTable = "campaigns";
 inline constexpr std::string_view kCampaignChangesTable = "campaign_changes";
 inline constexpr std::string_view kCampaignAuditTable = "campaign_audit";
 
-// Family names a second module reads or writes by name (the rest live beside
-// the row layout that uses them).
+// Family and column names a second module reads or writes by name (the rest
+// live beside the row layout that uses them).
 inline constexpr std::string_view kProfileSegmentFamily = "seg";
 inline constexpr std::string_view kProfileFrequencyCapFamily = "fc";
 inline constexpr std::string_view kImpressionFamily = "i";
 inline constexpr std::string_view kDeviceImpressionFamily = "x";
+// The `impressions` column naming the spend journal entry of the claim
+// (layout: bidder/events/impressions.h); pacing reads it to tell whether an
+// entry's impression was claimed.
+inline constexpr std::string_view kImpressionJournalColumn = "j";
 
 // Retention that operators configure; everything else is fixed by design.
 struct TableOptions {

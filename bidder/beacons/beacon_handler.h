@@ -33,13 +33,29 @@
 //      device -> impression entry of `device_impressions`, the frequency-cap
 //      Increment on `profiles:fc` (campaignId|yyyymmdd in the campaign's zone,
 //      cell TTL two days, nonce from the impression id): all idempotent;
-//   3. CheckAndMutate "row absent" puts the impression row (campaign,
-//      creative, device key, price, time; SYNC_WAL; family TTL = attribution
-//      window). Only the caller that wins it hands the spend to the pacing
-//      recorder, so concurrent duplicates and replays count spend once.
+//   3. with a spend journal (pacing/pacer.h), its entry is written first
+//      (SpendJournal::Begin, SYNC_WAL); then CheckAndMutate "row absent"
+//      puts the impression row (campaign, creative, device key, price, time
+//      and the journal entry's key; SYNC_WAL; family TTL = attribution
+//      window). Only the caller that wins it counts the spend: it commits
+//      the entry (or, without a journal, hands the spend to the pacing
+//      recorder); a duplicate abandons it; a claim that failed leaves it
+//      unsettled for the pacing loop to decide from the impression row. So
+//      concurrent duplicates and replays count spend once, and a crash after
+//      the claim loses none: the entry is in the store before the notice is
+//      answered.
 // A crash between 2 and 3 is repaired by the exchange's retry: 2 rewrites
-// the same cells, the nonce keeps the cap count (within the store's nonce
-// retention), and 3 completes.
+// the same cells and 3 completes.
+//
+// Frequency caps after a crash. The cap Increment adds 1 to the count and 1
+// to the impression's marker column fc:#<hex impression id> in the same
+// row-atomic Increment, and carries a nonce from the impression id. Within
+// one store incarnation the embedded engine answers a repeated nonce with
+// the first result, so a concurrent duplicate adds nothing. The nonce memory
+// does not outlive a restart, and Thrift2 carries no nonce; there the
+// marker answers: a caller whose Increment made it 2 or more undoes its own
+// 1 on the count. So a notice retried after a crash counts once on every
+// backend (short of a second crash between the two Increments of a retry).
 //
 // A device under erasure (EventStore::IsErased) still gets its impression
 // row and spend, which the budget needs, but no device key, event, index
@@ -95,6 +111,7 @@
 
 namespace rtb::pacing {
 class SpendRecorder;
+class SpendJournal;
 }  // namespace rtb::pacing
 
 namespace rtb::bidder {
@@ -120,6 +137,9 @@ class BeaconHandler {
     events::EventStore* events = nullptr;
     // Null: spend is not recorded (no pacing loop).
     pacing::SpendRecorder* spend = nullptr;
+    // Null: spend goes to `spend` without a journal, and a crash loses what
+    // the pacing loop had not flushed.
+    pacing::SpendJournal* journal = nullptr;
     prometheus::Registry* registry = nullptr;
     // Default: the system clock.
     std::shared_ptr<storage::Clock> wall_clock;

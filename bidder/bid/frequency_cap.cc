@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "absl/time/civil_time.h"
+#include "storage/key_bytes.h"
 
 namespace rtb::bidder {
 namespace {
@@ -33,6 +34,12 @@ std::string FrequencyCapQualifier(std::string_view campaign_id, absl::Time now,
                                   const absl::TimeZone& zone) {
   char buffer[kMaxFrequencyCapQualifier];
   return std::string(buffer, WriteQualifier(campaign_id, now, zone, buffer));
+}
+
+std::string FrequencyCapMarkerQualifier(std::string_view impression_id) {
+  std::string qualifier = "#";
+  storage::AppendHex(impression_id, &qualifier);
+  return qualifier;
 }
 
 int64_t FrequencyCap::CountToday(const Profile& profile, std::string_view campaign_id,

@@ -32,6 +32,12 @@ inline constexpr size_t kMaxFrequencyCapQualifier = 64;
 std::string FrequencyCapQualifier(std::string_view campaign_id, absl::Time now,
                                   const absl::TimeZone& zone);
 
+// "#<hex impression id>": the `fc` column counting how many times the
+// impression's beacon added it to a count (1 once counted). Campaign ids hold
+// no '#', so it never reads as a count; the family TTL removes it with the
+// counts. Beacons read it back from their Increment to undo a second count.
+std::string FrequencyCapMarkerQualifier(std::string_view impression_id);
+
 class FrequencyCap {
  public:
   // `per_day` 0 means uncapped.

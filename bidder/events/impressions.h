@@ -14,6 +14,10 @@
 //              are attributed through)
 //     cv.<hex conversion event id>
 //              8-byte counter: when that conversion was first recorded
+//     j        the row key of the claim's spend journal entry (10 bytes,
+//              pacing/internal/spend_journal_layout.h); absent when spend
+//              was recorded without a journal. Pacing reads it to tell a
+//              claimed entry from an abandoned one after a crash.
 //
 //   device_impressions: family storage::kDeviceImpressionFamily, column c =
 //   campaign id; the row key lists a device's impressions newest first:
@@ -32,6 +36,8 @@
 #include <string>
 #include <string_view>
 
+#include "storage/schemas.h"
+
 namespace rtb::bidder::events {
 
 // Columns of an `impressions` row.
@@ -43,6 +49,7 @@ inline constexpr std::string_view kImpressionSpendColumn = "spend";
 inline constexpr std::string_view kImpressionTimeColumn = "ts";
 inline constexpr std::string_view kImpressionFirstClickColumn = "clk";
 inline constexpr std::string_view kImpressionConversionColumnPrefix = "cv.";
+inline constexpr std::string_view kImpressionJournalColumn = storage::kImpressionJournalColumn;
 
 // The column of a `device_impressions` row.
 inline constexpr std::string_view kDeviceImpressionCampaignColumn = "c";

@@ -31,6 +31,8 @@ std::optional<int> ParseBudgetShardRow(std::string_view row, std::string_view ca
   return shard;
 }
 
+std::string PositionQualifier(int worker_id) { return absl::StrCat("pos:", worker_id); }
+
 std::string DayQualifier(absl::CivilDay day) {
   char text[16];
   std::snprintf(text, sizeof(text), "%04d%02d%02d", static_cast<int>(day.year() % 10000),

@@ -10,6 +10,18 @@
 //   value      8-byte big-endian int64      micro-units of the campaign's
 //                                           currency (an Increment counter)
 //
+//   family     spend (the same row)
+//   qualifier  pos:<worker id>              decimal, e.g. "pos:19"
+//   value      8-byte big-endian int64      the worker's position: every entry
+//                                           of its spend journal for this
+//                                           campaign up to this sequence is
+//                                           counted in the spend columns
+//                                           (pacing/internal/spend_journal.h)
+//
+// The flusher moves a position in the same Increment that adds the spend, so
+// the row itself says how far the spend it holds goes. Readers of spend take
+// the day columns by name (BudgetShardScan); a position is never a day.
+//
 // Campaign ids are [A-Za-z0-9_-]+ and hold no '|', so the rows of one campaign
 // are exactly [id|00, id|16): one short scan of at most 16 rows reads them,
 // and no other campaign's rows fall inside that range. Rows starting with '|'
@@ -39,6 +51,9 @@ std::string BudgetShardRow(std::string_view campaign_id, int shard);
 
 // The shard number of `row` when it is one of `campaign_id`'s shard rows.
 std::optional<int> ParseBudgetShardRow(std::string_view row, std::string_view campaign_id);
+
+// "pos:<worker id>".
+std::string PositionQualifier(int worker_id);
 
 // "yyyymmdd".
 std::string DayQualifier(absl::CivilDay day);

@@ -72,8 +72,26 @@ PacingMetrics::PacingMetrics(prometheus::Registry* registry,
                      .Name("bidder_pacing_store_errors_total")
                      .Help("Failed store calls of the pacing controller, by operation")
                      .Register(*registry);
-  for (const char* operation : {"scan", "board_read", "board_write"}) {
+  for (const char* operation :
+       {"scan", "board_read", "board_write", "journal", "impression_read", "position_read"}) {
     store_errors_.push_back(&errors.Add({{"operation", operation}}));
+  }
+  if (flushes) {
+    auto& journal = prometheus::BuildCounter()
+                        .Name("bidder_pacing_journal_entries_total")
+                        .Help("Spend journal entries, by what became of them")
+                        .Register(*registry);
+    for (const char* outcome : {"committed", "abandoned", "failed", "unsettled",
+                                "resolved_committed", "resolved_abandoned", "recovered"}) {
+      journal_.push_back(&journal.Add({{"outcome", outcome}}));
+    }
+    journal_waiting_ = &prometheus::BuildGauge()
+                            .Name("bidder_pacing_journal_waiting_entries")
+                            .Help(
+                                "Spend journal entries begun but not yet counted in the budget: "
+                                "in flight, unsettled, or held back by the watermark")
+                            .Register(*registry)
+                            .Add({});
   }
 }
 
@@ -106,6 +124,15 @@ void PacingMetrics::AddFailSafeRefusals(uint64_t refusals) {
 void PacingMetrics::CountStoreError(StoreOperation operation) {
   const size_t index = static_cast<size_t>(operation);
   if (index < store_errors_.size()) store_errors_[index]->Increment();
+}
+
+void PacingMetrics::SetJournalWaiting(size_t entries) {
+  if (journal_waiting_ != nullptr) journal_waiting_->Set(static_cast<double>(entries));
+}
+
+void PacingMetrics::CountJournal(JournalOutcome outcome, int entries) {
+  const size_t index = static_cast<size_t>(outcome);
+  if (index < journal_.size() && entries > 0) journal_[index]->Increment(entries);
 }
 
 }  // namespace rtb::pacing::internal

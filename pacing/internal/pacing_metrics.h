@@ -10,7 +10,14 @@
 //   bidder_pacing_state_age_seconds                     age of the oldest campaign decision
 //   bidder_pacing_stale_campaigns                       campaigns stopped because their decision is
 //   too old bidder_pacing_fail_safe_refusals_total              bids refused for that reason
-//   bidder_pacing_store_errors_total{operation}         scan | board_read | board_write
+//   bidder_pacing_store_errors_total{operation}         scan | board_read | board_write |
+//                                                       journal | impression_read | position_read
+//   bidder_pacing_journal_entries_total{outcome}        spend journal entries by what became of
+//                                                       them: committed | abandoned | failed |
+//                                                       unsettled | resolved_committed |
+//                                                       resolved_abandoned | recovered
+//   bidder_pacing_journal_waiting_entries               entries begun, not yet counted (after
+//                                                       each flush)
 //
 // Money is in micro-units of each campaign's own currency. Every handle is
 // null when no registry was given, and the setters then do nothing.
@@ -30,7 +37,24 @@
 
 namespace rtb::pacing::internal {
 
-enum class StoreOperation : size_t { kScan, kBoardRead, kBoardWrite };
+enum class StoreOperation : size_t {
+  kScan,
+  kBoardRead,
+  kBoardWrite,
+  kJournal,
+  kImpressionRead,
+  kPositionRead
+};
+
+enum class JournalOutcome : size_t {
+  kCommitted,          // claimed: its spend counts
+  kAbandoned,          // a duplicate claimed the impression: deleted
+  kFailed,             // Begin could not write the entry
+  kUnsettled,          // the claim failed without an answer
+  kResolvedCommitted,  // an unsettled entry whose impression row names it
+  kResolvedAbandoned,  // an unsettled entry whose impression row does not
+  kRecovered,          // committed by an earlier incarnation, counted by this one
+};
 
 class PacingMetrics {
  public:
@@ -46,6 +70,8 @@ class PacingMetrics {
   void SetStateAge(double seconds, int stale_campaigns);
   void AddFailSafeRefusals(uint64_t refusals);
   void CountStoreError(StoreOperation operation);
+  void CountJournal(JournalOutcome outcome, int entries = 1);
+  void SetJournalWaiting(size_t entries);
 
  private:
   std::vector<prometheus::Counter*> flushed_;
@@ -57,6 +83,8 @@ class PacingMetrics {
   prometheus::Gauge* stale_campaigns_ = nullptr;
   prometheus::Counter* refusals_ = nullptr;
   std::vector<prometheus::Counter*> store_errors_;
+  std::vector<prometheus::Counter*> journal_;
+  prometheus::Gauge* journal_waiting_ = nullptr;
 };
 
 }  // namespace rtb::pacing::internal

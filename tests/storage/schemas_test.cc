@@ -22,9 +22,9 @@ TEST(SchemasTest, EveryTableIsValidAndNamedOnce) {
     EXPECT_TRUE(internal::ValidateSchema(t).ok()) << t.name;
     EXPECT_TRUE(names.insert(t.name).second) << t.name;
   }
-  for (std::string_view name :
-       {kProfilesTable, kImpressionsTable, kBudgetTable, kEventsTable, kEventsByTypeTable,
-        kEventRollupsTable, kMetricsTable, kSessionsTable, kUserSessionsTable}) {
+  for (std::string_view name : {kProfilesTable, kImpressionsTable, kBudgetTable, kSpendJournalTable,
+                                kEventsTable, kEventsByTypeTable, kEventRollupsTable, kMetricsTable,
+                                kSessionsTable, kUserSessionsTable}) {
     EXPECT_TRUE(names.contains(std::string(name))) << name;
   }
 }
@@ -42,6 +42,14 @@ TEST(SchemasTest, ProfilesMatchTheAdTechDesign) {
   EXPECT_TRUE(fc->in_memory);
   EXPECT_EQ(t.region_replication, 2);
   EXPECT_EQ(t.split_keys.size(), 15u);
+}
+
+TEST(SchemasTest, SpendJournalEntriesExpireAsABackstopAndItsCountersNever) {
+  const auto tables = BidderTables();
+  const TableSchema& t = Find(tables, kSpendJournalTable);
+  ASSERT_TRUE(t.Family("e") && t.Family("n"));
+  EXPECT_EQ(t.Family("e")->ttl_seconds, 7 * 24 * 3600);
+  EXPECT_EQ(t.Family("n")->ttl_seconds, kForever);
 }
 
 TEST(SchemasTest, EventRetentionTiersAre90And30DaysAndTwoYears) {

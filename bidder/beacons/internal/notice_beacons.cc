@@ -155,7 +155,9 @@ absl::StatusOr<Device> DeviceOf(BeaconContext& context, const VerifiedBeacon& b)
 }
 
 // Step 2 for the device: its device -> impression entry and the
-// frequency-cap count of the campaign's day. Idempotent.
+// frequency-cap count of the campaign's day, counted once per impression id
+// even when the notice is retried after a crash (see "Frequency caps after a
+// crash" in beacon_handler.h).
 absl::Status RecordDeviceImpression(BeaconContext& context, const std::string& device_key,
                                     const CampaignEntry& campaign, int64_t now,
                                     std::string_view impression_id) {
@@ -168,23 +170,45 @@ absl::Status RecordDeviceImpression(BeaconContext& context, const std::string& d
   index.durability = storage::Durability::kSyncWal;
   if (absl::Status s = store.Put(storage::kDeviceImpressionsTable, index); !s.ok()) return s;
   if (campaign.config->frequency_cap_per_day <= 0) return absl::OkStatus();
+  const std::string count_column =
+      FrequencyCapQualifier(campaign.config->id, absl::FromUnixMillis(now), campaign.zone);
+  const std::string marker_column = FrequencyCapMarkerQualifier(impression_id);
   storage::Increment cap;
   cap.row = device_key;
-  cap.columns.push_back(
-      {std::string(storage::kProfileFrequencyCapFamily),
-       FrequencyCapQualifier(campaign.config->id, absl::FromUnixMillis(now), campaign.zone), 1});
+  // The count and the impression's marker move together (one row, one
+  // atomic Increment): the marker says how many times this impression was
+  // added.
+  cap.columns.push_back({std::string(storage::kProfileFrequencyCapFamily), count_column, 1});
+  cap.columns.push_back({std::string(storage::kProfileFrequencyCapFamily), marker_column, 1});
   cap.ttl_ms = context.options().frequency_cap_ttl_ms;
   cap.durability = storage::Durability::kAsyncWal;
   cap.nonce = Nonce(impression_id);
-  return store.Increment(storage::kProfilesTable, cap).status();
+  absl::StatusOr<storage::RowResult> counted = store.Increment(storage::kProfilesTable, cap);
+  if (!counted.ok()) return counted.status();
+  const int64_t times =
+      counted->Counter(storage::kProfileFrequencyCapFamily, marker_column).value_or(1);
+  if (times <= 1) return absl::OkStatus();
+  // The impression was already counted (a retry after a crash, which the
+  // store's nonce memory did not outlive, or a backend without nonces): the
+  // caller whose Increment made it the n-th (n > 1) takes its own one back,
+  // so each retry undoes exactly itself.
+  storage::Increment undo;
+  undo.row = device_key;
+  undo.columns.push_back({std::string(storage::kProfileFrequencyCapFamily), count_column, -1});
+  undo.ttl_ms = cap.ttl_ms;
+  undo.durability = storage::Durability::kAsyncWal;
+  undo.nonce = Nonce(impression_id) ^ (static_cast<uint64_t>(times) << 56) ^ 0x5bd1e995u;
+  return store.Increment(storage::kProfilesTable, undo).status();
 }
 
-// Step 3: puts the impression row if it is absent. False when a concurrent
-// duplicate or a replay claimed it first.
+// Step 3: puts the impression row if it is absent, naming the spend journal
+// entry when there is one. False when a concurrent duplicate or a replay
+// claimed it first.
 absl::StatusOr<bool> ClaimImpression(BeaconContext& context, const VerifiedBeacon& b,
                                      const CampaignEntry& campaign, const Device& device,
                                      int64_t spend_micros, int64_t now,
-                                     const std::string& impression_id) {
+                                     const std::string& impression_id,
+                                     std::string_view journal_key) {
   storage::CheckAndMutate claim;
   claim.row = impression_id;
   claim.family = std::string(storage::kImpressionFamily);
@@ -202,6 +226,7 @@ absl::StatusOr<bool> ClaimImpression(BeaconContext& context, const VerifiedBeaco
   if (device.tracked()) column(events::kImpressionDeviceKeyColumn, b.device_key);
   column(events::kImpressionSpendColumn, storage::EncodeCounter(spend_micros));
   column(events::kImpressionTimeColumn, storage::EncodeCounter(now));
+  if (!journal_key.empty()) column(events::kImpressionJournalColumn, std::string(journal_key));
   row.durability = storage::Durability::kSyncWal;
   claim.puts.push_back(std::move(row));
   return context.deps().store->CheckAndMutate(storage::kImpressionsTable, claim);
@@ -344,13 +369,30 @@ Answer ClaimImpression(BeaconContext& context, Endpoint endpoint, const Verified
     }
   }
 
-  // 3. Only the claimer counts the win and hands the spend to pacing.
-  absl::StatusOr<bool> claimed =
-      ClaimImpression(context, b, campaign, *device, spend_micros, now, impression_id);
-  if (!claimed.ok()) return Failed(claimed.status());
-  if (!*claimed) return {std::move(ok), Outcome::kDuplicate};
+  // 3. The spend journal entry, then the claim naming it: only the claimer
+  // counts the win and its spend, and the entry outlives a crash.
+  pacing::SpendJournal* journal = spend_micros > 0 ? context.deps().journal : nullptr;
+  std::optional<pacing::SpendJournalEntry> entry;
+  if (journal != nullptr) {
+    absl::StatusOr<pacing::SpendJournalEntry> begun =
+        journal->Begin(campaign.index, spend_micros, impression_id, now);
+    if (!begun.ok()) return Failed(begun.status());
+    entry = *std::move(begun);
+  }
+  absl::StatusOr<bool> claimed = ClaimImpression(context, b, campaign, *device, spend_micros, now,
+                                                 impression_id, entry ? entry->key : "");
+  if (!claimed.ok()) {
+    if (entry) journal->Unsettled(*std::move(entry));
+    return Failed(claimed.status());
+  }
+  if (!*claimed) {
+    if (entry) journal->Abandon(*entry);
+    return {std::move(ok), Outcome::kDuplicate};
+  }
   context.CountWin(b, campaign, spend_micros);
-  if (context.deps().spend != nullptr && spend_micros > 0) {
+  if (entry) {
+    journal->Commit(*entry);
+  } else if (context.deps().spend != nullptr && spend_micros > 0) {
     context.deps().spend->Record(campaign.index, spend_micros);
   }
   return {std::move(ok), device->erased ? Outcome::kErased : Outcome::kRecorded};

@@ -21,6 +21,7 @@
 #include "bidder/beacons/internal/price_decryption.h"
 #include "bidder/bid/beacon_url.h"
 #include "bidder/bid/device_key.h"
+#include "bidder/bid/frequency_cap.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -192,7 +193,20 @@ TEST_F(BeaconEndpointTest, BillingRecordsTheImpressionOnceWithCapSpendAndEvents)
   // 80 % of the bid CPM, per impression: CPM / 1000, in micro-dollars.
   const int64_t expected_spend = std::llround(bid.price * 0.8 * 1e6 / 1000);
   EXPECT_EQ(row.Counter("i", "spend"), expected_spend);
-  EXPECT_EQ(app_->pacer().spend().Pending(NorthwindIndex()), expected_spend);
+  // The spend went through the journal: committed, and its entry, named by
+  // the impression row, is in the store until the pacing loop flushes it.
+  ASSERT_NE(app_->pacer().journal(), nullptr);
+  EXPECT_EQ(app_->pacer().journal()->Pending(NorthwindIndex()), expected_spend);
+  EXPECT_EQ(app_->pacer().spend().Pending(NorthwindIndex()), 0);
+  const std::optional<std::string_view> journal_key = row.Value("i", "j");
+  ASSERT_TRUE(journal_key.has_value());
+  storage::Get entry_get;
+  entry_get.row = std::string(*journal_key);
+  absl::StatusOr<storage::RowResult> entry =
+      app_->store().Get(storage::kSpendJournalTable, entry_get);
+  ASSERT_TRUE(entry.ok()) << entry.status();
+  EXPECT_EQ(entry->Counter("e", "a"), expected_spend);
+  EXPECT_EQ(entry->Value("e", "c"), kNorthwind);
   EXPECT_EQ(CapCount(kDeviceId), 1);
 
   const std::string metrics = Metrics();
@@ -214,6 +228,31 @@ TEST_F(BeaconEndpointTest, BillingRecordsTheImpressionOnceWithCapSpendAndEvents)
   std::sort(types.begin(), types.end());
   // One impression and one win: the replays added nothing.
   EXPECT_EQ(types, (std::vector<std::string>{"impression", "win"})) << events.body;
+}
+
+// A process died after step 2 (the cap count) and before the claim; the
+// store's nonce memory is gone (a restart, or a backend without nonces: the
+// earlier Increment below carries none). The exchange's retry counts the cap
+// once: the impression's marker column says it was counted already.
+TEST_F(BeaconEndpointTest, BillingRetriedAfterACrashBeforeTheClaimCountsTheCapOnce) {
+  const WonBid bid = Bid("req-cap-crash", kDeviceId);
+  ASSERT_FALSE(bid.billing.empty());
+  absl::TimeZone new_york;
+  ASSERT_TRUE(absl::LoadTimeZone("America/New_York", &new_york));
+  storage::Increment earlier;
+  earlier.row = DeviceKey(kDeviceId);
+  earlier.columns.push_back({"fc", FrequencyCapQualifier(kNorthwind, absl::Now(), new_york), 1});
+  earlier.columns.push_back({"fc", FrequencyCapMarkerQualifier(ImpressionId(bid)), 1});
+  ASSERT_TRUE(app_->store().Increment(storage::kProfilesTable, earlier).ok());
+  ASSERT_EQ(CapCount(kDeviceId), 1);
+
+  EXPECT_EQ(Send(GetRequest(bid.billing)).status, 204u);
+  EXPECT_EQ(CapCount(kDeviceId), 1);
+  EXPECT_EQ(ImpressionRow(bid).Counter("i", "spend"), std::llround(bid.price * 0.8 * 1e6 / 1000));
+  // A second impression of the device counts as usual.
+  const WonBid next = Bid("req-cap-crash-2", kDeviceId);
+  EXPECT_EQ(Send(GetRequest(next.billing)).status, 204u);
+  EXPECT_EQ(CapCount(kDeviceId), 2);
 }
 
 TEST_F(BeaconEndpointTest, ClickRedirectsToTheConfiguredLandingPageAndConversionIsAttributed) {
@@ -321,7 +360,7 @@ TEST_F(BeaconEndpointTest, TestBidsRecordNothingBillable) {
   ASSERT_EQ(Send(GetRequest(bid.billing)).status, 204u);
   EXPECT_TRUE(ImpressionRow(bid).empty());
   EXPECT_EQ(CapCount(kDeviceId), 0);
-  EXPECT_EQ(app_->pacer().spend().Pending(NorthwindIndex()), 0);
+  EXPECT_EQ(app_->pacer().journal()->Pending(NorthwindIndex()), 0);
   const std::string metrics = Metrics();
   EXPECT_THAT(metrics, HasSubstr(R"(bidder_beacons_total{kind="billing",outcome="test"} 1)"));
   EXPECT_THAT(metrics, HasSubstr(absl::StrCat(R"(bidder_wins_total{campaign=")", kNorthwind,

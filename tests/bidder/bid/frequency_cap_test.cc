@@ -71,6 +71,22 @@ TEST(FrequencyCapTest, OtherCampaignsCountersAreIgnored) {
   EXPECT_FALSE(cap.Reached(profile, "camp", At("2026-10-04T12:00:00Z")));
 }
 
+TEST(FrequencyCapTest, ImpressionMarkersNeverReadAsACount) {
+  const std::string impression("\x01\xab\x00\xff", 4);
+  EXPECT_EQ(FrequencyCapMarkerQualifier(impression), "#01ab00ff");
+  const FrequencyCap cap(2, absl::UTCTimeZone());
+  // Markers sort before every count ('#' < any id character) and are skipped.
+  const storage::RowResult row = ProfileRow{
+      {},
+      {{FrequencyCapMarkerQualifier(impression), 7},
+       {FrequencyCapMarkerQualifier("camp"), 7},
+       {Qualifier("camp", 2026, 10, 4),
+        1}}}.Build();
+  const Profile profile(row);
+  EXPECT_EQ(cap.CountToday(profile, "camp", At("2026-10-04T12:00:00Z")), 1);
+  EXPECT_FALSE(cap.Reached(profile, "camp", At("2026-10-04T12:00:00Z")));
+}
+
 TEST(FrequencyCapTest, NonUtcZoneDayBoundary) {
   // Los Angeles is UTC-7 in October: its 4 October runs from 07:00Z on the
   // 4th to 07:00Z on the 5th.
