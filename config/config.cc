@@ -140,9 +140,11 @@ void DecodeServer(const json& value, const std::string& path, ErrorList* errors,
   fields.Read("max_header_bytes", &out->max_header_bytes);
   fields.Read("max_body_bytes", &out->max_body_bytes);
   fields.Read("max_inflated_body_bytes", &out->max_inflated_body_bytes);
+  fields.Read("first_byte_timeout_ms", &out->first_byte_timeout_ms);
   fields.Read("read_timeout_ms", &out->read_timeout_ms);
   fields.Read("idle_timeout_ms", &out->idle_timeout_ms);
   fields.Read("max_connections", &out->max_connections);
+  fields.Read("max_connections_per_peer", &out->max_connections_per_peer);
   fields.Read("graceful_shutdown_timeout_ms", &out->graceful_shutdown_timeout_ms);
   fields.Read("console_enabled", &out->console_enabled);
   fields.Read("admin_api_enabled", &out->admin_api_enabled);

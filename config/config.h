@@ -92,6 +92,12 @@ struct ServerConfig {
   // compressed body may expand to. Default 262144 (256 KiB).
   // Range [max_body_bytes, 67108864].
   int max_inflated_body_bytes = 256 << 10;
+  // Time a new connection may take to send the first byte of its first
+  // request, ms; a silent connection is closed after it. An exchange writes
+  // its request as soon as the connection is up, so this only has to cover
+  // one trip across the network and a busy client. Default 250.
+  // Range [1, 60000].
+  int first_byte_timeout_ms = 250;
   // Time allowed to read one whole request once its first byte arrived, ms.
   // Default 1000. Range [1, 600000].
   int read_timeout_ms = 1000;
@@ -99,8 +105,17 @@ struct ServerConfig {
   // Range [1, 3600000].
   int idle_timeout_ms = 60000;
   // Open connections accepted at once; further ones are closed at accept.
-  // Default 10000. Range [1, 1000000].
+  // From 15/16 of it on, each new connection closes the connection of its
+  // I/O thread that has waited longest for a request (an idle keep-alive
+  // connection, or a new one before its first byte), so idle connections
+  // make room for new ones before any is refused. Default 10000.
+  // Range [1, 1000000].
   int max_connections = 10000;
+  // Open connections accepted at once from one remote IP address; further
+  // ones from it are closed at accept. Behind a load balancer or proxy,
+  // whose connections all come from its own addresses, raise it to
+  // max_connections. Default 1000. Range [1, 1000000].
+  int max_connections_per_peer = 1000;
   // On SIGTERM: time in-flight requests get to finish before connections are
   // closed, ms. Default 5000. Range [0, 600000].
   int graceful_shutdown_timeout_ms = 5000;

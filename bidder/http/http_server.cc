@@ -49,6 +49,12 @@ prometheus::Counter& Worker::RequestCounter(int route_id, unsigned code) {
   return *it->second;
 }
 
+bool Worker::EvictOldestIdle() {
+  if (idle.empty()) return false;
+  idle.front().session->Evict();
+  return true;
+}
+
 std::string_view Worker::Date() {
   const std::time_t now = std::time(nullptr);
   if (now != date_second_) {
@@ -69,7 +75,14 @@ std::string_view Worker::Date() {
 // ServerCore
 
 ConnectionSlot::~ConnectionSlot() {
-  if (core_ != nullptr) core_->Release();
+  if (core_ != nullptr) core_->Release(peer_);
+}
+
+PeerKey PeerKeyOf(const asio::ip::address& address) {
+  const asio::ip::address_v6 v6 =
+      address.is_v4() ? asio::ip::make_address_v6(asio::ip::v4_mapped, address.to_v4())
+                      : address.to_v6();
+  return v6.to_bytes();
 }
 
 namespace {
@@ -79,9 +92,12 @@ ServerLimits LimitsFrom(const config::ServerConfig& config, const HttpServerTuni
   limits.max_header_bytes = static_cast<uint32_t>(config.max_header_bytes);
   limits.max_body_bytes = static_cast<uint64_t>(config.max_body_bytes);
   limits.max_inflated_body_bytes = static_cast<size_t>(config.max_inflated_body_bytes);
+  limits.first_byte_timeout = std::chrono::milliseconds(config.first_byte_timeout_ms);
   limits.read_timeout = std::chrono::milliseconds(config.read_timeout_ms);
   limits.idle_timeout = std::chrono::milliseconds(config.idle_timeout_ms);
   limits.max_connections = config.max_connections;
+  limits.max_connections_per_peer = config.max_connections_per_peer;
+  limits.eviction_threshold = config.max_connections - config.max_connections / 16;
   limits.max_response_bytes = tuning.max_response_bytes;
   limits.linger = tuning.linger;
   return limits;
@@ -98,17 +114,46 @@ ServerCore::ServerCore(const config::ServerConfig& config, const HttpServerTunin
       limits(LimitsFrom(config, tuning)),
       metrics(registry) {}
 
-std::optional<ConnectionSlot> ServerCore::ReserveConnection() {
+std::optional<ConnectionSlot> ServerCore::ReserveConnection(const PeerKey& peer,
+                                                            RefuseReason* refused) {
   int open = open_.load(std::memory_order_relaxed);
-  while (open < limits.max_connections) {
-    if (open_.compare_exchange_weak(open, open + 1, std::memory_order_acq_rel)) {
-      return ConnectionSlot(this);
+  do {
+    if (open >= limits.max_connections) {
+      *refused = RefuseReason::kMaxConnections;
+      return std::nullopt;
+    }
+  } while (!open_.compare_exchange_weak(open, open + 1, std::memory_order_acq_rel));
+  {
+    absl::MutexLock lock(&peers_mu_);
+    int& count = peers_[peer];
+    if (count < limits.max_connections_per_peer) {
+      ++count;
+      return ConnectionSlot(this, peer);
     }
   }
+  ReleaseGlobal();
+  *refused = RefuseReason::kPeerLimit;
   return std::nullopt;
 }
 
-void ServerCore::Release() {
+int ServerCore::peer_connections(const PeerKey& peer) const {
+  absl::MutexLock lock(&peers_mu_);
+  auto it = peers_.find(peer);
+  return it == peers_.end() ? 0 : it->second;
+}
+
+void ServerCore::Release(const PeerKey& peer) {
+  {
+    absl::MutexLock lock(&peers_mu_);
+    auto it = peers_.find(peer);
+    // An entry lives while its peer has a connection, so the map is bounded
+    // by the open connections.
+    if (it != peers_.end() && --it->second <= 0) peers_.erase(it);
+  }
+  ReleaseGlobal();
+}
+
+void ServerCore::ReleaseGlobal() {
   if (open_.fetch_sub(1, std::memory_order_acq_rel) == 1 &&
       draining.load(std::memory_order_acquire)) {
     std::lock_guard<std::mutex> lock(drain_mu_);
@@ -146,26 +191,40 @@ void Accept(Worker& owner, Listener& listener) {
         if (ec) {
           // Out of descriptors or memory, or the peer gave up before accept:
           // pause briefly instead of spinning on the error.
+          core.metrics.accept_errors.Increment();
           listener.retry.expires_after(std::chrono::milliseconds(10));
           listener.retry.async_wait([&owner, &listener](boost::system::error_code wait_ec) {
             if (!wait_ec && listener.acceptor.is_open()) Accept(owner, listener);
           });
           return;
         }
-        std::optional<ConnectionSlot> slot = core.ReserveConnection();
-        if (!slot) {
-          core.metrics.rejected_connections.Increment();
+        boost::system::error_code peer_ec;
+        const tcp::endpoint peer = socket.remote_endpoint(peer_ec);
+        RefuseReason refused = RefuseReason::kMaxConnections;
+        // A socket whose peer is already gone has no address: closed, and
+        // not counted as refused.
+        std::optional<ConnectionSlot> slot =
+            peer_ec ? std::nullopt : core.ReserveConnection(PeerKeyOf(peer.address()), &refused);
+        if (peer_ec || !slot) {
+          if (!peer_ec) core.metrics.Refused(refused).Increment();
+          // Closed at once, before the next accept: a refusal costs the
+          // accepting thread one close and keeps no descriptor.
           boost::system::error_code close_ec;
           socket.close(close_ec);
         } else {
           core.metrics.accepted_connections.Increment();
+          // The eviction runs on the new connection's worker, before the
+          // connection joins the worker's idle list.
+          const bool evict = core.NearConnectionLimit();
           if (&target == &owner) {
+            if (evict) target.EvictOldestIdle();
             Serve(target, std::move(socket), std::move(*slot));
           } else {
-            asio::post(*target.ioc,
-                       [&target, socket = std::move(socket), slot = std::move(*slot)]() mutable {
-                         Serve(target, std::move(socket), std::move(slot));
-                       });
+            asio::post(*target.ioc, [&target, evict, socket = std::move(socket),
+                                     slot = std::move(*slot)]() mutable {
+              if (evict) target.EvictOldestIdle();
+              Serve(target, std::move(socket), std::move(slot));
+            });
           }
         }
         Accept(owner, listener);
@@ -223,11 +282,15 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Create(const config::Ser
       config.max_inflated_body_bytes < 1) {
     return absl::InvalidArgumentError("server: header and body limits must be > 0");
   }
-  if (config.read_timeout_ms < 1 || config.idle_timeout_ms < 1) {
-    return absl::InvalidArgumentError("server: read and idle timeouts must be > 0");
+  if (config.first_byte_timeout_ms < 1 || config.read_timeout_ms < 1 ||
+      config.idle_timeout_ms < 1) {
+    return absl::InvalidArgumentError("server: first-byte, read and idle timeouts must be > 0");
   }
   if (config.max_connections < 1) {
     return absl::InvalidArgumentError("server.max_connections: must be >= 1");
+  }
+  if (config.max_connections_per_peer < 1) {
+    return absl::InvalidArgumentError("server.max_connections_per_peer: must be >= 1");
   }
   return std::unique_ptr<HttpServer>(new HttpServer(
       std::make_unique<internal::ServerCore>(config, tuning, std::move(address), registry)));

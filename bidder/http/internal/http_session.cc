@@ -144,6 +144,7 @@ Session::Session(Worker& worker, Socket socket, ConnectionSlot slot)
       slot_(std::move(slot)),
       executor_(worker.ioc->get_executor()),
       buffer_(core_.limits.max_header_bytes + 2 * kReadChunk) {
+  idle_entry_.session = this;
   registration_ = worker_.sessions.insert(worker_.sessions.end(), this);
   core_.metrics.open_connections.Increment();
   beast::error_code ec;
@@ -153,6 +154,7 @@ Session::Session(Worker& worker, Socket socket, ConnectionSlot slot)
 }
 
 Session::~Session() {
+  LeaveIdleList();
   if (state_ != State::kClosed) core_.metrics.Closed(CloseReason::kShutdown).Increment();
   core_.metrics.open_connections.Decrement();
   worker_.sessions.erase(registration_);
@@ -170,6 +172,14 @@ void Session::Drain() {
 }
 
 void Session::ForceClose() { Close(CloseReason::kShutdown); }
+
+void Session::Evict() {
+  if (state_ == State::kIdle) Close(CloseReason::kEvicted);
+}
+
+void Session::LeaveIdleList() {
+  if (idle_entry_.hook.is_linked()) worker_.idle.erase(worker_.idle.iterator_to(idle_entry_));
+}
 
 void Session::CloseAfterWrite(CloseReason reason) {
   if (!close_after_write_) close_after_write_ = reason;
@@ -191,12 +201,16 @@ void Session::AwaitRequest() {
     BeginRequest();
     return Parse();
   }
-  stream_.expires_after(core_.limits.idle_timeout);
+  stream_.expires_after(awaiting_first_byte_ ? core_.limits.first_byte_timeout
+                                             : core_.limits.idle_timeout);
+  if (!idle_entry_.hook.is_linked()) worker_.idle.push_back(idle_entry_);
   ReadSome();
 }
 
 void Session::BeginRequest() {
+  LeaveIdleList();
   state_ = State::kReading;
+  awaiting_first_byte_ = false;
   arrival_ = std::chrono::steady_clock::now();
   stream_.expires_after(core_.limits.read_timeout);
 }
@@ -212,7 +226,10 @@ void Session::OnRead(beast::error_code ec, size_t bytes) {
   if (state_ == State::kClosed) return;
   if (ec) {
     if (ec == beast::error::timeout) {
-      if (state_ == State::kIdle) return Close(CloseReason::kIdleTimeout);
+      if (state_ == State::kIdle) {
+        return Close(awaiting_first_byte_ ? CloseReason::kFirstByteTimeout
+                                          : CloseReason::kIdleTimeout);
+      }
       core_.metrics.Error(RequestError::kReadTimeout).Increment();
       return Close(CloseReason::kReadTimeout);
     }
@@ -480,6 +497,7 @@ void Session::OnLinger(beast::error_code ec, size_t bytes) {
 
 void Session::Close(CloseReason reason) {
   if (state_ == State::kClosed) return;
+  LeaveIdleList();
   state_ = State::kClosed;
   core_.metrics.Closed(reason).Increment();
   stream_.close();
