@@ -105,11 +105,13 @@ struct ServerConfig {
   // Range [1, 3600000].
   int idle_timeout_ms = 60000;
   // Open connections accepted at once; further ones are closed at accept.
-  // From 15/16 of it on, each new connection closes the connection of its
-  // I/O thread that has waited longest for a request (an idle keep-alive
-  // connection, or a new one before its first byte), so idle connections
-  // make room for new ones before any is refused. Default 10000.
-  // Range [1, 1000000].
+  // From 15/16 of it on, each new connection closes a connection of its I/O
+  // thread that waits for a request: the new connection that has waited
+  // longest for its first byte, else the keep-alive connection idle longest
+  // if idle for first_byte_timeout_ms at least; at the cap, the accepting
+  // thread does the same before it refuses. So idle connections make room
+  // for new ones, and a silent flood cannot push out connections in use.
+  // Default 10000. Range [1, 1000000].
   int max_connections = 10000;
   // Open connections accepted at once from one remote IP address; further
   // ones from it are closed at accept. Behind a load balancer or proxy,

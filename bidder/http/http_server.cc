@@ -50,9 +50,16 @@ prometheus::Counter& Worker::RequestCounter(int route_id, unsigned code) {
 }
 
 bool Worker::EvictOldestIdle() {
-  if (idle.empty()) return false;
-  idle.front().session->Evict();
-  return true;
+  if (!fresh.empty()) {
+    fresh.front().session->Evict();
+    return true;
+  }
+  if (!idle.empty() &&
+      std::chrono::steady_clock::now() - idle.front().since >= core.limits.first_byte_timeout) {
+    idle.front().session->Evict();
+    return true;
+  }
+  return false;
 }
 
 std::string_view Worker::Date() {
@@ -74,8 +81,8 @@ std::string_view Worker::Date() {
 // ---------------------------------------------------------------------------
 // ServerCore
 
-ConnectionSlot::~ConnectionSlot() {
-  if (core_ != nullptr) core_->Release(peer_);
+void ConnectionSlot::Release() {
+  if (core_ != nullptr) std::exchange(core_, nullptr)->Release(peer_);
 }
 
 PeerKey PeerKeyOf(const asio::ip::address& address) {
@@ -176,16 +183,67 @@ namespace {
 // ---------------------------------------------------------------------------
 // Accepting
 
-void Serve(Worker& worker, Socket socket, ConnectionSlot slot) {
-  std::make_shared<Session>(worker, std::move(socket), std::move(slot))->Start();
+// Connections taken from the accept queue per wakeup of a listener, the
+// first by async_accept and the rest by non-blocking accepts: a burst of
+// connections costs one trip through the reactor per batch instead of one
+// each, so the kernel's queue drains faster than a flood fills it.
+constexpr int kAcceptBatch = 64;
+
+void Serve(Worker& worker, Socket socket, const asio::ip::address& peer, ConnectionSlot slot) {
+  std::make_shared<Session>(worker, std::move(socket), peer, std::move(slot))->Start();
+}
+
+// Decides on one accepted connection, on the accepting thread: refuse it, or
+// hand it to `target` (after the eviction its arrival calls for).
+void Admit(Worker& owner, Worker& target, Socket socket) {
+  ServerCore& core = owner.core;
+  boost::system::error_code peer_ec;
+  const tcp::endpoint peer = socket.remote_endpoint(peer_ec);
+  if (peer_ec) {
+    // The peer is already gone: nothing to serve or count.
+    socket.close(peer_ec);
+    return;
+  }
+  const PeerKey key = PeerKeyOf(peer.address());
+  RefuseReason refused = RefuseReason::kMaxConnections;
+  std::optional<ConnectionSlot> slot = core.ReserveConnection(key, &refused);
+  // At the cap, a connection of this thread that waits for a request gives
+  // way at once (its slot is freed when it closes), so a new connection is
+  // refused only when none waits here.
+  if (!slot && refused == RefuseReason::kMaxConnections && owner.EvictOldestIdle()) {
+    if (auto again = core.ReserveConnection(key, &refused)) slot.emplace(std::move(*again));
+  }
+  if (!slot) {
+    core.metrics.Refused(refused).Increment();
+    // Closed at once: a refusal costs the accepting thread one close and
+    // keeps no descriptor.
+    boost::system::error_code close_ec;
+    socket.close(close_ec);
+    return;
+  }
+  core.metrics.accepted_connections.Increment();
+  // Near the cap the new connection's worker evicts, before the connection
+  // joins its idle lists.
+  const bool evict = core.NearConnectionLimit();
+  if (&target == &owner) {
+    if (evict) target.EvictOldestIdle();
+    Serve(target, std::move(socket), peer.address(), std::move(*slot));
+    return;
+  }
+  asio::post(*target.ioc, [&target, evict, address = peer.address(), socket = std::move(socket),
+                           slot = std::move(*slot)]() mutable {
+    if (evict) target.EvictOldestIdle();
+    Serve(target, std::move(socket), address, std::move(slot));
+  });
 }
 
 void Accept(Worker& owner, Listener& listener) {
   ServerCore& core = owner.core;
-  Worker& target = core.accept_mode == AcceptMode::kRoundRobin ? core.NextWorker() : owner;
+  const bool round_robin = core.accept_mode == AcceptMode::kRoundRobin;
+  Worker& target = round_robin ? core.NextWorker() : owner;
   listener.acceptor.async_accept(
       target.ioc->get_executor(),
-      [&owner, &listener, &target](boost::system::error_code ec, Socket socket) {
+      [&owner, &listener, &target, round_robin](boost::system::error_code ec, Socket socket) {
         ServerCore& core = owner.core;
         if (ec == asio::error::operation_aborted || !listener.acceptor.is_open()) return;
         if (ec) {
@@ -198,34 +256,15 @@ void Accept(Worker& owner, Listener& listener) {
           });
           return;
         }
-        boost::system::error_code peer_ec;
-        const tcp::endpoint peer = socket.remote_endpoint(peer_ec);
-        RefuseReason refused = RefuseReason::kMaxConnections;
-        // A socket whose peer is already gone has no address: closed, and
-        // not counted as refused.
-        std::optional<ConnectionSlot> slot =
-            peer_ec ? std::nullopt : core.ReserveConnection(PeerKeyOf(peer.address()), &refused);
-        if (peer_ec || !slot) {
-          if (!peer_ec) core.metrics.Refused(refused).Increment();
-          // Closed at once, before the next accept: a refusal costs the
-          // accepting thread one close and keeps no descriptor.
-          boost::system::error_code close_ec;
-          socket.close(close_ec);
-        } else {
-          core.metrics.accepted_connections.Increment();
-          // The eviction runs on the new connection's worker, before the
-          // connection joins the worker's idle list.
-          const bool evict = core.NearConnectionLimit();
-          if (&target == &owner) {
-            if (evict) target.EvictOldestIdle();
-            Serve(target, std::move(socket), std::move(*slot));
-          } else {
-            asio::post(*target.ioc, [&target, evict, socket = std::move(socket),
-                                     slot = std::move(*slot)]() mutable {
-              if (evict) target.EvictOldestIdle();
-              Serve(target, std::move(socket), std::move(slot));
-            });
-          }
+        Admit(owner, target, std::move(socket));
+        for (int i = 1; i < kAcceptBatch; ++i) {
+          Worker& next = round_robin ? core.NextWorker() : owner;
+          boost::system::error_code batch_ec;
+          Socket more = listener.acceptor.accept(next.ioc->get_executor(), batch_ec);
+          // would_block ends the batch; other errors come back to the
+          // asynchronous accept, which counts them and pauses.
+          if (batch_ec) break;
+          Admit(owner, next, std::move(more));
         }
         Accept(owner, listener);
       });
@@ -251,6 +290,9 @@ absl::Status Listen(Listener& listener, const tcp::endpoint& endpoint, bool reus
   if (ec) return fail("bind");
   acceptor.listen(asio::socket_base::max_listen_connections, ec);
   if (ec) return fail("listen");
+  // The accept batches' synchronous accepts must not block.
+  acceptor.non_blocking(true, ec);
+  if (ec) return fail("non-blocking mode");
   return absl::OkStatus();
 }
 

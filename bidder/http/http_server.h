@@ -13,8 +13,10 @@
 //   - max_connections in all and max_connections_per_peer from one remote
 //     address: further connections are accepted and closed at once, and
 //     counted by reason; from 15/16 of max_connections on, each new
-//     connection first closes the connection of its I/O thread that has
-//     waited longest for a request, so idle connections give way to new ones.
+//     connection first closes a connection of its I/O thread that waits for a
+//     request (never-used ones first, then keep-alive ones idle for at least
+//     the first-byte timeout, longest-waiting first), so idle connections
+//     give way to new ones.
 // Malformed HTTP gets 400, an unknown path 404, a known path with another
 // method 405 (with Allow), an unknown Content-Encoding 415. Errors at the
 // Asio/Beast edge are error_codes; nothing on the request path throws.

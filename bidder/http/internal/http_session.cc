@@ -137,7 +137,7 @@ void AppendNumber(std::string& out, uint64_t n) {
 
 }  // namespace
 
-Session::Session(Worker& worker, Socket socket, ConnectionSlot slot)
+Session::Session(Worker& worker, Socket socket, const asio::ip::address& peer, ConnectionSlot slot)
     : worker_(worker),
       core_(worker.core),
       stream_(std::move(socket)),
@@ -149,14 +149,15 @@ Session::Session(Worker& worker, Socket socket, ConnectionSlot slot)
   core_.metrics.open_connections.Increment();
   beast::error_code ec;
   stream_.socket().set_option(asio::ip::tcp::no_delay(true), ec);
-  const auto endpoint = stream_.socket().remote_endpoint(ec);
-  if (!ec) remote_address_ = endpoint.address().to_string();
+  remote_address_ = peer.to_string();
 }
 
 Session::~Session() {
   LeaveIdleList();
-  if (state_ != State::kClosed) core_.metrics.Closed(CloseReason::kShutdown).Increment();
-  core_.metrics.open_connections.Decrement();
+  if (state_ != State::kClosed) {
+    core_.metrics.Closed(CloseReason::kShutdown).Increment();
+    core_.metrics.open_connections.Decrement();
+  }
   worker_.sessions.erase(registration_);
 }
 
@@ -178,7 +179,9 @@ void Session::Evict() {
 }
 
 void Session::LeaveIdleList() {
-  if (idle_entry_.hook.is_linked()) worker_.idle.erase(worker_.idle.iterator_to(idle_entry_));
+  if (idle_entry_.list == nullptr) return;
+  idle_entry_.list->erase(idle_entry_.list->iterator_to(idle_entry_));
+  idle_entry_.list = nullptr;
 }
 
 void Session::CloseAfterWrite(CloseReason reason) {
@@ -203,7 +206,10 @@ void Session::AwaitRequest() {
   }
   stream_.expires_after(awaiting_first_byte_ ? core_.limits.first_byte_timeout
                                              : core_.limits.idle_timeout);
-  if (!idle_entry_.hook.is_linked()) worker_.idle.push_back(idle_entry_);
+  LeaveIdleList();
+  idle_entry_.list = awaiting_first_byte_ ? &worker_.fresh : &worker_.idle;
+  idle_entry_.since = std::chrono::steady_clock::now();
+  idle_entry_.list->push_back(idle_entry_);
   ReadSome();
 }
 
@@ -501,6 +507,10 @@ void Session::Close(CloseReason reason) {
   state_ = State::kClosed;
   core_.metrics.Closed(reason).Increment();
   stream_.close();
+  // The descriptor is gone: its slot is free for a new connection now, not
+  // only when the session's last handler has run.
+  slot_.Release();
+  core_.metrics.open_connections.Decrement();
 }
 
 }  // namespace rtb::bidder::internal

@@ -8,8 +8,8 @@
 // idle_timeout while waiting for a later request's first byte, read_timeout
 // from there to its last byte (a timeout closes the socket), idle_timeout
 // again for writing the response. While it waits for a request the session
-// is on its worker's idle list, from which the longest-waiting session is
-// evicted when the server nears max_connections.
+// is on one of its worker's idle lists, from which sessions are evicted when
+// the server nears max_connections (Worker::EvictOldestIdle).
 //
 // Thread-safety: a session lives on its worker's I/O thread; every member
 // function runs there. The Responder it hands out may be called from any
@@ -42,7 +42,7 @@ class Session : public std::enable_shared_from_this<Session> {
                                             boost::beast::unlimited_rate_policy>;
 
   // On the worker's thread.
-  Session(Worker& worker, Socket socket, ConnectionSlot slot);
+  Session(Worker& worker, Socket socket, const boost::asio::ip::address& peer, ConnectionSlot slot);
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;

@@ -24,6 +24,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -78,14 +79,18 @@ class ServerCore;
 using PeerKey = std::array<uint8_t, 16>;
 PeerKey PeerKeyOf(const boost::asio::ip::address& address);
 
-// A session's place in its worker's list of sessions waiting for a request.
+// A session's place in one of its worker's lists of sessions waiting for a
+// request.
 struct IdleEntry {
   boost::intrusive::list_member_hook<> hook;
   Session* session = nullptr;
+  std::chrono::steady_clock::time_point since;
+  // The list the entry is on, or null.
+  boost::intrusive::list<
+      IdleEntry, boost::intrusive::member_hook<IdleEntry, boost::intrusive::list_member_hook<>,
+                                               &IdleEntry::hook>>* list = nullptr;
 };
-using IdleList = boost::intrusive::list<
-    IdleEntry, boost::intrusive::member_hook<IdleEntry, boost::intrusive::list_member_hook<>,
-                                             &IdleEntry::hook>>;
+using IdleList = std::remove_pointer_t<decltype(IdleEntry::list)>;
 
 // A listening socket and the timer that paces retries after accept errors
 // such as EMFILE.
@@ -108,15 +113,19 @@ class Worker {
   std::optional<boost::asio::executor_work_guard<IoExecutor>> work;
   std::vector<std::unique_ptr<Listener>> listeners;
   std::list<Session*> sessions;
-  // Sessions waiting for a request (new ones before their first byte and
-  // keep-alive ones between requests), longest-waiting first.
+  // Sessions waiting for a request, longest-waiting first: new ones before
+  // their first byte, and keep-alive ones between requests.
+  IdleList fresh;
   IdleList idle;
   BodyInflater inflater;
   std::thread thread;
 
   prometheus::Counter& RequestCounter(int route_id, unsigned code);
-  // Closes the session that has waited longest for a request; false when no
-  // session waits.
+  // Closes a session that waits for a request: the new one that has waited
+  // longest for its first byte, else the keep-alive one idle longest if it
+  // has been idle for first_byte_timeout at least (a connection that has
+  // sent a request has shown it is a client, and one in steady use is about
+  // to send the next). False when there is none.
   bool EvictOldestIdle();
   // The Date header value (IMF-fixdate), formatted once per second.
   std::string_view Date();
@@ -128,8 +137,8 @@ class Worker {
 };
 
 // Holds one of the max_connections slots and one of its peer's
-// max_connections_per_peer; both are released when it is destroyed unless
-// moved from.
+// max_connections_per_peer; both are released by Release() or when it is
+// destroyed, unless moved from.
 class ConnectionSlot {
  public:
   ConnectionSlot() = default;
@@ -137,7 +146,8 @@ class ConnectionSlot {
   ConnectionSlot(ConnectionSlot&& other) noexcept
       : core_(std::exchange(other.core_, nullptr)), peer_(other.peer_) {}
   ConnectionSlot& operator=(ConnectionSlot&&) = delete;
-  ~ConnectionSlot();
+  ~ConnectionSlot() { Release(); }
+  void Release();
 
  private:
   ServerCore* core_ = nullptr;

@@ -379,22 +379,25 @@ TEST_P(HttpServerTest, ConnectionsOverTheLimitAreRefusedAtOnceWithoutHurtingAcce
     held.push_back(std::move(respond));
   });
   StartServer();
-  // Two connections with a request in a handler: busy, so none is evicted.
-  TestConnection a(server_->port());
-  TestConnection b(server_->port());
-  ASSERT_TRUE(a.Send(GetRequest("/hold")));
-  ASSERT_TRUE(b.Send(GetRequest("/hold")));
-  for (int i = 0; i < 400; ++i) {
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      if (held.size() == 2) break;
+  const auto wait_for_held = [&](size_t n) {
+    for (int i = 0; i < 400; ++i) {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (held.size() == n) return true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    ASSERT_EQ(held.size(), 2u);
-  }
+    return false;
+  };
+  // Two connections with a request in a handler: busy, so neither can be
+  // evicted. (The second is opened once the first is busy: a connection
+  // still waiting for its first byte would give way to it.)
+  TestConnection a(server_->port());
+  ASSERT_TRUE(a.Send(GetRequest("/hold")));
+  ASSERT_TRUE(wait_for_held(1));
+  TestConnection b(server_->port());
+  ASSERT_TRUE(b.Send(GetRequest("/hold")));
+  ASSERT_TRUE(wait_for_held(2));
 
   const auto start = std::chrono::steady_clock::now();
   TestConnection c(server_->port());
@@ -468,11 +471,40 @@ TEST_P(HttpServerTest, PerPeerCapRefusesOnlyThatAddress) {
   EXPECT_EQ(again->status, 200u);
 }
 
-TEST_P(HttpServerTest, NearTheCapTheConnectionIdleLongestIsEvicted) {
-  // One I/O thread, so that all connections share one idle list. With a cap
-  // of 16, the 15th open connection starts the evictions.
+TEST_P(HttpServerTest, NearTheCapANeverUsedConnectionIsEvictedBeforeKeepAliveOnes) {
+  // One I/O thread, so that all connections share its idle lists. With a
+  // cap of 16, the 15th open connection starts the evictions.
   config_.io_threads = 1;
   config_.max_connections = 16;
+  config_.first_byte_timeout_ms = 5000;
+  SetUpServer();
+  const uint16_t port = server_->port();
+  std::vector<std::unique_ptr<TestConnection>> used;
+  for (int i = 0; i < 13; ++i) {
+    used.push_back(std::make_unique<TestConnection>(port));
+    ASSERT_TRUE(used.back()->RoundTrip(GetRequest("/hello")).has_value()) << i;
+  }
+  TestConnection silent(port);
+  ASSERT_TRUE(silent.connected());
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+
+  TestConnection fifteenth(port);
+  auto r = fifteenth.RoundTrip(GetRequest("/hello"));
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->status, 200u);
+  EXPECT_TRUE(silent.WaitForClose());
+  EXPECT_TRUE(EventuallyExposes("bidder_http_closed_connections_total{reason=\"evicted\"} 1"));
+  for (size_t i = 0; i < used.size(); ++i) {
+    auto answer = used[i]->RoundTrip(GetRequest("/hello"));
+    ASSERT_TRUE(answer.has_value()) << i;
+    EXPECT_EQ(answer->status, 200u);
+  }
+}
+
+TEST_P(HttpServerTest, NearTheCapTheKeepAliveConnectionIdleLongestIsEvicted) {
+  config_.io_threads = 1;
+  config_.max_connections = 16;
+  config_.first_byte_timeout_ms = 200;
   SetUpServer();
   const uint16_t port = server_->port();
   std::vector<std::unique_ptr<TestConnection>> conns;
@@ -480,12 +512,19 @@ TEST_P(HttpServerTest, NearTheCapTheConnectionIdleLongestIsEvicted) {
     conns.push_back(std::make_unique<TestConnection>(port));
     ASSERT_TRUE(conns.back()->RoundTrip(GetRequest("/hello")).has_value()) << i;
   }
-  // Connection 0 is used again, so connection 1 has now waited longest.
-  ASSERT_TRUE(conns[0]->RoundTrip(GetRequest("/hello")).has_value());
-  EXPECT_TRUE(Exposition().find("reason=\"evicted\"} 0") != std::string::npos);
-
+  // At 15 of 16 every connection was used within the first-byte timeout:
+  // none is evicted (the eviction would run before the new connection is
+  // served).
   TestConnection fifteenth(port);
-  auto r = fifteenth.RoundTrip(GetRequest("/hello"));
+  ASSERT_TRUE(fifteenth.RoundTrip(GetRequest("/hello")).has_value());
+  EXPECT_NE(Exposition().find("bidder_http_closed_connections_total{reason=\"evicted\"} 0"),
+            std::string::npos);
+
+  // Once they have been idle that long, the one idle longest goes first.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_TRUE(conns[0]->RoundTrip(GetRequest("/hello")).has_value());
+  TestConnection sixteenth(port);
+  auto r = sixteenth.RoundTrip(GetRequest("/hello"));
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(r->status, 200u);
   EXPECT_TRUE(conns[1]->WaitForClose());
@@ -496,12 +535,6 @@ TEST_P(HttpServerTest, NearTheCapTheConnectionIdleLongestIsEvicted) {
     ASSERT_TRUE(answer.has_value()) << i;
     EXPECT_EQ(answer->status, 200u);
   }
-  // The others were used since, so the fifteenth now waits longest and goes
-  // next.
-  TestConnection sixteenth(port);
-  ASSERT_TRUE(sixteenth.RoundTrip(GetRequest("/hello")).has_value());
-  EXPECT_TRUE(fifteenth.WaitForClose());
-  EXPECT_TRUE(EventuallyExposes("bidder_http_closed_connections_total{reason=\"evicted\"} 2"));
 }
 
 TEST_P(HttpServerTest, ConnectionCloseAndHttp10AreHonoured) {
