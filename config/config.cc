@@ -39,6 +39,11 @@ constexpr EnumName<CoppaPolicy> kCoppaPolicies[] = {
     {"no-bid", CoppaPolicy::kNoBid},
     {"contextual", CoppaPolicy::kContextual},
 };
+constexpr EnumName<StoreOutagePolicy> kStoreOutagePolicies[] = {
+    {"contextual_only", StoreOutagePolicy::kContextualOnly},
+    {"no_bid", StoreOutagePolicy::kNoBid},
+    {"as_today", StoreOutagePolicy::kAsToday},
+};
 constexpr EnumName<PacingMode> kPacingModes[] = {
     {"even", PacingMode::kEven},
     {"asap", PacingMode::kAsap},
@@ -247,6 +252,7 @@ void DecodeCampaign(const json& value, const std::string& path, ErrorList* error
   fields.ReadEnum("pacing_mode", kPacingModes, &out->pacing_mode);
   fields.Read("time_zone", &out->time_zone);
   fields.Read("frequency_cap_per_day", &out->frequency_cap_per_day);
+  fields.ReadEnum("store_outage_policy", kStoreOutagePolicies, &out->store_outage_policy);
   fields.Read("max_bid_cpm", &out->max_bid_cpm);
   ReadObject(fields, "targeting", &out->targeting, DecodeTargeting);
   ReadObjectList(fields, "creatives", &out->creatives, DecodeCreative);
@@ -408,6 +414,22 @@ const char* ThriftTransportName(ThriftTransport transport) {
 }
 const char* CoppaPolicyName(CoppaPolicy policy) { return NameOf(kCoppaPolicies, policy); }
 const char* PacingModeName(PacingMode mode) { return NameOf(kPacingModes, mode); }
+const char* StoreOutagePolicyName(StoreOutagePolicy policy) {
+  return NameOf(kStoreOutagePolicies, policy);
+}
+
+bool BidsWithoutProfile(const CampaignConfig& campaign) {
+  if (!campaign.enabled) return false;
+  switch (campaign.store_outage_policy) {
+    case StoreOutagePolicy::kNoBid:
+      return false;
+    case StoreOutagePolicy::kContextualOnly:
+      return campaign.frequency_cap_per_day == 0 && campaign.targeting.required_segments.empty();
+    case StoreOutagePolicy::kAsToday:
+      return true;
+  }
+  return false;
+}
 const char* CreativeFormatName(CreativeFormat format) { return NameOf(kCreativeFormats, format); }
 const char* PacingProcessModeName(PacingProcessMode mode) {
   return NameOf(kPacingProcessModes, mode);

@@ -248,6 +248,16 @@ struct BidConfig {
 // ---------------------------------------------------------------------------
 // campaigns: what we bid for. Held in memory by the bidder.
 
+// What a campaign does while its profile cannot be read: the store is
+// reported unhealthy, or the request's profile lookup failed or missed its
+// deadline. Without the profile its frequency cap reads as 0 impressions and
+// its segments as absent.
+enum class StoreOutagePolicy {
+  kContextualOnly,  // "contextual_only": bids only if it has no cap and no required segments
+  kNoBid,           // "no_bid": does not bid at all
+  kAsToday,         // "as_today": bids on the empty profile (caps are not enforced)
+};
+
 enum class PacingMode {
   kEven,  // "even": spread the daily budget over the remaining hours
   kAsap,  // "asap": spend as fast as bids win, up to the budget
@@ -348,6 +358,9 @@ struct CampaignConfig {
   // Impressions per device per day; 0 means no cap. Default 0.
   // Range [0, 10000].
   int frequency_cap_per_day = 0;
+  // See StoreOutagePolicy. Default "contextual_only": a storage outage never
+  // makes a capped or segment-targeted campaign bid blind.
+  StoreOutagePolicy store_outage_policy = StoreOutagePolicy::kContextualOnly;
   // Highest bid, `currency` per thousand impressions. Required, > 0 and at
   // most 1000.
   double max_bid_cpm = 0;
@@ -557,6 +570,11 @@ const char* StorageBackendName(StorageBackend backend);
 const char* ThriftTransportName(ThriftTransport transport);
 const char* CoppaPolicyName(CoppaPolicy policy);
 const char* PacingModeName(PacingMode mode);
+const char* StoreOutagePolicyName(StoreOutagePolicy policy);
+// Whether `campaign` may bid while its profile cannot be read (its
+// store_outage_policy applied to its cap and segments); disabled campaigns
+// never bid.
+bool BidsWithoutProfile(const CampaignConfig& campaign);
 const char* CreativeFormatName(CreativeFormat format);
 const char* PacingProcessModeName(PacingProcessMode mode);
 

@@ -23,6 +23,7 @@
 #   SLOW            slowloris connections [1000]
 #   SILENT_RATE     silent connections opened per second [10000]
 #   SILENT_SECONDS  seconds of silent connections [2]
+#   FLOOD_NICE      nice value of rtb-flood [19]
 #   SERVER_OVERRIDES  a jq filter applied to the bidder's configuration, e.g.
 #                   '.server.first_byte_timeout_ms = 60000' [none]
 set -euo pipefail
@@ -73,6 +74,12 @@ for ((i = 0; i < 100; i++)); do
   sleep 0.1
 done
 
+# The flood stands for clients on other machines: at the lowest CPU
+# priority it takes what the bidder and rtb-load leave, so the figure is what
+# serving the flood costs the bidder rather than what generating it costs
+# the shared cores (FLOOD_NICE=0 runs it at normal priority).
+FLOOD="nice -n ${FLOOD_NICE:-19} $BUILD_DIR/loadtest/rtb-flood"
+
 closes() {
   curl -sf "http://127.0.0.1:$PORT/metrics" |
     awk '$1 ~ /^bidder_http_closed_connections_total/ { split($1, a, "\""); out = out a[2] "=" $2 " " }
@@ -92,12 +99,12 @@ run() {
   : >"$flood_out"
   case $way in
     slowloris)
-      "$BUILD_DIR/loadtest/rtb-flood" --port "$PORT" --mode slowloris --connections "$SLOW" \
+      $FLOOD --port "$PORT" --mode slowloris --connections "$SLOW" \
         --duration "$DURATION" >"$flood_out" &
       flood_pid=$! ;;
     silent)
       # The silent connections start after the warm-up, inside the measured time.
-      (sleep "$WARMUP"; "$BUILD_DIR/loadtest/rtb-flood" --port "$PORT" --mode silent \
+      (sleep "$WARMUP"; $FLOOD --port "$PORT" --mode silent \
         --rate "$SILENT_RATE" --duration "$SILENT_SECONDS" >"$flood_out") &
       flood_pid=$! ;;
   esac

@@ -85,6 +85,8 @@ BidOutcome NoBidOutcome(const AuctionResult& result) {
       return BidOutcome::kNoBidCreative;
     case Rejection::kFloor:
       return BidOutcome::kNoBidFloor;
+    case Rejection::kStoreOutage:
+      return BidOutcome::kNoBidStoreOutage;
     case Rejection::kFrequencyCap:
       return BidOutcome::kNoBidFrequencyCap;
     case Rejection::kPacing:
@@ -224,10 +226,10 @@ void BidHandler::Handle(size_t exchange, const HttpRequest& http, Responder resp
 
   // 4. Device key; whether to look up.
   pending->identity = ResolveDeviceIdentity(request, key_policy_, device_keys_);
-  if (!preview.needs_profile) return Decide(*pending, nullptr);
+  if (!preview.needs_profile) return Decide(*pending, nullptr, StoreUnhealthy());
   if (!pending->identity.key.has_value() || !pending->deadline.LookupPossible(now)) {
     deps_.metrics->CountLookup(pending->exchange->index, LookupOutcome::kSkipped);
-    return Decide(*pending, nullptr);
+    return Decide(*pending, nullptr, StoreUnhealthy());
   }
 
   // 5. The lookup.
@@ -246,7 +248,7 @@ void BidHandler::LookUpProfile(std::shared_ptr<PendingBid> pending) {
   pending->guard->async_wait([this, pending](const boost::system::error_code& error) {
     if (error || pending->settled.exchange(true)) return;
     deps_.metrics->CountLookup(pending->exchange->index, LookupOutcome::kTimeout);
-    Decide(*pending, nullptr);
+    Decide(*pending, nullptr, /*profile_unavailable=*/true);
   });
 
   const BidDeadline::TimePoint lookup_deadline = pending->deadline.lookup;
@@ -267,19 +269,26 @@ void BidHandler::LookUpProfile(std::shared_ptr<PendingBid> pending) {
                             outcome = row->empty() ? LookupOutcome::kMiss : LookupOutcome::kHit;
                           }
                           deps_.metrics->CountLookup(pending->exchange->index, outcome);
-                          Decide(*pending, row.ok() ? &*row : nullptr);
+                          Decide(*pending, row.ok() ? &*row : nullptr, !row.ok());
                         });
 }
 
-void BidHandler::Decide(PendingBid& pending, const storage::RowResult* row) {
+bool BidHandler::StoreUnhealthy() const { return deps_.store_healthy && !deps_.store_healthy(); }
+
+void BidHandler::Decide(PendingBid& pending, const storage::RowResult* row,
+                        bool profile_unavailable) {
   const Profile profile = row != nullptr ? Profile(*row) : Profile();
   AuctionInput input;
   input.request = &pending.request;
   input.profile = &profile;
   input.now = absl::FromUnixMillis(deps_.wall_clock->NowMillis());
   input.exchange_seat = pending.exchange->config.seat;
+  input.profile_unavailable = profile_unavailable;
   thread_local AuctionResult result;
   auction_.Run(input, &result);
+  for (const auto& [campaign, withheld] : result.outage_decisions) {
+    deps_.metrics->CountStoreOutageDecision(campaign, withheld);
+  }
 
   if (result.bids.empty()) return Finish(pending, NoBidOutcome(result), NoBid(pending));
 

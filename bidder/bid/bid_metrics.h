@@ -8,13 +8,20 @@
 //   bidder_profile_timeouts_total{exchange}      the lookups above that timed out, by exchange
 //   bidder_bids_total{exchange,campaign}         bids made (one per impression bid on)
 //   bidder_bid_price_cpm_total{campaign}         sum of bid prices, CPM in bid.default_currency
+//   bidder_store_outage_decisions_total{campaign,policy,decision}
+//       candidates that met their store_outage_policy because the profile
+//       could not be read: decision "withheld" (no bid) or "allowed" (bid on
+//       the empty profile, if the rest of the auction let it); `policy` is
+//       the campaign's configured one
 //
 // Request outcomes: "bid"; "invalid" (400); "late" (the auction finished
 // after the deadline, answered 204); "nobid_<reason>" (204), the reason being
 // one of: expired (no time left on arrival), coppa (regs.coppa=1 under the
 // no-bid policy), currency (no acceptable currency), no_candidates (no
 // campaign offers the formats, country, device type or deals), seat, blocked,
-// targeting, segments, creative, floor, frequency_cap, pacing (the furthest
+// targeting, segments, creative, floor, store_outage (the profile could not
+// be read and the campaigns' store_outage_policy withheld them),
+// frequency_cap, pacing (the furthest
 // stage a candidate reached, see bidder/auction.h), error (an internal
 // error writing the response).
 //
@@ -52,9 +59,10 @@ enum class BidOutcome : size_t {
   kNoBidFloor,
   kNoBidFrequencyCap,
   kNoBidPacing,
+  kNoBidStoreOutage,
   kNoBidError,
 };
-inline constexpr size_t kBidOutcomeCount = 16;
+inline constexpr size_t kBidOutcomeCount = 17;
 // "bid", "invalid", "late", "nobid_expired", ...
 const char* BidOutcomeName(BidOutcome outcome);
 
@@ -75,6 +83,7 @@ class BidMetrics {
   void CountRequest(size_t exchange, BidOutcome outcome, double latency_seconds);
   void CountLookup(size_t exchange, LookupOutcome outcome);
   void CountBid(size_t exchange, size_t campaign, double price_cpm);
+  void CountStoreOutageDecision(size_t campaign, bool withheld);
 
   // The handles, for tests and the telemetry writer.
   prometheus::Counter& requests(size_t exchange, BidOutcome outcome) {
@@ -91,6 +100,9 @@ class BidMetrics {
     return *exchanges_[exchange].bids[campaign];
   }
   prometheus::Counter& price_sum(size_t campaign) { return *campaigns_[campaign].price_sum; }
+  prometheus::Counter& store_outage_decisions(size_t campaign, bool withheld) {
+    return withheld ? *campaigns_[campaign].outage_withheld : *campaigns_[campaign].outage_allowed;
+  }
 
   // Seconds: 50 µs to 250 ms, dense around the 0.1-10 ms where bids live.
   static prometheus::Histogram::BucketBoundaries LatencyBuckets();
@@ -104,6 +116,8 @@ class BidMetrics {
   };
   struct Campaign {
     prometheus::Counter* price_sum = nullptr;
+    prometheus::Counter* outage_withheld = nullptr;
+    prometheus::Counter* outage_allowed = nullptr;
   };
 
   std::vector<Exchange> exchanges_;

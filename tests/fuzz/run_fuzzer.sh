@@ -7,9 +7,10 @@
 # RTB_FUZZ_SECONDS, when set, overrides SECONDS (longer runs). New inputs go
 # to WORK_DIR/corpus, which later runs start from; the seed directories are
 # read only. A crash, leak, timeout or sanitizer report fails the run and
-# leaves the input in WORK_DIR/artifacts/; once the bug is fixed, commit the
-# input to tests/fuzz/corpus/<target>/ so the GoogleTest corpus replay keeps
-# it. The last line is the summary, also written to WORK_DIR/summary.txt:
+# leaves the input in WORK_DIR/artifacts/; with RTB_FUZZ_SAVE_CRASHES=1 (CI)
+# it is also copied to tests/fuzz/corpus/<target>/crash-<sha1>, where the
+# GoogleTest corpus replay of every build runs it (and fails until the bug
+# is fixed): commit it with the fix, as the regression input. The last line is the summary, also written to WORK_DIR/summary.txt:
 #   <target> runs <n> exec/s <n> cov <n> ft <n> corpus <n> new <n> rss_mb <n> seconds <n>
 set -euo pipefail
 fuzzer=$1
@@ -44,6 +45,16 @@ if [[ $status -ne 0 ]]; then
   echo "fuzz $name: FAILED (exit $status); inputs in $work/artifacts/:"
   ls -1 "$work/artifacts/"
   echo "Reproduce with: $fuzzer <input>. Once fixed, add the input to tests/fuzz/corpus/$name/."
+  if [[ ${RTB_FUZZ_SAVE_CRASHES:-0} == 1 ]]; then
+    regression_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/corpus/$name
+    mkdir -p "$regression_dir"
+    for input in "$work"/artifacts/*; do
+      [[ -f $input ]] || continue
+      copy=$regression_dir/crash-$(sha1sum "$input" | cut -c1-40)
+      cp "$input" "$copy"
+      echo "fuzz $name: regression input $copy"
+    done
+  fi
   exit 1
 fi
 echo "$summary"

@@ -8,8 +8,10 @@
 //      on the campaign's categories), content and domain targeting, required
 //      segments (bidder/targeting.h); then the first creative that fits the
 //      impression (preferring banner.w/h when it is offered) and is not
-//      blocked (bcat on its categories, bapp); then the floor; then the
-//      frequency cap; then the pacing snapshot;
+//      blocked (bcat on its categories, bapp); then the floor; then, when
+//      the profile could not be read, the campaign's store_outage_policy
+//      (config.h StoreOutagePolicy); then the frequency cap; then the pacing
+//      snapshot;
 //   3. the candidate with the highest price wins; on equal prices a deal bid
 //      beats an open-auction bid, then the campaign listed first in the config.
 // At most one bid per impression. A campaign may win several impressions of
@@ -44,6 +46,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/time/time.h"
@@ -61,6 +64,10 @@ struct AuctionInput {
   // Empty when the lookup was skipped, failed, missed its deadline or found
   // no row.
   const Profile* profile = nullptr;
+  // The profile could not be read (store unhealthy, lookup failed or late):
+  // each candidate's store_outage_policy decides whether it may bid on the
+  // empty profile.
+  bool profile_unavailable = false;
   // Wall-clock time: picks the frequency-cap day.
   absl::Time now;
   // seatbid[].seat of campaigns without their own seat (exchange seat).
@@ -82,6 +89,9 @@ struct AuctionResult {
   bool no_currency = false;
   bool no_candidates = true;
   Rejection rejection = Rejection::kNone;
+  // With profile_unavailable: each candidate that reached the outage policy
+  // (campaign index, true when the policy withheld its bid).
+  std::vector<std::pair<size_t, bool>> outage_decisions;
 
   void Clear();
 };

@@ -55,6 +55,7 @@ enum class Rejection : uint8_t {
   kSegments,      // required segments not in the profile
   kCreative,      // no creative fits the impression
   kFloor,         // max bid below the floor (or a floor in an unknown currency)
+  kStoreOutage,   // the profile could not be read and the campaign's policy forbids bidding blind
   kFrequencyCap,  // the device has seen the campaign often enough today
   kPacing,        // the pacing snapshot throttles or stops the campaign
 };

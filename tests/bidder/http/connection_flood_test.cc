@@ -672,5 +672,71 @@ TEST(ConnectionFloodTest, SlowlorisConnectionsAreClosedAndValidClientsAnswered) 
   ExpectAllAnswered(stats);
 }
 
+// At max_connections, with every held connection in use (nothing the
+// eviction may take): each connection beyond the cap is closed by the server
+// before it sends anything, and every accepted connection keeps being
+// answered, through the refusals and after them.
+TEST(ConnectionFloodTest,
+     ConnectionsBeyondMaxConnectionsAreRefusedAndTheAcceptedKeepBeingAnswered) {
+  RaiseDescriptorLimit();
+  config::ServerConfig config = FloodServer::Defaults();
+  config.max_connections = 64;
+  // Keep-alive connections become evictable only after idling this long.
+  config.first_byte_timeout_ms = 60000;
+  FloodServer server(config);
+  ASSERT_NE(server.port(), 0);
+
+  std::vector<std::unique_ptr<TestConnection>> accepted;
+  for (int i = 0; i < config.max_connections; ++i) {
+    accepted.push_back(std::make_unique<TestConnection>(server.port()));
+    std::optional<TestResponse> r =
+        accepted.back()->RoundTrip(PostRequest("/openrtb2/bid", kBidBody));
+    ASSERT_TRUE(r.has_value()) << "connection " << i;
+    ASSERT_EQ(r->status, 204u);
+  }
+  ASSERT_EQ(server.OpenConnections(), config.max_connections);
+
+  constexpr int kBeyond = 200;
+  std::vector<int> refused;
+  for (int i = 0; i < kBeyond; ++i) {
+    const int fd = StartSilentConnection(server.port(), LoopbackSource(i % 20));
+    ASSERT_GE(fd, 0);
+    refused.push_back(fd);
+    // Accepted connections are answered while the refusals go on.
+    if (i % 20 == 0) {
+      std::optional<TestResponse> r = accepted[static_cast<size_t>(i) % accepted.size()]->RoundTrip(
+          PostRequest("/openrtb2/bid", kBidBody));
+      ASSERT_TRUE(r.has_value());
+      EXPECT_EQ(r->status, 204u);
+    }
+  }
+  // Each refused connection sees its end (EOF or reset) without sending a
+  // byte: polled, bounded by 10 s in all.
+  int closed = 0;
+  const auto deadline = Clock::now() + milliseconds(10000);
+  for (int fd : refused) {
+    while (Clock::now() < deadline) {
+      pollfd p{fd, POLLIN, 0};
+      if (::poll(&p, 1, 20) > 0) {
+        char byte;
+        const ssize_t n = ::recv(fd, &byte, 1, MSG_DONTWAIT);
+        if (n == 0 || (n < 0 && errno != EAGAIN)) ++closed;
+        break;
+      }
+    }
+    ::close(fd);
+  }
+  EXPECT_EQ(closed, kBeyond);
+  EXPECT_EQ(server.Refused("max_connections"), kBeyond);
+  EXPECT_EQ(server.Closed("evicted"), 0);
+  // Every accepted connection is still open and answered.
+  for (size_t i = 0; i < accepted.size(); ++i) {
+    std::optional<TestResponse> r = accepted[i]->RoundTrip(PostRequest("/openrtb2/bid", kBidBody));
+    ASSERT_TRUE(r.has_value()) << "connection " << i;
+    EXPECT_EQ(r->status, 204u);
+  }
+  EXPECT_EQ(server.OpenConnections(), config.max_connections);
+}
+
 }  // namespace
 }  // namespace rtb::bidder
