@@ -128,7 +128,12 @@ absl::StatusOr<std::unique_ptr<BidderApp>> BidderApp::Create(config::BidderConfi
   app->server_ = *std::move(server);
 
   app->readiness_ = std::make_unique<StorageReadiness>(*app->store_);
-  AddOperationalEndpoints(*app->server_, *app->readiness_, app->registry_, cfg.metrics.path);
+  int campaigns_bidding_without_profiles = 0;
+  for (const config::CampaignConfig& campaign : cfg.campaigns) {
+    if (config::BidsWithoutProfile(campaign)) ++campaigns_bidding_without_profiles;
+  }
+  AddOperationalEndpoints(*app->server_, *app->readiness_, app->registry_, cfg.metrics.path,
+                          campaigns_bidding_without_profiles);
   if (absl::Status s = app->RegisterBidRoutes(); !s.ok()) return s;
   if (absl::Status s = app->RegisterBeaconRoutes(); !s.ok()) return s;
   return app;
@@ -153,6 +158,8 @@ absl::Status BidderApp::RegisterBidRoutes() {
   deps.metrics = bid_metrics_.get();
   const HttpServer* server = server_.get();
   deps.bound_port = [server] { return server->port(); };
+  const StorageReadiness* readiness = readiness_.get();
+  deps.store_healthy = [readiness] { return readiness->healthy(); };
   absl::StatusOr<std::unique_ptr<BidHandler>> handler = BidHandler::Create(std::move(deps));
   if (!handler.ok()) return Annotate(handler.status(), "cannot build the bid handler");
   bid_handler_ = *std::move(handler);

@@ -40,6 +40,11 @@ constexpr EnumName<CoppaPolicy> kCoppaPolicies[] = {
     {"no-bid", CoppaPolicy::kNoBid},
     {"contextual", CoppaPolicy::kContextual},
 };
+constexpr EnumName<StoreOutagePolicy> kStoreOutagePolicies[] = {
+    {"contextual_only", StoreOutagePolicy::kContextualOnly},
+    {"no_bid", StoreOutagePolicy::kNoBid},
+    {"as_today", StoreOutagePolicy::kAsToday},
+};
 constexpr EnumName<PacingMode> kPacingModes[] = {
     {"even", PacingMode::kEven},
     {"asap", PacingMode::kAsap},
@@ -196,9 +201,11 @@ void DecodeServer(const json& value, const std::string& path, ErrorList* errors,
   fields.Read("max_header_bytes", &out->max_header_bytes);
   fields.Read("max_body_bytes", &out->max_body_bytes);
   fields.Read("max_inflated_body_bytes", &out->max_inflated_body_bytes);
+  fields.Read("first_byte_timeout_ms", &out->first_byte_timeout_ms);
   fields.Read("read_timeout_ms", &out->read_timeout_ms);
   fields.Read("idle_timeout_ms", &out->idle_timeout_ms);
   fields.Read("max_connections", &out->max_connections);
+  fields.Read("max_connections_per_peer", &out->max_connections_per_peer);
   fields.Read("graceful_shutdown_timeout_ms", &out->graceful_shutdown_timeout_ms);
   fields.Read("console_enabled", &out->console_enabled);
   fields.Read("admin_api_enabled", &out->admin_api_enabled);
@@ -375,6 +382,7 @@ void DecodeCampaign(const json& value, const std::string& path, ErrorList* error
   fields.ReadEnum("pacing_mode", kPacingModes, &out->pacing_mode);
   fields.Read("time_zone", &out->time_zone);
   fields.Read("frequency_cap_per_day", &out->frequency_cap_per_day);
+  fields.ReadEnum("store_outage_policy", kStoreOutagePolicies, &out->store_outage_policy);
   fields.Read("max_bid_cpm", &out->max_bid_cpm);
   ReadObject(fields, "targeting", &out->targeting, DecodeTargeting);
   ReadObjectList(fields, "creatives", &out->creatives, DecodeCreative);
@@ -554,6 +562,22 @@ const char* ThriftTransportName(ThriftTransport transport) {
 }
 const char* CoppaPolicyName(CoppaPolicy policy) { return NameOf(kCoppaPolicies, policy); }
 const char* PacingModeName(PacingMode mode) { return NameOf(kPacingModes, mode); }
+const char* StoreOutagePolicyName(StoreOutagePolicy policy) {
+  return NameOf(kStoreOutagePolicies, policy);
+}
+
+bool BidsWithoutProfile(const CampaignConfig& campaign) {
+  if (!campaign.enabled) return false;
+  switch (campaign.store_outage_policy) {
+    case StoreOutagePolicy::kNoBid:
+      return false;
+    case StoreOutagePolicy::kContextualOnly:
+      return campaign.frequency_cap_per_day == 0 && campaign.targeting.required_segments.empty();
+    case StoreOutagePolicy::kAsToday:
+      return true;
+  }
+  return false;
+}
 const char* CreativeFormatName(CreativeFormat format) { return NameOf(kCreativeFormats, format); }
 const char* BillingNoticeName(BillingNotice notice) { return NameOf(kBillingNotices, notice); }
 const char* StartSlotName(StartSlot slot) { return NameOf(kStartSlots, slot); }

@@ -127,6 +127,12 @@ struct ServerConfig {
   // compressed body may expand to. Default 262144 (256 KiB).
   // Range [max_body_bytes, 67108864].
   int max_inflated_body_bytes = 256 << 10;
+  // Time a new connection may take to send the first byte of its first
+  // request, ms; a silent connection is closed after it. An exchange writes
+  // its request as soon as the connection is up, so this only has to cover
+  // one trip across the network and a busy client. Default 250.
+  // Range [1, 60000].
+  int first_byte_timeout_ms = 250;
   // Time allowed to read one whole request once its first byte arrived, ms.
   // Default 1000. Range [1, 600000].
   int read_timeout_ms = 1000;
@@ -134,8 +140,19 @@ struct ServerConfig {
   // Range [1, 3600000].
   int idle_timeout_ms = 60000;
   // Open connections accepted at once; further ones are closed at accept.
+  // From 15/16 of it on, each new connection closes a connection of its I/O
+  // thread that waits for a request: the new connection that has waited
+  // longest for its first byte, else the keep-alive connection idle longest
+  // if idle for first_byte_timeout_ms at least; at the cap, the accepting
+  // thread does the same before it refuses. So idle connections make room
+  // for new ones, and a silent flood cannot push out connections in use.
   // Default 10000. Range [1, 1000000].
   int max_connections = 10000;
+  // Open connections accepted at once from one remote IP address; further
+  // ones from it are closed at accept. Behind a load balancer or proxy,
+  // whose connections all come from its own addresses, raise it to
+  // max_connections. Default 1000. Range [1, 1000000].
+  int max_connections_per_peer = 1000;
   // On SIGTERM: time in-flight requests get to finish before connections are
   // closed, ms. Default 5000. Range [0, 600000].
   int graceful_shutdown_timeout_ms = 5000;
@@ -265,6 +282,16 @@ struct BidConfig {
 
 // ---------------------------------------------------------------------------
 // campaigns: what we bid for. Held in memory by the bidder.
+
+// What a campaign does while its profile cannot be read: the store is
+// reported unhealthy, or the request's profile lookup failed or missed its
+// deadline. Without the profile its frequency cap reads as 0 impressions and
+// its segments as absent.
+enum class StoreOutagePolicy {
+  kContextualOnly,  // "contextual_only": bids only if it has no cap and no required segments
+  kNoBid,           // "no_bid": does not bid at all
+  kAsToday,         // "as_today": bids on the empty profile (caps are not enforced)
+};
 
 enum class PacingMode {
   kEven,  // "even": spread the daily budget over the remaining hours
@@ -510,6 +537,9 @@ struct CampaignConfig {
   // Impressions per device per day; 0 means no cap. Default 0.
   // Range [0, 10000].
   int frequency_cap_per_day = 0;
+  // See StoreOutagePolicy. Default "contextual_only": a storage outage never
+  // makes a capped or segment-targeted campaign bid blind.
+  StoreOutagePolicy store_outage_policy = StoreOutagePolicy::kContextualOnly;
   // Highest bid, `currency` per thousand impressions. Required, > 0 and at
   // most 1000.
   double max_bid_cpm = 0;
@@ -736,6 +766,11 @@ const char* StorageBackendName(StorageBackend backend);
 const char* ThriftTransportName(ThriftTransport transport);
 const char* CoppaPolicyName(CoppaPolicy policy);
 const char* PacingModeName(PacingMode mode);
+const char* StoreOutagePolicyName(StoreOutagePolicy policy);
+// Whether `campaign` may bid while its profile cannot be read (its
+// store_outage_policy applied to its cap and segments); disabled campaigns
+// never bid.
+bool BidsWithoutProfile(const CampaignConfig& campaign);
 const char* CreativeFormatName(CreativeFormat format);
 const char* BillingNoticeName(BillingNotice notice);
 const char* StartSlotName(StartSlot slot);

@@ -160,9 +160,11 @@ void ValidateServer(const BidderConfig& config, ErrorList* errors) {
     at.InRange("max_inflated_body_bytes", server.max_inflated_body_bytes, server.max_body_bytes,
                64 << 20);
   }
+  at.InRange("first_byte_timeout_ms", server.first_byte_timeout_ms, 1, 60000);
   at.InRange("read_timeout_ms", server.read_timeout_ms, 1, 600000);
   at.InRange("idle_timeout_ms", server.idle_timeout_ms, 1, 3600000);
   at.InRange("max_connections", server.max_connections, 1, 1000000);
+  at.InRange("max_connections_per_peer", server.max_connections_per_peer, 1, 1000000);
   at.InRange("graceful_shutdown_timeout_ms", server.graceful_shutdown_timeout_ms, 0, 600000);
 
   const std::vector<ExchangeConfig>& exchanges = server.exchanges;

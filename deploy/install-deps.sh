@@ -6,6 +6,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config git
   clang-format  # tests/repository checks the formatting
+  clang-14 libclang-rt-14-dev  # the Fuzz build type: libFuzzer, ASan, UBSan (tests/fuzz)
   libboost1.81-dev
   nlohmann-json3-dev
   libsimdjson-dev

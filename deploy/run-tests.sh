@@ -12,6 +12,12 @@
 #   RTB_ARTIFACTS_DIR  where the console's browser test (label "browser")
 #                    saves its screenshots and the bidder's log (default:
 #                    $BUILD_DIR/tests/console/artifacts)
+#   RTB_FUZZ         0 skips the fuzzing stage (default 1): a Fuzz build
+#                    (clang-14) in FUZZ_BUILD_DIR (default build-fuzz) whose
+#                    libFuzzer targets each run RTB_FUZZ_SECONDS (default 60),
+#                    JOBS at a time; a crashing input is copied into
+#                    tests/fuzz/corpus/<target>/, where every later build's
+#                    corpus replay test fails on it until the bug is fixed.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -47,3 +53,15 @@ if [[ "$WITH_HBASE" == "1" ]]; then
 fi
 
 ctest --test-dir "$BUILD_DIR" --output-on-failure --timeout 900 -j"$JOBS" "${CTEST_EXCLUDE[@]}"
+
+if [[ ${RTB_FUZZ:-1} == 1 ]]; then
+  FUZZ_BUILD_DIR=${FUZZ_BUILD_DIR:-build-fuzz}
+  cmake -S . -B "$FUZZ_BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Fuzz \
+    -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14
+  cmake --build "$FUZZ_BUILD_DIR" --target fuzzers -j"$JOBS"
+  fuzz_status=0
+  RTB_FUZZ_SECONDS=${RTB_FUZZ_SECONDS:-60} RTB_FUZZ_SAVE_CRASHES=1 \
+    ctest --test-dir "$FUZZ_BUILD_DIR" -L fuzz --output-on-failure -j"$JOBS" || fuzz_status=$?
+  tests/fuzz/fuzz_report.sh "$FUZZ_BUILD_DIR"
+  exit $fuzz_status
+fi

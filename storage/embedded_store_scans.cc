@@ -15,8 +15,7 @@ class FamilyCursor {
  public:
   FamilyCursor(rocksdb::DB* db, const Selection::Entry& entry, const rocksdb::Snapshot* snapshot,
                TimeRange time_range, int max_versions, int64_t now_ms)
-      : entry_(entry),
-        filter_(entry.family->options, &entry.qualifiers, time_range, max_versions, now_ms) {
+      : filter_(entry.family->options, &entry.qualifiers, time_range, max_versions, now_ms) {
     rocksdb::ReadOptions ro;
     ro.snapshot = snapshot;
     ro.total_order_seek = true;
@@ -68,7 +67,6 @@ class FamilyCursor {
     }
   }
 
-  const Selection::Entry& entry_;
   VisibleCellFilter filter_;
   std::unique_ptr<rocksdb::Iterator> it_;
   DecodedKey key_;

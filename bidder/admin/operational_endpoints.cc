@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "boost/beast/http/verb.hpp"
 #include "prometheus/text_serializer.h"
 
@@ -26,16 +27,24 @@ HttpResponse Text(unsigned status, std::string body) {
 }  // namespace
 
 void AddOperationalEndpoints(HttpServer& server, const StorageReadiness& readiness,
-                             prometheus::Registry& registry, std::string metrics_path) {
+                             prometheus::Registry& registry, std::string metrics_path,
+                             int campaigns_bidding_without_profiles) {
   server.Route(http::verb::get, kHealthzPath,
                [](const HttpRequest&, Responder respond) { respond(Text(200, "ok")); });
 
   server.Route(http::verb::get, kReadyzPath,
-               [&server, &readiness](const HttpRequest&, Responder respond) {
+               [&server, &readiness, campaigns_bidding_without_profiles](const HttpRequest&,
+                                                                         Responder respond) {
                  if (server.draining()) return respond(Text(503, "not ready: shutting down\n"));
                  absl::Status status = readiness.Status();
+                 if (!status.ok() && campaigns_bidding_without_profiles > 0) {
+                   return respond(Text(200, absl::StrCat("ready: degraded, ", status.message(),
+                                                         "; ", campaigns_bidding_without_profiles,
+                                                         " campaigns bid without profiles\n")));
+                 }
                  if (!status.ok()) {
-                   return respond(Text(503, "not ready: " + std::string(status.message()) + "\n"));
+                   return respond(Text(503, absl::StrCat("not ready: ", status.message(),
+                                                         "; no campaign bids without profiles\n")));
                  }
                  respond(Text(200, "ready\n"));
                });

@@ -1,7 +1,12 @@
 // The endpoints every bidder process serves besides bidding:
 //   GET /healthz   200 "ok" while the process serves HTTP (liveness)
 //   GET /readyz    200 "ready" when storage answers its health check and the
-//                  server is not shutting down; 503 with the reason otherwise
+//                  server is not shutting down. With storage unhealthy it
+//                  agrees with the campaigns' store_outage_policy: 200
+//                  "ready: degraded ..." while some campaign still bids
+//                  without profiles (a load balancer must not drain a bidder
+//                  that is still bidding), 503 when none does; 503 with the
+//                  reason when shutting down
 //   GET <metrics>  Prometheus text exposition (format 0.0.4) of the registry
 //
 // Thread-safety: the handlers run on the I/O threads; they read the
@@ -21,9 +26,12 @@ inline constexpr char kHealthzPath[] = "/healthz";
 inline constexpr char kReadyzPath[] = "/readyz";
 
 // Registers the three routes on `server`. `readiness` and `registry` must
-// outlive the server's I/O threads.
+// outlive the server's I/O threads. `campaigns_bidding_without_profiles`:
+// how many campaigns config::BidsWithoutProfile lets bid while storage is
+// down.
 void AddOperationalEndpoints(HttpServer& server, const StorageReadiness& readiness,
-                             prometheus::Registry& registry, std::string metrics_path);
+                             prometheus::Registry& registry, std::string metrics_path,
+                             int campaigns_bidding_without_profiles);
 
 }  // namespace rtb::bidder
 

@@ -30,8 +30,17 @@ void StorageReadiness::Check() {
   absl::Status status = store_.CheckHealth();
   const auto now = std::chrono::steady_clock::now();
   absl::MutexLock lock(&mu_);
+  last_ok_.store(status.ok(), std::memory_order_relaxed);
+  last_at_ticks_.store(now.time_since_epoch().count(), std::memory_order_relaxed);
   last_ = std::move(status);
   last_at_ = now;
+}
+
+bool StorageReadiness::healthy() const {
+  if (!last_ok_.load(std::memory_order_relaxed)) return false;
+  const std::chrono::steady_clock::time_point at{
+      std::chrono::steady_clock::duration(last_at_ticks_.load(std::memory_order_relaxed))};
+  return std::chrono::steady_clock::now() - at <= options_.max_result_age;
 }
 
 void StorageReadiness::Loop() {

@@ -11,6 +11,7 @@
 #ifndef RTB_BIDDER_ADMIN_READINESS_H_
 #define RTB_BIDDER_ADMIN_READINESS_H_
 
+#include <atomic>
 #include <chrono>
 #include <thread>
 
@@ -41,6 +42,9 @@ class StorageReadiness {
 
   // OK when the last check passed and is recent; otherwise the reason.
   absl::Status Status() const;
+  // Status().ok() without the lock or the message: cheap enough for every
+  // bid request.
+  bool healthy() const;
 
  private:
   void Check();
@@ -51,6 +55,9 @@ class StorageReadiness {
   mutable absl::Mutex mu_;
   absl::Status last_ ABSL_GUARDED_BY(mu_);
   std::chrono::steady_clock::time_point last_at_ ABSL_GUARDED_BY(mu_);
+  // Copies of last_.ok() and last_at_ for healthy().
+  std::atomic<bool> last_ok_{false};
+  std::atomic<std::chrono::steady_clock::rep> last_at_ticks_{0};
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_;
 };

@@ -88,6 +88,8 @@ BidOutcome NoBidOutcome(const AuctionResult& result) {
       return BidOutcome::kNoBidCreative;
     case Rejection::kFloor:
       return BidOutcome::kNoBidFloor;
+    case Rejection::kStoreOutage:
+      return BidOutcome::kNoBidStoreOutage;
     case Rejection::kFrequencyCap:
       return BidOutcome::kNoBidFrequencyCap;
     case Rejection::kPacing:
@@ -247,13 +249,13 @@ void BidHandler::Handle(size_t exchange, const HttpRequest& http, Responder resp
   } else {
     pending->identity.skip = LookupSkipReason::kPrivacy;
   }
-  if (!preview.needs_profile) return Decide(*pending, nullptr);
+  if (!preview.needs_profile) return Decide(*pending, nullptr, StoreUnhealthy());
   const bool lookup_allowed = (preview.needs_segments && permissions.read_segments) ||
                               (preview.needs_frequency_caps && permissions.read_frequency_caps);
   if (!lookup_allowed || !pending->identity.key.has_value() ||
       !pending->deadline.LookupPossible(now)) {
     deps_.metrics->CountLookup(pending->exchange->index, LookupOutcome::kSkipped);
-    return Decide(*pending, nullptr);
+    return Decide(*pending, nullptr, StoreUnhealthy());
   }
 
   // 6. The lookup.
@@ -277,7 +279,7 @@ void BidHandler::LookUpProfile(std::shared_ptr<PendingBid> pending) {
   pending->guard->async_wait([this, pending](const boost::system::error_code& error) {
     if (error || pending->settled.exchange(true)) return;
     deps_.metrics->CountLookup(pending->exchange->index, LookupOutcome::kTimeout);
-    Decide(*pending, nullptr);
+    Decide(*pending, nullptr, /*profile_unavailable=*/true);
   });
 
   const BidDeadline::TimePoint lookup_deadline = pending->deadline.lookup;
@@ -298,19 +300,26 @@ void BidHandler::LookUpProfile(std::shared_ptr<PendingBid> pending) {
                             outcome = row->empty() ? LookupOutcome::kMiss : LookupOutcome::kHit;
                           }
                           deps_.metrics->CountLookup(pending->exchange->index, outcome);
-                          Decide(*pending, row.ok() ? &*row : nullptr);
+                          Decide(*pending, row.ok() ? &*row : nullptr, !row.ok());
                         });
 }
 
-void BidHandler::Decide(PendingBid& pending, const storage::RowResult* row) {
+bool BidHandler::StoreUnhealthy() const { return deps_.store_healthy && !deps_.store_healthy(); }
+
+void BidHandler::Decide(PendingBid& pending, const storage::RowResult* row,
+                        bool profile_unavailable) {
   const Profile profile = row != nullptr ? Profile(*row) : Profile();
   AuctionInput input;
   input.request = &pending.request;
   input.profile = &profile;
   input.now = absl::FromUnixMillis(deps_.wall_clock->NowMillis());
   input.exchange_seat = pending.exchange->config.seat;
+  input.profile_unavailable = profile_unavailable;
   thread_local AuctionResult result;
   auction_.Run(input, &result);
+  for (const auto& [campaign, withheld] : result.outage_decisions) {
+    deps_.metrics->CountStoreOutageDecision(campaign, withheld);
+  }
 
   if (result.bids.empty()) return Finish(pending, NoBidOutcome(result), NoBid(pending));
 

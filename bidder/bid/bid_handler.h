@@ -23,8 +23,11 @@
 //   6. One AsyncGet on `profiles` (families seg and fc as privacy allows,
 //      TIMELINE) bounded by the lookup deadline. A guard timer at the same
 //      instant answers for a backend that does not keep its deadline, so the
-//      request never waits longer. Timeout or error -> empty profile,
-//      contextual bid.
+//      request never waits longer. Timeout or error -> empty profile, and the
+//      profile counts as unavailable: each candidate's store_outage_policy
+//      (config.h) decides whether it may bid without it. So does a store the
+//      readiness check reports unhealthy (Dependencies::store_healthy),
+//      lookup or not.
 //   7. The auction (bidder/auction.h, with the DSA signal per campaign),
 //      then the response: signed beacon URLs (bidder/beacon_url.h: the
 //      device key only when privacy allows it, and what the beacon side may
@@ -92,6 +95,9 @@ class BidHandler {
     // Read per response, since the port is known only once the server runs.
     // Unset: server.port.
     std::function<uint16_t()> bound_port;
+    // Whether the store answers (the readiness check's last result); read
+    // per request, so it must be cheap. Unset: always healthy.
+    std::function<bool()> store_healthy;
   };
 
   // Builds the campaign index, currency table, key hasher and beacon signer.
@@ -124,7 +130,11 @@ class BidHandler {
   explicit BidHandler(Dependencies dependencies, CurrencyTable currencies, CampaignIndex index);
 
   void LookUpProfile(std::shared_ptr<PendingBid> pending);
-  void Decide(PendingBid& pending, const storage::RowResult* row);
+  // `profile_unavailable`: the profile could not be read (see the header
+  // comment, step 5); with a null `row` otherwise the device has no profile
+  // or none was needed.
+  void Decide(PendingBid& pending, const storage::RowResult* row, bool profile_unavailable);
+  bool StoreUnhealthy() const;
   void Finish(PendingBid& pending, BidOutcome outcome, HttpResponse response);
   // The bid response of `result`, into `*body`; false when the writer
   // refused it.

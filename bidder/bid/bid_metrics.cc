@@ -1,5 +1,7 @@
 #include "bidder/bid/bid_metrics.h"
 
+#include <string>
+
 #include "prometheus/family.h"
 
 namespace rtb::bidder {
@@ -56,6 +58,8 @@ const char* BidOutcomeName(BidOutcome outcome) {
       return "nobid_frequency_cap";
     case BidOutcome::kNoBidPacing:
       return "nobid_pacing";
+    case BidOutcome::kNoBidStoreOutage:
+      return "nobid_store_outage";
     case BidOutcome::kNoBidError:
       return "nobid_error";
   }
@@ -159,8 +163,19 @@ BidMetrics::BidMetrics(prometheus::Registry& registry,
   for (size_t i = 0; i < kLookupOutcomeCount; ++i) {
     lookups_[i] = &lookups.Add({{"outcome", LookupOutcomeName(static_cast<LookupOutcome>(i))}});
   }
+  auto& outage = prometheus::BuildCounter()
+                     .Name("bidder_store_outage_decisions_total")
+                     .Help(
+                         "Candidates that met their store_outage_policy because the profile "
+                         "could not be read, by campaign, policy and decision (withheld or "
+                         "allowed)")
+                     .Register(registry);
   for (const config::CampaignConfig& campaign : campaigns) {
-    campaigns_.push_back({&price_sum.Add({{"campaign", campaign.id}})});
+    const std::string policy = config::StoreOutagePolicyName(campaign.store_outage_policy);
+    campaigns_.push_back(
+        {&price_sum.Add({{"campaign", campaign.id}}),
+         &outage.Add({{"campaign", campaign.id}, {"policy", policy}, {"decision", "withheld"}}),
+         &outage.Add({{"campaign", campaign.id}, {"policy", policy}, {"decision", "allowed"}})});
   }
   auto& privacy_decisions =
       prometheus::BuildCounter()
@@ -190,6 +205,10 @@ void BidMetrics::CountRequest(size_t exchange, BidOutcome outcome, double latenc
 void BidMetrics::CountLookup(size_t exchange, LookupOutcome outcome) {
   lookups_[static_cast<size_t>(outcome)]->Increment();
   if (outcome == LookupOutcome::kTimeout) exchanges_[exchange].profile_timeouts->Increment();
+}
+
+void BidMetrics::CountStoreOutageDecision(size_t campaign, bool withheld) {
+  store_outage_decisions(campaign, withheld).Increment();
 }
 
 void BidMetrics::CountBid(size_t exchange, size_t campaign, double price_cpm) {

@@ -20,6 +20,11 @@
 //                                                per occurrence), unusable_native_request
 //                                                (per impression), unknown_taxonomy (per
 //                                                request whose cattax the tables do not hold)
+//   bidder_store_outage_decisions_total{campaign,policy,decision}
+//       candidates that met their store_outage_policy because the profile
+//       could not be read: decision "withheld" (no bid) or "allowed" (bid on
+//       the empty profile, if the rest of the auction let it); `policy` is
+//       the campaign's configured one
 //
 // Request outcomes: "bid"; "invalid" (400); "late" (the auction finished
 // after the deadline, answered 204); "nobid_<reason>" (204), the reason being
@@ -27,9 +32,10 @@
 // no-bid policy), currency (no acceptable currency), no_candidates (no
 // campaign offers the formats, country, device type or deals), privacy (the
 // request's privacy signals allow no bid; the decision's outcome says why),
-// seat, blocked, targeting, segments, dsa, creative, floor, frequency_cap,
-// pacing (the furthest stage a candidate reached, see bidder/auction.h),
-// error (an internal error writing the response).
+// seat, blocked, targeting, segments, dsa, creative, floor, store_outage (the
+// profile could not be read and the campaigns' store_outage_policy withheld
+// them), frequency_cap, pacing (the furthest stage a candidate reached, see
+// bidder/auction.h), error (an internal error writing the response).
 //
 // A stale lookup (answered by a secondary replica) counts as "stale", not as
 // hit or miss; its data is used.
@@ -70,9 +76,10 @@ enum class BidOutcome : size_t {
   kNoBidFloor,
   kNoBidFrequencyCap,
   kNoBidPacing,
+  kNoBidStoreOutage,
   kNoBidError,
 };
-inline constexpr size_t kBidOutcomeCount = 18;
+inline constexpr size_t kBidOutcomeCount = 19;
 // "bid", "invalid", "late", "nobid_expired", ...
 const char* BidOutcomeName(BidOutcome outcome);
 
@@ -109,6 +116,7 @@ class BidMetrics {
   // its cattax is one the taxonomy tables do not hold.
   void CountIgnored(size_t exchange, const openrtb::IgnoredInRequest& ignored,
                     bool unknown_taxonomy);
+  void CountStoreOutageDecision(size_t campaign, bool withheld);
 
   // The handles, for tests and the telemetry writer.
   prometheus::Counter& requests(size_t exchange, BidOutcome outcome) {
@@ -134,6 +142,10 @@ class BidMetrics {
     return *exchanges_[exchange].ignored[static_cast<size_t>(what)];
   }
 
+  prometheus::Counter& store_outage_decisions(size_t campaign, bool withheld) {
+    return withheld ? *campaigns_[campaign].outage_withheld : *campaigns_[campaign].outage_allowed;
+  }
+
   // Seconds: 50 µs to 250 ms, dense around the 0.1-10 ms where bids live.
   static prometheus::Histogram::BucketBoundaries LatencyBuckets();
 
@@ -147,6 +159,8 @@ class BidMetrics {
   };
   struct Campaign {
     prometheus::Counter* price_sum = nullptr;
+    prometheus::Counter* outage_withheld = nullptr;
+    prometheus::Counter* outage_allowed = nullptr;
   };
 
   std::vector<Exchange> exchanges_;

@@ -49,6 +49,19 @@ prometheus::Counter& Worker::RequestCounter(int route_id, unsigned code) {
   return *it->second;
 }
 
+bool Worker::EvictOldestIdle() {
+  if (!fresh.empty()) {
+    fresh.front().session->Evict();
+    return true;
+  }
+  if (!idle.empty() &&
+      std::chrono::steady_clock::now() - idle.front().since >= core.limits.first_byte_timeout) {
+    idle.front().session->Evict();
+    return true;
+  }
+  return false;
+}
+
 std::string_view Worker::Date() {
   const std::time_t now = std::time(nullptr);
   if (now != date_second_) {
@@ -68,8 +81,15 @@ std::string_view Worker::Date() {
 // ---------------------------------------------------------------------------
 // ServerCore
 
-ConnectionSlot::~ConnectionSlot() {
-  if (core_ != nullptr) core_->Release();
+void ConnectionSlot::Release() {
+  if (core_ != nullptr) std::exchange(core_, nullptr)->Release(peer_);
+}
+
+PeerKey PeerKeyOf(const asio::ip::address& address) {
+  const asio::ip::address_v6 v6 =
+      address.is_v4() ? asio::ip::make_address_v6(asio::ip::v4_mapped, address.to_v4())
+                      : address.to_v6();
+  return v6.to_bytes();
 }
 
 namespace {
@@ -79,9 +99,12 @@ ServerLimits LimitsFrom(const config::ServerConfig& config, const HttpServerTuni
   limits.max_header_bytes = static_cast<uint32_t>(config.max_header_bytes);
   limits.max_body_bytes = static_cast<uint64_t>(config.max_body_bytes);
   limits.max_inflated_body_bytes = static_cast<size_t>(config.max_inflated_body_bytes);
+  limits.first_byte_timeout = std::chrono::milliseconds(config.first_byte_timeout_ms);
   limits.read_timeout = std::chrono::milliseconds(config.read_timeout_ms);
   limits.idle_timeout = std::chrono::milliseconds(config.idle_timeout_ms);
   limits.max_connections = config.max_connections;
+  limits.max_connections_per_peer = config.max_connections_per_peer;
+  limits.eviction_threshold = config.max_connections - config.max_connections / 16;
   limits.max_response_bytes = tuning.max_response_bytes;
   limits.linger = tuning.linger;
   return limits;
@@ -98,17 +121,46 @@ ServerCore::ServerCore(const config::ServerConfig& config, const HttpServerTunin
       limits(LimitsFrom(config, tuning)),
       metrics(registry) {}
 
-std::optional<ConnectionSlot> ServerCore::ReserveConnection() {
+std::optional<ConnectionSlot> ServerCore::ReserveConnection(const PeerKey& peer,
+                                                            RefuseReason* refused) {
   int open = open_.load(std::memory_order_relaxed);
-  while (open < limits.max_connections) {
-    if (open_.compare_exchange_weak(open, open + 1, std::memory_order_acq_rel)) {
-      return ConnectionSlot(this);
+  do {
+    if (open >= limits.max_connections) {
+      *refused = RefuseReason::kMaxConnections;
+      return std::nullopt;
+    }
+  } while (!open_.compare_exchange_weak(open, open + 1, std::memory_order_acq_rel));
+  {
+    absl::MutexLock lock(&peers_mu_);
+    int& count = peers_[peer];
+    if (count < limits.max_connections_per_peer) {
+      ++count;
+      return ConnectionSlot(this, peer);
     }
   }
+  ReleaseGlobal();
+  *refused = RefuseReason::kPeerLimit;
   return std::nullopt;
 }
 
-void ServerCore::Release() {
+int ServerCore::peer_connections(const PeerKey& peer) const {
+  absl::MutexLock lock(&peers_mu_);
+  auto it = peers_.find(peer);
+  return it == peers_.end() ? 0 : it->second;
+}
+
+void ServerCore::Release(const PeerKey& peer) {
+  {
+    absl::MutexLock lock(&peers_mu_);
+    auto it = peers_.find(peer);
+    // An entry lives while its peer has a connection, so the map is bounded
+    // by the open connections.
+    if (it != peers_.end() && --it->second <= 0) peers_.erase(it);
+  }
+  ReleaseGlobal();
+}
+
+void ServerCore::ReleaseGlobal() {
   if (open_.fetch_sub(1, std::memory_order_acq_rel) == 1 &&
       draining.load(std::memory_order_acquire)) {
     std::lock_guard<std::mutex> lock(drain_mu_);
@@ -131,42 +183,88 @@ namespace {
 // ---------------------------------------------------------------------------
 // Accepting
 
-void Serve(Worker& worker, Socket socket, ConnectionSlot slot) {
-  std::make_shared<Session>(worker, std::move(socket), std::move(slot))->Start();
+// Connections taken from the accept queue per wakeup of a listener, the
+// first by async_accept and the rest by non-blocking accepts: a burst of
+// connections costs one trip through the reactor per batch instead of one
+// each, so the kernel's queue drains faster than a flood fills it.
+constexpr int kAcceptBatch = 64;
+
+void Serve(Worker& worker, Socket socket, const asio::ip::address& peer, ConnectionSlot slot) {
+  std::make_shared<Session>(worker, std::move(socket), peer, std::move(slot))->Start();
+}
+
+// Decides on one accepted connection, on the accepting thread: refuse it, or
+// hand it to `target` (after the eviction its arrival calls for).
+void Admit(Worker& owner, Worker& target, Socket socket) {
+  ServerCore& core = owner.core;
+  boost::system::error_code peer_ec;
+  const tcp::endpoint peer = socket.remote_endpoint(peer_ec);
+  if (peer_ec) {
+    // The peer is already gone: nothing to serve or count.
+    socket.close(peer_ec);
+    return;
+  }
+  const PeerKey key = PeerKeyOf(peer.address());
+  RefuseReason refused = RefuseReason::kMaxConnections;
+  std::optional<ConnectionSlot> slot = core.ReserveConnection(key, &refused);
+  // At the cap, a connection of this thread that waits for a request gives
+  // way at once (its slot is freed when it closes), so a new connection is
+  // refused only when none waits here.
+  if (!slot && refused == RefuseReason::kMaxConnections && owner.EvictOldestIdle()) {
+    if (auto again = core.ReserveConnection(key, &refused)) slot.emplace(std::move(*again));
+  }
+  if (!slot) {
+    core.metrics.Refused(refused).Increment();
+    // Closed at once: a refusal costs the accepting thread one close and
+    // keeps no descriptor.
+    boost::system::error_code close_ec;
+    socket.close(close_ec);
+    return;
+  }
+  core.metrics.accepted_connections.Increment();
+  // Near the cap the new connection's worker evicts, before the connection
+  // joins its idle lists.
+  const bool evict = core.NearConnectionLimit();
+  if (&target == &owner) {
+    if (evict) target.EvictOldestIdle();
+    Serve(target, std::move(socket), peer.address(), std::move(*slot));
+    return;
+  }
+  asio::post(*target.ioc, [&target, evict, address = peer.address(), socket = std::move(socket),
+                           slot = std::move(*slot)]() mutable {
+    if (evict) target.EvictOldestIdle();
+    Serve(target, std::move(socket), address, std::move(slot));
+  });
 }
 
 void Accept(Worker& owner, Listener& listener) {
   ServerCore& core = owner.core;
-  Worker& target = core.accept_mode == AcceptMode::kRoundRobin ? core.NextWorker() : owner;
+  const bool round_robin = core.accept_mode == AcceptMode::kRoundRobin;
+  Worker& target = round_robin ? core.NextWorker() : owner;
   listener.acceptor.async_accept(
       target.ioc->get_executor(),
-      [&owner, &listener, &target](boost::system::error_code ec, Socket socket) {
+      [&owner, &listener, &target, round_robin](boost::system::error_code ec, Socket socket) {
         ServerCore& core = owner.core;
         if (ec == asio::error::operation_aborted || !listener.acceptor.is_open()) return;
         if (ec) {
           // Out of descriptors or memory, or the peer gave up before accept:
           // pause briefly instead of spinning on the error.
+          core.metrics.accept_errors.Increment();
           listener.retry.expires_after(std::chrono::milliseconds(10));
           listener.retry.async_wait([&owner, &listener](boost::system::error_code wait_ec) {
             if (!wait_ec && listener.acceptor.is_open()) Accept(owner, listener);
           });
           return;
         }
-        std::optional<ConnectionSlot> slot = core.ReserveConnection();
-        if (!slot) {
-          core.metrics.rejected_connections.Increment();
-          boost::system::error_code close_ec;
-          socket.close(close_ec);
-        } else {
-          core.metrics.accepted_connections.Increment();
-          if (&target == &owner) {
-            Serve(target, std::move(socket), std::move(*slot));
-          } else {
-            asio::post(*target.ioc,
-                       [&target, socket = std::move(socket), slot = std::move(*slot)]() mutable {
-                         Serve(target, std::move(socket), std::move(slot));
-                       });
-          }
+        Admit(owner, target, std::move(socket));
+        for (int i = 1; i < kAcceptBatch; ++i) {
+          Worker& next = round_robin ? core.NextWorker() : owner;
+          boost::system::error_code batch_ec;
+          Socket more = listener.acceptor.accept(next.ioc->get_executor(), batch_ec);
+          // would_block ends the batch; other errors come back to the
+          // asynchronous accept, which counts them and pauses.
+          if (batch_ec) break;
+          Admit(owner, next, std::move(more));
         }
         Accept(owner, listener);
       });
@@ -192,6 +290,9 @@ absl::Status Listen(Listener& listener, const tcp::endpoint& endpoint, bool reus
   if (ec) return fail("bind");
   acceptor.listen(asio::socket_base::max_listen_connections, ec);
   if (ec) return fail("listen");
+  // The accept batches' synchronous accepts must not block.
+  acceptor.non_blocking(true, ec);
+  if (ec) return fail("non-blocking mode");
   return absl::OkStatus();
 }
 
@@ -223,11 +324,15 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Create(const config::Ser
       config.max_inflated_body_bytes < 1) {
     return absl::InvalidArgumentError("server: header and body limits must be > 0");
   }
-  if (config.read_timeout_ms < 1 || config.idle_timeout_ms < 1) {
-    return absl::InvalidArgumentError("server: read and idle timeouts must be > 0");
+  if (config.first_byte_timeout_ms < 1 || config.read_timeout_ms < 1 ||
+      config.idle_timeout_ms < 1) {
+    return absl::InvalidArgumentError("server: first-byte, read and idle timeouts must be > 0");
   }
   if (config.max_connections < 1) {
     return absl::InvalidArgumentError("server.max_connections: must be >= 1");
+  }
+  if (config.max_connections_per_peer < 1) {
+    return absl::InvalidArgumentError("server.max_connections_per_peer: must be >= 1");
   }
   return std::unique_ptr<HttpServer>(new HttpServer(
       std::make_unique<internal::ServerCore>(config, tuning, std::move(address), registry)));

@@ -5,12 +5,18 @@
 // request) and walks read -> handle -> write: the next request is not read
 // before the previous response has been written, so a slow handler or a slow
 // client holds back only its own connection. Every phase has a limit:
-//   - idle_timeout_ms between requests and read_timeout_ms from the first byte
-//     of a request to its last; either closes the connection;
+//   - first_byte_timeout_ms from accept to a new connection's first byte,
+//     idle_timeout_ms between later requests, and read_timeout_ms from the
+//     first byte of a request to its last; each closes the connection;
 //   - max_header_bytes (431), max_body_bytes as received (413) and
 //     max_inflated_body_bytes after gzip/deflate inflation (413);
-//   - max_connections: further connections are accepted and closed at once,
-//     and counted.
+//   - max_connections in all and max_connections_per_peer from one remote
+//     address: further connections are accepted and closed at once, and
+//     counted by reason; from 15/16 of max_connections on, each new
+//     connection first closes a connection of its I/O thread that waits for a
+//     request (never-used ones first, then keep-alive ones idle for at least
+//     the first-byte timeout, longest-waiting first), so idle connections
+//     give way to new ones.
 // Malformed HTTP gets 400, an unknown path 404, a known path with another
 // method 405 (with Allow), an unknown Content-Encoding 415. Errors at the
 // Asio/Beast edge are error_codes; nothing on the request path throws.

@@ -45,7 +45,21 @@ SelfTelemetryOptions SelfTelemetryOptions::FromConfig(const config::TelemetryCon
 
 SelfTelemetry::SelfTelemetry(Telemetry& telemetry, prometheus::Registry& source,
                              SelfTelemetryOptions options)
-    : telemetry_(telemetry), source_(source), options_(std::move(options)) {}
+    : telemetry_(telemetry), source_(source), options_(std::move(options)) {
+  backlog_points_ = &prometheus::BuildGauge()
+                         .Name("bidder_telemetry_backlog_points")
+                         .Help("Self-telemetry points the store could not take yet, kept to retry")
+                         .Register(source_)
+                         .Add({});
+  auto& dropped = prometheus::BuildCounter()
+                      .Name("bidder_telemetry_points_dropped_total")
+                      .Help(
+                          "Self-telemetry points given up after the store could not take them: "
+                          "older than the backlog's age bound, or pushed out by its size bound")
+                      .Register(source_);
+  dropped_expired_ = &dropped.Add({{"reason", "expired"}});
+  dropped_overflow_ = &dropped.Add({{"reason", "overflow"}});
+}
 
 SelfTelemetry::~SelfTelemetry() { Stop(); }
 
@@ -84,9 +98,26 @@ void SelfTelemetry::Loop() {
   }
 }
 
+size_t SelfTelemetry::backlog_size() const {
+  absl::MutexLock lock(&write_mu_);
+  return backlog_.size();
+}
+
 WriteSummary SelfTelemetry::SampleOnce() {
+  absl::MutexLock write_lock(&write_mu_);
   const int64_t now_s = telemetry_.NowSeconds();
   std::vector<DataPoint> points;
+  // The backlog first, less what has outlived its bound.
+  size_t expired = 0;
+  for (DataPoint& point : backlog_) {
+    if (now_s - point.timestamp > options_.max_backlog_age_s) {
+      ++expired;
+    } else {
+      points.push_back(std::move(point));
+    }
+  }
+  backlog_.clear();
+  dropped_expired_->Increment(static_cast<double>(expired));
   for (const prometheus::MetricFamily& family : source_.Collect()) {
     const bool as_value = std::find(options_.counters.begin(), options_.counters.end(),
                                     family.name) != options_.counters.end() ||
@@ -141,7 +172,17 @@ WriteSummary SelfTelemetry::SampleOnce() {
       }
     }
   }
-  return telemetry_.Write(points);
+  WriteSummary summary = telemetry_.Write(points);
+  // In the order of `points`: oldest first.
+  std::sort(summary.unstored.begin(), summary.unstored.end());
+  for (size_t index : summary.unstored) backlog_.push_back(std::move(points[index]));
+  if (backlog_.size() > options_.max_backlog_points) {
+    const size_t overflow = backlog_.size() - options_.max_backlog_points;
+    backlog_.erase(backlog_.begin(), backlog_.begin() + static_cast<std::ptrdiff_t>(overflow));
+    dropped_overflow_->Increment(static_cast<double>(overflow));
+  }
+  backlog_points_->Set(static_cast<double>(backlog_.size()));
+  return summary;
 }
 
 }  // namespace rtb::bidder::telemetry

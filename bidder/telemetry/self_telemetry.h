@@ -13,6 +13,15 @@
 //             microseconds)
 // and, every pack_interval_s, runs the packer on the same thread.
 //
+// Points the store cannot take (WriteSummary::unstored: storage down or
+// failing) are not lost at once: they wait in a backlog, bounded in size
+// (max_backlog_points) and age (max_backlog_age_s, by the points' own
+// timestamps), and are written again, oldest first, with the next sample.
+// A late point lands in its bucket like any other (the packer finds rows by
+// their cells' write time). What the bounds finally drop is counted:
+//   bidder_telemetry_backlog_points               points waiting
+//   bidder_telemetry_points_dropped_total{reason} expired | overflow
+//
 // Construction, for the process:
 //   SelfTelemetry self(telemetry, registry, SelfTelemetryOptions::FromConfig(config.telemetry));
 //   self.Start();  ...  self.Stop();   // Stop also runs in the destructor
@@ -21,6 +30,7 @@
 #ifndef RTB_BIDDER_TELEMETRY_SELF_TELEMETRY_H_
 #define RTB_BIDDER_TELEMETRY_SELF_TELEMETRY_H_
 
+#include <deque>
 #include <map>
 #include <string>
 #include <thread>
@@ -30,6 +40,8 @@
 #include "absl/synchronization/mutex.h"
 #include "bidder/telemetry/telemetry.h"
 #include "config/config.h"
+#include "prometheus/counter.h"
+#include "prometheus/gauge.h"
 #include "prometheus/registry.h"
 
 namespace rtb::bidder::telemetry {
@@ -51,6 +63,11 @@ struct SelfTelemetryOptions {
   // The loop also runs Telemetry::Pack when this many seconds have passed
   // since its last pack; 0 leaves packing to the caller. Default 300.
   int pack_interval_s = 300;
+  // The backlog of unstored points: at most this many (the oldest go first)
+  // and none older than this. Defaults 100000 points, 600 s: ten minutes of
+  // a storage outage at the default interval costs no point.
+  size_t max_backlog_points = 100000;
+  int64_t max_backlog_age_s = 600;
 
   static SelfTelemetryOptions FromConfig(const config::TelemetryConfig& config);
 };
@@ -63,8 +80,10 @@ class SelfTelemetry {
 
   void Start();
   void Stop();
-  // One sample now: the points written (and refused) by it.
+  // One sample now, with the backlog written first: the points written (and
+  // refused) by it, backlog included.
   WriteSummary SampleOnce();
+  size_t backlog_size() const;
 
  private:
   void Loop();
@@ -76,6 +95,13 @@ class SelfTelemetry {
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   // Cumulative bucket counts per histogram series at the previous sample.
   std::map<std::string, std::vector<uint64_t>> previous_ ABSL_GUARDED_BY(mu_);
+  // Points the store could not take yet, oldest first. Samples run one at a
+  // time (write_mu_), so the backlog is read and replaced in one piece.
+  mutable absl::Mutex write_mu_ ABSL_ACQUIRED_BEFORE(mu_);
+  std::deque<DataPoint> backlog_ ABSL_GUARDED_BY(write_mu_);
+  prometheus::Gauge* backlog_points_ = nullptr;
+  prometheus::Counter* dropped_expired_ = nullptr;
+  prometheus::Counter* dropped_overflow_ = nullptr;
   int64_t last_pack_s_ = 0;  // loop thread only
   std::thread thread_;
 };

@@ -132,6 +132,7 @@ WriteSummary Telemetry::Write(std::span<const DataPoint> points) {
   auto fail = [&](size_t index, prometheus::Counter* metric, std::string_view why) {
     ++summary.failed;
     metric->Increment();
+    if (metric == metrics_->refused_storage_error) summary.unstored.push_back(index);
     if (summary.errors.size() < kMaxReportedErrors) {
       summary.errors.push_back(absl::StrCat(index, ": ", AbslView(why)));
     }

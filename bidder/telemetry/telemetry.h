@@ -82,6 +82,9 @@ struct WriteSummary {
   int64_t failed = 0;
   // One message per failed point, at most the first 20, "<index>: <reason>".
   std::vector<std::string> errors;
+  // Indexes of the failed points the store could not take (a storage error,
+  // not a refusal of the point itself): worth writing again later.
+  std::vector<size_t> unstored;
 };
 
 struct PackStats {

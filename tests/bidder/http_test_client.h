@@ -44,10 +44,23 @@ struct TestResponse {
 
 class TestConnection {
  public:
+  // Connects to 127.0.0.1:`port`; from `source` (an address of 127.0.0.0/8,
+  // e.g. "127.0.0.2") when given, so that tests can play several peers.
   explicit TestConnection(uint16_t port,
-                          std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
+                          std::chrono::milliseconds timeout = std::chrono::seconds(5),
+                          const char* source = nullptr) {
     fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
     if (fd_ < 0) return;
+    if (source != nullptr) {
+      sockaddr_in from{};
+      from.sin_family = AF_INET;
+      if (::inet_pton(AF_INET, source, &from.sin_addr) != 1 ||
+          ::bind(fd_, reinterpret_cast<sockaddr*>(&from), sizeof(from)) != 0) {
+        ::close(fd_);
+        fd_ = -1;
+        return;
+      }
+    }
     timeval tv{};
     tv.tv_sec = timeout.count() / 1000;
     tv.tv_usec = (timeout.count() % 1000) * 1000;

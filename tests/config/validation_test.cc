@@ -62,6 +62,25 @@ TEST(ServerValidationTest, TinyHeaderLimitIsRejected) {
   EXPECT_THAT(ParseError(doc), HasSubstr("server.max_header_bytes: must be in [1024, 1048576]"));
 }
 
+TEST(ServerValidationTest, FirstByteTimeoutMustBePositiveAndUnderAMinute) {
+  json doc = MinimalConfig();
+  doc["server"]["first_byte_timeout_ms"] = 0;
+  EXPECT_THAT(ParseError(doc), HasSubstr("server.first_byte_timeout_ms: must be > 0"));
+  doc["server"]["first_byte_timeout_ms"] = 60001;
+  EXPECT_THAT(ParseError(doc), HasSubstr("server.first_byte_timeout_ms: must be in [1, 60000]"));
+  doc["server"]["first_byte_timeout_ms"] = 100;
+  EXPECT_EQ(ParseError(doc), "OK");
+}
+
+TEST(ServerValidationTest, PerPeerConnectionCapMustBePositive) {
+  json doc = MinimalConfig();
+  doc["server"]["max_connections_per_peer"] = 0;
+  EXPECT_THAT(ParseError(doc), HasSubstr("server.max_connections_per_peer: must be > 0"));
+  // Above max_connections it is allowed: the global cap decides.
+  doc["server"]["max_connections_per_peer"] = 20000;
+  EXPECT_EQ(ParseError(doc), "OK");
+}
+
 TEST(ServerValidationTest, DuplicateExchangeNameIsRejected) {
   json doc = MinimalConfig();
   doc["server"]["exchanges"] = {{{"name", "x"}, {"bid_path", "/a"}},

@@ -117,6 +117,7 @@ void AuctionResult::Clear() {
   no_currency = false;
   no_candidates = true;
   rejection = Rejection::kNone;
+  outage_decisions.clear();
 }
 
 Auction::Auction(const CampaignIndex& index, const CurrencyTable& currencies,
@@ -220,7 +221,7 @@ class ImpressionRound {
 
   // kNone with `*bid` filled when `campaign` may bid, else the first rule it
   // failed, in the order of bidder/bid/internal/auction.h.
-  Rejection Consider(const Campaign& campaign, ImpBid* bid) const {
+  Rejection Consider(const Campaign& campaign, ImpBid* bid, AuctionResult* result) const {
     const std::string_view seat =
         campaign.seat.empty() ? input_.exchange_seat : std::string_view(campaign.seat);
     if (Rejection r = CheckCampaign(campaign, seat, scratch_.facts, profile_);
@@ -252,6 +253,11 @@ class ImpressionRound {
       return Rejection::kFloor;
     }
 
+    if (input_.profile_unavailable) {
+      const bool allowed = campaign.bids_without_profile;
+      result->outage_decisions.emplace_back(campaign.index, !allowed);
+      if (!allowed) return Rejection::kStoreOutage;
+    }
     if (campaign.frequency_cap.Reached(profile_, campaign.id, input_.now,
                                        Pending(scratch_, campaign.index))) {
       return Rejection::kFrequencyCap;
@@ -317,7 +323,7 @@ void Auction::Run(const AuctionInput& input, AuctionResult* result) const {
     bool have_best = false;
     scratch.candidates.ForEach([&](size_t campaign_index) {
       ImpBid bid;
-      if (Rejection r = round.Consider(index_.campaign(campaign_index), &bid);
+      if (Rejection r = round.Consider(index_.campaign(campaign_index), &bid, result);
           r != Rejection::kNone) {
         result->rejection = std::max(result->rejection, r);
         return;

@@ -12,8 +12,9 @@
 //      campaign has no dsa block, or nobody can render the notice); then the
 //      first creative that fits the impression (preferring banner.w/h when
 //      it is offered) and is not blocked (battr, bcat and acat on its
-//      categories, bapp); then the floor; then the frequency cap; then the
-//      pacing snapshot;
+//      categories, bapp); then the floor; then, when the profile could not be
+//      read, the campaign's store_outage_policy (config.h StoreOutagePolicy);
+//      then the frequency cap; then the pacing snapshot;
 //   3. the candidate with the highest price wins; on equal prices a deal bid
 //      beats an open-auction bid, then the campaign listed first in the config.
 // At most one bid per impression, so one per slot of an ad pod (impressions
@@ -50,6 +51,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/time/time.h"
@@ -68,6 +70,10 @@ struct AuctionInput {
   // Empty when the lookup was skipped, failed, missed its deadline or found
   // no row.
   const Profile* profile = nullptr;
+  // The profile could not be read (store unhealthy, lookup failed or late):
+  // each candidate's store_outage_policy decides whether it may bid on the
+  // empty profile.
+  bool profile_unavailable = false;
   // Wall-clock time: picks the frequency-cap day.
   absl::Time now;
   // seatbid[].seat of campaigns without their own seat (exchange seat).
@@ -90,6 +96,9 @@ struct AuctionResult {
   bool no_currency = false;
   bool no_candidates = true;
   Rejection rejection = Rejection::kNone;
+  // With profile_unavailable: each candidate that reached the outage policy
+  // (campaign index, true when the policy withheld its bid).
+  std::vector<std::pair<size_t, bool>> outage_decisions;
 
   void Clear();
 };

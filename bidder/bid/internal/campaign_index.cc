@@ -208,6 +208,8 @@ absl::StatusOr<Campaign> CampaignOf(const config::CampaignConfig& c, size_t i,
     return absl::InvalidArgumentError(absl::StrCat(where, ": unknown time zone ", c.time_zone));
   }
   campaign.frequency_cap = FrequencyCap(c.frequency_cap_per_day, zone);
+  campaign.store_outage_policy = c.store_outage_policy;
+  campaign.bids_without_profile = config::BidsWithoutProfile(c);
   const config::TargetingConfig& t = c.targeting;
   campaign.content_categories = t.content_categories;
   for (const std::string& d : t.domains_allow) campaign.domains_allow.push_back(Lower(d));

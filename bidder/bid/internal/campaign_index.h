@@ -120,6 +120,9 @@ struct Campaign {
   uint32_t currency_code = 0;  // PackCurrencyCode(currency)
   double max_bid_cpm = 0;      // in `currency`
   FrequencyCap frequency_cap{0, absl::UTCTimeZone()};
+  config::StoreOutagePolicy store_outage_policy = config::StoreOutagePolicy::kContextualOnly;
+  // config::BidsWithoutProfile: may bid while the profile cannot be read.
+  bool bids_without_profile = false;
   std::vector<std::string> content_categories;
   std::vector<std::string> domains_allow;  // lower case
   std::vector<std::string> domains_deny;   // lower case

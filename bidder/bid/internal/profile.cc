@@ -3,19 +3,15 @@
 #include <algorithm>
 
 namespace rtb::bidder {
-namespace {
 
 // The cells of `family`: a contiguous run, since cells are ordered by family.
-std::ranges::subrange<storage::CellList::const_iterator> FamilyCells(const storage::CellList& cells,
-                                                                     std::string_view family) {
+Profile::CellRange Profile::FamilyCells(const storage::CellList& cells, std::string_view family) {
   auto first = std::find_if(cells.begin(), cells.end(),
                             [family](const storage::Cell& c) { return c.family == family; });
   auto last = std::find_if(first, cells.end(),
                            [family](const storage::Cell& c) { return c.family != family; });
   return {first, last};
 }
-
-}  // namespace
 
 Profile::Profile(const storage::RowResult& row)
     : present_(!row.empty()),

@@ -17,7 +17,6 @@
 #define RTB_BIDDER_BID_INTERNAL_PROFILE_H_
 
 #include <cstdint>
-#include <ranges>
 #include <string_view>
 
 #include "storage/schemas.h"
@@ -41,7 +40,16 @@ class Profile {
   int64_t Counter(std::string_view qualifier) const;
 
  private:
-  using CellRange = std::ranges::subrange<storage::CellList::const_iterator>;
+  // A run of cells; a plain pair of iterators rather than
+  // std::ranges::subrange, which clang 14 (the Fuzz build) cannot
+  // instantiate over CellList's iterators with libstdc++ 12.
+  struct CellRange {
+    storage::CellList::const_iterator first;
+    storage::CellList::const_iterator last;
+    storage::CellList::const_iterator begin() const { return first; }
+    storage::CellList::const_iterator end() const { return last; }
+  };
+  static CellRange FamilyCells(const storage::CellList& cells, std::string_view family);
   static const storage::Cell* Find(CellRange cells, std::string_view qualifier);
 
   bool present_ = false;

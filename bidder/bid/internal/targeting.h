@@ -69,6 +69,7 @@ enum class Rejection : uint8_t {
   kDsa,           // regs.ext.dsa requires what the campaign cannot give
   kCreative,      // no creative fits the impression
   kFloor,         // max bid below the floor (or a floor in an unknown currency)
+  kStoreOutage,   // the profile could not be read and the campaign's policy forbids bidding blind
   kFrequencyCap,  // the device has seen the campaign often enough today
   kPacing,        // the pacing snapshot throttles or stops the campaign
 };

@@ -32,10 +32,14 @@ const char* CloseReasonName(CloseReason reason) {
   switch (reason) {
     case CloseReason::kPeer:
       return "peer";
+    case CloseReason::kFirstByteTimeout:
+      return "first_byte_timeout";
     case CloseReason::kIdleTimeout:
       return "idle_timeout";
     case CloseReason::kReadTimeout:
       return "read_timeout";
+    case CloseReason::kEvicted:
+      return "evicted";
     case CloseReason::kProtocol:
       return "protocol_error";
     case CloseReason::kNoKeepAlive:
@@ -44,6 +48,16 @@ const char* CloseReasonName(CloseReason reason) {
       return "shutdown";
     case CloseReason::kIoError:
       return "io_error";
+  }
+  return "unknown";
+}
+
+const char* RefuseReasonName(RefuseReason reason) {
+  switch (reason) {
+    case RefuseReason::kMaxConnections:
+      return "max_connections";
+    case RefuseReason::kPeerLimit:
+      return "peer_limit";
   }
   return "unknown";
 }
@@ -92,12 +106,21 @@ HttpMetrics::HttpMetrics(prometheus::Registry& registry)
                                .Help("HTTP connections accepted and served")
                                .Register(registry)
                                .Add({})),
-      rejected_connections(prometheus::BuildCounter()
-                               .Name("bidder_http_rejected_connections_total")
-                               .Help("HTTP connections closed at accept because max_connections "
-                                     "were open")
-                               .Register(registry)
-                               .Add({})) {
+      accept_errors(prometheus::BuildCounter()
+                        .Name("bidder_http_accept_errors_total")
+                        .Help("Failed accept() calls (out of descriptors or memory, or the peer "
+                              "gone first); the listener pauses 10 ms after each")
+                        .Register(registry)
+                        .Add({})) {
+  auto& refusal_family = prometheus::BuildCounter()
+                             .Name("bidder_http_rejected_connections_total")
+                             .Help(
+                                 "HTTP connections closed at accept, by reason: max_connections "
+                                 "open, or max_connections_per_peer open from the address")
+                             .Register(registry);
+  for (size_t i = 0; i < kRefuseReasonCount; ++i) {
+    refusals[i] = &refusal_family.Add({{"reason", RefuseReasonName(static_cast<RefuseReason>(i))}});
+  }
   auto& error_family = prometheus::BuildCounter()
                            .Name("bidder_http_request_errors_total")
                            .Help(

@@ -11,7 +11,8 @@
 //   bidder_http_response_bytes                     response bodies
 //   bidder_http_open_connections                   connections open now
 //   bidder_http_accepted_connections_total         connections accepted and served
-//   bidder_http_rejected_connections_total         connections closed at accept (max_connections)
+//   bidder_http_rejected_connections_total{reason} connections closed at accept
+//   bidder_http_accept_errors_total                accept() failures (out of descriptors, ...)
 //   bidder_http_request_errors_total{reason}       requests refused before a handler saw them,
 //                                                  and handler faults
 //   bidder_http_closed_connections_total{reason}   why connections ended
@@ -48,16 +49,26 @@ inline constexpr size_t kRequestErrorCount = 8;
 const char* RequestErrorName(RequestError error);
 
 enum class CloseReason {
-  kPeer,         // the client closed or reset the connection
-  kIdleTimeout,  // no request within idle_timeout_ms
-  kReadTimeout,  // a request started but did not complete in time
-  kProtocol,     // closed after an error response (400, 413, 431)
-  kNoKeepAlive,  // the client asked for Connection: close (or HTTP/1.0)
-  kShutdown,     // server shutdown
-  kIoError,      // a read or write failed
+  kPeer,              // the client closed or reset the connection
+  kFirstByteTimeout,  // a new connection sent nothing within first_byte_timeout_ms
+  kIdleTimeout,       // no further request within idle_timeout_ms
+  kReadTimeout,       // a request started but did not complete in time
+  kEvicted,           // waited longest for a request when max_connections was near
+  kProtocol,          // closed after an error response (400, 413, 431)
+  kNoKeepAlive,       // the client asked for Connection: close (or HTTP/1.0)
+  kShutdown,          // server shutdown
+  kIoError,           // a read or write failed
 };
-inline constexpr size_t kCloseReasonCount = 7;
+inline constexpr size_t kCloseReasonCount = 9;
 const char* CloseReasonName(CloseReason reason);
+
+// Why a connection was closed as soon as it was accepted.
+enum class RefuseReason {
+  kMaxConnections,  // max_connections were open
+  kPeerLimit,       // max_connections_per_peer were open from its address
+};
+inline constexpr size_t kRefuseReasonCount = 2;
+const char* RefuseReasonName(RefuseReason reason);
 
 struct HttpMetrics {
   // Declares the families in `registry` (merging with existing ones of the
@@ -72,10 +83,12 @@ struct HttpMetrics {
   prometheus::Histogram& response_bytes;
   prometheus::Gauge& open_connections;
   prometheus::Counter& accepted_connections;
-  prometheus::Counter& rejected_connections;
+  prometheus::Counter& accept_errors;
+  std::array<prometheus::Counter*, kRefuseReasonCount> refusals;
   std::array<prometheus::Counter*, kRequestErrorCount> errors;
   std::array<prometheus::Counter*, kCloseReasonCount> closes;
 
+  prometheus::Counter& Refused(RefuseReason r) { return *refusals[static_cast<size_t>(r)]; }
   prometheus::Counter& Error(RequestError e) { return *errors[static_cast<size_t>(e)]; }
   prometheus::Counter& Closed(CloseReason r) { return *closes[static_cast<size_t>(r)]; }
 

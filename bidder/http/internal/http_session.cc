@@ -137,24 +137,27 @@ void AppendNumber(std::string& out, uint64_t n) {
 
 }  // namespace
 
-Session::Session(Worker& worker, Socket socket, ConnectionSlot slot)
+Session::Session(Worker& worker, Socket socket, const asio::ip::address& peer, ConnectionSlot slot)
     : worker_(worker),
       core_(worker.core),
       stream_(std::move(socket)),
       slot_(std::move(slot)),
       executor_(worker.ioc->get_executor()),
       buffer_(core_.limits.max_header_bytes + 2 * kReadChunk) {
+  idle_entry_.session = this;
   registration_ = worker_.sessions.insert(worker_.sessions.end(), this);
   core_.metrics.open_connections.Increment();
   beast::error_code ec;
   stream_.socket().set_option(asio::ip::tcp::no_delay(true), ec);
-  const auto endpoint = stream_.socket().remote_endpoint(ec);
-  if (!ec) remote_address_ = endpoint.address().to_string();
+  remote_address_ = peer.to_string();
 }
 
 Session::~Session() {
-  if (state_ != State::kClosed) core_.metrics.Closed(CloseReason::kShutdown).Increment();
-  core_.metrics.open_connections.Decrement();
+  LeaveIdleList();
+  if (state_ != State::kClosed) {
+    core_.metrics.Closed(CloseReason::kShutdown).Increment();
+    core_.metrics.open_connections.Decrement();
+  }
   worker_.sessions.erase(registration_);
 }
 
@@ -170,6 +173,16 @@ void Session::Drain() {
 }
 
 void Session::ForceClose() { Close(CloseReason::kShutdown); }
+
+void Session::Evict() {
+  if (state_ == State::kIdle) Close(CloseReason::kEvicted);
+}
+
+void Session::LeaveIdleList() {
+  if (idle_entry_.list == nullptr) return;
+  idle_entry_.list->erase(idle_entry_.list->iterator_to(idle_entry_));
+  idle_entry_.list = nullptr;
+}
 
 void Session::CloseAfterWrite(CloseReason reason) {
   if (!close_after_write_) close_after_write_ = reason;
@@ -191,12 +204,19 @@ void Session::AwaitRequest() {
     BeginRequest();
     return Parse();
   }
-  stream_.expires_after(core_.limits.idle_timeout);
+  stream_.expires_after(awaiting_first_byte_ ? core_.limits.first_byte_timeout
+                                             : core_.limits.idle_timeout);
+  LeaveIdleList();
+  idle_entry_.list = awaiting_first_byte_ ? &worker_.fresh : &worker_.idle;
+  idle_entry_.since = std::chrono::steady_clock::now();
+  idle_entry_.list->push_back(idle_entry_);
   ReadSome();
 }
 
 void Session::BeginRequest() {
+  LeaveIdleList();
   state_ = State::kReading;
+  awaiting_first_byte_ = false;
   arrival_ = std::chrono::steady_clock::now();
   stream_.expires_after(core_.limits.read_timeout);
 }
@@ -212,7 +232,10 @@ void Session::OnRead(beast::error_code ec, size_t bytes) {
   if (state_ == State::kClosed) return;
   if (ec) {
     if (ec == beast::error::timeout) {
-      if (state_ == State::kIdle) return Close(CloseReason::kIdleTimeout);
+      if (state_ == State::kIdle) {
+        return Close(awaiting_first_byte_ ? CloseReason::kFirstByteTimeout
+                                          : CloseReason::kIdleTimeout);
+      }
       core_.metrics.Error(RequestError::kReadTimeout).Increment();
       return Close(CloseReason::kReadTimeout);
     }
@@ -480,9 +503,14 @@ void Session::OnLinger(beast::error_code ec, size_t bytes) {
 
 void Session::Close(CloseReason reason) {
   if (state_ == State::kClosed) return;
+  LeaveIdleList();
   state_ = State::kClosed;
   core_.metrics.Closed(reason).Increment();
   stream_.close();
+  // The descriptor is gone: its slot is free for a new connection now, not
+  // only when the session's last handler has run.
+  slot_.Release();
+  core_.metrics.open_connections.Decrement();
 }
 
 }  // namespace rtb::bidder::internal

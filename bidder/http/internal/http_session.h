@@ -4,9 +4,12 @@
 // The session owns everything a request needs - the read buffer, the
 // parser's body string, the inflated body, the response head - and reuses
 // their memory from request to request. Timeouts come from the Beast stream:
-// idle_timeout while waiting for a request's first byte, read_timeout from
-// there to its last byte (a timeout closes the socket), idle_timeout again for
-// writing the response.
+// first_byte_timeout from accept to the first byte of the first request,
+// idle_timeout while waiting for a later request's first byte, read_timeout
+// from there to its last byte (a timeout closes the socket), idle_timeout
+// again for writing the response. While it waits for a request the session
+// is on one of its worker's idle lists, from which sessions are evicted when
+// the server nears max_connections (Worker::EvictOldestIdle).
 //
 // Thread-safety: a session lives on its worker's I/O thread; every member
 // function runs there. The Responder it hands out may be called from any
@@ -39,7 +42,7 @@ class Session : public std::enable_shared_from_this<Session> {
                                             boost::beast::unlimited_rate_policy>;
 
   // On the worker's thread.
-  Session(Worker& worker, Socket socket, ConnectionSlot slot);
+  Session(Worker& worker, Socket socket, const boost::asio::ip::address& peer, ConnectionSlot slot);
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
@@ -50,6 +53,9 @@ class Session : public std::enable_shared_from_this<Session> {
   void Drain();
   // Closes the socket whatever the session is doing.
   void ForceClose();
+  // Closes a session that waits for a request, to make room for a new
+  // connection.
+  void Evict();
 
   // The handler's answer (or its failure) to request number `generation`;
   // stale answers are dropped.
@@ -61,6 +67,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void AwaitRequest();
   void BeginRequest();
+  void LeaveIdleList();
   void ReadSome();
   void OnRead(boost::beast::error_code ec, size_t bytes);
   void Parse();
@@ -85,6 +92,9 @@ class Session : public std::enable_shared_from_this<Session> {
   std::string remote_address_;
 
   State state_ = State::kIdle;
+  // No byte of any request read yet: the first-byte timeout applies.
+  bool awaiting_first_byte_ = true;
+  IdleEntry idle_entry_;
   boost::beast::flat_buffer buffer_;
   std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
   std::string body_storage_;  // the parser's body string between requests

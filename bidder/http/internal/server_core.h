@@ -1,13 +1,18 @@
 // State shared by the pieces of the HTTP server: limits, routes, metrics,
-// and one Worker per I/O thread (its io_context, listening sockets, open
-// sessions, inflater and per-thread metric handles).
+// the connection counts (all peers, and per remote address), and one Worker
+// per I/O thread (its io_context, listening sockets, open sessions, the
+// sessions waiting for a request in the order they began to wait, inflater
+// and per-thread metric handles).
 //
 // Thread-safety: ServerCore's const parts are read by all I/O threads once
-// the server has started; its atomics are shared. A Worker is touched only by
-// its own I/O thread while the server runs.
+// the server has started; its atomics are shared, and the per-peer counts
+// are behind a mutex taken once when a connection is accepted and once when
+// it ends. A Worker is touched only by its own I/O thread while the server
+// runs.
 #ifndef RTB_BIDDER_HTTP_INTERNAL_SERVER_CORE_H_
 #define RTB_BIDDER_HTTP_INTERNAL_SERVER_CORE_H_
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -19,10 +24,13 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
 #include "bidder/http/http_server.h"
 #include "bidder/http/internal/body_inflater.h"
 #include "bidder/http/internal/http_metrics.h"
@@ -31,6 +39,7 @@
 #include "boost/asio/io_context.hpp"
 #include "boost/asio/ip/tcp.hpp"
 #include "boost/asio/steady_timer.hpp"
+#include "boost/intrusive/list.hpp"
 #include "prometheus/counter.h"
 #include "prometheus/histogram.h"
 
@@ -44,16 +53,44 @@ struct ServerLimits {
   uint32_t max_header_bytes = 0;
   uint64_t max_body_bytes = 0;
   size_t max_inflated_body_bytes = 0;
+  // From accept to the first byte of the first request.
+  std::chrono::milliseconds first_byte_timeout{0};
   std::chrono::milliseconds read_timeout{0};
-  // Also bounds the time a client may take to receive a response.
+  // Between requests; also bounds the time a client may take to receive a
+  // response.
   std::chrono::milliseconds idle_timeout{0};
   int max_connections = 0;
+  int max_connections_per_peer = 0;
+  // Open connections from which each new one evicts the connection of its
+  // worker that has waited longest for a request: max_connections less a
+  // sixteenth of it (nginx starts reusing idle connections at the same
+  // point), so that evictions, which a worker runs a moment later, keep the
+  // count under the cap while idle connections remain.
+  int eviction_threshold = 0;
   size_t max_response_bytes = 0;
   std::chrono::milliseconds linger{0};
 };
 
 class Session;
 class ServerCore;
+
+// A remote IP address as a key of the per-peer counts: IPv6 bytes, IPv4 as
+// v4-mapped IPv6, so one client counts once on a dual-stack listener.
+using PeerKey = std::array<uint8_t, 16>;
+PeerKey PeerKeyOf(const boost::asio::ip::address& address);
+
+// A session's place in one of its worker's lists of sessions waiting for a
+// request.
+struct IdleEntry {
+  boost::intrusive::list_member_hook<> hook;
+  Session* session = nullptr;
+  std::chrono::steady_clock::time_point since;
+  // The list the entry is on, or null.
+  boost::intrusive::list<
+      IdleEntry, boost::intrusive::member_hook<IdleEntry, boost::intrusive::list_member_hook<>,
+                                               &IdleEntry::hook>>* list = nullptr;
+};
+using IdleList = std::remove_pointer_t<decltype(IdleEntry::list)>;
 
 // A listening socket and the timer that paces retries after accept errors
 // such as EMFILE.
@@ -76,10 +113,20 @@ class Worker {
   std::optional<boost::asio::executor_work_guard<IoExecutor>> work;
   std::vector<std::unique_ptr<Listener>> listeners;
   std::list<Session*> sessions;
+  // Sessions waiting for a request, longest-waiting first: new ones before
+  // their first byte, and keep-alive ones between requests.
+  IdleList fresh;
+  IdleList idle;
   BodyInflater inflater;
   std::thread thread;
 
   prometheus::Counter& RequestCounter(int route_id, unsigned code);
+  // Closes a session that waits for a request: the new one that has waited
+  // longest for its first byte, else the keep-alive one idle longest if it
+  // has been idle for first_byte_timeout at least (a connection that has
+  // sent a request has shown it is a client, and one in steady use is about
+  // to send the next). False when there is none.
+  bool EvictOldestIdle();
   // The Date header value (IMF-fixdate), formatted once per second.
   std::string_view Date();
 
@@ -89,18 +136,22 @@ class Worker {
   char date_[32] = {};
 };
 
-// Holds one of the max_connections slots; released when destroyed unless
-// moved from.
+// Holds one of the max_connections slots and one of its peer's
+// max_connections_per_peer; both are released by Release() or when it is
+// destroyed, unless moved from.
 class ConnectionSlot {
  public:
   ConnectionSlot() = default;
-  explicit ConnectionSlot(ServerCore* core) : core_(core) {}
-  ConnectionSlot(ConnectionSlot&& other) noexcept : core_(std::exchange(other.core_, nullptr)) {}
+  ConnectionSlot(ServerCore* core, const PeerKey& peer) : core_(core), peer_(peer) {}
+  ConnectionSlot(ConnectionSlot&& other) noexcept
+      : core_(std::exchange(other.core_, nullptr)), peer_(other.peer_) {}
   ConnectionSlot& operator=(ConnectionSlot&&) = delete;
-  ~ConnectionSlot();
+  ~ConnectionSlot() { Release(); }
+  void Release();
 
  private:
   ServerCore* core_ = nullptr;
+  PeerKey peer_{};
 };
 
 class ServerCore {
@@ -124,9 +175,17 @@ class ServerCore {
   bool stopped = false;
   uint16_t bound_port = 0;
 
-  // A slot for a new connection, or nothing when max_connections are open.
-  std::optional<ConnectionSlot> ReserveConnection();
+  // A slot for a new connection from `peer`, or nothing (and the reason in
+  // `refused`) when max_connections are open, or max_connections_per_peer
+  // from `peer`.
+  std::optional<ConnectionSlot> ReserveConnection(const PeerKey& peer, RefuseReason* refused);
   int open_connections() const { return open_.load(std::memory_order_acquire); }
+  // Open connections from `peer`.
+  int peer_connections(const PeerKey& peer) const;
+  // True once open connections reach limits.eviction_threshold.
+  bool NearConnectionLimit() const {
+    return open_.load(std::memory_order_relaxed) >= limits.eviction_threshold;
+  }
   // Waits until no connection is open or `deadline` passes; true when none is.
   bool WaitForNoConnections(std::chrono::steady_clock::time_point deadline);
   // Round-robin choice of the worker that serves the next connection.
@@ -134,9 +193,12 @@ class ServerCore {
 
  private:
   friend class ConnectionSlot;
-  void Release();
+  void Release(const PeerKey& peer);
+  void ReleaseGlobal();
 
   std::atomic<int> open_{0};
+  mutable absl::Mutex peers_mu_;
+  absl::flat_hash_map<PeerKey, int> peers_ ABSL_GUARDED_BY(peers_mu_);
   std::atomic<uint32_t> next_worker_{0};
   std::mutex drain_mu_;
   std::condition_variable drained_;

@@ -59,7 +59,11 @@ class Reader {
 
   template <typename R, typename Entries>
   bool ReadEntries(const Json& object, R& record, const Entries& entries) {
-    for (const auto& [text, value] : object.items()) {
+    for (const auto& item : object.items()) {
+      // Named variables, not a structured binding: clang 14 (the Fuzz build)
+      // cannot capture a binding in the lambda below.
+      const std::string& text = item.key();
+      const Json& value = item.value();
       const JsonKey key = MakeJsonKey(text);
       bool matched = false;
       bool ok = true;

@@ -136,7 +136,8 @@ class OperationalEndpointsTest : public ::testing::Test {
     store_ = std::make_unique<HealthControlledStore>(*std::move(inner));
   }
 
-  void StartServer(StorageReadinessOptions readiness_options = {}) {
+  void StartServer(StorageReadinessOptions readiness_options = {},
+                   int campaigns_bidding_without_profiles = 0) {
     readiness_ = std::make_unique<StorageReadiness>(*store_, readiness_options);
     config::ServerConfig config;
     config.port = 0;
@@ -144,7 +145,8 @@ class OperationalEndpointsTest : public ::testing::Test {
     auto server = HttpServer::Create(config, registry_);
     ASSERT_TRUE(server.ok()) << server.status();
     server_ = *std::move(server);
-    AddOperationalEndpoints(*server_, *readiness_, registry_, "/metrics");
+    AddOperationalEndpoints(*server_, *readiness_, registry_, "/metrics",
+                            campaigns_bidding_without_profiles);
     ASSERT_TRUE(server_->Start().ok());
   }
 
@@ -212,6 +214,32 @@ TEST_F(OperationalEndpointsTest, ReadyzIs503WithTheReasonWhenTheStoreIsUnhealthy
   EXPECT_EQ(r->status, 200u);
 }
 
+TEST_F(OperationalEndpointsTest, ReadyzStaysReadyButDegradedWhileSomeCampaignBidsWithoutProfiles) {
+  StartServer({.check_interval = std::chrono::milliseconds(10),
+               .max_result_age = std::chrono::milliseconds(5000)},
+              /*campaigns_bidding_without_profiles=*/2);
+  ASSERT_EQ(Get("/readyz")->body, "ready\n");
+  EXPECT_TRUE(readiness_->healthy());
+  store_->SetUnhealthy(true);
+  std::optional<TestResponse> r;
+  for (int i = 0; i < 300 && readiness_->healthy(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_FALSE(readiness_->healthy());
+  r = Get("/readyz");
+  ASSERT_TRUE(r);
+  // A bidder still bidding is not drained by a load balancer acting on 503.
+  EXPECT_EQ(r->status, 200u);
+  EXPECT_NE(r->body.find("degraded"), std::string::npos) << r->body;
+  EXPECT_NE(r->body.find("disk gone (test)"), std::string::npos) << r->body;
+  EXPECT_NE(r->body.find("2 campaigns bid without profiles"), std::string::npos) << r->body;
+  store_->SetUnhealthy(false);
+  for (int i = 0; i < 300 && !readiness_->healthy(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(Get("/readyz")->body, "ready\n");
+}
+
 TEST_F(OperationalEndpointsTest, ReadyzIs503WhenUnhealthyFromTheStart) {
   store_->SetUnhealthy(true);
   StartServer();
@@ -246,7 +274,8 @@ TEST_F(OperationalEndpointsTest, MetricsServesTheTextExpositionOfTheRegistry) {
            "# TYPE bidder_http_requests_total counter",
            "bidder_http_requests_total{code=\"200\",path=\"/healthz\"} 1",
            "# TYPE bidder_http_open_connections gauge",
-           "bidder_http_rejected_connections_total 0",
+           "bidder_http_rejected_connections_total{reason=\"max_connections\"} 0",
+           "bidder_http_rejected_connections_total{reason=\"peer_limit\"} 0",
            "# TYPE bidder_http_request_bytes histogram",
            "# TYPE bidder_http_request_duration_seconds histogram",
            "bidder_http_closed_connections_total{reason=\"peer\"}",

@@ -503,6 +503,7 @@ TEST_F(BeaconEndpointTest, NoticeOlderThanTheAttributionWindowIsRefused) {
   }
   EXPECT_TRUE(ImpressionRow(bid).empty());
   EXPECT_EQ(app_->pacer().spend().Pending(NorthwindIndex()), 0);
+  EXPECT_EQ(app_->pacer().journal()->Pending(NorthwindIndex()), 0);
   const std::string metrics = Metrics();
   EXPECT_THAT(metrics, HasSubstr(R"(bidder_beacons_total{kind="billing",outcome="expired"} 1)"));
   EXPECT_THAT(metrics, HasSubstr(R"(bidder_beacons_total{kind="win",outcome="expired"} 1)"));
@@ -550,7 +551,8 @@ TEST_F(ExchangeNoticeTest, NurlBilledExchangeBooksOnTheWinNotice) {
   ASSERT_EQ(Send(GetRequest(bid.win)).status, 204u);  // a retry
   const int64_t expected_spend = std::llround(bid.price * 0.8 * 1e6 / 1000);
   EXPECT_EQ(ImpressionRow(bid).Counter("i", "spend"), expected_spend);
-  EXPECT_EQ(app_->pacer().spend().Pending(NorthwindIndex()), expected_spend);
+  ASSERT_NE(app_->pacer().journal(), nullptr);
+  EXPECT_EQ(app_->pacer().journal()->Pending(NorthwindIndex()), expected_spend);
   EXPECT_EQ(CapCount(kDeviceId), 1);
   const std::string metrics = Metrics();
   EXPECT_THAT(metrics, HasSubstr(R"(bidder_beacons_total{kind="billing",outcome="unbilled"} 1)"));

@@ -37,6 +37,12 @@ constexpr int kAuctionBudgetUs = 40000;
 config::BidderConfig TestConfig() {
   config::BidderConfig config = ExampleConfig();
   config.bid.auction_budget_us = kAuctionBudgetUs;
+  // A profile that misses its deadline is a storage outage to the bid path;
+  // these tests are about answering in time, so the capped campaigns bid on
+  // the empty profile as before (the policies: store_outage_test.cc).
+  for (config::CampaignConfig& campaign : config.campaigns) {
+    campaign.store_outage_policy = config::StoreOutagePolicy::kAsToday;
+  }
   return config;
 }
 

@@ -37,9 +37,11 @@ config::ServerConfig SmallConfig() {
   config.max_header_bytes = 4096;
   config.max_body_bytes = 16 << 10;
   config.max_inflated_body_bytes = 64 << 10;
+  config.first_byte_timeout_ms = 2000;
   config.read_timeout_ms = 2000;
   config.idle_timeout_ms = 10000;
   config.max_connections = 100;
+  config.max_connections_per_peer = 100;
   return config;
 }
 
@@ -343,18 +345,80 @@ TEST_P(HttpServerTest, IdleTimeoutClosesIdleKeepAliveConnection) {
   EXPECT_TRUE(EventuallyExposes("bidder_http_closed_connections_total{reason=\"idle_timeout\"} 1"));
 }
 
-TEST_P(HttpServerTest, ConnectionsOverTheLimitAreAcceptedThenClosed) {
-  config_.max_connections = 2;
+TEST_P(HttpServerTest, SilentNewConnectionIsClosedAfterTheFirstByteTimeout) {
+  config_.first_byte_timeout_ms = 100;
   SetUpServer();
+  TestConnection silent(server_->port());
+  ASSERT_TRUE(silent.connected());
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_TRUE(silent.WaitForClose());
+  const auto waited = std::chrono::steady_clock::now() - start;
+  EXPECT_GE(waited, std::chrono::milliseconds(80));
+  EXPECT_LT(waited, std::chrono::milliseconds(2000));
+  EXPECT_TRUE(
+      EventuallyExposes("bidder_http_closed_connections_total{reason=\"first_byte_timeout\"} 1"));
+
+  // A connection whose first request came in time is then kept for
+  // idle_timeout_ms between requests, not for the first-byte timeout.
+  TestConnection used(server_->port());
+  ASSERT_TRUE(used.RoundTrip(GetRequest("/hello")).has_value());
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  auto again = used.RoundTrip(GetRequest("/hello"));
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(again->status, 200u);
+  EXPECT_EQ(handled_.load(), 0);
+}
+
+TEST_P(HttpServerTest, ConnectionsOverTheLimitAreRefusedAtOnceWithoutHurtingAcceptedOnes) {
+  config_.max_connections = 2;
+  std::mutex mu;
+  std::vector<Responder> held;
+  CreateServer();
+  server_->Route(http::verb::get, "/hold", [&](const HttpRequest&, Responder respond) {
+    std::lock_guard<std::mutex> lock(mu);
+    held.push_back(std::move(respond));
+  });
+  StartServer();
+  const auto wait_for_held = [&](size_t n) {
+    for (int i = 0; i < 400; ++i) {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (held.size() == n) return true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return false;
+  };
+  // Two connections with a request in a handler: busy, so neither can be
+  // evicted. (The second is opened once the first is busy: a connection
+  // still waiting for its first byte would give way to it.)
   TestConnection a(server_->port());
+  ASSERT_TRUE(a.Send(GetRequest("/hold")));
+  ASSERT_TRUE(wait_for_held(1));
   TestConnection b(server_->port());
-  ASSERT_TRUE(a.RoundTrip(GetRequest("/hello")).has_value());
-  ASSERT_TRUE(b.RoundTrip(GetRequest("/hello")).has_value());
+  ASSERT_TRUE(b.Send(GetRequest("/hold")));
+  ASSERT_TRUE(wait_for_held(2));
+
+  const auto start = std::chrono::steady_clock::now();
   TestConnection c(server_->port());
   ASSERT_TRUE(c.connected());
   c.Send(GetRequest("/hello"));
   EXPECT_FALSE(c.Read().has_value());
-  EXPECT_TRUE(EventuallyExposes("bidder_http_rejected_connections_total 1"));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(1000));
+  EXPECT_TRUE(
+      EventuallyExposes("bidder_http_rejected_connections_total{reason=\"max_connections\"} 1"));
+
+  // The accepted connections are answered as if nothing happened.
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    for (Responder& respond : held) respond(Text(200, "held"));
+    held.clear();
+  }
+  for (TestConnection* conn : {&a, &b}) {
+    auto r = conn->Read();
+    ASSERT_TRUE(r.has_value());
+    EXPECT_EQ(r->body, "held");
+  }
   // A freed slot is usable again.
   a.Send("GET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
   ASSERT_TRUE(a.Read().has_value());
@@ -367,6 +431,110 @@ TEST_P(HttpServerTest, ConnectionsOverTheLimitAreAcceptedThenClosed) {
   }
   ASSERT_TRUE(d.has_value());
   EXPECT_EQ(d->status, 200u);
+}
+
+TEST_P(HttpServerTest, PerPeerCapRefusesOnlyThatAddress) {
+  config_.max_connections_per_peer = 3;
+  SetUpServer();
+  const uint16_t port = server_->port();
+  const auto timeout = std::chrono::seconds(5);
+  std::vector<std::unique_ptr<TestConnection>> peer;
+  for (int i = 0; i < 3; ++i) {
+    peer.push_back(std::make_unique<TestConnection>(port, timeout, "127.0.0.2"));
+    ASSERT_TRUE(peer.back()->RoundTrip(GetRequest("/hello")).has_value()) << i;
+  }
+  TestConnection fourth(port, timeout, "127.0.0.2");
+  ASSERT_TRUE(fourth.connected());
+  fourth.Send(GetRequest("/hello"));
+  EXPECT_FALSE(fourth.Read().has_value());
+  EXPECT_TRUE(EventuallyExposes("bidder_http_rejected_connections_total{reason=\"peer_limit\"} 1"));
+
+  // Other addresses are not affected.
+  for (const char* other : {"127.0.0.1", "127.0.0.3"}) {
+    TestConnection conn(port, timeout, other);
+    auto r = conn.RoundTrip(GetRequest("/hello"));
+    ASSERT_TRUE(r.has_value()) << other;
+    EXPECT_EQ(r->status, 200u);
+  }
+
+  // When one of its connections ends, the address may open another.
+  peer[0]->Send("GET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  ASSERT_TRUE(peer[0]->Read().has_value());
+  EXPECT_TRUE(peer[0]->WaitForClose());
+  std::optional<TestResponse> again;
+  for (int attempt = 0; attempt < 50 && !again; ++attempt) {
+    TestConnection retry(port, timeout, "127.0.0.2");
+    again = retry.RoundTrip(GetRequest("/hello"));
+    if (!again) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(again->status, 200u);
+}
+
+TEST_P(HttpServerTest, NearTheCapANeverUsedConnectionIsEvictedBeforeKeepAliveOnes) {
+  // One I/O thread, so that all connections share its idle lists. With a
+  // cap of 16, the 15th open connection starts the evictions.
+  config_.io_threads = 1;
+  config_.max_connections = 16;
+  config_.first_byte_timeout_ms = 5000;
+  SetUpServer();
+  const uint16_t port = server_->port();
+  std::vector<std::unique_ptr<TestConnection>> used;
+  for (int i = 0; i < 13; ++i) {
+    used.push_back(std::make_unique<TestConnection>(port));
+    ASSERT_TRUE(used.back()->RoundTrip(GetRequest("/hello")).has_value()) << i;
+  }
+  TestConnection silent(port);
+  ASSERT_TRUE(silent.connected());
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+
+  TestConnection fifteenth(port);
+  auto r = fifteenth.RoundTrip(GetRequest("/hello"));
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->status, 200u);
+  EXPECT_TRUE(silent.WaitForClose());
+  EXPECT_TRUE(EventuallyExposes("bidder_http_closed_connections_total{reason=\"evicted\"} 1"));
+  for (size_t i = 0; i < used.size(); ++i) {
+    auto answer = used[i]->RoundTrip(GetRequest("/hello"));
+    ASSERT_TRUE(answer.has_value()) << i;
+    EXPECT_EQ(answer->status, 200u);
+  }
+}
+
+TEST_P(HttpServerTest, NearTheCapTheKeepAliveConnectionIdleLongestIsEvicted) {
+  config_.io_threads = 1;
+  config_.max_connections = 16;
+  config_.first_byte_timeout_ms = 200;
+  SetUpServer();
+  const uint16_t port = server_->port();
+  std::vector<std::unique_ptr<TestConnection>> conns;
+  for (int i = 0; i < 14; ++i) {
+    conns.push_back(std::make_unique<TestConnection>(port));
+    ASSERT_TRUE(conns.back()->RoundTrip(GetRequest("/hello")).has_value()) << i;
+  }
+  // At 15 of 16 every connection was used within the first-byte timeout:
+  // none is evicted (the eviction would run before the new connection is
+  // served).
+  TestConnection fifteenth(port);
+  ASSERT_TRUE(fifteenth.RoundTrip(GetRequest("/hello")).has_value());
+  EXPECT_NE(Exposition().find("bidder_http_closed_connections_total{reason=\"evicted\"} 0"),
+            std::string::npos);
+
+  // Once they have been idle that long, the one idle longest goes first.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_TRUE(conns[0]->RoundTrip(GetRequest("/hello")).has_value());
+  TestConnection sixteenth(port);
+  auto r = sixteenth.RoundTrip(GetRequest("/hello"));
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->status, 200u);
+  EXPECT_TRUE(conns[1]->WaitForClose());
+  EXPECT_TRUE(EventuallyExposes("bidder_http_closed_connections_total{reason=\"evicted\"} 1"));
+  for (size_t i = 0; i < conns.size(); ++i) {
+    if (i == 1) continue;
+    auto answer = conns[i]->RoundTrip(GetRequest("/hello"));
+    ASSERT_TRUE(answer.has_value()) << i;
+    EXPECT_EQ(answer->status, 200u);
+  }
 }
 
 TEST_P(HttpServerTest, ConnectionCloseAndHttp10AreHonoured) {
@@ -485,7 +653,9 @@ TEST_P(HttpServerTest, ServerMetricsAreExposed) {
            "bidder_http_requests_total{code=\"200\",path=\"/echo\"} 1",
            "bidder_http_open_connections 1",
            "bidder_http_accepted_connections_total 1",
-           "bidder_http_rejected_connections_total 0",
+           "bidder_http_rejected_connections_total{reason=\"max_connections\"} 0",
+           "bidder_http_rejected_connections_total{reason=\"peer_limit\"} 0",
+           "bidder_http_accept_errors_total 0",
            "bidder_http_request_duration_seconds_count{path=\"/echo\"} 1",
            "bidder_http_request_bytes_count 1",
            "bidder_http_response_bytes_count 1",

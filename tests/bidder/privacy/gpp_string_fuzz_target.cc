@@ -1,7 +1,7 @@
 // The GPP string decoder's fuzz entry point, and through it the privacy
-// decision: libFuzzer links it into gpp_string_fuzzer (clang only, with
-// RTB_PRIVACY_LIBFUZZER), and privacy_fuzz_test.cc calls FuzzGppString on
-// every compiler.
+// decision: tests/fuzz builds it into the libFuzzer target gpp_string_fuzzer
+// (Fuzz build type) and replays its corpus, and privacy_fuzz_test.cc calls
+// FuzzGppString on every compiler.
 //
 // Input: one byte choosing regs.gdpr and gpp_sid, then the text. Whatever the
 // bytes, the decoder returns a value or an error without reading outside the
@@ -66,9 +66,3 @@ int FuzzGppString(const uint8_t* data, size_t size) {
 }
 
 }  // namespace rtb::bidder::privacy
-
-#ifdef RTB_PRIVACY_LIBFUZZER
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  return rtb::bidder::privacy::FuzzGppString(data, size);
-}
-#endif

@@ -1,6 +1,6 @@
-// The TC string decoder's fuzz entry point: libFuzzer links it into
-// tc_string_fuzzer (clang only, with RTB_PRIVACY_LIBFUZZER), and
-// privacy_fuzz_test.cc calls FuzzTcString on every compiler.
+// The TC string decoder's fuzz entry point: tests/fuzz builds it into the
+// libFuzzer target tc_string_fuzzer (Fuzz build type) and replays its
+// corpus, and privacy_fuzz_test.cc calls FuzzTcString on every compiler.
 //
 // Whatever the bytes, the decoder returns a value or an error without reading
 // outside the input (ASan checks that), and a value it returns keeps the
@@ -48,9 +48,3 @@ int FuzzTcString(const uint8_t* data, size_t size) {
 }
 
 }  // namespace rtb::bidder::privacy
-
-#ifdef RTB_PRIVACY_LIBFUZZER
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  return rtb::bidder::privacy::FuzzTcString(data, size);
-}
-#endif

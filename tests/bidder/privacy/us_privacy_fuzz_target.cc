@@ -1,6 +1,7 @@
-// The US Privacy string decoder's fuzz entry point: libFuzzer links it into
-// us_privacy_fuzzer (clang only, with RTB_PRIVACY_LIBFUZZER), and
-// privacy_fuzz_test.cc calls FuzzUsPrivacy on every compiler.
+// The US Privacy string decoder's fuzz entry point: tests/fuzz builds it
+// into the libFuzzer target us_privacy_fuzzer (Fuzz build type) and replays
+// its corpus, and privacy_fuzz_test.cc calls FuzzUsPrivacy on every
+// compiler.
 //
 // Whatever the bytes, a value or an error; a value comes only from four
 // characters starting with '1'.
@@ -25,9 +26,3 @@ int FuzzUsPrivacy(const uint8_t* data, size_t size) {
 }
 
 }  // namespace rtb::bidder::privacy
-
-#ifdef RTB_PRIVACY_LIBFUZZER
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  return rtb::bidder::privacy::FuzzUsPrivacy(data, size);
-}
-#endif

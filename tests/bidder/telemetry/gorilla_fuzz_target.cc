@@ -1,5 +1,6 @@
-// The decoder's fuzz entry point: libFuzzer links it into gorilla_fuzzer
-// (clang only), and gorilla_fuzz_test.cc calls it on every compiler.
+// The decoder's fuzz entry point: tests/fuzz builds it into the libFuzzer
+// target gorilla_fuzzer (Fuzz build type) and replays its corpus, and
+// gorilla_fuzz_test.cc calls it on every compiler.
 //
 // Input: 8 bytes of bucket start, then the block. Whatever the bytes, the
 // decoder returns points or an error without reading outside the input
@@ -15,8 +16,9 @@
 
 #include "bidder/telemetry/gorilla.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  using rtb::bidder::telemetry::Point;
+namespace rtb::bidder::telemetry {
+
+int FuzzGorillaBlock(const uint8_t* data, size_t size) {
   int64_t bucket_start = 0;
   if (size >= 8) {
     std::memcpy(&bucket_start, data, 8);
@@ -29,11 +31,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto* copy = static_cast<uint8_t*>(std::malloc(size == 0 ? 1 : size));
   if (size > 0) std::memcpy(copy, data, size);
   std::string_view block(reinterpret_cast<const char*>(copy), size);
-  auto points = rtb::bidder::telemetry::DecodeGorillaBlock(bucket_start, block);
+  auto points = DecodeGorillaBlock(bucket_start, block);
   if (points.ok()) {
-    auto again = rtb::bidder::telemetry::EncodeGorillaBlock(bucket_start, *points);
+    auto again = EncodeGorillaBlock(bucket_start, *points);
     if (!again.ok()) std::abort();
-    auto decoded = rtb::bidder::telemetry::DecodeGorillaBlock(bucket_start, *again);
+    auto decoded = DecodeGorillaBlock(bucket_start, *again);
     if (!decoded.ok() || decoded->size() != points->size()) std::abort();
     for (size_t i = 0; i < points->size(); ++i) {
       if ((*decoded)[i].timestamp != (*points)[i].timestamp ||
@@ -46,3 +48,5 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::free(copy);
   return 0;
 }
+
+}  // namespace rtb::bidder::telemetry

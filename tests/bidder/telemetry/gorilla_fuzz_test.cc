@@ -9,9 +9,10 @@
 #include "bidder/telemetry/gorilla.h"
 #include "gtest/gtest.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
-
 namespace rtb::bidder::telemetry {
+
+int FuzzGorillaBlock(const uint8_t* data, size_t size);
+
 namespace {
 
 constexpr int64_t kBucket = 1791072000;
@@ -21,7 +22,7 @@ int RunFuzzInput(int64_t bucket_start, const std::string& block) {
   int64_t shifted = bucket_start << 2;
   std::memcpy(input.data(), &shifted, 8);
   input += block;
-  return LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(input.data()), input.size());
+  return FuzzGorillaBlock(reinterpret_cast<const uint8_t*>(input.data()), input.size());
 }
 
 // A block of up to n points: half of them with arbitrary doubles (version 1),

@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# The connection-flood benchmark of BENCHMARKS.md: what hostile connections
+# cost the real traffic's tail. The bidder (the example configuration on a
+# fresh embedded store, its default server limits) takes an open-loop bid
+# load from rtb-load, three ways in turn, ROUNDS times:
+#   - baseline: the load alone;
+#   - slowloris: the load while rtb-flood keeps SLOW connections sending a
+#     request header a byte every 100 ms (reopening each one the server
+#     closes);
+#   - silent: the load while rtb-flood opens SILENT_RATE silent connections
+#     per second for SILENT_SECONDS (20,000 in 2 s by default).
+# Everything listens on 127.0.0.1, and the flood comes from 127.0.0.10 up.
+# One JSON line per run on stdout, then a summary: the median p99 of each
+# way and its ratio to the baseline's (target: slowloris within 1.5x).
+#
+# Environment (defaults in brackets):
+#   BUILD_DIR       build directory [build]
+#   RATE            bid requests/s of rtb-load [2000]
+#   DURATION        seconds per run, warm-up included [10]
+#   WARMUP          seconds not measured at the start of each run [2]
+#   CONNECTIONS     keep-alive connections of rtb-load [16]
+#   ROUNDS          rounds of the three runs [3]
+#   SLOW            slowloris connections [1000]
+#   SILENT_RATE     silent connections opened per second [10000]
+#   SILENT_SECONDS  seconds of silent connections [2]
+#   FLOOD_NICE      nice value of rtb-flood [19]
+#   SERVER_OVERRIDES  a jq filter applied to the bidder's configuration, e.g.
+#                   '.server.first_byte_timeout_ms = 60000' [none]
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+BUILD_DIR=${BUILD_DIR:-build}
+RATE=${RATE:-2000}
+DURATION=${DURATION:-10}
+WARMUP=${WARMUP:-2}
+CONNECTIONS=${CONNECTIONS:-16}
+ROUNDS=${ROUNDS:-3}
+SLOW=${SLOW:-1000}
+SILENT_RATE=${SILENT_RATE:-10000}
+SILENT_SECONDS=${SILENT_SECONDS:-2}
+SERVER_OVERRIDES=${SERVER_OVERRIDES:-.}
+FIXTURES=$ROOT/tests/fixtures/openrtb/requests
+REQUESTS=$FIXTURES/site-banner-mrec.json,$FIXTURES/app-banner-leaderboard.json
+
+command -v jq >/dev/null || { echo "run-flood-benchmark: jq is needed (deploy/install-deps.sh)" >&2; exit 1; }
+
+cmake --build "$BUILD_DIR" --target rtb-bidder rtb-load rtb-flood >&2
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/rtb-flood-benchmark.XXXXXX")
+PIDS=()
+cleanup() {
+  local pid
+  for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+jq --arg path "$WORK/store" \
+  ".storage.embedded.path = \$path | .server.port = 0 | $SERVER_OVERRIDES" \
+  config/bidder.example.json >"$WORK/bidder.json"
+export RTB_DEVICE_KEY_SECRET RTB_BEACON_SECRET
+RTB_DEVICE_KEY_SECRET=$(openssl rand -hex 32)
+RTB_BEACON_SECRET=$(openssl rand -hex 32)
+
+"$BUILD_DIR/bidder/rtb-bidder" --config "$WORK/bidder.json" --port-file "$WORK/bidder.port" \
+  2>"$WORK/bidder.log" &
+PIDS+=($!)
+for ((i = 0; i < 300; i++)); do [[ -s $WORK/bidder.port ]] && break; sleep 0.1; done
+PORT=$(cat "$WORK/bidder.port")
+for ((i = 0; i < 100; i++)); do
+  curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null && break
+  sleep 0.1
+done
+
+# The flood stands for clients on other machines: at the lowest CPU
+# priority it takes what the bidder and rtb-load leave, so the figure is what
+# serving the flood costs the bidder rather than what generating it costs
+# the shared cores (FLOOD_NICE=0 runs it at normal priority).
+FLOOD="nice -n ${FLOOD_NICE:-19} $BUILD_DIR/loadtest/rtb-flood"
+
+closes() {
+  curl -sf "http://127.0.0.1:$PORT/metrics" |
+    awk '$1 ~ /^bidder_http_closed_connections_total/ { split($1, a, "\""); out = out a[2] "=" $2 " " }
+         $1 ~ /^bidder_http_rejected_connections_total/ { split($1, a, "\""); out = out "refused_" a[2] "=" $2 " " }
+         END { print out }'
+}
+
+load() {
+  "$BUILD_DIR/loadtest/rtb-load" --port "$PORT" --rate "$RATE" --duration "$DURATION" \
+    --warmup "$WARMUP" --connections "$CONNECTIONS" --requests "$REQUESTS"
+}
+
+# Runs the load with `flood` (none, slowloris, silent) alongside; prints
+# the load's report with the flood's and the server's counts added.
+run() {
+  local way=$1 flood_out=$WORK/flood.json flood_pid=
+  : >"$flood_out"
+  case $way in
+    slowloris)
+      $FLOOD --port "$PORT" --mode slowloris --connections "$SLOW" \
+        --duration "$DURATION" >"$flood_out" &
+      flood_pid=$! ;;
+    silent)
+      # The silent connections start after the warm-up, inside the measured time.
+      (sleep "$WARMUP"; $FLOOD --port "$PORT" --mode silent \
+        --rate "$SILENT_RATE" --duration "$SILENT_SECONDS" >"$flood_out") &
+      flood_pid=$! ;;
+  esac
+  local report
+  report=$(load)
+  [[ -n $flood_pid ]] && wait "$flood_pid"
+  jq -c --arg way "$way" --arg closes "$(closes)" --arg load "$(cut -d' ' -f1 /proc/loadavg)" \
+    --slurpfile flood <(cat "$flood_out"; [[ -s $flood_out ]] || echo null) \
+    '{way: $way, p50_us: .latency_us.p50, p99_us: .latency_us.p99, p999_us: .latency_us.p999,
+      throughput_rps: .throughput_rps, errors: .errors, unanswered: .unanswered,
+      flood: $flood[0], server_closes_so_far: $closes, load_average: $load}' <<<"$report"
+}
+
+# One unreported run: caches and the JIT-free warm-up of the store settle.
+load >/dev/null
+
+declare -A P99S=([baseline]="" [slowloris]="" [silent]="")
+for ((round = 0; round < ROUNDS; round++)); do
+  for way in baseline slowloris silent; do
+    line=$(run "$way")
+    echo "$line"
+    P99S[$way]+="$(jq -r .p99_us <<<"$line") "
+  done
+done
+
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+base=$(median <<<"${P99S[baseline]}")
+slow=$(median <<<"${P99S[slowloris]}")
+silent=$(median <<<"${P99S[silent]}")
+jq -cn --argjson base "$base" --argjson slow "$slow" --argjson silent "$silent" \
+  --argjson rate "$RATE" --argjson rounds "$ROUNDS" --argjson slow_connections "$SLOW" \
+  --arg load "$(cut -d' ' -f1-3 /proc/loadavg)" \
+  '{summary: "median p99 of the bid load, microseconds", rate: $rate, rounds: $rounds,
+    baseline_p99_us: $base, slowloris_p99_us: $slow, silent_p99_us: $silent,
+    slowloris_connections: $slow_connections,
+    slowloris_ratio: ($slow / $base * 100 | round / 100),
+    silent_ratio: ($silent / $base * 100 | round / 100), load_average: $load}'
