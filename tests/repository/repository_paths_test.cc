@@ -147,11 +147,11 @@ std::vector<std::string> ClimbsAboveTheRoot(const std::string& file, std::string
 }
 
 TEST(RepositoryPathsTest, TheCheckSeesReferencesAboveTheRoot) {
-  EXPECT_EQ(ClimbsAboveTheRoot("README.md", "see ../shared/x"),
-            std::vector<std::string>{"../shared/x"});
-  EXPECT_EQ(ClimbsAboveTheRoot("tests/a/CMakeLists.txt", R"(D="${PROJECT_SOURCE_DIR}/../shared")"),
-            std::vector<std::string>{"${PROJECT_SOURCE_DIR}/../shared"});
-  EXPECT_EQ(ClimbsAboveTheRoot("loadtest/run.sh", "X=${X:-$ROOT/../shared/openrtb}").size(), 1u);
+  EXPECT_EQ(ClimbsAboveTheRoot("README.md", "see ../outside/x"),
+            std::vector<std::string>{"../outside/x"});
+  EXPECT_EQ(ClimbsAboveTheRoot("tests/a/CMakeLists.txt", R"(D="${PROJECT_SOURCE_DIR}/../outside")"),
+            std::vector<std::string>{"${PROJECT_SOURCE_DIR}/../outside"});
+  EXPECT_EQ(ClimbsAboveTheRoot("loadtest/run.sh", "X=${X:-$ROOT/../outside/openrtb}").size(), 1u);
   EXPECT_EQ(ClimbsAboveTheRoot("deploy/hbase/h.sh", "I=$HERE/../../../x").size(), 1u);
   EXPECT_EQ(ClimbsAboveTheRoot("a/b.cc", R"(#include "../../c.h")").size(), 1u);
   // Inside the repository, or not a path of ours.
