@@ -31,6 +31,8 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
+# shellcheck source=loadtest/bidder_for_load.sh
+source loadtest/bidder_for_load.sh
 BUILD_DIR=${BUILD_DIR:-build}
 DURATION=${DURATION:-1800}
 INTERVAL=${INTERVAL:-30}
@@ -62,22 +64,10 @@ trap cleanup EXIT
 jq --arg path "$WORK/store" --argjson threads "$THREADS" \
   '.storage.embedded.path = $path | .server.port = 0 | .server.io_threads = $threads' \
   config/bidder.example.json >"$WORK/bidder.json"
-export RTB_DEVICE_KEY_SECRET RTB_BEACON_SECRET
-RTB_DEVICE_KEY_SECRET=$(openssl rand -hex 32)
-RTB_BEACON_SECRET=$(openssl rand -hex 32)
-"$BUILD_DIR/loadtest/rtb-seed-profiles" --config "$WORK/bidder.json" --devices "$DEVICES" \
-  --hit-share "$HIT_SHARE" >&2
+fresh_secrets
+seed_profiles "$WORK/bidder.json"
 
-"$BUILD_DIR/bidder/rtb-bidder" --config "$WORK/bidder.json" --port-file "$WORK/bidder.port" \
-  2>"$WORK/bidder.log" &
-BIDDER_PID=$!
-for ((i = 0; i < 300; i++)); do
-  [[ -s $WORK/bidder.port ]] && curl -sf "http://127.0.0.1:$(cat "$WORK/bidder.port")/readyz" >/dev/null && break
-  sleep 0.1
-done
-PORT=$(cat "$WORK/bidder.port" 2>/dev/null || true)
-[[ -n $PORT ]] && curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null ||
-  { echo "run-soak: bidder not ready; log: $(tail -3 "$WORK/bidder.log")" >&2; exit 1; }
+start_bidder "$WORK/bidder.json" run-soak
 
 # Sums of a metric family's samples whose labels match both patterns.
 metric_sum() {  # family, label pattern, another label pattern

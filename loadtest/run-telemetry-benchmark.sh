@@ -31,6 +31,8 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
+# shellcheck source=loadtest/bidder_for_load.sh
+source loadtest/bidder_for_load.sh
 BUILD_DIR=${BUILD_DIR:-build}
 now=$(date +%s)
 DURATION=${DURATION:-$((now - now % 3600 + 2 * 3600 + 600 - now))}
@@ -60,22 +62,9 @@ jq --arg path "$WORK/store" \
   '.storage.embedded.path = $path | .server.port = 0 | .telemetry.write_interval_s = 10 |
    .telemetry.query_requires_login = false' \
   config/bidder.example.json >"$WORK/bidder.json"
-export RTB_DEVICE_KEY_SECRET RTB_BEACON_SECRET
-RTB_DEVICE_KEY_SECRET=$(openssl rand -hex 32)
-RTB_BEACON_SECRET=$(openssl rand -hex 32)
-
-"$BUILD_DIR/loadtest/rtb-seed-profiles" --config "$WORK/bidder.json" --devices "$DEVICES" \
-  --hit-share "$HIT_SHARE" >&2
-"$BUILD_DIR/bidder/rtb-bidder" --config "$WORK/bidder.json" --port-file "$WORK/bidder.port" \
-  2>"$WORK/bidder.log" &
-BIDDER_PID=$!
-for ((i = 0; i < 300; i++)); do
-  [[ -s $WORK/bidder.port ]] && curl -sf "http://127.0.0.1:$(cat "$WORK/bidder.port")/readyz" >/dev/null && break
-  sleep 0.1
-done
-PORT=$(cat "$WORK/bidder.port" 2>/dev/null || true)
-[[ -n $PORT ]] && curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null ||
-  { echo "run-telemetry-benchmark: bidder not ready; log: $(tail -3 "$WORK/bidder.log")" >&2; exit 1; }
+fresh_secrets
+seed_profiles "$WORK/bidder.json"
+start_bidder "$WORK/bidder.json" run-telemetry-benchmark
 BASE=http://127.0.0.1:$PORT
 
 START=$(date +%s)
