@@ -28,6 +28,7 @@ inline constexpr std::string_view kMetricSeriesTable = "metric_series";
 inline constexpr std::string_view kMetricRollupsTable = "metric_rollups";
 inline constexpr std::string_view kSessionsTable = "sessions";
 inline constexpr std::string_view kUserSessionsTable = "user_sessions";
+inline constexpr std::string_view kPricingTable = "pricing";
 
 // Family names a second module reads or writes by name (the rest live beside
 // the row layout that uses them).
