@@ -79,12 +79,18 @@ std::optional<double> PricingFeedback::ToUsd(double amount, std::string_view cur
 
 std::optional<storage::Increment> PricingFeedback::NoticeIncrement(
     const AuctionNotice& notice) const {
-  if (notice.bucket == 0 || (!notice.won && !IsPriceLoss(notice.loss_reason))) return std::nullopt;
+  if (notice.bucket == 0) return std::nullopt;
   const std::optional<double> bid = ToUsd(notice.bid_cpm, notice.bid_currency);
   if (!bid.has_value() || !Plausible(*bid)) return std::nullopt;
   storage::Increment increment;
   increment.row = internal::OutcomeRow(notice.bucket, internal::HourOf(notice.bid_time_ms));
+  increment.durability = storage::Durability::kAsyncWal;
+  increment.nonce = Nonce(notice.notice_id, notice.won ? "win" : "loss");
   const std::string family(internal::kOutcomeFamily);
+  // Every notice, whatever it says, keeps its bid from counting as unnoticed.
+  increment.columns.push_back(
+      {family, internal::OutcomeQualifier(OutcomeKind::kNotices, internal::BinOf(*bid)), 1});
+  if (!notice.won && !IsPriceLoss(notice.loss_reason)) return increment;
   std::optional<double> to_beat;
   if (notice.min_to_win_cpm.has_value())
     to_beat = ToUsd(*notice.min_to_win_cpm, notice.bid_currency);
@@ -105,8 +111,6 @@ std::optional<storage::Increment> PricingFeedback::NoticeIncrement(
           {family, std::string(1, internal::kClearingSumQualifier), std::llround(*clearing * 1e6)});
     }
   }
-  increment.durability = storage::Durability::kAsyncWal;
-  increment.nonce = Nonce(notice.notice_id, notice.won ? "win" : "loss");
   return increment;
 }
 

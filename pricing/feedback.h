@@ -3,15 +3,19 @@
 //
 //   RecordNotice      a win notice (nurl) or loss notice (lurl) of a bid
 //                     that carried a pricing bucket (first-price bids): one
-//                     Increment of the bucket's row for the bid's hour, at
-//                     the bin of our bid price, or, when the exchange gave
-//                     the minimum bid to win (${AUCTION_MIN_TO_WIN}), at the
-//                     bin of that price; a win also adds its clearing price
-//                     (${AUCTION_PRICE}). A loss counts only for a price
-//                     reason (${AUCTION_LOSS} 100-103: under the floor,
-//                     outbid, lost to a deal) or when the exchange left the
-//                     reason out; other losses (invalid bid, blocked seat,
-//                     creative filtered...) say nothing about the price.
+//                     Increment of the bucket's row for the bid's hour that
+//                     marks the bid as noticed (at its price bin) and counts
+//                     the outcome at the bin of our bid price, or, when the
+//                     exchange gave the minimum bid to win
+//                     (${AUCTION_MIN_TO_WIN}), at the bin of that price; a
+//                     win also adds its clearing price (${AUCTION_PRICE}).
+//                     A loss counts as an outcome only for a price reason
+//                     (${AUCTION_LOSS} 100-103: under the floor, outbid, lost
+//                     to a deal) or when the exchange left the reason out;
+//                     other losses (invalid bid, blocked seat, creative
+//                     filtered...) say nothing about the price. Bids that get
+//                     no notice at all count as price losses (the bid
+//                     path's tally, pricing/pricer.h).
 //   RecordEngagement  an impression (once per impression id), a first click
 //                     or a conversion of a campaign: one Increment of the
 //                     campaign's sharded counters for the event's UTC day.

@@ -9,9 +9,12 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "pricing/bucket.h"
+#include "pricing/internal/bid_tally.h"
 #include "pricing/internal/campaign_figures.h"
 #include "pricing/internal/model_snapshot.h"
+#include "pricing/internal/price_grid.h"
 #include "pricing/internal/pricing_metrics.h"
+#include "pricing/internal/pricing_rows.h"
 #include "pricing/internal/value_estimator.h"
 #include "pricing/internal/win_curve.h"
 
@@ -73,6 +76,7 @@ absl::StatusOr<std::unique_ptr<Pricer>> Pricer::Create(const config::BidderConfi
   }
   pricer->figures_ = std::make_unique<internal::CampaignFigures>(pricer->campaigns_.size());
   pricer->slot_ = std::make_unique<internal::SnapshotSlot>();
+  pricer->tally_ = std::make_unique<internal::BidTally>();
   return pricer;
 }
 
@@ -127,6 +131,10 @@ void Pricer::CountBid(size_t campaign, const ShadeRequest& request,
   metrics_->CountBid(request.exchange, static_cast<size_t>(result.outcome), request.first_price,
                      factor);
   figures_->AddBid(campaign, request.first_price, factor);
+  if (request.first_price && request.bucket != 0) {
+    tally_->Add(request.bucket, internal::HourOf(request.now_ms),
+                internal::BinOf(result.price * request.usd_per_unit));
+  }
 }
 
 void Pricer::CountNotice(size_t campaign, bool won, double clearing_usd_cpm) const {

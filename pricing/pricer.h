@@ -49,6 +49,7 @@ struct PricingModel;
 class ModelSnapshot;
 class SnapshotSlot;
 class BidPricingMetrics;
+class BidTally;
 class CampaignFigures;
 }  // namespace internal
 
@@ -132,7 +133,9 @@ class Pricer {
   double Value(size_t campaign, const DeviceHistory& history) const;
   // The price of a bid worth request.value (see the header comment).
   ShadeResult Shade(const ShadeRequest& request) const;
-  // Once per bid sent: the metrics and the per-campaign figures.
+  // Once per bid sent: the metrics, the per-campaign figures and, for a
+  // first-price bid with a bucket, the bid tally the loop writes out (bids
+  // that get no notice count as losses).
   void CountBid(size_t campaign, const ShadeRequest& request, const ShadeResult& result) const;
   // Once per first-price notice received (pricing/feedback.h).
   void CountNotice(size_t campaign, bool won, double clearing_usd_cpm) const;
@@ -147,8 +150,10 @@ class Pricer {
   // computed_at of the model the bid path reads; 0 before the first.
   int64_t ModelComputedAtMs() const;
 
-  // Writer side (the pricing loop): replaces the model the bid path reads.
+  // Writer side (the pricing loop): replaces the model the bid path reads,
+  // and takes the bids counted since the last take.
   void Publish(const internal::PricingModel& model);
+  internal::BidTally& bid_tally() const { return *tally_; }
 
  private:
   struct CampaignEntry;
@@ -161,6 +166,7 @@ class Pricer {
   std::unique_ptr<internal::SnapshotSlot> slot_;
   std::unique_ptr<internal::BidPricingMetrics> metrics_;
   std::unique_ptr<internal::CampaignFigures> figures_;
+  std::unique_ptr<internal::BidTally> tally_;
 };
 
 }  // namespace rtb::pricing

@@ -3,15 +3,18 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
+#include <random>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "pricing/bucket.h"
+#include "pricing/internal/bid_tally.h"
 #include "pricing/internal/model_board.h"
 #include "pricing/internal/pricing_metrics.h"
 #include "pricing/internal/shading_fitter.h"
 #include "pricing/pricer.h"
+#include "storage/schemas.h"
 
 namespace rtb::pricing {
 namespace {
@@ -19,6 +22,12 @@ namespace {
 // Waits are bounded, so a clock moved by other means than real time (a test
 // clock) is noticed.
 constexpr int64_t kLongestWaitMs = 1000;
+constexpr int64_t kBidCountFlushMs = 10000;
+
+uint64_t RandomNonceSeed() {
+  std::random_device device;
+  return (static_cast<uint64_t>(device()) << 32) ^ device();
+}
 
 }  // namespace
 
@@ -60,6 +69,8 @@ absl::StatusOr<std::unique_ptr<PricingLoop>> PricingLoop::Create(
     return absl::InternalError(absl::StrCat("cannot declare the pricing loop metrics: ", e.what()));
   }
   loop->next_due_ms_ = loop->clock_->NowMillis();
+  loop->next_flush_ms_ = loop->next_due_ms_ + kBidCountFlushMs;
+  loop->next_nonce_ = RandomNonceSeed();
   return loop;
 }
 
@@ -81,12 +92,17 @@ void PricingLoop::Stop() {
     stopping_ = true;
   }
   thread_.join();
+  FlushBidCounts();
+}
+
+int64_t PricingLoop::NextDueMillis() const {
+  return pricer_ != nullptr ? std::min(next_due_ms_, next_flush_ms_) : next_due_ms_;
 }
 
 void PricingLoop::Run() {
   while (true) {
     const int64_t wait_ms =
-        std::clamp<int64_t>(next_due_ms_ - clock_->NowMillis(), 1, kLongestWaitMs);
+        std::clamp<int64_t>(NextDueMillis() - clock_->NowMillis(), 1, kLongestWaitMs);
     {
       absl::MutexLock lock(&mutex_);
       if (mutex_.AwaitWithTimeout(absl::Condition(&stopping_), absl::Milliseconds(wait_ms))) {
@@ -99,12 +115,32 @@ void PricingLoop::Run() {
 
 void PricingLoop::RunDue() {
   const int64_t now = clock_->NowMillis();
+  if (pricer_ != nullptr && now >= next_flush_ms_) {
+    FlushBidCounts();
+    next_flush_ms_ = std::max(next_flush_ms_ + kBidCountFlushMs, now + 1);
+  }
   if (now >= next_due_ms_) {
     Step(now);
     next_due_ms_ += interval_ms_;
     if (next_due_ms_ <= now) next_due_ms_ = now + interval_ms_;
   }
   ExportAge(now);
+}
+
+void PricingLoop::FlushBidCounts() {
+  if (pricer_ == nullptr) return;
+  for (storage::Increment& increment : internal::BidCountIncrements(pricer_->bid_tally().Take())) {
+    increment.nonce = ++next_nonce_ == 0 ? ++next_nonce_ : next_nonce_;
+    unwritten_.push_back(std::move(increment));
+  }
+  std::vector<storage::Increment> failed;
+  for (storage::Increment& increment : unwritten_) {
+    if (!store_->Increment(storage::kPricingTable, increment).ok()) {
+      failed.push_back(std::move(increment));
+    }
+  }
+  if (!failed.empty()) metrics_->CountStoreError(internal::PricingStoreOperation::kBidCountWrite);
+  unwritten_ = std::move(failed);
 }
 
 void PricingLoop::Step(int64_t now_ms) {

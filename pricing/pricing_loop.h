@@ -9,6 +9,10 @@
 //   kFitAndPublish  rtb-pacer: fits and writes the model to the store (and
 //                   publishes it to a Pricer, when given one).
 //
+// In the bidder roles it also writes the bid path's tally of first-price bids
+// (internal/bid_tally.h) to the outcome rows every 10 seconds; a failed write
+// is resent first, with its nonce, at the next one.
+//
 // A failed fit or read keeps the model the bid path has; once that is older
 // than pricing.model_max_age_s the bid path stops shading (fail safe).
 //
@@ -20,6 +24,7 @@
 #include <cstdint>
 #include <memory>
 #include <thread>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
@@ -68,7 +73,9 @@ class PricingLoop {
 
   // Runs what is due at the clock's time.
   void RunDue();
-  int64_t NextDueMillis() const { return next_due_ms_; }
+  int64_t NextDueMillis() const;
+  // Writes the bid tally now (and what earlier writes left).
+  void FlushBidCounts();
   // computed_at of the last model this loop fitted or read; 0 before one.
   int64_t model_version() const { return model_version_; }
 
@@ -88,7 +95,10 @@ class PricingLoop {
   std::unique_ptr<internal::LoopMetrics> metrics_;
   std::vector<uint64_t> exchange_bits_;
   int64_t next_due_ms_ = 0;
+  int64_t next_flush_ms_ = 0;
   int64_t model_version_ = 0;
+  uint64_t next_nonce_ = 0;
+  std::vector<storage::Increment> unwritten_;
 
   absl::Mutex mutex_;
   bool stopping_ ABSL_GUARDED_BY(mutex_) = false;

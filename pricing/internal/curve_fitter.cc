@@ -16,7 +16,9 @@ int64_t BucketOutcomes::wins() const {
 
 int64_t BucketOutcomes::losses() const {
   int64_t n = 0;
-  for (const auto& [bin, o] : bins) n += o.losses_at_bid + (o.price_to_beat - o.exact_wins);
+  for (const auto& [bin, o] : bins) {
+    n += o.losses_at_bid + (o.price_to_beat - o.exact_wins) + Unnoticed(o);
+  }
   return n;
 }
 
@@ -25,7 +27,8 @@ std::optional<FittedCurve> FitCurve(const BucketOutcomes& outcomes, const FitOpt
   int highest = -1;
   double total = 0;
   for (const auto& [bin, o] : outcomes.bins) {
-    const int64_t n = o.wins_at_bid + o.losses_at_bid + o.price_to_beat;
+    const int64_t n =
+        o.wins_at_bid + o.losses_at_bid + BucketOutcomes::Unnoticed(o) + o.price_to_beat;
     if (n <= 0) continue;
     lowest = std::min(lowest, bin);
     highest = std::max(highest, bin);
@@ -45,7 +48,7 @@ std::optional<FittedCurve> FitCurve(const BucketOutcomes& outcomes, const FitOpt
     // keeps a win and a loss at the same bid from both claiming the bin.
     const int i = bin - first_bin + 1;
     wins[i] += static_cast<double>(o.wins_at_bid);
-    losses[i + 1] += static_cast<double>(o.losses_at_bid);
+    losses[i + 1] += static_cast<double>(o.losses_at_bid + BucketOutcomes::Unnoticed(o));
     exact[i] += static_cast<double>(o.price_to_beat);
   }
 

@@ -2,7 +2,8 @@
 //
 // Each notice says something about the price to beat c of one auction:
 //   a win at our bid b        c < b   (left-censored)
-//   a price loss at our bid b c >= b  (right-censored)
+//   a price loss at our bid b c >= b  (right-censored; a bid without any
+//                                      notice counts as one)
 //   a minimum bid to win m    c = m   (exact; ${AUCTION_MIN_TO_WIN})
 // counted per price bin (internal/price_grid.h; a bid counts at its bin's
 // upper edge, so a win puts c in the bid's bin or below and a loss in the
@@ -33,6 +34,8 @@ namespace rtb::pricing::internal {
 
 // Notices of one price bin.
 struct BinOutcomes {
+  int64_t bids = 0;     // bids sent at this bin
+  int64_t notices = 0;  // notices of any kind for bids at this bin
   int64_t wins_at_bid = 0;
   int64_t losses_at_bid = 0;
   int64_t price_to_beat = 0;  // exact observations of c in this bin (won or lost)
@@ -44,7 +47,12 @@ struct BucketOutcomes {
   std::map<int, BinOutcomes> bins;  // by price bin
   int64_t clearing_sum_micros = 0;  // sum of win clearing prices, micro-USD CPM
 
+  // Bids at the bin without a notice, taken as price losses.
+  static int64_t Unnoticed(const BinOutcomes& bin) {
+    return bin.bids > bin.notices ? bin.bids - bin.notices : 0;
+  }
   int64_t wins() const;
+  // Price losses, noticed or not.
   int64_t losses() const;
   int64_t samples() const { return wins() + losses(); }
 };

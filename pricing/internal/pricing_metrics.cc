@@ -121,7 +121,7 @@ LoopMetrics::LoopMetrics(prometheus::Registry* registry,
                      .Help("Store calls of the pricing loop that failed, by operation")
                      .Register(*registry);
   constexpr std::array<const char*, static_cast<size_t>(PricingStoreOperation::kCount)> kNames = {
-      "fit_read", "model_write", "model_read"};
+      "fit_read", "model_write", "model_read", "bid_count_write"};
   for (size_t i = 0; i < kNames.size(); ++i) {
     store_errors_[i] = &errors.Add({{"operation", kNames[i]}});
   }

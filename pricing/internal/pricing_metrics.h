@@ -21,7 +21,7 @@
 //       reads (0 before the first)
 //   bidder_pricing_fit_seconds                    duration of the last fit
 //   bidder_pricing_store_errors_total{operation}  fit_read | model_write |
-//       model_read
+//       model_read | bid_count_write
 //
 // Every handle is null without a registry, and the setters then do nothing.
 //
@@ -47,7 +47,13 @@ inline constexpr std::array<std::string_view, 8> kPriceOutcomeNames = {
     "second_price", "disabled", "no_bucket", "learning", "stale", "unshaded", "shaded", "explored"};
 
 enum class NoticeKind : size_t { kWin, kPriceLoss, kOtherLoss, kCount };
-enum class PricingStoreOperation : size_t { kFitRead, kModelWrite, kModelRead, kCount };
+enum class PricingStoreOperation : size_t {
+  kFitRead,
+  kModelWrite,
+  kModelRead,
+  kBidCountWrite,
+  kCount
+};
 
 class BidPricingMetrics {
  public:

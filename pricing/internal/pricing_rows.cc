@@ -50,6 +50,8 @@ std::optional<OutcomeCell> ParseOutcomeQualifier(std::string_view qualifier) {
   if (qualifier.size() != 3) return std::nullopt;
   OutcomeCell cell;
   switch (qualifier[0]) {
+    case 'b':
+    case 'n':
     case 'w':
     case 'l':
     case 'x':

@@ -12,11 +12,17 @@
 //                hour   = hours since the Unix epoch of the bid time, uint32
 //                bucket = pricing/bucket.h, uint64
 //   qualifier  kind(1) + price bin(2)        (internal/price_grid.h)
+//                'b'  bids sent at that bin (the bidders' tallies, flushed
+//                     by their pricing loops)
+//                'n'  notices of any kind received for bids at that bin
 //                'w'  a win at our bid's bin, the price to beat unknown
 //                'l'  a price loss at our bid's bin, the price to beat unknown
 //                'x'  a win whose price to beat (minimum bid to win) is known:
 //                     the bin of that price
 //                'y'  a price loss whose price to beat is known: its bin
+//              Bids without any notice ('b' - 'n') are taken as price
+//              losses: exchanges that send no loss notices, or lose some,
+//              then still show their losses.
 //              kind 's' alone (1 byte): the sum of win clearing prices,
 //                micro-USD CPM
 //   value      8-byte big-endian counter
@@ -61,6 +67,8 @@ inline constexpr std::string_view kModelFamily = "m";
 inline constexpr int kSalts = 16;
 
 enum class OutcomeKind : char {
+  kBids = 'b',
+  kNotices = 'n',
   kWinAtBid = 'w',
   kLossAtBid = 'l',
   kWinPriceToBeat = 'x',

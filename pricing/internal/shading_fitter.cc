@@ -28,6 +28,12 @@ void AddCell(const storage::Cell& cell, BucketOutcomes* outcomes) {
   if (!parsed.has_value()) return;
   BinOutcomes& bin = outcomes->bins[parsed->bin];
   switch (parsed->kind) {
+    case OutcomeKind::kBids:
+      bin.bids += *count;
+      break;
+    case OutcomeKind::kNotices:
+      bin.notices += *count;
+      break;
     case OutcomeKind::kWinAtBid:
       bin.wins_at_bid += *count;
       break;
@@ -161,7 +167,6 @@ absl::StatusOr<PricingModel> ShadingFitter::Fit(int64_t now_ms) {
     if (model.curves.size() >= static_cast<size_t>(options_.max_buckets)) break;
     const uint64_t bucket = buckets[i].first;
     ExchangeFigures& figures = model.exchanges[exchange_of.at(ExchangeBitsOf(bucket))];
-    if (figures.losses == 0) continue;
     std::optional<FittedCurve> curve = FitCurve(buckets[i].second, fit_options_);
     if (!curve.has_value()) continue;
     model.curves.push_back(BucketCurve{bucket, samples, curve->start, std::move(curve->values)});

@@ -6,10 +6,10 @@
 // Reads: per salt, one scan of the window's outcome rows (16 scans, paged);
 // per campaign, one scan of its 16 engagement rows. Buckets are fitted
 // (internal/curve_fitter.h) when they hold at least pricing.min_samples
-// notices and their exchange sent at least one price-loss notice in the
-// window: an exchange that sends no loss notices (or whose notices do not
-// reach us) would make every bid look like a win, and is never shaded. At
-// most pricing.max_buckets buckets, those with the most notices first.
+// outcomes (wins, and price losses noticed or not: a bid the bidders
+// counted without a notice is a loss, so an exchange that sends no loss
+// notices still shows them). At most pricing.max_buckets buckets, those with
+// the most outcomes first.
 //
 // Thread-safety: one thread per instance.
 #ifndef RTB_PRICING_INTERNAL_SHADING_FITTER_H_

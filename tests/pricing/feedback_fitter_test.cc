@@ -6,9 +6,12 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "pricing/feedback.h"
+#include "pricing/internal/bid_tally.h"
 #include "pricing/internal/model_board.h"
 #include "pricing/internal/price_grid.h"
 #include "pricing/internal/pricing_rows.h"
@@ -86,9 +89,14 @@ TEST_F(FeedbackFitterTest, OnlyPriceLossesAndWinsOfBucketedBidsCount) {
   EXPECT_FALSE(PricingFeedback::IsPriceLoss("2"));
   EXPECT_FALSE(PricingFeedback::IsPriceLoss("104"));
   EXPECT_FALSE(PricingFeedback::IsPriceLoss("200"));
+  // A loss for another reason only marks its bid as noticed.
   AuctionNotice filtered = Notice(TestBucket(), false, 2, 1);
   filtered.loss_reason = "200";
-  EXPECT_FALSE(feedback_.NoticeIncrement(filtered).has_value());
+  std::optional<storage::Increment> increment = feedback_.NoticeIncrement(filtered);
+  ASSERT_TRUE(increment.has_value());
+  ASSERT_EQ(increment->columns.size(), 1u);
+  EXPECT_EQ(increment->columns[0].qualifier,
+            internal::OutcomeQualifier(internal::OutcomeKind::kNotices, internal::BinOf(2)));
   EXPECT_FALSE(feedback_.NoticeIncrement(Notice(0, true, 2, 2)).has_value());
   AuctionNotice unknown_currency = Notice(TestBucket(), true, 2, 3);
   unknown_currency.bid_currency = "JPY";
@@ -102,19 +110,21 @@ TEST_F(FeedbackFitterTest, ANoticeIsOneIncrementAtTheBinOfTheKnownPrice) {
   std::optional<storage::Increment> increment = feedback_.NoticeIncrement(win);
   ASSERT_TRUE(increment.has_value());
   EXPECT_EQ(increment->row, internal::OutcomeRow(TestBucket(), internal::HourOf(kNoon)));
-  ASSERT_EQ(increment->columns.size(), 2u);
+  ASSERT_EQ(increment->columns.size(), 3u);
   EXPECT_EQ(increment->columns[0].qualifier,
+            internal::OutcomeQualifier(internal::OutcomeKind::kNotices, internal::BinOf(2)));
+  EXPECT_EQ(increment->columns[1].qualifier,
             internal::OutcomeQualifier(internal::OutcomeKind::kWinAtBid, internal::BinOf(2)));
-  EXPECT_EQ(increment->columns[1].amount, 2000000);
+  EXPECT_EQ(increment->columns[2].amount, 2000000);
   EXPECT_NE(increment->nonce, 0u);
 
   AuctionNotice loss = Notice(TestBucket(), false, 2, 2);
   loss.min_to_win_cpm = 2.4;
   increment = feedback_.NoticeIncrement(loss);
   ASSERT_TRUE(increment.has_value());
-  ASSERT_EQ(increment->columns.size(), 1u);
+  ASSERT_EQ(increment->columns.size(), 2u);
   EXPECT_EQ(
-      increment->columns[0].qualifier,
+      increment->columns[1].qualifier,
       internal::OutcomeQualifier(internal::OutcomeKind::kLossPriceToBeat, internal::BinOf(2.4)));
 }
 
@@ -154,12 +164,53 @@ TEST_F(FeedbackFitterTest, TheFittedCurveFollowsTheCompetition) {
   EXPECT_GT(model.exchanges[0].clearing_sum_micros, 0);
 }
 
-TEST_F(FeedbackFitterTest, AnExchangeWithoutPriceLossesIsNotShaded) {
+TEST_F(FeedbackFitterTest, BidsWithoutNoticesCountAsLosses) {
+  // An exchange that sends win notices only: 100 bids at 2, 30 won.
   config_.pricing.min_samples = 10;
-  for (int i = 0; i < 50; ++i) feedback_.RecordNotice(Notice(TestBucket(), true, 2, i));
+  auto pricer = Pricer::Create(config_, nullptr);
+  ASSERT_TRUE(pricer.ok());
+  ShadeRequest request;
+  request.bucket = TestBucket();
+  request.first_price = true;
+  request.value = 2;
+  request.now_ms = clock_->NowMillis();
+  for (int i = 0; i < 100; ++i) {
+    (*pricer)->CountBid(0, request, ShadeResult{2, PriceOutcome::kLearning});
+  }
+  for (int i = 0; i < 30; ++i) feedback_.RecordNotice(Notice(TestBucket(), true, 2, i));
+  auto loop = PricingLoop::Create(config_, temp_.store(), pricer->get(), PricingRole::kFitLocally,
+                                  nullptr, clock_);
+  ASSERT_TRUE(loop.ok());
+  (*loop)->FlushBidCounts();
   const internal::PricingModel model = Fit();
-  EXPECT_TRUE(model.curves.empty());
-  EXPECT_EQ(model.exchanges[0].wins, 50);
+  EXPECT_EQ(model.exchanges[0].wins, 30);
+  EXPECT_EQ(model.exchanges[0].losses, 70);
+  ASSERT_EQ(model.curves.size(), 1u);
+  const internal::BucketCurve& curve = model.curves[0];
+  const internal::CurveView view{curve.start, static_cast<int>(curve.values.size()) - 1,
+                                 curve.values.data()};
+  EXPECT_NEAR(internal::WinProbability(view, internal::Edge(internal::BinOf(2) + 1)), 0.3, 1e-3);
+}
+
+TEST_F(FeedbackFitterTest, ABidTallyTakenTwiceCountsOnceAndSumsOverThreads) {
+  internal::BidTally tally;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&tally] {
+      for (int i = 0; i < 1000; ++i) tally.Add(TestBucket(), 490000, 200 + i % 3);
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  std::vector<internal::TallyCount> counts = tally.Take();
+  ASSERT_EQ(counts.size(), 3u);
+  int64_t total = 0;
+  for (const internal::TallyCount& count : counts) total += count.bids;
+  EXPECT_EQ(total, 4000);
+  EXPECT_TRUE(tally.Take().empty());
+  const std::vector<storage::Increment> increments = internal::BidCountIncrements(counts);
+  ASSERT_EQ(increments.size(), 1u);
+  EXPECT_EQ(increments[0].row, internal::OutcomeRow(TestBucket(), 490000));
+  EXPECT_EQ(increments[0].columns.size(), 3u);
 }
 
 TEST_F(FeedbackFitterTest, NoticesOutsideTheWindowAreLeftOut) {
