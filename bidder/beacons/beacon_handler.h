@@ -78,6 +78,10 @@ namespace rtb::pacing {
 class SpendRecorder;
 }  // namespace rtb::pacing
 
+namespace rtb::pricing {
+class PricingFeedback;
+}  // namespace rtb::pricing
+
 namespace rtb::bidder {
 
 namespace events {
@@ -101,6 +105,11 @@ class BeaconHandler {
     events::EventStore* events = nullptr;
     // Null: spend is not recorded (no pacing loop).
     pacing::SpendRecorder* spend = nullptr;
+    // Null: notices and engagement are not counted for pricing. Otherwise
+    // first-price win and loss notices (those whose bid carried a pricing
+    // bucket), first impressions, first clicks and conversions are
+    // (pricing/feedback.h).
+    pricing::PricingFeedback* pricing = nullptr;
     prometheus::Registry* registry = nullptr;
     // Default: the system clock.
     std::shared_ptr<storage::Clock> wall_clock;

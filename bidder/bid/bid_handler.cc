@@ -141,7 +141,7 @@ BidHandler::BidHandler(Dependencies deps, CurrencyTable currencies, CampaignInde
     : deps_(std::move(deps)),
       currencies_(std::move(currencies)),
       index_(std::move(index)),
-      auction_(index_, currencies_, *deps_.pacing),
+      auction_(index_, currencies_, *deps_.pacing, deps_.pricer),
       device_keys_(deps_.config->bid.device_key_secret),
       beacons_(deps_.config->bid.beacon_secret) {
   const config::BidConfig& bid = deps_.config->bid;
@@ -278,6 +278,7 @@ void BidHandler::Decide(PendingBid& pending, const storage::RowResult* row) {
   input.profile = &profile;
   input.now = absl::FromUnixMillis(deps_.wall_clock->NowMillis());
   input.exchange_seat = pending.exchange->config.seat;
+  input.exchange = pending.exchange->index;
   thread_local AuctionResult result;
   auction_.Run(input, &result);
 
@@ -298,6 +299,9 @@ void BidHandler::Decide(PendingBid& pending, const storage::RowResult* row) {
                                       PackCurrencyCode(deps_.config->bid.default_currency))
                              .value_or(0);
     deps_.metrics->CountBid(pending.exchange->index, bid.campaign->index, price);
+    if (deps_.pricer != nullptr) {
+      deps_.pricer->CountBid(bid.campaign->index, bid.shade, {bid.price, bid.outcome});
+    }
   }
   response.headers.emplace_back("x-openrtb-version",
                                 std::string(openrtb::ToString(pending.version)));
@@ -342,6 +346,7 @@ bool BidHandler::WriteResponse(const PendingBid& pending, const AuctionResult& r
     params.request_id = request.id;
     params.imp_id = imp.id;
     params.bid_id = bid.id;
+    params.pricing_bucket = win.shade.bucket;
     click_url.clear();
     impression_url.clear();
     // Markup served by the win notice is filled in there, from the same

@@ -170,6 +170,7 @@ Answer HandleWin(BeaconContext& context, const VerifiedBeacon& b,
   absl::StatusOr<Outcome> recorded =
       context.RecordEvent(b, impression_id, EventType::kWin, context.NoticeTime(b), body);
   if (!recorded.ok()) return Failed(recorded.status());
+  context.CountPricingNotice(b, /*won=*/true, impression_id);
   return {std::move(response), *recorded};
 }
 
@@ -182,6 +183,7 @@ Answer HandleLoss(BeaconContext& context, const VerifiedBeacon& b, std::string_v
   absl::StatusOr<Outcome> recorded =
       context.RecordEvent(b, impression_id, EventType::kLoss, context.NoticeTime(b), body);
   if (!recorded.ok()) return Failed(recorded.status());
+  context.CountPricingNotice(b, /*won=*/false, impression_id);
   return {Status(204), *recorded};
 }
 
@@ -231,6 +233,8 @@ Answer HandleImpression(BeaconContext& context, Endpoint endpoint, const Verifie
   if (!claimed.ok()) return Failed(claimed.status());
   if (!*claimed) return {std::move(ok), Outcome::kDuplicate};
   context.CountWin(b, campaign, spend_micros);
+  context.CountPricingEngagement(b.campaign_id, pricing::Engagement::kImpression,
+                                 context.NoticeTime(b), impression_id);
   if (context.deps().spend != nullptr && spend_micros > 0) {
     context.deps().spend->Record(campaign.index, spend_micros);
   }

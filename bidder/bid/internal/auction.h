@@ -10,8 +10,11 @@
 //      impression (preferring banner.w/h when it is offered) and is not
 //      blocked (bcat on its categories, bapp); then the floor; then the
 //      frequency cap; then the pacing snapshot;
-//   3. the candidate with the highest price wins; on equal prices a deal bid
-//      beats an open-auction bid, then the campaign listed first in the config.
+//   3. the candidate with the highest value wins; on equal values a deal bid
+//      beats an open-auction bid, then the campaign listed first in the config;
+//   4. with a Pricer, the winner's price (bidder/bid/internal/bid_pricing.h):
+//      its value in second price, shaded in first price (the deal's `at`,
+//      else the request's).
 // At most one bid per impression. A campaign may win several impressions of
 // one request, but no more than its frequency cap leaves for today.
 //
@@ -19,12 +22,12 @@
 //   - The response currency is the first entry of the request's `cur` we have
 //     a rate for, or USD when `cur` is empty (OpenRTB's default). None usable:
 //     no bid.
-//   - The price is the campaign's max_bid_cpm converted to the response
-//     currency. We bid our value; there is no bid shading for first-price
-//     auctions yet.
+//   - The value is the campaign's max_bid_cpm, or with a Pricer what its
+//     goal makes the impression worth (at most max_bid_cpm), converted to
+//     the response currency. Without a Pricer the price is the value.
 //   - The floor: on a deal, the deal's bidfloor/bidfloorcur (the deal's terms
 //     replace the open-market floor); otherwise imp.bidfloor/bidfloorcur. A
-//     floor above our price, or a non-zero floor in a currency without a rate,
+//     floor above our value, or a non-zero floor in a currency without a rate,
 //     rejects the candidate. Prices equal to the floor up to rounding pass.
 //   - Deals: a campaign with deal_ids bids only through an offered deal whose
 //     id it lists and whose wseat (when given) holds the campaign's seat; the
@@ -53,6 +56,7 @@
 #include "bidder/bid/internal/targeting.h"
 #include "bidder/bid/pacing_snapshot.h"
 #include "bidder/openrtb/openrtb.h"
+#include "pricing/pricer.h"
 
 namespace rtb::bidder {
 
@@ -65,6 +69,8 @@ struct AuctionInput {
   absl::Time now;
   // seatbid[].seat of campaigns without their own seat (exchange seat).
   std::string_view exchange_seat;
+  // Position of the request's exchange in config.server.exchanges.
+  size_t exchange = 0;
 };
 
 struct ImpBid {
@@ -74,6 +80,12 @@ struct ImpBid {
   const openrtb::Deal* deal = nullptr;  // null: open auction
   std::string_view seat;                // the campaign's, else the exchange's
   double price = 0;                     // CPM in AuctionResult::currency
+  double value = 0;                     // the unshaded price, same currency
+  double floor = 0;                     // the floor it met (deal's or imp's)
+  // How the price was chosen (with a Pricer); shade.bucket is the pricing
+  // bucket the beacons carry (0: none).
+  pricing::ShadeRequest shade;
+  pricing::PriceOutcome outcome = pricing::PriceOutcome::kSecondPrice;
 };
 
 struct AuctionResult {
@@ -95,9 +107,10 @@ struct AuctionPreview {
 
 class Auction {
  public:
-  // All three must outlive the Auction.
-  Auction(const CampaignIndex& index, const CurrencyTable& currencies,
-          const PacingSnapshot& pacing);
+  // All must outlive the Auction. `pricer` null: every bid is the campaign's
+  // max_bid_cpm.
+  Auction(const CampaignIndex& index, const CurrencyTable& currencies, const PacingSnapshot& pacing,
+          const pricing::Pricer* pricer = nullptr);
 
   // Cheap checks on `request` alone (currency, index candidates), so that
   // a request nobody can bid on costs no lookup.
@@ -110,6 +123,7 @@ class Auction {
   const CampaignIndex& index_;
   const CurrencyTable& currencies_;
   const PacingSnapshot& pacing_;
+  const pricing::Pricer* pricer_;
   uint32_t usd_;
 };
 
