@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/synchronization/mutex.h"
 #include "benchmark/benchmark.h"
 #include "bidder/bid/internal/bid_pricing.h"
 #include "bidder/bid/internal/campaign_index.h"
@@ -183,4 +184,13 @@ BENCHMARK(BM_SecondPrice);
 }  // namespace
 }  // namespace rtb::pricing
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  // As the bidder process runs (storage/startup ConfigureRuntime): abseil's
+  // deadlock detection would record every lock of the bid tally.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -51,8 +51,23 @@ PriceChoice BestPrice(const CurveView& curve, double value_usd, double floor_usd
     }
   };
   if (low < last_edge) {
-    const int first = SegmentOf(curve, low);
+    int first = SegmentOf(curve, low);
     const int last = value_usd >= last_edge ? curve.count - 1 : SegmentOf(curve, value_usd);
+    // Segments ending under the win-rate bound cannot hold the price: the
+    // curve never decreases, so skip them all with a binary search (the
+    // bid path would otherwise walk every bin below the value).
+    const double target_value = target * kCurveScale;
+    int below = first;
+    int above = last + 1;
+    while (below < above) {
+      const int middle = below + (above - below) / 2;
+      if (curve.values[middle + 1] < target_value) {
+        below = middle + 1;
+      } else {
+        above = middle;
+      }
+    }
+    first = below;
     for (int i = first; i <= last; ++i) {
       const double e0 = edges[curve.start + i];
       const double e1 = edges[curve.start + i + 1];
