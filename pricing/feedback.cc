@@ -125,12 +125,13 @@ void PricingFeedback::RecordNotice(const AuctionNotice& notice) {
                         : counted  ? internal::NoticeKind::kPriceLoss
                                    : internal::NoticeKind::kOtherLoss,
                         clearing_usd);
-  if (!counted) return;
-  if (pricer_ != nullptr) {
+  if (counted && pricer_ != nullptr) {
     auto campaign = campaigns_.find(std::string(notice.campaign_id));
     if (campaign != campaigns_.end())
       pricer_->CountNotice(campaign->second, notice.won, clearing_usd);
   }
+  // Even a loss for another reason is written: it marks its bid as noticed,
+  // so the bid tally does not take it for a price loss.
   std::optional<storage::Increment> increment = NoticeIncrement(notice);
   if (!increment.has_value()) return;
   if (!store_.Increment(storage::kPricingTable, *increment).ok()) metrics_->CountFailure();

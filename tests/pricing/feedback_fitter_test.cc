@@ -192,6 +192,35 @@ TEST_F(FeedbackFitterTest, BidsWithoutNoticesCountAsLosses) {
   EXPECT_NEAR(internal::WinProbability(view, internal::Edge(internal::BinOf(2) + 1)), 0.3, 1e-3);
 }
 
+TEST_F(FeedbackFitterTest, ALossForAnotherReasonIsNeitherAnOutcomeNorUnnoticed) {
+  // 100 bids at 2: 30 won, 20 lost with a creative filtered (200), 50
+  // without a notice.
+  config_.pricing.min_samples = 10;
+  auto pricer = Pricer::Create(config_, nullptr);
+  ASSERT_TRUE(pricer.ok());
+  ShadeRequest request;
+  request.bucket = TestBucket();
+  request.first_price = true;
+  request.value = 2;
+  request.now_ms = clock_->NowMillis();
+  for (int i = 0; i < 100; ++i) {
+    (*pricer)->CountBid(0, request, ShadeResult{2, PriceOutcome::kLearning});
+  }
+  for (int i = 0; i < 30; ++i) feedback_.RecordNotice(Notice(TestBucket(), true, 2, i));
+  for (int i = 30; i < 50; ++i) {
+    AuctionNotice filtered = Notice(TestBucket(), false, 2, i);
+    filtered.loss_reason = "200";
+    feedback_.RecordNotice(filtered);
+  }
+  auto loop = PricingLoop::Create(config_, temp_.store(), pricer->get(), PricingRole::kFitLocally,
+                                  nullptr, clock_);
+  ASSERT_TRUE(loop.ok());
+  (*loop)->FlushBidCounts();
+  const internal::PricingModel model = Fit();
+  EXPECT_EQ(model.exchanges[0].wins, 30);
+  EXPECT_EQ(model.exchanges[0].losses, 50);
+}
+
 TEST_F(FeedbackFitterTest, ABidTallyTakenTwiceCountsOnceAndSumsOverThreads) {
   internal::BidTally tally;
   std::vector<std::thread> threads;
