@@ -17,7 +17,11 @@ namespace {
 constexpr int kScanBatchRows = 1000;
 constexpr int64_t kDayMs = int64_t{24} * 3600 * 1000;
 
-void AddCell(const storage::Cell& cell, BucketOutcomes* outcomes) {
+// How long after a bid its notices are waited for before a bid without one
+// counts as a price loss.
+constexpr int64_t kNoticeDelayMs = 5 * 60 * 1000;
+
+void AddCell(const storage::Cell& cell, bool settled, BucketOutcomes* outcomes) {
   const std::optional<int64_t> count = storage::DecodeCounter(cell.value);
   if (!count.has_value() || *count <= 0) return;
   if (cell.qualifier.size() == 1 && cell.qualifier[0] == kClearingSumQualifier) {
@@ -26,6 +30,9 @@ void AddCell(const storage::Cell& cell, BucketOutcomes* outcomes) {
   }
   const std::optional<OutcomeCell> parsed = ParseOutcomeQualifier(cell.qualifier);
   if (!parsed.has_value()) return;
+  if (!settled && (parsed->kind == OutcomeKind::kBids || parsed->kind == OutcomeKind::kNotices)) {
+    return;
+  }
   BinOutcomes& bin = outcomes->bins[parsed->bin];
   switch (parsed->kind) {
     case OutcomeKind::kBids:
@@ -61,7 +68,7 @@ ShadingFitter::ShadingFitter(const config::BidderConfig& config, storage::Store&
 }
 
 absl::Status ShadingFitter::ReadOutcomes(
-    uint32_t first_hour, uint32_t last_hour,
+    uint32_t first_hour, uint32_t last_hour, uint32_t unsettled_hour,
     std::vector<std::pair<uint64_t, BucketOutcomes>>* buckets) {
   absl::flat_hash_map<uint64_t, size_t> position;
   for (int salt = 0; salt < kSalts; ++salt) {
@@ -83,7 +90,8 @@ absl::Status ShadingFitter::ReadOutcomes(
         auto [it, inserted] = position.emplace(key->bucket, buckets->size());
         if (inserted) buckets->emplace_back(key->bucket, BucketOutcomes{});
         BucketOutcomes& outcomes = (*buckets)[it->second].second;
-        for (const storage::Cell& cell : row.cells) AddCell(cell, &outcomes);
+        const bool settled = key->hour < unsettled_hour;
+        for (const storage::Cell& cell : row.cells) AddCell(cell, settled, &outcomes);
       }
     }
   }
@@ -137,7 +145,10 @@ absl::StatusOr<PricingModel> ShadingFitter::Fit(int64_t now_ms) {
   const uint32_t window = static_cast<uint32_t>(options_.window_hours);
   const uint32_t first_hour = last_hour + 1 > window ? last_hour + 1 - window : 0;
   std::vector<std::pair<uint64_t, BucketOutcomes>> buckets;
-  if (absl::Status s = ReadOutcomes(first_hour, last_hour, &buckets); !s.ok()) return s;
+  const uint32_t unsettled_hour = HourOf(now_ms - kNoticeDelayMs);
+  if (absl::Status s = ReadOutcomes(first_hour, last_hour, unsettled_hour, &buckets); !s.ok()) {
+    return s;
+  }
 
   // Each configured exchange's figures; buckets of other exchanges (gone
   // from the config) are left out.

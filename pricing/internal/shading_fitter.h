@@ -8,8 +8,10 @@
 // (internal/curve_fitter.h) when they hold at least pricing.min_samples
 // outcomes (wins, and price losses noticed or not: a bid the bidders
 // counted without a notice is a loss, so an exchange that sends no loss
-// notices still shows them). At most pricing.max_buckets buckets, those with
-// the most outcomes first.
+// notices still shows them). Bids count that way only once their hour has
+// been over for 5 minutes, so notices still travelling are not taken for
+// losses; until then only the notices of that hour count. At most pricing.max_buckets buckets,
+// those with the most outcomes first.
 //
 // Thread-safety: one thread per instance.
 #ifndef RTB_PRICING_INTERNAL_SHADING_FITTER_H_
@@ -37,7 +39,9 @@ class ShadingFitter {
   absl::StatusOr<PricingModel> Fit(int64_t now_ms);
 
  private:
-  absl::Status ReadOutcomes(uint32_t first_hour, uint32_t last_hour,
+  // Bid counts and notice marks of hours from `unsettled_hour` on are left
+  // out: their notices may still be on their way.
+  absl::Status ReadOutcomes(uint32_t first_hour, uint32_t last_hour, uint32_t unsettled_hour,
                             std::vector<std::pair<uint64_t, BucketOutcomes>>* buckets);
   absl::Status ReadRates(int64_t now_ms, PricingModel* model);
 

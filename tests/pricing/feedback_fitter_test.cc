@@ -182,6 +182,9 @@ TEST_F(FeedbackFitterTest, BidsWithoutNoticesCountAsLosses) {
                                   nullptr, clock_);
   ASSERT_TRUE(loop.ok());
   (*loop)->FlushBidCounts();
+  // Within the hour the bids were sent in, their notices may still come.
+  EXPECT_EQ(Fit().exchanges[0].losses, 0);
+  clock_->Set(kNoon + 65 * 60 * 1000);
   const internal::PricingModel model = Fit();
   EXPECT_EQ(model.exchanges[0].wins, 30);
   EXPECT_EQ(model.exchanges[0].losses, 70);
@@ -216,6 +219,7 @@ TEST_F(FeedbackFitterTest, ALossForAnotherReasonIsNeitherAnOutcomeNorUnnoticed) 
                                   nullptr, clock_);
   ASSERT_TRUE(loop.ok());
   (*loop)->FlushBidCounts();
+  clock_->Set(kNoon + 65 * 60 * 1000);
   const internal::PricingModel model = Fit();
   EXPECT_EQ(model.exchanges[0].wins, 30);
   EXPECT_EQ(model.exchanges[0].losses, 50);
