@@ -22,6 +22,9 @@
 #include "bidder/telemetry/self_telemetry.h"
 #include "bidder/telemetry/telemetry.h"
 #include "pacing/pacer.h"
+#include "pricing/feedback.h"
+#include "pricing/pricer.h"
+#include "pricing/pricing_loop.h"
 #include "storage/schemas.h"
 #include "storage/startup/startup.h"
 
@@ -151,10 +154,19 @@ absl::Status BidderApp::RegisterBidRoutes() {
   if (!pacer.ok()) return Annotate(pacer.status(), "cannot build the pacing loop");
   pacer_ = *std::move(pacer);
   pacing_ = std::make_unique<PacerSnapshot>(pacer_->decisions());
+  absl::StatusOr<std::unique_ptr<pricing::Pricer>> pricer =
+      pricing::Pricer::Create(config_, &registry_);
+  if (!pricer.ok()) return Annotate(pricer.status(), "cannot build the pricer");
+  pricer_ = *std::move(pricer);
+  absl::StatusOr<std::unique_ptr<pricing::PricingLoop>> pricing_loop = pricing::PricingLoop::Create(
+      config_, *store_, pricer_.get(), pricing::BidderPricingRole(config_.pacing), &registry_);
+  if (!pricing_loop.ok()) return Annotate(pricing_loop.status(), "cannot build the pricing loop");
+  pricing_loop_ = *std::move(pricing_loop);
   BidHandler::Dependencies deps;
   deps.config = &config_;
   deps.store = store_.get();
   deps.pacing = pacing_.get();
+  deps.pricer = pricer_.get();
   deps.metrics = bid_metrics_.get();
   const HttpServer* server = server_.get();
   deps.bound_port = [server] { return server->port(); };
@@ -180,6 +192,13 @@ absl::Status BidderApp::RegisterBeaconRoutes() {
   deps.events = events_.get();
   deps.spend = &pacer_->spend();
   deps.journal = pacer_->journal();
+  try {
+    pricing_feedback_ =
+        std::make_unique<pricing::PricingFeedback>(config_, *store_, pricer_.get(), &registry_);
+  } catch (const std::exception& e) {
+    return absl::InternalError(absl::StrCat("cannot declare the pricing metrics: ", e.what()));
+  }
+  deps.pricing = pricing_feedback_.get();
   deps.registry = &registry_;
   const HttpServer* server = server_.get();
   deps.bound_port = [server] { return server->port(); };
@@ -207,6 +226,7 @@ absl::Status BidderApp::RegisterBeaconRoutes() {
     admin.config = &config_;
     admin.access = operator_access_.get();
     admin.pacer = pacer_.get();
+    admin.pricer = pricer_.get();
     admin.events = events_.get();
     admin.eraser = eraser_.get();
     admin.telemetry = telemetry_.get();
@@ -218,6 +238,9 @@ absl::Status BidderApp::RegisterBeaconRoutes() {
 
 absl::Status BidderApp::Start() {
   if (absl::Status s = pacer_->Start(); !s.ok()) return Annotate(s, "cannot start the pacing loop");
+  if (absl::Status s = pricing_loop_->Start(); !s.ok()) {
+    return Annotate(s, "cannot start the pricing loop");
+  }
   if (absl::Status s = server_->Start(); !s.ok()) return s;
   maintenance_ = std::make_unique<MaintenanceLoop>(*events_, *eraser_);
   if (telemetry_ != nullptr) {
@@ -232,6 +255,7 @@ void BidderApp::Shutdown() {
   server_->Shutdown(std::chrono::milliseconds(config_.server.graceful_shutdown_timeout_ms));
   self_telemetry_.reset();
   maintenance_.reset();
+  pricing_loop_->Stop();
   pacer_->Stop();
 }
 

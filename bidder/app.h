@@ -12,7 +12,9 @@
 //   /api/... when server.admin_api_enabled           bidder/admin/admin_api.h
 //
 // Background work: the pacing loop (pacing/pacer.h, started by Start and
-// stopped, with a last spend flush, by Shutdown), the bidder's own time
+// stopped, with a last spend flush, by Shutdown), the pricing loop
+// (pricing/pricing_loop.h: fits the shading model in sidecar mode, reads the
+// one rtb-pacer publishes in pacer mode; started and stopped with pacing), the bidder's own time
 // series every telemetry.write_interval_s (bidder/telemetry/self_telemetry.h,
 // when telemetry.enabled), and a maintenance thread
 // that reconciles event index rows with the timeline every minute and moves
@@ -39,6 +41,12 @@
 namespace rtb::pacing {
 class Pacer;
 }  // namespace rtb::pacing
+
+namespace rtb::pricing {
+class Pricer;
+class PricingFeedback;
+class PricingLoop;
+}  // namespace rtb::pricing
 
 namespace rtb::bidder {
 
@@ -116,6 +124,9 @@ class BidderApp {
   std::unique_ptr<BidMetrics> bid_metrics_;
   std::unique_ptr<pacing::Pacer> pacer_;
   std::unique_ptr<PacingSnapshot> pacing_;
+  std::unique_ptr<pricing::Pricer> pricer_;
+  std::unique_ptr<pricing::PricingLoop> pricing_loop_;
+  std::unique_ptr<pricing::PricingFeedback> pricing_feedback_;
   std::unique_ptr<BidHandler> bid_handler_;
   std::unique_ptr<events::EventStore> events_;
   std::unique_ptr<events::DeviceEraser> eraser_;

@@ -70,6 +70,11 @@ constexpr EnumName<RewardedPolicy> kRewardedPolicies[] = {
     {"only", RewardedPolicy::kOnly},
     {"never", RewardedPolicy::kNever},
 };
+constexpr EnumName<CampaignGoal> kCampaignGoals[] = {
+    {"cpm", CampaignGoal::kCpm},
+    {"cpc", CampaignGoal::kCpc},
+    {"cpa", CampaignGoal::kCpa},
+};
 constexpr EnumName<PacingProcessMode> kPacingProcessModes[] = {
     {"sidecar", PacingProcessMode::kSidecar},
     {"pacer", PacingProcessMode::kPacer},
@@ -367,6 +372,17 @@ void DecodeCampaignDsa(const json& value, const std::string& path, ErrorList* er
   fields.RejectUnknownKeys();
 }
 
+void DecodeGoal(const json& value, const std::string& path, ErrorList* errors,
+                CampaignGoalConfig* out) {
+  ObjectFields fields(value, path, errors);
+  fields.ReadEnum("type", kCampaignGoals, &out->type);
+  fields.Read("target_cpc", &out->target_cpc);
+  fields.Read("target_cpa", &out->target_cpa);
+  fields.Read("prior_ctr", &out->prior_ctr);
+  fields.Read("prior_cvr", &out->prior_cvr);
+  fields.RejectUnknownKeys();
+}
+
 // `default_currency` is bid.default_currency, decoded before the campaigns.
 void DecodeCampaign(const json& value, const std::string& path, ErrorList* errors,
                     const std::string& default_currency, CampaignConfig* out) {
@@ -384,6 +400,7 @@ void DecodeCampaign(const json& value, const std::string& path, ErrorList* error
   fields.Read("frequency_cap_per_day", &out->frequency_cap_per_day);
   fields.ReadEnum("store_outage_policy", kStoreOutagePolicies, &out->store_outage_policy);
   fields.Read("max_bid_cpm", &out->max_bid_cpm);
+  ReadObject(fields, "goal", &out->goal, DecodeGoal);
   ReadObject(fields, "targeting", &out->targeting, DecodeTargeting);
   ReadObjectList(fields, "creatives", &out->creatives, DecodeCreative);
   if (fields.Has("dsa")) {
@@ -470,6 +487,25 @@ void DecodePrivacy(const json& value, const std::string& path, ErrorList* errors
   fields.RejectUnknownKeys();
 }
 
+void DecodePricing(const json& value, const std::string& path, ErrorList* errors,
+                   PricingConfig* out) {
+  ObjectFields fields(value, path, errors);
+  fields.Read("shading_enabled", &out->shading_enabled);
+  fields.Read("fit_interval_s", &out->fit_interval_s);
+  fields.Read("model_max_age_s", &out->model_max_age_s);
+  fields.Read("window_hours", &out->window_hours);
+  fields.Read("min_samples", &out->min_samples);
+  fields.Read("exploration_rate", &out->exploration_rate);
+  fields.Read("exploration_width", &out->exploration_width);
+  fields.Read("max_win_rate_loss", &out->max_win_rate_loss);
+  fields.Read("max_buckets", &out->max_buckets);
+  fields.Read("rate_window_days", &out->rate_window_days);
+  fields.Read("device_prior_impressions", &out->device_prior_impressions);
+  fields.Read("device_prior_clicks", &out->device_prior_clicks);
+  fields.Read("campaign_prior_events", &out->campaign_prior_events);
+  fields.RejectUnknownKeys();
+}
+
 void DecodeMetrics(const json& value, const std::string& path, ErrorList* errors,
                    MetricsConfig* out) {
   ObjectFields fields(value, path, errors);
@@ -502,6 +538,7 @@ absl::StatusOr<BidderConfig> ParseConfig(std::string_view text) {
   ReadObject(root, "sessions", &config.sessions, DecodeSessions);
   ReadObject(root, "metrics", &config.metrics, DecodeMetrics);
   ReadObject(root, "privacy", &config.privacy, DecodePrivacy);
+  ReadObject(root, "pricing", &config.pricing, DecodePricing);
   root.RejectUnknownKeys();
   // Range and cross-field checks on a half-decoded config would report
   // consequences of the errors above; those come first.
@@ -585,5 +622,6 @@ const char* RewardedPolicyName(RewardedPolicy policy) { return NameOf(kRewardedP
 const char* PacingProcessModeName(PacingProcessMode mode) {
   return NameOf(kPacingProcessModes, mode);
 }
+const char* CampaignGoalName(CampaignGoal goal) { return NameOf(kCampaignGoals, goal); }
 
 }  // namespace rtb::config

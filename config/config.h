@@ -5,7 +5,7 @@
 //
 //   { "server": {...}, "storage": {...}, "bid": {...}, "campaigns": [...],
 //     "pacing": {...}, "telemetry": {...}, "sessions": {...},
-//     "metrics": {...}, "privacy": {...} }
+//     "metrics": {...}, "privacy": {...}, "pricing": {...} }
 //
 // Loading rules:
 //   - A missing optional field takes the default written beside it here; a
@@ -496,6 +496,42 @@ struct CampaignDsaConfig {
   std::vector<DsaTransparencyConfig> transparency;
 };
 
+// What a campaign pays for, and so what one impression is worth to it (see
+// README "Pricing"). The value of an impression, CPM in the campaign's
+// currency, is:
+//   cpm: max_bid_cpm;
+//   cpc: 1000 x target_cpc x predicted clicks per impression;
+//   cpa: 1000 x target_cpa x predicted clicks per impression x predicted
+//        conversions per click;
+// never above max_bid_cpm. Predicted rates start from the campaign's own
+// observed rates (shrunk toward prior_ctr / prior_cvr while it has few
+// clicks or conversions) and are moved by the device's history when the
+// profile lookup returned it (pricing.device_prior_impressions and
+// pricing.device_prior_clicks say how much history weighs as much as the
+// campaign mean).
+enum class CampaignGoal {
+  kCpm,  // "cpm": a fixed price per thousand impressions
+  kCpc,  // "cpc": a target cost per click
+  kCpa,  // "cpa": a target cost per conversion (attributed through a click)
+};
+
+struct CampaignGoalConfig {
+  // Default cpm.
+  CampaignGoal type = CampaignGoal::kCpm;
+  // Cost per click aimed at, in the campaign's currency. Required (> 0, at
+  // most 1000) for cpc; must be 0 otherwise.
+  double target_cpc = 0;
+  // Cost per conversion aimed at, in the campaign's currency. Required (> 0,
+  // at most 100000) for cpa; must be 0 otherwise.
+  double target_cpa = 0;
+  // Clicks per impression assumed before the campaign has its own.
+  // Default 0.001. Range (0, 1].
+  double prior_ctr = 0.001;
+  // Conversions per click assumed before the campaign has its own.
+  // Default 0.02. Range (0, 1].
+  double prior_cvr = 0.02;
+};
+
 struct CampaignConfig {
   // Campaign id (bid `cid`), part of storage row keys (`campaignId|NN`,
   // `campaignId|yyyymmdd`). Required. 1-32 characters of [A-Za-z0-9_-];
@@ -543,6 +579,8 @@ struct CampaignConfig {
   // Highest bid, `currency` per thousand impressions. Required, > 0 and at
   // most 1000.
   double max_bid_cpm = 0;
+  // How the bid price is valued. Default: a fixed CPM of max_bid_cpm.
+  CampaignGoalConfig goal;
   TargetingConfig targeting;
   // Required, at least one.
   std::vector<CreativeConfig> creatives;
@@ -580,6 +618,67 @@ struct PacingConfig {
   int sliding_window_s = 300;
   // Default sidecar.
   PacingProcessMode mode = PacingProcessMode::kSidecar;
+};
+
+// ---------------------------------------------------------------------------
+// pricing: what a bid is worth and what to pay for it (README "Pricing").
+// Second-price auctions (the request's `at`, or the deal's) are bid at the
+// value; first-price auctions are shaded to the price that maximises the
+// expected surplus (value - price) x P(win), from win-rate curves fitted per
+// exchange x site or app x creative format and size. The curves are fitted
+// by the pricing loop: in each bidder under pacing.mode sidecar, in rtb-pacer
+// (which publishes them in the `pricing` table) under pacing.mode pacer.
+
+struct PricingConfig {
+  // Shade first-price bids. False: every bid is its value. Default true.
+  bool shading_enabled = true;
+  // How often the curves and the campaigns' rates are fitted, and how often
+  // bidders under pacing.mode pacer read what rtb-pacer published, seconds.
+  // Default 300. Range [10, 86400].
+  int fit_interval_s = 300;
+  // A model older than this is not used: bids go out unshaded (fail safe),
+  // seconds. Default 3600. Range (fit_interval_s, 604800].
+  int model_max_age_s = 3600;
+  // Win and loss notices older than this are left out of the curves, hours.
+  // Default 24. Range [1, 168] (the outcome rows are kept 8 days).
+  int window_hours = 24;
+  // Win and price-loss notices a bucket needs within window_hours before its
+  // bids are shaded; below it they go out at the value. Default 200.
+  // Range [10, 10000000].
+  int min_samples = 200;
+  // Share of shaded bids whose price is moved at random around the chosen
+  // price, so the curve keeps being measured there. Default 0.05.
+  // Range [0, 0.5].
+  double exploration_rate = 0.05;
+  // Largest relative move of such a bid (0.1: within +-10 %, never above the
+  // value nor below the floor). It also bounds how far below the prices
+  // seen so far a curve reaches, so shading deepens by at most this much per
+  // fit where notices carry no minimum bid to win. Default 0.1.
+  // Range [0.01, 0.5].
+  double exploration_width = 0.1;
+  // Shading may lower the predicted chance of winning by at most this
+  // fraction of the chance of the unshaded bid (0.05: at least 95 % of its
+  // wins). 1: no limit, pure surplus. Default 0.05. Range [0, 1].
+  double max_win_rate_loss = 0.05;
+  // Buckets in a model at most, those with the most notices first (about
+  // 100 bytes each). Default 50000. Range [1, 1000000].
+  int max_buckets = 50000;
+  // Campaign click and conversion rates are counted over this many days.
+  // Default 14. Range [1, 60].
+  int rate_window_days = 14;
+  // Impressions of a device's own history that weigh as much as the
+  // campaign's click rate: the device's predicted click rate is
+  //   (clicks + n x campaign rate) / (impressions + n).
+  // Default 1000. Range [1, 1000000].
+  double device_prior_impressions = 1000;
+  // The same for conversions per click, in clicks. Default 20.
+  // Range [1, 1000000].
+  double device_prior_clicks = 20;
+  // Clicks (for the click rate) and conversions (for the conversion rate) a
+  // campaign's prior is worth while its own counts are small: its rate is
+  //   (clicks + k) / (impressions + k / prior_ctr).
+  // Default 10. Range [1, 100000].
+  double campaign_prior_events = 10;
 };
 
 // ---------------------------------------------------------------------------
@@ -737,6 +836,7 @@ struct BidderConfig {
   SessionsConfig sessions;
   MetricsConfig metrics;
   PrivacyConfig privacy;
+  PricingConfig pricing;
 };
 
 // Parses and validates a configuration document. Reads the environment
@@ -776,6 +876,7 @@ const char* BillingNoticeName(BillingNotice notice);
 const char* StartSlotName(StartSlot slot);
 const char* RewardedPolicyName(RewardedPolicy policy);
 const char* PacingProcessModeName(PacingProcessMode mode);
+const char* CampaignGoalName(CampaignGoal goal);
 
 }  // namespace rtb::config
 

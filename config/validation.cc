@@ -62,6 +62,17 @@ class Checker {
     return false;
   }
 
+  // Whether min <= value <= max (a NaN is not); records the problem if not.
+  // `min_open`: the minimum itself is excluded.
+  bool InRealRange(std::string_view key, double value, double min, double max,
+                   bool min_open = false) const {
+    if (std::isfinite(value) && (min_open ? value > min : value >= min) && value <= max) {
+      return true;
+    }
+    Fail(key, absl::StrCat("must be in ", min_open ? "(" : "[", min, ", ", max, "]"));
+    return false;
+  }
+
   // Each element of `values` must satisfy `valid`. The offending value is
   // shown (truncated): these lists hold no secrets.
   template <typename Valid>
@@ -590,6 +601,29 @@ void ValidateCampaignDsa(const CampaignDsaConfig& dsa, const Checker& at) {
   }
 }
 
+void ValidateGoal(const CampaignGoalConfig& goal, const Checker& at) {
+  switch (goal.type) {
+    case CampaignGoal::kCpm:
+      break;
+    case CampaignGoal::kCpc:
+      at.InRealRange("target_cpc", goal.target_cpc, 0, 1000, /*min_open=*/true);
+      break;
+    case CampaignGoal::kCpa:
+      at.InRealRange("target_cpa", goal.target_cpa, 0, 100000, /*min_open=*/true);
+      break;
+    default:
+      at.Fail("type", "must be cpm, cpc or cpa");
+  }
+  if (goal.type != CampaignGoal::kCpc && goal.target_cpc != 0) {
+    at.Fail("target_cpc", "must be 0 unless type is cpc");
+  }
+  if (goal.type != CampaignGoal::kCpa && goal.target_cpa != 0) {
+    at.Fail("target_cpa", "must be 0 unless type is cpa");
+  }
+  at.InRealRange("prior_ctr", goal.prior_ctr, 0, 1, /*min_open=*/true);
+  at.InRealRange("prior_cvr", goal.prior_cvr, 0, 1, /*min_open=*/true);
+}
+
 // One campaign's own rules; `at` is where it sits ("campaigns[3]", or ""
 // for a campaign on its own).
 void ValidateCampaign(const CampaignConfig& campaign, const BidderConfig& config,
@@ -640,6 +674,7 @@ void ValidateCampaign(const CampaignConfig& campaign, const BidderConfig& config
   } else if (!(campaign.max_bid_cpm <= kMaxBidCpm)) {
     at.Fail("max_bid_cpm", absl::StrCat("must be at most ", kMaxBidCpm));
   }
+  ValidateGoal(campaign.goal, at.Member("goal"));
   ValidateTargeting(campaign.targeting, at.Member("targeting"));
   if (campaign.dsa.has_value()) ValidateCampaignDsa(*campaign.dsa, at.Member("dsa"));
   if (campaign.creatives.empty()) at.Fail("creatives", "must list at least one creative");
@@ -695,6 +730,28 @@ void ValidatePacing(const BidderConfig& config, ErrorList* errors) {
              pacing.mode != PacingProcessMode::kPacer) {
     at.Fail("mode", "must be sidecar or pacer");
   }
+}
+
+void ValidatePricing(const PricingConfig& pricing, ErrorList* errors) {
+  Checker at("pricing", errors);
+  if (at.InRange("fit_interval_s", pricing.fit_interval_s, 10, 86400) &&
+      pricing.model_max_age_s <= pricing.fit_interval_s) {
+    at.Fail("model_max_age_s",
+            absl::StrCat("must be greater than fit_interval_s (", pricing.fit_interval_s,
+                         "), or every model would be too old"));
+  } else {
+    at.InRange("model_max_age_s", pricing.model_max_age_s, 1, 604800);
+  }
+  at.InRange("window_hours", pricing.window_hours, 1, 168);
+  at.InRange("min_samples", pricing.min_samples, 10, 10000000);
+  at.InRealRange("exploration_rate", pricing.exploration_rate, 0.0, 0.5);
+  at.InRealRange("exploration_width", pricing.exploration_width, 0.01, 0.5);
+  at.InRealRange("max_win_rate_loss", pricing.max_win_rate_loss, 0.0, 1.0);
+  at.InRange("max_buckets", pricing.max_buckets, 1, 1000000);
+  at.InRange("rate_window_days", pricing.rate_window_days, 1, 60);
+  at.InRealRange("device_prior_impressions", pricing.device_prior_impressions, 1.0, 1e6);
+  at.InRealRange("device_prior_clicks", pricing.device_prior_clicks, 1.0, 1e6);
+  at.InRealRange("campaign_prior_events", pricing.campaign_prior_events, 1.0, 1e5);
 }
 
 void ValidateTelemetry(const TelemetryConfig& telemetry, ErrorList* errors) {
@@ -810,6 +867,7 @@ absl::Status ValidateConfig(const BidderConfig& config) {
   ValidateSessions(config, &errors);
   ValidateMetrics(config.metrics, &errors);
   ValidatePrivacy(config.privacy, &errors);
+  ValidatePricing(config.pricing, &errors);
   return errors.ToStatus();
 }
 

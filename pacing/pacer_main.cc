@@ -8,7 +8,9 @@
 // hbase or storage-server). Creates the bidder's tables when missing, then
 // every pacing.controller_interval_ms scans each campaign's budget shards
 // and publishes the decisions the workers' Pacers follow (see
-// pacing/pacer.h). Serves its metrics at http://<metrics-address>/metrics
+// pacing/pacer.h). Every pricing.fit_interval_s it also fits the shading
+// model and publishes it in the `pricing` table, where the workers read it
+// (pricing/pricing_loop.h). Serves its metrics at http://<metrics-address>/metrics
 // (default 127.0.0.1:9465; port 0 picks a free one, written to --port-file).
 // Runs until SIGTERM or SIGINT, then exits 0; a start-up error is one line
 // on stderr naming the problem (bad flags included), and exit code 1.
@@ -19,6 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "config/config.h"
 #include "pacing/pacer.h"
+#include "pricing/pricing_loop.h"
 #include "prometheus/exposer.h"
 #include "prometheus/registry.h"
 #include "storage/startup/startup.h"
@@ -75,6 +78,10 @@ int Run(int argc, char** argv) {
   absl::StatusOr<std::unique_ptr<rtb::pacing::PacerService>> service =
       rtb::pacing::PacerService::Create(*config, **store, registry.get());
   if (!service.ok()) return Fail(service.status().message());
+  absl::StatusOr<std::unique_ptr<rtb::pricing::PricingLoop>> pricing =
+      rtb::pricing::PricingLoop::Create(*config, **store, nullptr,
+                                        rtb::pricing::PricingRole::kFitAndPublish, registry.get());
+  if (!pricing.ok()) return Fail(pricing.status().message());
 
   std::unique_ptr<prometheus::Exposer> exposer;
   try {
@@ -92,12 +99,14 @@ int Run(int argc, char** argv) {
   }
 
   if (absl::Status s = (*service)->Start(); !s.ok()) return Fail(s.message());
+  if (absl::Status s = (*pricing)->Start(); !s.ok()) return Fail(s.message());
   Log(absl::StrCat("controlling ", config->campaigns.size(), " campaigns every ",
                    config->pacing.controller_interval_ms, " ms on ",
                    rtb::startup::DescribeStore(config->storage), "; metrics on port ",
                    metrics_port));
 
   Log("stopping on " + std::string(rtb::startup::WaitForStopSignal()));
+  (*pricing)->Stop();
   (*service)->Stop();
   Log("stopped");
   return 0;

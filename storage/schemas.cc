@@ -219,6 +219,18 @@ std::vector<TableSchema> BidderTables(const TableOptions& options) {
     t.families = {Family("a", kForever)};
     tables.push_back(std::move(t));
   }
+  // pricing: what bid shading and goal values learn from. Auction outcomes
+  // salt(1) + hour(4) + bucket(8), family o (8 days: the longest fit window
+  // and a day); campaign engagement campaignId|NN, family r (62 days); the
+  // published model "|model...", family m (2 days). Layout:
+  // pricing/internal/pricing_rows.h.
+  {
+    TableSchema t;
+    t.name = std::string(kPricingTable);
+    t.families = {Family("o", 8 * kDay), Family("r", 62 * kDay), Family("m", 2 * kDay)};
+    t.split_keys = SaltSplits(16);
+    tables.push_back(std::move(t));
+  }
   return tables;
 }
 

@@ -32,6 +32,7 @@ inline constexpr std::string_view kUserSessionsTable = "user_sessions";
 inline constexpr std::string_view kCampaignsTable = "campaigns";
 inline constexpr std::string_view kCampaignChangesTable = "campaign_changes";
 inline constexpr std::string_view kCampaignAuditTable = "campaign_audit";
+inline constexpr std::string_view kPricingTable = "pricing";
 
 // Family and column names a second module reads or writes by name (the rest
 // live beside the row layout that uses them).

@@ -21,6 +21,7 @@
 #include "boost/asio/thread_pool.hpp"
 #include "nlohmann/json.hpp"
 #include "pacing/pacer.h"
+#include "pricing/pricer.h"
 #include "storage/clock.h"
 #include "storage/key_bytes.h"
 
@@ -137,6 +138,7 @@ class AdminApi::Impl {
       : config_(*deps.config),
         access_(*deps.access),
         pacer_(*deps.pacer),
+        pricer_(deps.pricer),
         events_(*deps.events),
         eraser_(*deps.eraser),
         telemetry_(deps.telemetry),
@@ -199,6 +201,9 @@ class AdminApi::Impl {
   HttpResponse GetCampaigns(std::string_view, const Query&, std::string_view) {
     const int64_t now_ms = storage::SystemClock()->NowMillis();
     const std::vector<pacing::CampaignPacingStatus> statuses = pacer_.CampaignStatuses();
+    const std::vector<pricing::CampaignPricingStatus> prices =
+        pricer_ != nullptr ? pricer_->CampaignStatuses()
+                           : std::vector<pricing::CampaignPricingStatus>();
     nlohmann::json campaigns = nlohmann::json::array();
     for (size_t i = 0; i < config_.campaigns.size() && i < statuses.size(); ++i) {
       const config::CampaignConfig& campaign = config_.campaigns[i];
@@ -213,6 +218,20 @@ class AdminApi::Impl {
            {"throttle", status.throttle},
            {"state", std::string(PacingStateName(status, now_ms))},
            {"decided_at_ms", status.decided_at_ms}});
+      if (i < prices.size()) {
+        const pricing::CampaignPricingStatus& price = prices[i];
+        campaigns.back()["pricing"] = {{"goal", price.goal},
+                                       {"ctr", price.ctr},
+                                       {"cvr", price.cvr},
+                                       {"value_cpm", price.value_cpm},
+                                       {"bids", price.bids},
+                                       {"first_price_bids", price.first_price_bids},
+                                       {"average_shading_factor", price.average_shading_factor},
+                                       {"wins", price.wins},
+                                       {"price_losses", price.price_losses},
+                                       {"win_rate", price.win_rate},
+                                       {"average_clearing_cpm", price.average_clearing_cpm}};
+      }
     }
     return Json(200, nlohmann::json{{"as_of_ms", now_ms}, {"campaigns", campaigns}}.dump());
   }
@@ -352,6 +371,7 @@ class AdminApi::Impl {
   const config::BidderConfig& config_;
   OperatorAccess& access_;
   const pacing::Pacer& pacer_;
+  const pricing::Pricer* pricer_;
   events::EventStore& events_;
   events::DeviceEraser& eraser_;
   telemetry::Telemetry* telemetry_;

@@ -7,7 +7,10 @@
 //
 //   GET    /api/campaigns
 //          every campaign with its budget, today's spend, pacing state and
-//          throttle, as the pacing loop last saw them
+//          throttle, as the pacing loop last saw them, and its pricing as
+//          this process saw it: goal, value, average shading factor,
+//          first-price win rate and average clearing price
+//          (pricing::CampaignPricingStatus)
 //   GET    /api/devices/{id}/events?limit=N[&from=<ms>&to=<ms>]
 //          a device's events, newest first (limit 1..10000, default 100); with
 //          from/to only those with from <= event time < to
@@ -44,6 +47,10 @@ namespace rtb::pacing {
 class Pacer;
 }  // namespace rtb::pacing
 
+namespace rtb::pricing {
+class Pricer;
+}  // namespace rtb::pricing
+
 namespace rtb::bidder {
 
 class OperatorAccess;
@@ -64,6 +71,8 @@ class AdminApi {
     const config::BidderConfig* config = nullptr;
     OperatorAccess* access = nullptr;
     const pacing::Pacer* pacer = nullptr;
+    // Null: /api/campaigns carries no pricing figures.
+    const pricing::Pricer* pricer = nullptr;
     events::EventStore* events = nullptr;
     events::DeviceEraser* eraser = nullptr;
     // Null: no telemetry routes.

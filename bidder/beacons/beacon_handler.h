@@ -114,6 +114,10 @@ class SpendRecorder;
 class SpendJournal;
 }  // namespace rtb::pacing
 
+namespace rtb::pricing {
+class PricingFeedback;
+}  // namespace rtb::pricing
+
 namespace rtb::bidder {
 
 namespace events {
@@ -140,6 +144,12 @@ class BeaconHandler {
     // Null: spend goes to `spend` without a journal, and a crash loses what
     // the pacing loop had not flushed.
     pacing::SpendJournal* journal = nullptr;
+
+    // Null: notices and engagement are not counted for pricing. Otherwise
+    // first-price win and loss notices (those whose bid carried a pricing
+    // bucket), first impressions, first clicks and conversions are
+    // (pricing/feedback.h).
+    pricing::PricingFeedback* pricing = nullptr;
     prometheus::Registry* registry = nullptr;
     // Default: the system clock.
     std::shared_ptr<storage::Clock> wall_clock;

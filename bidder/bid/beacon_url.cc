@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "pricing/bucket.h"
 #include "storage/key_bytes.h"
 
 namespace rtb::bidder {
@@ -114,13 +115,14 @@ enum Param : size_t {
   kP,
   kCur,
   kLoss,
+  kPb,
   kMtw,
   kSig,
   kParamCount
 };
 constexpr std::array<std::string_view, kParamCount> kParamNames = {
-    "x",  "c",   "cr",  "dk",  "dl", "bp",  "bc",   "ts",  "test",
-    "pf", "aid", "iid", "bid", "p",  "cur", "loss", "mtw", "sig"};
+    "x",   "c",   "cr",  "dk", "dl",  "bp",   "bc", "ts",  "test", "pf",
+    "aid", "iid", "bid", "p",  "cur", "loss", "pb", "mtw", "sig"};
 
 }  // namespace
 
@@ -157,6 +159,7 @@ BeaconParams ParamsOf(const VerifiedBeacon& beacon) {
   params.request_id = beacon.request_id;
   params.imp_id = beacon.imp_id;
   params.bid_id = beacon.bid_id;
+  params.pricing_bucket = beacon.pricing_bucket;
   return params;
 }
 
@@ -216,6 +219,8 @@ internal::HmacSha256::Partial BeaconSigner::SignedPrefix(const BeaconParams& p) 
   AppendField(p.request_id, &text);
   AppendField(p.imp_id, &text);
   AppendField(p.bid_id, &text);
+  // Last and only when set, so bids without a bucket sign as before.
+  if (p.pricing_bucket != 0) AppendField(pricing::BucketText(p.pricing_bucket), &text);
   internal::HmacSha256::Partial prefix = hmac_.Begin();
   prefix.Update(text);
   return prefix;
@@ -275,12 +280,14 @@ void AppendSharedQuery(const BeaconParams& p, std::string* out) {
   out->append(p.test ? "&test=1" : "&test=0");
   if (const int denied = DeniedMask(p.permissions); denied != 0) number("pf", denied);
   out->append("&aid=${AUCTION_ID}&iid=${AUCTION_IMP_ID}&bid=${AUCTION_BID_ID}");
+  if (p.pricing_bucket != 0) param("pb", pricing::BucketText(p.pricing_bucket));
 }
 
 }  // namespace
 
 void BeaconSigner::AppendOne(BeaconKind kind, std::string_view base_url, std::string_view query,
-                             const internal::HmacSha256::Partial& prefix, std::string* out) const {
+                             const internal::HmacSha256::Partial& prefix, bool priced,
+                             std::string* out) const {
   const std::string_view path = BeaconPath(kind);
   out->reserve(out->size() + base_url.size() + path.size() + query.size() + 80);
   out->append(base_url);
@@ -294,6 +301,10 @@ void BeaconSigner::AppendOne(BeaconKind kind, std::string_view base_url, std::st
       out->append(kAuctionPriceMacro);
       out->append("&cur=");
       out->append(kAuctionCurrencyMacro);
+      if (priced && kind == BeaconKind::kWin) {
+        out->append("&mtw=");
+        out->append(kAuctionMinToWinMacro);
+      }
       break;
     case BeaconKind::kLoss:
       out->append("&loss=");
@@ -317,7 +328,7 @@ void BeaconSigner::AppendUrl(BeaconKind kind, std::string_view base_url, const B
   thread_local std::string query;
   query.clear();
   AppendSharedQuery(p, &query);
-  AppendOne(kind, base_url, query, SignedPrefix(p), out);
+  AppendOne(kind, base_url, query, SignedPrefix(p), p.pricing_bucket != 0, out);
 }
 
 void BeaconSigner::AppendUrls(std::string_view base_url, const BeaconParams& p, std::string* win,
@@ -327,12 +338,16 @@ void BeaconSigner::AppendUrls(std::string_view base_url, const BeaconParams& p, 
   query.clear();
   AppendSharedQuery(p, &query);
   const internal::HmacSha256::Partial prefix = SignedPrefix(p);
-  if (win != nullptr) AppendOne(BeaconKind::kWin, base_url, query, prefix, win);
-  if (billing != nullptr) AppendOne(BeaconKind::kBilling, base_url, query, prefix, billing);
-  if (loss != nullptr) AppendOne(BeaconKind::kLoss, base_url, query, prefix, loss);
-  if (click != nullptr) AppendOne(BeaconKind::kClick, base_url, query, prefix, click);
-  if (impression != nullptr)
-    AppendOne(BeaconKind::kImpression, base_url, query, prefix, impression);
+  const bool priced = p.pricing_bucket != 0;
+  if (win != nullptr) AppendOne(BeaconKind::kWin, base_url, query, prefix, priced, win);
+  if (billing != nullptr) {
+    AppendOne(BeaconKind::kBilling, base_url, query, prefix, priced, billing);
+  }
+  if (loss != nullptr) AppendOne(BeaconKind::kLoss, base_url, query, prefix, priced, loss);
+  if (click != nullptr) AppendOne(BeaconKind::kClick, base_url, query, prefix, priced, click);
+  if (impression != nullptr) {
+    AppendOne(BeaconKind::kImpression, base_url, query, prefix, priced, impression);
+  }
 }
 
 namespace {
@@ -452,6 +467,13 @@ absl::StatusOr<VerifiedBeacon> BeaconSigner::Verify(BeaconKind kind, std::string
   beacon.request_id = text(kAid);
   beacon.imp_id = text(kIid);
   beacon.bid_id = text(kBid);
+  if (values[kPb].has_value()) {
+    const std::optional<uint64_t> bucket = pricing::ParseBucket(text(kPb));
+    if (!bucket.has_value()) {
+      return absl::InvalidArgumentError("beacon parameter pb: not a pricing bucket");
+    }
+    beacon.pricing_bucket = *bucket;
+  }
 
   const BeaconParams params = ParamsOf(beacon);
   const SignatureText expected = Signature(SignedPrefix(params), kind);
@@ -476,6 +498,16 @@ absl::StatusOr<VerifiedBeacon> BeaconSigner::Verify(BeaconKind kind, std::string
   beacon.clearing_currency = substituted(kCur, kAuctionCurrencyMacro);
   beacon.loss_reason = substituted(kLoss, kAuctionLossMacro);
   beacon.min_to_win_text = substituted(kMtw, kAuctionMinToWinMacro);
+  const std::string& min_to_win = beacon.min_to_win_text;
+  if (!min_to_win.empty()) {
+    double price = 0;
+    auto [end, ec] =
+        std::from_chars(min_to_win.data(), min_to_win.data() + min_to_win.size(), price);
+    if (ec == std::errc() && end == min_to_win.data() + min_to_win.size() && std::isfinite(price) &&
+        price > 0) {
+      beacon.min_to_win = price;
+    }
+  }
   return beacon;
 }
 

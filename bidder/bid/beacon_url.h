@@ -10,6 +10,10 @@
 //   <base>/billing?...  same parameters as win
 //   <base>/loss?...     without p and cur, with &loss=${AUCTION_LOSS}&p=${AUCTION_PRICE}
 //                       &mtw=${AUCTION_MIN_TO_WIN}
+//   A first-price bid's URLs also carry &pb=<pricing bucket, hex> (signed,
+//   pricing/bucket.h), and its win notice &mtw=${AUCTION_MIN_TO_WIN} too (the
+//   minimum bid to win, unsigned), which the pricing feedback counts
+//   (pricing/feedback.h).
 //   <base>/click?...    without p, cur and loss
 //   <base>/imp?...      the impression pixel (the ${IMPRESSION_URL} of the
 //                       markup), like click
@@ -95,6 +99,7 @@ struct BeaconParams {
   std::string_view request_id;
   std::string_view imp_id;
   std::string_view bid_id;
+  uint64_t pricing_bucket = 0;  // pricing/bucket.h; 0: none (not signed)
 };
 
 // A beacon whose signature checked out; strings owned, percent-decoded.
@@ -120,9 +125,13 @@ struct VerifiedBeacon {
   std::optional<double> clearing_price;
   std::string clearing_currency;
   std::string loss_reason;
-  // Loss notices: the lowest bid that would have won (${AUCTION_MIN_TO_WIN},
-  // OpenRTB 2.6), as the exchange substituted it.
+  // Loss notices (and first-price win notices): the lowest bid that would
+  // have won (${AUCTION_MIN_TO_WIN}, OpenRTB 2.6), as the exchange
+  // substituted it, and as a number when it is a plain positive one in
+  // bid_currency (for pricing).
   std::string min_to_win_text;
+  std::optional<double> min_to_win;
+  uint64_t pricing_bucket = 0;  // signed; 0: none
 };
 
 // Placeholders of creative markup that the bidder fills with a bid's signed
@@ -183,8 +192,10 @@ class BeaconSigner {
   // 22 base64url characters.
   using SignatureText = std::array<char, 22>;
   SignatureText Signature(internal::HmacSha256::Partial prefix, BeaconKind kind) const;
+  // `priced`: the bid has a pricing bucket, so its notices ask for the
+  // minimum bid to win.
   void AppendOne(BeaconKind kind, std::string_view base_url, std::string_view query,
-                 const internal::HmacSha256::Partial& prefix, std::string* out) const;
+                 const internal::HmacSha256::Partial& prefix, bool priced, std::string* out) const;
 
   internal::HmacSha256 hmac_;
 };

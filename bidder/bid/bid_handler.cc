@@ -148,7 +148,7 @@ BidHandler::BidHandler(Dependencies deps, CurrencyTable currencies, CampaignInde
     : deps_(std::move(deps)),
       currencies_(std::move(currencies)),
       index_(std::move(index)),
-      auction_(index_, currencies_, *deps_.pacing),
+      auction_(index_, currencies_, *deps_.pacing, deps_.pricer),
       device_keys_(deps_.config->bid.device_key_secret),
       beacons_(deps_.config->bid.beacon_secret) {
   const config::BidConfig& bid = deps_.config->bid;
@@ -315,6 +315,7 @@ void BidHandler::Decide(PendingBid& pending, const storage::RowResult* row,
   input.now = absl::FromUnixMillis(deps_.wall_clock->NowMillis());
   input.exchange_seat = pending.exchange->config.seat;
   input.profile_unavailable = profile_unavailable;
+  input.exchange = pending.exchange->index;
   thread_local AuctionResult result;
   auction_.Run(input, &result);
   for (const auto& [campaign, withheld] : result.outage_decisions) {
@@ -338,6 +339,9 @@ void BidHandler::Decide(PendingBid& pending, const storage::RowResult* row,
                                       PackCurrencyCode(deps_.config->bid.default_currency))
                              .value_or(0);
     deps_.metrics->CountBid(pending.exchange->index, bid.campaign->index, price);
+    if (deps_.pricer != nullptr) {
+      deps_.pricer->CountBid(bid.campaign->index, bid.shade, {bid.price, bid.outcome});
+    }
   }
   response.headers.emplace_back("x-openrtb-version",
                                 std::string(openrtb::ToString(pending.version)));
@@ -386,6 +390,7 @@ bool BidHandler::WriteResponse(const PendingBid& pending, const AuctionResult& r
     params.request_id = request.id;
     params.imp_id = imp.id;
     params.bid_id = bid.id;
+    params.pricing_bucket = win.shade.bucket;
     click_url.clear();
     impression_url.clear();
     // Markup served by the win notice is filled in there, from the same

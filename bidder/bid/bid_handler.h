@@ -74,6 +74,7 @@
 #include "bidder/http/http_server.h"
 #include "bidder/openrtb/openrtb.h"
 #include "config/config.h"
+#include "pricing/pricer.h"
 #include "storage/clock.h"
 #include "storage/store.h"
 
@@ -86,6 +87,9 @@ class BidHandler {
     const config::BidderConfig* config = nullptr;
     storage::Store* store = nullptr;
     const PacingSnapshot* pacing = nullptr;
+    // Values and first-price shading (pricing/pricer.h); null: every bid
+    // is the campaign's max_bid_cpm.
+    const pricing::Pricer* pricer = nullptr;
     BidMetrics* metrics = nullptr;
     // Wall clock for the frequency-cap day and beacon timestamps. Default:
     // the system clock.

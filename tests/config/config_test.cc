@@ -158,6 +158,26 @@ TEST(ParseConfigTest, CampaignDsaIsDecodedAndAbsentByDefault) {
   EXPECT_THAT(ParseError(doc), HasSubstr("campaigns[1].dsa.rendering: unknown key"));
 }
 
+TEST(ParseConfigTest, GoalAndPricingAreDecodedWithTheirDefaults) {
+  json doc = ConfigWithCampaigns(2);
+  doc["campaigns"][1]["goal"] = {{"type", "cpa"}, {"target_cpa", 40}, {"prior_cvr", 0.05}};
+  doc["pricing"] = {{"min_samples", 500}, {"exploration_rate", 0.02}};
+  absl::StatusOr<BidderConfig> config = Parse(doc);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->campaigns[0].goal.type, CampaignGoal::kCpm);
+  EXPECT_DOUBLE_EQ(config->campaigns[0].goal.prior_ctr, 0.001);
+  EXPECT_EQ(config->campaigns[1].goal.type, CampaignGoal::kCpa);
+  EXPECT_DOUBLE_EQ(config->campaigns[1].goal.target_cpa, 40);
+  EXPECT_DOUBLE_EQ(config->campaigns[1].goal.prior_cvr, 0.05);
+  EXPECT_EQ(config->pricing.min_samples, 500);
+  EXPECT_DOUBLE_EQ(config->pricing.exploration_rate, 0.02);
+  EXPECT_TRUE(config->pricing.shading_enabled);
+  EXPECT_EQ(config->pricing.fit_interval_s, 300);
+  EXPECT_EQ(config->pricing.model_max_age_s, 3600);
+  EXPECT_DOUBLE_EQ(config->pricing.max_win_rate_loss, 0.05);
+  EXPECT_STREQ(CampaignGoalName(CampaignGoal::kCpc), "cpc");
+}
+
 TEST(ParseConfigTest, CampaignCurrencyDefaultsToBidDefaultCurrency) {
   json doc = ConfigWithCampaigns(1);
   doc["bid"]["default_currency"] = "GBP";

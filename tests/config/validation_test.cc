@@ -734,6 +734,52 @@ TEST(CreativeValidationTest, OversizedMarkupIsRejected) {
 
 // --- pacing, telemetry, metrics ---------------------------------------------
 
+TEST(CampaignValidationTest, CpcAndCpaGoalsNeedTheirTarget) {
+  json doc = ConfigWithCampaigns(2);
+  doc["campaigns"][0]["goal"] = {{"type", "cpc"}};
+  doc["campaigns"][1]["goal"] = {{"type", "cpa"}, {"target_cpa", -1}};
+  const std::string error = ParseError(doc);
+  EXPECT_THAT(error, HasSubstr("campaigns[0].goal.target_cpc: must be in (0, 1000]"));
+  EXPECT_THAT(error, HasSubstr("campaigns[1].goal.target_cpa: must be in (0, 100000]"));
+}
+
+TEST(CampaignValidationTest, GoalTargetOfAnotherGoalTypeIsRejected) {
+  json doc = ConfigWithCampaigns(1);
+  doc["campaigns"][0]["goal"] = {{"target_cpc", 0.5}};
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("campaigns[0].goal.target_cpc: must be 0 unless type is cpc"));
+}
+
+TEST(CampaignValidationTest, GoalPriorsMustBeRates) {
+  json doc = ConfigWithCampaigns(1);
+  doc["campaigns"][0]["goal"] = {{"prior_ctr", 0}, {"prior_cvr", 1.5}};
+  const std::string error = ParseError(doc);
+  EXPECT_THAT(error, HasSubstr("campaigns[0].goal.prior_ctr: must be in (0, 1]"));
+  EXPECT_THAT(error, HasSubstr("campaigns[0].goal.prior_cvr: must be in (0, 1]"));
+}
+
+// --- pricing ---------------------------------------------------------------
+
+TEST(PricingValidationTest, ModelMaxAgeMustExceedFitInterval) {
+  json doc = MinimalConfig();
+  doc["pricing"] = {{"fit_interval_s", 600}, {"model_max_age_s", 600}};
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("pricing.model_max_age_s: must be greater than fit_interval_s (600)"));
+}
+
+TEST(PricingValidationTest, ExplorationAndWinRateLossOutOfRangeAreRejected) {
+  json doc = MinimalConfig();
+  doc["pricing"] = {{"exploration_rate", 0.9},
+                    {"exploration_width", 0},
+                    {"max_win_rate_loss", -0.1},
+                    {"min_samples", 1}};
+  const std::string error = ParseError(doc);
+  EXPECT_THAT(error, HasSubstr("pricing.exploration_rate: must be in [0, 0.5]"));
+  EXPECT_THAT(error, HasSubstr("pricing.exploration_width: must be in [0.01, 0.5]"));
+  EXPECT_THAT(error, HasSubstr("pricing.max_win_rate_loss: must be in [0, 1]"));
+  EXPECT_THAT(error, HasSubstr("pricing.min_samples: must be in [10, 10000000], got 1"));
+}
+
 TEST(PacingValidationTest, StateMaxAgeMustExceedControllerInterval) {
   json doc = MinimalConfig();
   doc["pacing"] = {{"controller_interval_ms", 2000}, {"state_max_age_ms", 2000}};

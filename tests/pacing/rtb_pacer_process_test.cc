@@ -1,6 +1,7 @@
 // The rtb-pacer binary as a process: it refuses a sidecar configuration, and
 // with pacing.mode "pacer" on a storage-server it publishes decisions that
-// an in-process worker follows, serves /metrics, and exits 0 on SIGTERM.
+// an in-process worker follows and a shading model its pricing loop reads,
+// serves /metrics, and exits 0 on SIGTERM.
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -22,6 +23,9 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "pacing/pacer.h"
+#include "pricing/internal/model_board.h"
+#include "pricing/pricer.h"
+#include "pricing/pricing_loop.h"
 #include "storage/hbase_store.h"
 #include "tests/config/sample_config.h"
 #include "tests/pacing/pacing_test_support.h"
@@ -176,13 +180,35 @@ TEST(RtbPacerProcessTest, PublishesDecisionsWorkersFollowAndStopsOnSigterm) {
   }
   EXPECT_TRUE(followed) << pacer.Stderr();
 
+  // A worker's pricing loop reads the shading model the process fits and
+  // publishes once its pacing has started.
+  bool published = false;
+  for (int i = 0; i < 300 && !published; ++i) {
+    absl::StatusOr<std::optional<pricing::internal::PricingModel>> model =
+        pricing::internal::ReadModel(**store, 0);
+    published = model.ok() && model->has_value();
+    if (!published) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_TRUE(published) << pacer.Stderr();
+  auto pricer = pricing::Pricer::Create(*config, nullptr);
+  ASSERT_TRUE(pricer.ok()) << pricer.status();
+  auto pricing_loop = pricing::PricingLoop::Create(*config, **store, pricer->get(),
+                                                   pricing::PricingRole::kFollowStore, nullptr);
+  ASSERT_TRUE(pricing_loop.ok()) << pricing_loop.status();
+  (*pricing_loop)->RunDue();
+  EXPECT_GT((*pricing_loop)->model_version(), 0);
+  EXPECT_EQ((*pricer)->ModelComputedAtMs(), (*pricing_loop)->model_version());
+
   const std::string metrics = HttpGet(metrics_port, "/metrics");
   EXPECT_NE(metrics.find("bidder_pacing_budget_micros{campaign=\"camp-1\"} 100000000"),
             std::string::npos)
       << metrics;
   EXPECT_NE(metrics.find("bidder_pacing_throttle_ratio{campaign=\"camp-0\"}"), std::string::npos);
+  EXPECT_NE(metrics.find("bidder_pricing_fit_seconds"), std::string::npos);
 
   EXPECT_EQ(pacer.Stop(), 0) << pacer.Stderr();
+  pricing_loop->reset();
+  pricer->reset();
   worker->reset();
   store->reset();
   EXPECT_EQ(server.Stop(), 0) << server.Stderr();

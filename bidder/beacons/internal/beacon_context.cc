@@ -182,6 +182,31 @@ void BeaconContext::CountPriceRejected(Endpoint endpoint, PriceRejection reason)
 
 // The exchange name is signed, so one we no longer configure is still one
 // we bid for: its series are added on first use (a bounded set).
+void BeaconContext::CountPricingNotice(const VerifiedBeacon& b, bool won,
+                                       std::string_view impression_id) {
+  if (deps_.pricing == nullptr || b.pricing_bucket == 0) return;
+  pricing::AuctionNotice notice;
+  notice.exchange = b.exchange;
+  notice.campaign_id = b.campaign_id;
+  notice.bucket = b.pricing_bucket;
+  notice.won = won;
+  notice.bid_cpm = static_cast<double>(b.bid_price_micros) / 1e6;
+  notice.bid_currency = b.bid_currency;
+  notice.clearing_cpm = b.clearing_price;
+  notice.clearing_currency = b.clearing_currency;
+  notice.min_to_win_cpm = b.min_to_win;
+  notice.loss_reason = b.loss_reason;
+  notice.bid_time_ms = b.bid_time_ms;
+  notice.notice_id = impression_id;
+  deps_.pricing->RecordNotice(notice);
+}
+
+void BeaconContext::CountPricingEngagement(std::string_view campaign_id, pricing::Engagement kind,
+                                           int64_t event_ms, std::string_view event_id) {
+  if (deps_.pricing == nullptr) return;
+  deps_.pricing->RecordEngagement(campaign_id, kind, event_ms, event_id);
+}
+
 void BeaconContext::CountWin(const VerifiedBeacon& b, const CampaignEntry& campaign,
                              int64_t spend_micros) {
   prometheus::Counter* wins = nullptr;

@@ -28,6 +28,7 @@
 #include "bidder/bid/currency.h"
 #include "bidder/events/events.h"
 #include "nlohmann/json.hpp"
+#include "pricing/feedback.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
 #include "prometheus/histogram.h"
@@ -127,6 +128,11 @@ class BeaconContext {
   void CountPriceRejected(Endpoint endpoint, PriceRejection reason);
   // bidder_wins_total and bidder_spend_micros_total of one claimed impression.
   void CountWin(const VerifiedBeacon& b, const CampaignEntry& campaign, int64_t spend_micros);
+  // A first-price notice and an engagement, for pricing (best effort; no-ops
+  // without deps().pricing or, for notices, without a pricing bucket).
+  void CountPricingNotice(const VerifiedBeacon& b, bool won, std::string_view impression_id);
+  void CountPricingEngagement(std::string_view campaign_id, pricing::Engagement kind,
+                              int64_t event_ms, std::string_view event_id);
 
   // An event of this beacon, unless its bid's request did not allow
   // measurement (kNotMeasured then) or its device is erased (kErased).

@@ -130,6 +130,8 @@ Answer HandleClick(BeaconContext& context, const VerifiedBeacon& b,
   absl::StatusOr<Outcome> recorded =
       context.RecordEvent(b, impression_id, EventType::kClick, now, body);
   if (!recorded.ok()) return {std::move(redirect), Outcome::kError};
+  context.CountPricingEngagement(b.campaign_id, pricing::Engagement::kClick, now,
+                                 EventId(impression_id, "click"));
   return {std::move(redirect), *recorded};
 }
 
@@ -180,6 +182,8 @@ Answer HandleConversion(BeaconContext& context, std::string_view query) {
   absl::StatusOr<Outcome> recorded =
       context.RecordEvent(b, c.impression_id, EventType::kConversion, now, body, c.order_id);
   if (!recorded.ok()) return {Status(500, recorded.status()), Outcome::kError};
+  context.CountPricingEngagement(b.campaign_id, pricing::Engagement::kConversion, now,
+                                 EventId(c.impression_id, "conversion", c.order_id));
   return {Status(204), *recorded};
 }
 

@@ -279,6 +279,7 @@ Answer HandleWin(BeaconContext& context, const VerifiedBeacon& b, const Campaign
   absl::StatusOr<Outcome> recorded =
       context.RecordEvent(b, impression_id, EventType::kWin, context.NoticeTime(b), body);
   if (!recorded.ok()) return Failed(recorded.status());
+  context.CountPricingNotice(b, /*won=*/true, impression_id);
   if (Bills(context.Exchange(b.exchange), Endpoint::kWin)) {
     return ClaimImpression(context, Endpoint::kWin, b, campaign, impression_id,
                            std::move(response));
@@ -315,6 +316,7 @@ Answer HandleLoss(BeaconContext& context, const VerifiedBeacon& b, std::string_v
   absl::StatusOr<Outcome> recorded =
       context.RecordEvent(b, impression_id, EventType::kLoss, context.NoticeTime(b), body);
   if (!recorded.ok()) return Failed(recorded.status());
+  context.CountPricingNotice(b, /*won=*/false, impression_id);
   return {Status(204), *recorded};
 }
 
@@ -390,6 +392,8 @@ Answer ClaimImpression(BeaconContext& context, Endpoint endpoint, const Verified
     return {std::move(ok), Outcome::kDuplicate};
   }
   context.CountWin(b, campaign, spend_micros);
+  context.CountPricingEngagement(b.campaign_id, pricing::Engagement::kImpression,
+                                 context.NoticeTime(b), impression_id);
   if (entry) {
     journal->Commit(*entry);
   } else if (context.deps().spend != nullptr && spend_micros > 0) {

@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <utility>
+
+#include "bidder/bid/internal/bid_pricing.h"
+#include "pricing/pricer.h"
 
 namespace rtb::bidder {
 namespace {
@@ -102,9 +106,9 @@ bool ListedDeal(const Campaign& campaign, const std::string& deal_id) {
          campaign.deal_ids.end();
 }
 
-// True when `a` beats `b` (see the header: price, then deal, then order).
+// True when `a` beats `b` (see the header: value, then deal, then order).
 bool Beats(const ImpBid& a, const ImpBid& b) {
-  if (a.price != b.price) return a.price > b.price;
+  if (a.value != b.value) return a.value > b.value;
   if ((a.deal != nullptr) != (b.deal != nullptr)) return a.deal != nullptr;
   return a.campaign->index < b.campaign->index;
 }
@@ -121,8 +125,12 @@ void AuctionResult::Clear() {
 }
 
 Auction::Auction(const CampaignIndex& index, const CurrencyTable& currencies,
-                 const PacingSnapshot& pacing)
-    : index_(index), currencies_(currencies), pacing_(pacing), usd_(PackCurrencyCode("USD")) {}
+                 const PacingSnapshot& pacing, const pricing::Pricer* pricer)
+    : index_(index),
+      currencies_(currencies),
+      pacing_(pacing),
+      pricer_(pricer),
+      usd_(PackCurrencyCode("USD")) {}
 
 namespace {
 
@@ -165,6 +173,7 @@ namespace {
 struct DealChoice {
   const openrtb::Deal* deal = nullptr;
   Rejection rejection = Rejection::kNone;
+  double floor = 0;  // the deal's, in the response currency
 };
 
 DealChoice ChooseDeal(const Campaign& campaign, const openrtb::Imp& imp, std::string_view seat,
@@ -187,7 +196,7 @@ DealChoice ChooseDeal(const Campaign& campaign, const openrtb::Imp& imp, std::st
         floor_refused = true;
         continue;
       }
-      return {&offered, Rejection::kNone};
+      return {&offered, Rejection::kNone, *floor};
     }
   }
   return {nullptr, floor_refused  ? Rejection::kFloor
@@ -200,8 +209,8 @@ DealChoice ChooseDeal(const Campaign& campaign, const openrtb::Imp& imp, std::st
 class ImpressionRound {
  public:
   ImpressionRound(const AuctionInput& input, const Profile& profile, const Scratch& scratch,
-                  const CurrencyTable& currencies, const PacingSnapshot& pacing, uint32_t currency,
-                  size_t imp_index)
+                  const CurrencyTable& currencies, const PacingSnapshot& pacing,
+                  const pricing::Pricer* pricer, uint32_t currency, size_t imp_index)
       : input_(input),
         imp_(input.request->imp[imp_index]),
         imp_index_(imp_index),
@@ -209,6 +218,7 @@ class ImpressionRound {
         scratch_(scratch),
         currencies_(currencies),
         pacing_(pacing),
+        pricer_(pricer),
         currency_(currency),
         uniform_(NextUniform()),
         dsa_(input.request->regs.has_value() && input.request->regs->dsa.has_value()
@@ -241,16 +251,24 @@ class ImpressionRound {
     const Creative* creative = ChooseCreative(campaign, imp_, scratch_, &creative_rejection);
     if (creative == nullptr) return creative_rejection;
 
+    // The value: max_bid_cpm, or what the campaign goal makes an
+    // impression worth (pricing/pricer.h), never more.
+    const double value =
+        pricer_ != nullptr ? pricer_->Value(campaign.index, {}) : campaign.max_bid_cpm;
     const std::optional<double> price =
-        currencies_.Convert(campaign.max_bid_cpm, campaign.currency_code, currency_);
+        currencies_.Convert(value, campaign.currency_code, currency_);
     if (!price.has_value()) return Rejection::kFloor;
     const openrtb::Deal* deal = nullptr;
+    double floor = 0;
     if (!campaign.deal_ids.empty()) {
       const DealChoice choice = ChooseDeal(campaign, imp_, seat, *price, currencies_, currency_);
       if (choice.deal == nullptr) return choice.rejection;
       deal = choice.deal;
+      floor = choice.floor;
     } else if (!open_floor_.has_value() || !MeetsFloor(*price, *open_floor_)) {
       return Rejection::kFloor;
+    } else {
+      floor = *open_floor_;
     }
 
     if (input_.profile_unavailable) {
@@ -271,6 +289,8 @@ class ImpressionRound {
     bid->seat = seat;
     bid->price = *price;
     bid->dsa = dsa;
+    bid->value = *price;
+    bid->floor = std::min(floor, *price);
     return Rejection::kNone;
   }
 
@@ -282,6 +302,7 @@ class ImpressionRound {
   const Scratch& scratch_;
   const CurrencyTable& currencies_;
   const PacingSnapshot& pacing_;
+  const pricing::Pricer* pricer_;
   const uint32_t currency_;
   const double uniform_;
   const openrtb::Dsa* dsa_;  // regs.ext.dsa; null when absent
@@ -313,12 +334,15 @@ void Auction::Run(const AuctionInput& input, AuctionResult* result) const {
   scratch.pending.clear();
   scratch.pod_slots.clear();
 
+  // Built at the first bid to price (the inventory is hashed once).
+  std::optional<ImpressionPricing> pricing;
   for (size_t imp_index = 0; imp_index < request.imp.size(); ++imp_index) {
     index_.Candidates(request, request.imp[imp_index], &scratch.candidates);
     if (scratch.candidates.empty()) continue;
     result->no_candidates = false;
 
-    const ImpressionRound round(input, profile, scratch, currencies_, pacing_, currency, imp_index);
+    const ImpressionRound round(input, profile, scratch, currencies_, pacing_, pricer_, currency,
+                                imp_index);
     ImpBid best;
     bool have_best = false;
     scratch.candidates.ForEach([&](size_t campaign_index) {
@@ -334,6 +358,18 @@ void Auction::Run(const AuctionInput& input, AuctionResult* result) const {
       }
     });
     if (have_best) {
+      if (pricer_ != nullptr) {
+        if (!pricing.has_value()) {
+          pricing.emplace(request, pricer_->ExchangeBits(input.exchange), input.exchange,
+                          currencies_.Convert(1.0, currency, usd_).value_or(1.0),
+                          absl::ToUnixMillis(input.now));
+        }
+        best.shade = pricing->Request(*best.creative, best.deal, best.value, best.floor,
+                                      NextUniform(), NextUniform());
+        const pricing::ShadeResult shaded = pricer_->Shade(best.shade);
+        best.price = shaded.price;
+        best.outcome = shaded.outcome;
+      }
       AddPending(&scratch, best.campaign->index);
       if (const std::string_view pod = PodOf(request.imp[imp_index]); !pod.empty()) {
         scratch.pod_slots.emplace_back(pod, best.creative);

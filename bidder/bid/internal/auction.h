@@ -15,8 +15,11 @@
 //      categories, bapp); then the floor; then, when the profile could not be
 //      read, the campaign's store_outage_policy (config.h StoreOutagePolicy);
 //      then the frequency cap; then the pacing snapshot;
-//   3. the candidate with the highest price wins; on equal prices a deal bid
-//      beats an open-auction bid, then the campaign listed first in the config.
+//   3. the candidate with the highest value wins; on equal values a deal bid
+//      beats an open-auction bid, then the campaign listed first in the config;
+//   4. with a Pricer, the winner's price (bidder/bid/internal/bid_pricing.h):
+//      its value in second price, shaded in first price (the deal's `at`,
+//      else the request's).
 // At most one bid per impression, so one per slot of an ad pod (impressions
 // sharing video.podid or audio.podid); a creative that won one slot of a pod
 // does not bid on its other slots. A campaign may win several impressions of
@@ -26,12 +29,12 @@
 //   - The response currency is the first entry of the request's `cur` we have
 //     a rate for, or USD when `cur` is empty (OpenRTB's default). None usable:
 //     no bid.
-//   - The price is the campaign's max_bid_cpm converted to the response
-//     currency. We bid our value; there is no bid shading for first-price
-//     auctions yet.
+//   - The value is the campaign's max_bid_cpm, or with a Pricer what its
+//     goal makes the impression worth (at most max_bid_cpm), converted to
+//     the response currency. Without a Pricer the price is the value.
 //   - The floor: on a deal, the deal's bidfloor/bidfloorcur (the deal's terms
 //     replace the open-market floor); otherwise imp.bidfloor/bidfloorcur. A
-//     floor above our price, or a non-zero floor in a currency without a rate,
+//     floor above our value, or a non-zero floor in a currency without a rate,
 //     rejects the candidate. Prices equal to the floor up to rounding pass.
 //   - Deals: a campaign with deal_ids bids only through an offered deal whose
 //     id it lists and whose wseat (when given) holds the campaign's seat; the
@@ -62,6 +65,7 @@
 #include "bidder/bid/pacing_snapshot.h"
 #include "bidder/openrtb/openrtb.h"
 #include "bidder/privacy/dsa.h"
+#include "pricing/pricer.h"
 
 namespace rtb::bidder {
 
@@ -78,6 +82,8 @@ struct AuctionInput {
   absl::Time now;
   // seatbid[].seat of campaigns without their own seat (exchange seat).
   std::string_view exchange_seat;
+  // Position of the request's exchange in config.server.exchanges.
+  size_t exchange = 0;
 };
 
 struct ImpBid {
@@ -88,6 +94,12 @@ struct ImpBid {
   std::string_view seat;                // the campaign's, else the exchange's
   double price = 0;                     // CPM in AuctionResult::currency
   privacy::DsaDecision dsa;             // whether the bid carries ext.dsa, and its adrender
+  double value = 0;                     // the unshaded price, same currency
+  double floor = 0;                     // the floor it met (deal's or imp's)
+  // How the price was chosen (with a Pricer); shade.bucket is the pricing
+  // bucket the beacons carry (0: none).
+  pricing::ShadeRequest shade;
+  pricing::PriceOutcome outcome = pricing::PriceOutcome::kSecondPrice;
 };
 
 struct AuctionResult {
@@ -114,9 +126,10 @@ struct AuctionPreview {
 
 class Auction {
  public:
-  // All three must outlive the Auction.
-  Auction(const CampaignIndex& index, const CurrencyTable& currencies,
-          const PacingSnapshot& pacing);
+  // All must outlive the Auction. `pricer` null: every bid is the campaign's
+  // max_bid_cpm.
+  Auction(const CampaignIndex& index, const CurrencyTable& currencies, const PacingSnapshot& pacing,
+          const pricing::Pricer* pricer = nullptr);
 
   // Cheap checks on `request` alone (currency, index candidates), so that
   // a request nobody can bid on costs no lookup.
@@ -129,6 +142,7 @@ class Auction {
   const CampaignIndex& index_;
   const CurrencyTable& currencies_;
   const PacingSnapshot& pacing_;
+  const pricing::Pricer* pricer_;
   uint32_t usd_;
 };
 

@@ -270,6 +270,26 @@ function campaignRow(c) {
   ]);
   const throttle = element('td', { className: 'num', text: `${Math.round(c.throttle * 100)} %` });
 
+  // Pricing as this bidder saw it: the goal's value of an impression and the
+  // average first-price bid over it; the win rate and average clearing price
+  // of first-price notices.
+  const p = c.pricing || {};
+  const priceCell = element('td', {}, [
+    element('span', { className: 'tag', text: p.goal || 'cpm' }),
+    element('span', {
+      className: 'muted small block',
+      text: `value ${money((p.value_cpm || 0) * 1e6, c.currency)} · ` +
+        `shaded to ${Math.round((p.average_shading_factor ?? 1) * 100)} %`,
+    }),
+  ]);
+  const winCell = element('td', { className: 'num' }, [
+    element('span', { text: p.wins + p.price_losses > 0 ? `${(p.win_rate * 100).toFixed(1)} %` : '–' }),
+    element('span', {
+      className: 'muted small block',
+      text: p.wins > 0 ? `clears ${money(p.average_clearing_cpm * 1e6, c.currency)}` : '',
+    }),
+  ]);
+
   const button = element('button', { className: 'ghost small', text: 'Charts', dataset: { action: 'charts' } });
   button.type = 'button';
   button.setAttribute('aria-pressed', c.id === state.selected ? 'true' : 'false');
@@ -277,7 +297,7 @@ function campaignRow(c) {
   button.addEventListener('click', () => selectCampaign(c.id));
   const actions = element('td', { className: 'actions' }, [button]);
 
-  for (const cell of [name, pacing, budget, spend, usedCell, stateCell, throttle, actions]) row.appendChild(cell);
+  for (const cell of [name, pacing, budget, spend, usedCell, stateCell, throttle, priceCell, winCell, actions]) row.appendChild(cell);
   return row;
 }
 
@@ -285,7 +305,7 @@ function renderCampaigns() {
   const rows = state.campaigns.map(campaignRow);
   if (rows.length === 0) {
     const cell = element('td', { className: 'muted', text: 'No campaigns are configured.' });
-    cell.colSpan = 8;
+    cell.colSpan = 10;
     rows.push(element('tr', {}, [cell]));
   }
   $('campaigns-body').replaceChildren(...rows);

@@ -296,6 +296,49 @@ TEST_F(BeaconEndpointTest, ClickRedirectsToTheConfiguredLandingPageAndConversion
   EXPECT_EQ(conversions, 1) << events.body;
 }
 
+TEST_F(BeaconEndpointTest, FirstPriceNoticesReachPricingAndTheCampaignFigures) {
+  // The sample is a first-price request: its beacons carry the bucket and
+  // ask for the minimum bid to win (which Bid() fills with 2.1).
+  const WonBid lost = Bid("req-priced-loss", kDeviceId);
+  EXPECT_THAT(lost.loss, HasSubstr("&pb="));
+  EXPECT_THAT(lost.loss, HasSubstr("&mtw=2.1&"));
+  EXPECT_EQ(Send(GetRequest(lost.loss)).status, 204u);
+  const WonBid won = Bid("req-priced-win", kDeviceId);
+  EXPECT_EQ(Send(GetRequest(won.win)).status, 204u);
+
+  const std::string exchange = app_->config().server.exchanges[0].name;
+  const std::string metrics = Metrics();
+  EXPECT_THAT(metrics, HasSubstr(absl::StrCat("bidder_pricing_notices_total{exchange=\"", exchange,
+                                              "\",kind=\"price_loss\"} 1")));
+  EXPECT_THAT(metrics, HasSubstr(absl::StrCat("bidder_pricing_notices_total{exchange=\"", exchange,
+                                              "\",kind=\"win\"} 1")));
+  // The first fit found no outcomes: both bids went out at the value.
+  EXPECT_THAT(metrics, HasSubstr(absl::StrCat("bidder_pricing_bids_total{exchange=\"", exchange,
+                                              "\",outcome=\"learning\"} 2")));
+
+  const TestResponse campaigns = AdminGet("/api/campaigns");
+  ASSERT_EQ(campaigns.status, 200u);
+  const nlohmann::json all = nlohmann::json::parse(campaigns.body)["campaigns"];
+  const auto northwind = std::find_if(
+      all.begin(), all.end(), [](const nlohmann::json& c) { return c["id"] == kNorthwind; });
+  ASSERT_NE(northwind, all.end());
+  const nlohmann::json& pricing = (*northwind)["pricing"];
+  EXPECT_EQ(pricing["goal"], "cpm");
+  EXPECT_EQ(pricing["first_price_bids"], 2);
+  EXPECT_EQ(pricing["wins"], 1);
+  EXPECT_EQ(pricing["price_losses"], 1);
+  EXPECT_DOUBLE_EQ(pricing["win_rate"].get<double>(), 0.5);
+  EXPECT_NEAR(pricing["average_clearing_cpm"].get<double>(), won.price * 0.8, 1e-6);
+
+  // The outcome rows hold both notices.
+  storage::Scan scan;
+  scan.limit = 100;
+  absl::StatusOr<std::vector<storage::RowResult>> rows =
+      app_->store().Scan(storage::kPricingTable, scan);
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  EXPECT_FALSE(rows->empty());
+}
+
 TEST_F(BeaconEndpointTest, ForgedOrAlteredBeaconsAreRefusedAndCounted) {
   const WonBid bid = Bid("req-forged", kDeviceId);
   const std::string altered =
