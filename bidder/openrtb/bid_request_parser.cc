@@ -13,10 +13,13 @@
 #include <algorithm>
 #include <bit>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -114,6 +117,40 @@ bool IsIntegerLiteral(std::string_view token) {
   token = token.substr(0, end + 1);
   if (!token.empty() && token.front() == '-') token.remove_prefix(1);
   return !token.empty() && token.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
+// A number simdjson refuses though JSON allows it (an exponent too long for
+// it, such as 1e-3666666666666666666666), read the way strtod reads it: an
+// underflow is 0, an overflow is infinite (and refused by the caller).
+std::optional<double> ReadLongNumber(std::string_view token) {
+  size_t end = token.find_last_not_of(" \t\r\n");
+  if (end == std::string_view::npos) return std::nullopt;
+  token = token.substr(0, end + 1);
+  // JSON's grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+  size_t i = 0;
+  auto digits = [&] {
+    const size_t from = i;
+    while (i < token.size() && token[i] >= '0' && token[i] <= '9') ++i;
+    return i - from;
+  };
+  if (i < token.size() && token[i] == '-') ++i;
+  if (i < token.size() && token[i] == '0') {
+    ++i;
+  } else if (digits() == 0) {
+    return std::nullopt;
+  }
+  if (i < token.size() && token[i] == '.') {
+    ++i;
+    if (digits() == 0) return std::nullopt;
+  }
+  if (i < token.size() && (token[i] == 'e' || token[i] == 'E')) {
+    ++i;
+    if (i < token.size() && (token[i] == '+' || token[i] == '-')) ++i;
+    if (digits() == 0) return std::nullopt;
+  }
+  if (i != token.size()) return std::nullopt;
+  const std::string text(token);
+  return std::strtod(text.c_str(), nullptr);
 }
 
 // A padded copy of an embedded document and the parser that iterates it.
@@ -535,11 +572,13 @@ class Reader {
   Outcome ReadScalar(od::value& value, double& out, Bound bound) {
     double d = 0;
     if (auto error = value.get_double().get(d)) {
-      if (error == simdjson::NUMBER_ERROR) {
+      if (error != simdjson::NUMBER_ERROR) return Mismatch(value, error, "expected number");
+      const std::optional<double> long_number = ReadLongNumber(value.raw_json_token());
+      if (!long_number.has_value() || !std::isfinite(*long_number)) {
         trail_->Fail("malformed or out-of-range number");
         return Outcome::kError;
       }
-      return Mismatch(value, error, "expected number");
+      d = *long_number;
     }
     if (Violates(bound, d)) {
       trail_->Fail(BoundViolation(bound));
@@ -604,7 +643,12 @@ class Reader {
       }
       case od::json_type::number: {
         double d;
-        if (auto error = value.get_double().get(d)) return Malformed(error);
+        if (auto error = value.get_double().get(d)) {
+          const std::optional<double> long_number = error == simdjson::NUMBER_ERROR
+                                                        ? ReadLongNumber(value.raw_json_token())
+                                                        : std::nullopt;
+          if (!long_number.has_value() || !std::isfinite(*long_number)) return Malformed(error);
+        }
         return true;
       }
       case od::json_type::boolean: {

@@ -556,6 +556,21 @@ TEST(BidRequestParserTest, NullMeansAbsent) {
   EXPECT_TRUE(r.device->ua.empty());
 }
 
+// JSON allows any exponent; one too long for simdjson that underflows is 0,
+// as strtod (and the nlohmann baseline) read it.
+TEST(BidRequestParserTest, ExponentsTooLongForSimdjsonStillUnderflowToZero) {
+  const std::string json =
+      R"({"id":"r","imp":[{"id":"1","bidfloor":1e-3666666666666666666666,"tagid":"t"}],)"
+      R"("ext":{"a":[-2.5E-99999999999999999999999,0e99999999999999999999999]}})";
+  BidRequest r = ParseOrDie(json);
+  EXPECT_EQ(r.imp[0].bidfloor, 0);
+  EXPECT_EQ(r.imp[0].tagid, "t");
+  absl::StatusOr<BidRequest> baseline = internal::ParseBidRequestWithNlohmann(json);
+  ASSERT_TRUE(baseline.ok()) << baseline.status();
+  EXPECT_TRUE(*baseline == r);
+  ExpectMalformed(WithImp(R"("bidfloor":1e-36666666666666666666.)"));
+}
+
 TEST(BidRequestParserTest, UnknownFieldsAndExtAreIgnored) {
   BidRequest r = ParseOrDie(
       R"({"id":"r","future":{"a":[1,2,{"b":null}],"c":true},"imp":[{"id":"1","ext":{"w":"not a number"},)"
@@ -636,6 +651,9 @@ TEST(BidRequestParserTest, HugeNumbersAreRejected) {
   ExpectRejected(WithImp(R"("bidfloor":1e400)"),
                  "imp[0].bidfloor: malformed or out-of-range number");
   ExpectMalformed(WithImp(R"("ext":{"n":1e400})"));
+  ExpectRejected(WithImp(R"("bidfloor":1e+3666666666666666666666)"),
+                 "imp[0].bidfloor: malformed or out-of-range number");
+  ExpectMalformed(WithImp(R"("ext":{"n":-1e3666666666666666666666})"));
   // Within range of a double, a long integer in an unused field is fine.
   EXPECT_TRUE(ParseBidRequest(WithImp(R"("ext":{"n":123456789012345678901234567890})")).ok());
 }
