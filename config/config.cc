@@ -284,6 +284,15 @@ void DecodePacing(const json& value, const std::string& path, ErrorList* errors,
   fields.RejectUnknownKeys();
 }
 
+void DecodeCampaignStore(const json& value, const std::string& path, ErrorList* errors,
+                         CampaignStoreConfig* out) {
+  ObjectFields fields(value, path, errors);
+  fields.Read("follow_interval_ms", &out->follow_interval_ms);
+  fields.Read("unreadable_after_s", &out->unreadable_after_s);
+  fields.Read("max_campaigns", &out->max_campaigns);
+  fields.RejectUnknownKeys();
+}
+
 void DecodeTelemetry(const json& value, const std::string& path, ErrorList* errors,
                      TelemetryConfig* out) {
   ObjectFields fields(value, path, errors);
@@ -378,6 +387,7 @@ absl::StatusOr<BidderConfig> ParseConfig(std::string_view text) {
         DecodeCampaign(value, path, list, config.bid.default_currency, out);
       });
   ReadObject(root, "pacing", &config.pacing, DecodePacing);
+  ReadObject(root, "campaign_store", &config.campaign_store, DecodeCampaignStore);
   ReadObject(root, "telemetry", &config.telemetry, DecodeTelemetry);
   ReadObject(root, "sessions", &config.sessions, DecodeSessions);
   ReadObject(root, "metrics", &config.metrics, DecodeMetrics);
@@ -404,6 +414,54 @@ absl::StatusOr<CampaignConfig> ParseCampaign(std::string_view text, const Bidder
   if (!errors.empty()) return errors.ToStatus();
   if (absl::Status valid = ValidateCampaign(campaign, context); !valid.ok()) return valid;
   return campaign;
+}
+
+std::string CampaignToJson(const CampaignConfig& c) {
+  json creatives = json::array();
+  for (const CreativeConfig& cc : c.creatives) {
+    creatives.push_back({{"id", cc.id},
+                         {"format", CreativeFormatName(cc.format)},
+                         {"w", cc.w},
+                         {"h", cc.h},
+                         {"mimes", cc.mimes},
+                         {"duration_s", cc.duration_s},
+                         {"adm", cc.adm},
+                         {"nurl_delivery", cc.nurl_delivery},
+                         {"landing_url", cc.landing_url},
+                         {"iab_categories", cc.iab_categories}});
+  }
+  const TargetingConfig& t = c.targeting;
+  json object = {{"id", c.id},
+                 {"enabled", c.enabled},
+                 {"seat", c.seat},
+                 {"advertiser_domains", c.advertiser_domains},
+                 {"iab_categories", c.iab_categories},
+                 {"daily_budget_micros", c.daily_budget_micros},
+                 {"currency", c.currency},
+                 {"pacing_mode", PacingModeName(c.pacing_mode)},
+                 {"time_zone", c.time_zone},
+                 {"frequency_cap_per_day", c.frequency_cap_per_day},
+                 {"max_bid_cpm", c.max_bid_cpm},
+                 {"targeting",
+                  {{"countries", t.countries},
+                   {"device_types", t.device_types},
+                   {"content_categories", t.content_categories},
+                   {"domains_allow", t.domains_allow},
+                   {"domains_deny", t.domains_deny},
+                   {"required_segments", t.required_segments},
+                   {"deal_ids", t.deal_ids}}},
+                 {"creatives", creatives}};
+  if (c.dsa.has_value()) {
+    json transparency = json::array();
+    for (const DsaTransparencyConfig& party : c.dsa->transparency) {
+      transparency.push_back({{"domain", party.domain}, {"dsaparams", party.dsaparams}});
+    }
+    object["dsa"] = {{"behalf", c.dsa->behalf},
+                     {"paid", c.dsa->paid},
+                     {"adrender", c.dsa->adrender},
+                     {"transparency", transparency}};
+  }
+  return object.dump();
 }
 
 absl::StatusOr<BidderConfig> LoadConfigFile(const std::string& path) {

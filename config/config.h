@@ -404,6 +404,24 @@ struct PacingConfig {
 };
 
 // ---------------------------------------------------------------------------
+// campaign_store: how each bidder follows the campaigns table (the source of
+// truth once seeded; see README "Campaigns").
+
+struct CampaignStoreConfig {
+  // How often the change log is read, ms. Default 500. Range [50, 1000], so
+  // a change reaches every worker within 2 s.
+  int follow_interval_ms = 500;
+  // /readyz answers 503 once the table has not been readable for this long;
+  // bidding goes on with the last index. Seconds. Default 30.
+  // Range [1, 86400].
+  int unreadable_after_s = 30;
+  // Campaign positions (pacing, metrics) a worker holds; campaigns created
+  // past it are not bid on (logged and counted). Default 4096. Range
+  // [number of campaigns[], 1000000].
+  int max_campaigns = 4096;
+};
+
+// ---------------------------------------------------------------------------
 // telemetry: the bidder's own time series in the `metrics` table.
 
 struct TelemetryConfig {
@@ -554,6 +572,7 @@ struct BidderConfig {
   BidConfig bid;
   std::vector<CampaignConfig> campaigns;
   PacingConfig pacing;
+  CampaignStoreConfig campaign_store;
   TelemetryConfig telemetry;
   SessionsConfig sessions;
   MetricsConfig metrics;
@@ -581,6 +600,9 @@ absl::Status ValidateConfig(const BidderConfig& config);
 // the caller's.
 absl::StatusOr<CampaignConfig> ParseCampaign(std::string_view json, const BidderConfig& context);
 absl::Status ValidateCampaign(const CampaignConfig& campaign, const BidderConfig& context);
+// The campaign as a JSON object ParseCampaign reads back to an equal
+// campaign (every field written, defaults included; "dsa" only when set).
+std::string CampaignToJson(const CampaignConfig& campaign);
 
 // The JSON spelling of each enum value ("storage-server", "no-bid", ...).
 const char* StorageBackendName(StorageBackend backend);

@@ -22,16 +22,21 @@ uint64_t Mix(uint64_t x) {
 SpendFlusher::SpendFlusher(int worker_id, const std::vector<CampaignBudget>& campaigns,
                            SpendRecorder& recorder, storage::Store& store, PacingMetrics& metrics,
                            uint64_t nonce_seed)
-    : campaigns_(campaigns),
+    : worker_id_(worker_id),
+      campaigns_(campaigns),
       recorder_(recorder),
       store_(store),
       metrics_(metrics),
       unacknowledged_(campaigns.size()),
       nonce_seed_(Mix(nonce_seed ^ (static_cast<uint64_t>(worker_id) << 48))) {
-  rows_.reserve(campaigns.size());
-  for (const CampaignBudget& campaign : campaigns) {
-    rows_.push_back(BudgetShardRow(campaign.id, ShardOf(worker_id)));
+  TrackAppendedCampaigns();
+}
+
+void SpendFlusher::TrackAppendedCampaigns() {
+  for (size_t i = rows_.size(); i < campaigns_.size(); ++i) {
+    rows_.push_back(BudgetShardRow(campaigns_[i].id, ShardOf(worker_id_)));
   }
+  unacknowledged_.resize(campaigns_.size());
 }
 
 uint64_t SpendFlusher::NextNonce() {

@@ -44,12 +44,17 @@ class SpendFlusher {
   // campaign's midnight books the day that ended).
   FlushResult Flush(int64_t as_of_ms);
 
+  // Starts flushing the campaigns appended to `campaigns` since (positions
+  // are kept for good).
+  void TrackAppendedCampaigns();
+
   // Spend held by failed Increments, per campaign (0 when none).
   int64_t Unacknowledged(size_t campaign) const;
 
  private:
   uint64_t NextNonce();
 
+  int worker_id_;
   const std::vector<CampaignBudget>& campaigns_;
   SpendRecorder& recorder_;
   storage::Store& store_;
