@@ -1,5 +1,7 @@
 #include "bidder/bid/bid_metrics.h"
 
+#include <algorithm>
+
 #include "prometheus/family.h"
 
 namespace rtb::bidder {
@@ -87,7 +89,9 @@ prometheus::Histogram::BucketBoundaries BidMetrics::LatencyBuckets() {
 
 BidMetrics::BidMetrics(prometheus::Registry& registry,
                        const std::vector<config::ExchangeConfig>& exchanges,
-                       const std::vector<config::CampaignConfig>& campaigns) {
+                       const std::vector<config::CampaignConfig>& campaigns,
+                       size_t campaign_capacity)
+    : capacity_(std::max(campaigns.size(), campaign_capacity)) {
   auto& requests = prometheus::BuildCounter()
                        .Name("bidder_bid_requests_total")
                        .Help("Bid requests answered, by exchange and outcome")
@@ -125,17 +129,19 @@ BidMetrics::BidMetrics(prometheus::Registry& registry,
     }
     handles.latency = &latency.Add({{"exchange", exchange.name}}, LatencyBuckets());
     handles.profile_timeouts = &timeouts.Add({{"exchange", exchange.name}});
-    for (const config::CampaignConfig& campaign : campaigns) {
-      handles.bids.push_back(&bids.Add({{"exchange", exchange.name}, {"campaign", campaign.id}}));
-    }
+    handles.bids = std::make_unique<std::atomic<prometheus::Counter*>[]>(capacity_);
     exchanges_.push_back(std::move(handles));
+    exchange_names_.push_back(exchange.name);
   }
   for (size_t i = 0; i < kLookupOutcomeCount; ++i) {
     lookups_[i] = &lookups.Add({{"outcome", LookupOutcomeName(static_cast<LookupOutcome>(i))}});
   }
-  for (const config::CampaignConfig& campaign : campaigns) {
-    campaigns_.push_back({&price_sum.Add({{"campaign", campaign.id}})});
-  }
+  bids_family_ = &bids;
+  price_sum_family_ = &price_sum;
+  price_sum_ = std::make_unique<std::atomic<prometheus::Counter*>[]>(capacity_);
+  std::vector<std::string> ids;
+  for (const config::CampaignConfig& campaign : campaigns) ids.push_back(campaign.id);
+  DeclareCampaigns(ids);
   auto& privacy_decisions =
       prometheus::BuildCounter()
           .Name(std::string(privacy::kPrivacyDecisionsMetric))
@@ -166,9 +172,28 @@ void BidMetrics::CountLookup(size_t exchange, LookupOutcome outcome) {
   if (outcome == LookupOutcome::kTimeout) exchanges_[exchange].profile_timeouts->Increment();
 }
 
+void BidMetrics::DeclareCampaigns(const std::vector<std::string>& ids_by_position) {
+  for (size_t i = 0; i < ids_by_position.size() && i < capacity_; ++i) {
+    if (price_sum_[i].load(std::memory_order_relaxed) != nullptr) continue;
+    const std::string& id = ids_by_position[i];
+    for (size_t x = 0; x < exchanges_.size(); ++x) {
+      exchanges_[x].bids[i].store(
+          &bids_family_->Add({{"exchange", exchange_names_[x]}, {"campaign", id}}),
+          std::memory_order_release);
+    }
+    price_sum_[i].store(&price_sum_family_->Add({{"campaign", id}}), std::memory_order_release);
+  }
+}
+
 void BidMetrics::CountBid(size_t exchange, size_t campaign, double price_cpm) {
-  exchanges_[exchange].bids[campaign]->Increment();
-  campaigns_[campaign].price_sum->Increment(price_cpm);
+  if (campaign >= capacity_) return;
+  if (prometheus::Counter* bids =
+          exchanges_[exchange].bids[campaign].load(std::memory_order_acquire)) {
+    bids->Increment();
+  }
+  if (prometheus::Counter* sum = price_sum_[campaign].load(std::memory_order_acquire)) {
+    sum->Increment(price_cpm);
+  }
 }
 
 }  // namespace rtb::bidder

@@ -31,13 +31,17 @@
 #define RTB_BIDDER_BID_BID_METRICS_H_
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <iterator>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "bidder/privacy/privacy_decision.h"
 #include "config/config.h"
 #include "prometheus/counter.h"
+#include "prometheus/family.h"
 #include "prometheus/histogram.h"
 #include "prometheus/registry.h"
 
@@ -77,10 +81,21 @@ class BidMetrics {
   // series per exchange x outcome, exchange x campaign and per campaign, so every series exists
   // (at 0) from the start. Throws only on a name clash with a metric of
   // another type, a start-up error.
+  // Campaign series exist for `campaigns`; `campaign_capacity` positions are
+  // held in all (at least campaigns.size()), for campaigns added while
+  // running (DeclareCampaigns).
   BidMetrics(prometheus::Registry& registry, const std::vector<config::ExchangeConfig>& exchanges,
-             const std::vector<config::CampaignConfig>& campaigns);
+             const std::vector<config::CampaignConfig>& campaigns, size_t campaign_capacity = 0);
 
-  // `exchange` and `campaign` are positions in the config lists.
+  // Declares the series of the campaigns at positions without any yet
+  // (ids_by_position[i] is campaign i; positions never change their id).
+  // Positions past the capacity are ignored. Call from one thread at a time;
+  // the bid path may count meanwhile.
+  void DeclareCampaigns(const std::vector<std::string>& ids_by_position);
+
+  // `exchange` is a position in config.server.exchanges, `campaign` the
+  // campaign's position (bidder/bid/internal/campaign_index.h). A campaign
+  // without series is not counted.
   void CountRequest(size_t exchange, BidOutcome outcome, double latency_seconds);
   void CountLookup(size_t exchange, LookupOutcome outcome);
   void CountBid(size_t exchange, size_t campaign, double price_cpm);
@@ -98,9 +113,11 @@ class BidMetrics {
     return *exchanges_[exchange].profile_timeouts;
   }
   prometheus::Counter& bids(size_t exchange, size_t campaign) {
-    return *exchanges_[exchange].bids[campaign];
+    return *exchanges_[exchange].bids[campaign].load(std::memory_order_acquire);
   }
-  prometheus::Counter& price_sum(size_t campaign) { return *campaigns_[campaign].price_sum; }
+  prometheus::Counter& price_sum(size_t campaign) {
+    return *price_sum_[campaign].load(std::memory_order_acquire);
+  }
   prometheus::Counter& privacy_decisions(privacy::PrivacyRegime regime,
                                          privacy::PrivacyOutcome outcome) {
     return *privacy_decisions_[static_cast<size_t>(regime)][static_cast<size_t>(outcome)];
@@ -114,15 +131,17 @@ class BidMetrics {
     std::array<prometheus::Counter*, kBidOutcomeCount> outcomes{};
     prometheus::Histogram* latency = nullptr;
     prometheus::Counter* profile_timeouts = nullptr;
-    std::vector<prometheus::Counter*> bids;  // by campaign
-  };
-  struct Campaign {
-    prometheus::Counter* price_sum = nullptr;
+    // By campaign position; null until declared.
+    std::unique_ptr<std::atomic<prometheus::Counter*>[]> bids;
   };
 
   std::vector<Exchange> exchanges_;
   std::array<prometheus::Counter*, kLookupOutcomeCount> lookups_{};
-  std::vector<Campaign> campaigns_;
+  size_t capacity_ = 0;
+  std::unique_ptr<std::atomic<prometheus::Counter*>[]> price_sum_;  // by campaign position
+  prometheus::Family<prometheus::Counter>* bids_family_ = nullptr;
+  prometheus::Family<prometheus::Counter>* price_sum_family_ = nullptr;
+  std::vector<std::string> exchange_names_;
   // [regime][outcome], in the order of the enums' values.
   std::array<std::array<prometheus::Counter*, std::size(privacy::kPrivacyOutcomes)>,
              std::size(privacy::kPrivacyRegimes)>

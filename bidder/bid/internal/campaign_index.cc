@@ -193,7 +193,7 @@ absl::StatusOr<Campaign> CampaignOf(const config::CampaignConfig& c, size_t i,
 
 absl::StatusOr<CampaignIndex> CampaignIndex::Build(
     const std::vector<config::CampaignConfig>& configs, const std::string& default_currency,
-    const CurrencyTable& currencies) {
+    const CurrencyTable& currencies, std::vector<std::string>* refused) {
   CampaignIndex index;
   const size_t n = configs.size();
   index.any_country_.Reset(n);
@@ -201,6 +201,14 @@ absl::StatusOr<CampaignIndex> CampaignIndex::Build(
   index.open_auction_.Reset(n);
   for (size_t i = 0; i < n; ++i) {
     absl::StatusOr<Campaign> campaign = CampaignOf(configs[i], i, default_currency, currencies);
+    if (!campaign.ok() && refused != nullptr) {
+      refused->push_back(std::string(campaign.status().message()));
+      Campaign disabled;
+      disabled.index = i;
+      disabled.id = configs[i].id;
+      disabled.enabled = false;
+      campaign = std::move(disabled);
+    }
     if (!campaign.ok()) return campaign.status();
     if (campaign->enabled) index.Post(*campaign, n);
     index.campaigns_.push_back(*std::move(campaign));
