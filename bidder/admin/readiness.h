@@ -12,7 +12,10 @@
 #define RTB_BIDDER_ADMIN_READINESS_H_
 
 #include <chrono>
+#include <functional>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
@@ -39,8 +42,14 @@ class StorageReadiness {
   StorageReadiness(const StorageReadiness&) = delete;
   StorageReadiness& operator=(const StorageReadiness&) = delete;
 
-  // OK when the last check passed and is recent; otherwise the reason.
+  // OK when the last check passed and is recent, and every added check is
+  // OK; otherwise the reason.
   absl::Status Status() const;
+
+  // Another condition of readiness (e.g. the campaigns table readable),
+  // cheap and non-blocking: it runs on /readyz's I/O thread. Add before the
+  // server starts.
+  void AddCheck(std::function<absl::Status()> check) { checks_.push_back(std::move(check)); }
 
  private:
   void Check();
@@ -53,6 +62,7 @@ class StorageReadiness {
   std::chrono::steady_clock::time_point last_at_ ABSL_GUARDED_BY(mu_);
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_;
+  std::vector<std::function<absl::Status()>> checks_;
 };
 
 }  // namespace rtb::bidder
