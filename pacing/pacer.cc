@@ -195,6 +195,9 @@ absl::Status Pacer::UpdateCampaigns(const std::vector<config::CampaignConfig>& b
     }
   }
   pending_update_ = *std::move(budgets);
+  // loop_ is set and reset by Start and Stop only, on the owner's thread;
+  // an update racing them is applied by the next RunDue anyway.
+  if (loop_ != nullptr) loop_->Wake();
   return absl::OkStatus();
 }
 
