@@ -647,5 +647,47 @@ TEST_F(ExampleConfigTest, OneCampaignParsesByTheConfigRulesWithPathsOfItsOwn) {
   EXPECT_FALSE(ParseCampaign("{", *config).ok());
 }
 
+TEST(CampaignToJsonTest, ParseCampaignReadsBackTheSameCampaign) {
+  nlohmann::json document = ConfigWithCampaigns(1);
+  nlohmann::json campaign = Campaign("full-1");
+  campaign["enabled"] = false;
+  campaign["targeting"] = {{"countries", {"USA", "CAN"}},
+                           {"device_types", {1, 2}},
+                           {"deal_ids", {"d-1"}},
+                           {"domains_deny", {"blocked.example"}}};
+  campaign["frequency_cap_per_day"] = 3;
+  campaign["time_zone"] = "Europe/Berlin";
+  campaign["pacing_mode"] = "asap";
+  campaign["dsa"] = {{"behalf", "Advertiser"},
+                     {"paid", "Advertiser"},
+                     {"adrender", 1},
+                     {"transparency", {{{"domain", "dsp.example"}, {"dsaparams", {1, 2}}}}}};
+  document["campaigns"] = {campaign};
+  absl::StatusOr<BidderConfig> config = testing::Parse(document);
+  ASSERT_TRUE(config.ok()) << config.status();
+  const std::string json = CampaignToJson(config->campaigns[0]);
+  absl::StatusOr<CampaignConfig> back = ParseCampaign(json, *config);
+  ASSERT_TRUE(back.ok()) << back.status() << "\n" << json;
+  EXPECT_EQ(CampaignToJson(*back), json);
+  EXPECT_FALSE(back->enabled);
+  ASSERT_TRUE(back->dsa.has_value());
+  EXPECT_EQ(back->dsa->transparency[0].dsaparams, (std::vector<int>{1, 2}));
+  EXPECT_EQ(back->targeting.countries, (std::vector<std::string>{"USA", "CAN"}));
+}
+
+TEST(CampaignStoreConfigTest, FollowingMustStayWithinTwoSeconds) {
+  nlohmann::json document = ConfigWithCampaigns(2);
+  EXPECT_EQ(testing::ParseError(document), "OK");
+  document["campaign_store"] = {{"follow_interval_ms", 5000}};
+  EXPECT_THAT(testing::ParseError(document), HasSubstr("campaign_store.follow_interval_ms"));
+  document["campaign_store"] = {{"max_campaigns", 1}};
+  EXPECT_THAT(testing::ParseError(document), HasSubstr("campaign_store.max_campaigns"));
+  document["campaign_store"] = {{"unreadable_after_s", 5}, {"max_campaigns", 2}};
+  absl::StatusOr<BidderConfig> config = testing::Parse(document);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->campaign_store.unreadable_after_s, 5);
+  EXPECT_EQ(config->campaign_store.follow_interval_ms, 500);
+}
+
 }  // namespace
 }  // namespace rtb::config

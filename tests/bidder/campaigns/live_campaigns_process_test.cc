@@ -301,5 +301,46 @@ TEST(LiveCampaignsProcessTest, AnInvalidCampaignIsRefusedWithEveryProblem) {
   EXPECT_EQ(missing->status, 404u);
 }
 
+TEST(LiveCampaignsProcessTest, AWorkerThatCannotReadTheTableKeepsItsLastIndexAndCountsIt) {
+  const fs::path dir =
+      fs::path(::testing::TempDir()) / absl::StrCat("live-campaigns-unreadable-", ::getpid(), "-",
+                                                    Clock::now().time_since_epoch().count());
+  storage::testing::StorageServerProcess server(dir / "server");
+  ASSERT_TRUE(server.Start({})) << server.Stderr();
+  nlohmann::json config =
+      BidderConfig(server.endpoint(), 1, bidder::sessions::testing::TestPasswordHash(kPassword));
+  config["campaign_store"] = {{"unreadable_after_s", 1}};
+  BidderProcess a(dir / "a");
+  ASSERT_TRUE(a.Start(config)) << a.Stderr();
+  Operator ops(a.port());
+  ASSERT_TRUE(ops.LogIn());
+  const std::string request =
+      ReadFile(fs::path(RTB_OPENRTB_FIXTURES_DIR) / "site-banner-mrec.json");
+  std::optional<TestResponse> created =
+      ops.Post("/api/campaigns", config::testing::Campaign("live-2").dump());
+  ASSERT_TRUE(created.has_value());
+  ASSERT_EQ(created->status, 201u) << created->body;
+  ASSERT_TRUE(TimeUntil(a.port(), request, Clock::now(), std::chrono::milliseconds(5000),
+                        [](const std::string& cid) { return cid == "live-2"; })
+                  .has_value())
+      << a.Stderr();
+
+  server.Kill();
+  // Several follow periods without the table.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(BidCampaign(a.port(), request), "live-2");
+  TestConnection connection(a.port());
+  std::optional<TestResponse> metrics = connection.RoundTrip(GetRequest("/metrics"));
+  ASSERT_TRUE(metrics.has_value());
+  const std::string failed = "bidder_campaign_store_reads_total{outcome=\"error\"} ";
+  const size_t at = metrics->body.find(failed);
+  ASSERT_NE(at, std::string::npos) << metrics->body;
+  EXPECT_GT(std::stod(metrics->body.substr(at + failed.size())), 0);
+  TestConnection ready_connection(a.port());
+  std::optional<TestResponse> ready = ready_connection.RoundTrip(GetRequest("/readyz"));
+  ASSERT_TRUE(ready.has_value());
+  EXPECT_EQ(ready->status, 503u);
+}
+
 }  // namespace
 }  // namespace rtb::bidder
