@@ -451,6 +451,9 @@ std::string CampaignToJson(const CampaignConfig& c) {
                    {"required_segments", t.required_segments},
                    {"deal_ids", t.deal_ids}}},
                  {"creatives", creatives}};
+  // Built in code, a campaign may leave its currency to bid.default_currency
+  // (ParseConfig fills it in); absent, ParseCampaign does the same.
+  if (c.currency.empty()) object.erase("currency");
   if (c.dsa.has_value()) {
     json transparency = json::array();
     for (const DsaTransparencyConfig& party : c.dsa->transparency) {
