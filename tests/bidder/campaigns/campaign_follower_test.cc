@@ -77,7 +77,8 @@ TEST_F(CampaignFollowerTest, PositionsNeverMoveAndTheTableRules) {
 
   ASSERT_TRUE(follower->Poll().ok());
   ASSERT_EQ(heard_.size(), 1u);
-  const LiveCampaigns& first = heard_.back();
+  // Copies: heard_ grows below.
+  const LiveCampaigns first = heard_.back();
   EXPECT_EQ(Ids(first), (std::vector<std::string>{"file-only", "b", "a"}));
   EXPECT_FALSE(first.by_position[0].config->enabled) << "not in the table: not bid on";
   EXPECT_TRUE(first.by_position[1].config->enabled);
@@ -93,7 +94,7 @@ TEST_F(CampaignFollowerTest, PositionsNeverMoveAndTheTableRules) {
   ASSERT_TRUE(store_.Create(Campaign("0-new"), "alice").ok());
   ASSERT_TRUE(follower->Poll().ok());
   ASSERT_EQ(heard_.size(), 2u);
-  const LiveCampaigns& second = heard_.back();
+  const LiveCampaigns second = heard_.back();
   EXPECT_EQ(Ids(second), (std::vector<std::string>{"file-only", "b", "a", "0-new"}));
   EXPECT_EQ(second.by_position[1].config->daily_budget_micros, 5000000);
   EXPECT_EQ(second.by_position[1].version, 2);
