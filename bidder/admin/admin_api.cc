@@ -341,16 +341,33 @@ class AdminApi::Impl {
         live_config[campaign.id] = campaign.config.get();
       }
     }
+    // In the worker's position order (the config's campaigns first, as
+    // before the table existed), then any the worker has not placed yet.
+    std::vector<const campaigns::CampaignRecord*> ordered;
+    absl::flat_hash_map<std::string, const campaigns::CampaignRecord*> record_of;
+    for (const campaigns::CampaignRecord& record : *records) record_of[record.id] = &record;
+    if (live != nullptr) {
+      for (const campaigns::LiveCampaign& campaign : live->by_position) {
+        if (auto it = record_of.find(campaign.id); it != record_of.end()) {
+          ordered.push_back(it->second);
+          record_of.erase(it);
+        }
+      }
+    }
     for (const campaigns::CampaignRecord& record : *records) {
+      if (record_of.contains(record.id)) ordered.push_back(&record);
+    }
+    for (const campaigns::CampaignRecord* record : ordered) {
       config::CampaignConfig fallback;
-      fallback.id = record.id;
-      auto it = live_config.find(record.id);
-      nlohmann::json out = pacing_json(record.id, it != live_config.end() ? *it->second : fallback);
-      out["campaign_state"] = campaigns::CampaignStateName(record.state);
-      out["version"] = record.version;
-      out["updated_ms"] = record.updated_ms;
-      out["updated_by"] = record.updated_by;
-      if (record.state != campaigns::CampaignState::kActive) out["state"] = "stopped";
+      fallback.id = record->id;
+      auto it = live_config.find(record->id);
+      nlohmann::json out =
+          pacing_json(record->id, it != live_config.end() ? *it->second : fallback);
+      out["campaign_state"] = campaigns::CampaignStateName(record->state);
+      out["version"] = record->version;
+      out["updated_ms"] = record->updated_ms;
+      out["updated_by"] = record->updated_by;
+      if (record->state != campaigns::CampaignState::kActive) out["state"] = "stopped";
       list.push_back(std::move(out));
     }
     return Json(200, nlohmann::json{{"as_of_ms", now_ms}, {"campaigns", list}}.dump());
