@@ -55,6 +55,8 @@ config::CampaignConfig MakeCampaign(int i) {
     config::CreativeConfig video;
     video.id = "video";
     video.format = config::CreativeFormat::kVideo;
+    video.w = 640;
+    video.h = 360;
     video.mimes = {"video/mp4"};
     video.duration_s = 15;
     video.adm = "<VAST version=\"4.0\"></VAST>";
