@@ -276,7 +276,12 @@ void BidderApp::SetUpCampaignStore() {
 
 void BidderApp::OnCampaignsChanged(const campaigns::LiveCampaigns& live) {
   const auto started = std::chrono::steady_clock::now();
-  const std::vector<config::CampaignConfig> configs = live.Configs();
+  std::vector<config::CampaignConfig> configs = live.Configs();
+  for (config::CampaignConfig& campaign : configs) {
+    // A stored object that no longer decodes keeps its position, disabled,
+    // with no budget; the pacing loop still needs one to hold the position.
+    if (campaign.daily_budget_micros <= 0) campaign.daily_budget_micros = 1;
+  }
   std::vector<std::string> ids;
   std::vector<std::shared_ptr<const config::CampaignConfig>> shared;
   for (const campaigns::LiveCampaign& campaign : live.by_position) {
