@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/bidder/http_test_client.h"
@@ -164,15 +165,32 @@ class Operator {
   std::string headers_;
 };
 
-// The campaign id of the bid `port` answers `request` with, "" for a no-bid.
-std::string BidCampaign(uint16_t port, const std::string& request) {
+// The first bid `port` answers `request` with, null for a no-bid.
+nlohmann::json Bid(uint16_t port, const std::string& request) {
   TestConnection connection(port);
   std::optional<TestResponse> response =
       connection.RoundTrip(PostRequest("/openrtb2/bid", request, "x-openrtb-version: 2.6\r\n"));
-  if (!response.has_value() || response->status != 200) return "";
+  if (!response.has_value() || response->status != 200) return nullptr;
   nlohmann::json body = nlohmann::json::parse(response->body, nullptr, false);
-  if (body.is_discarded()) return "";
-  return body["seatbid"][0]["bid"][0].value("cid", "");
+  if (body.is_discarded()) return nullptr;
+  return body["seatbid"][0]["bid"][0];
+}
+
+// The campaign id of the bid `port` answers `request` with, "" for a no-bid.
+std::string BidCampaign(uint16_t port, const std::string& request) {
+  const nlohmann::json bid = Bid(port, request);
+  return bid.is_object() ? bid.value("cid", "") : "";
+}
+
+// The value of the series `series` (name and labels, as exposed) on
+// `port`'s /metrics; -1 when absent.
+double MetricValue(uint16_t port, const std::string& series) {
+  TestConnection connection(port);
+  std::optional<TestResponse> metrics = connection.RoundTrip(GetRequest("/metrics"));
+  if (!metrics.has_value()) return -1;
+  const size_t at = metrics->body.find(series + " ");
+  if (at == std::string::npos) return -1;
+  return std::stod(metrics->body.substr(at + series.size() + 1));
 }
 
 // How long until `port` answers `request` as `wanted` says, polling every
@@ -227,6 +245,28 @@ TEST(LiveCampaignsProcessTest, AChangeThroughOneBidderReachesTheOtherWithinTwoSe
                                       << b.Stderr();
   std::printf("created on A, bid on B after %lld ms\n",
               static_cast<long long>(bids_after->count()));
+
+  // B's beacons know the new campaign: its billing notice is a win with
+  // spend, not an unknown campaign.
+  const nlohmann::json bid = Bid(b.port(), request);
+  ASSERT_TRUE(bid.is_object());
+  std::string burl = bid.value("burl", "");
+  ASSERT_FALSE(burl.empty()) << bid.dump();
+  // The exchange fills the macros (the ids are signed, the price is not).
+  burl = absl::StrReplaceAll(
+      burl, {{"${AUCTION_ID}", nlohmann::json::parse(request)["id"].get<std::string>()},
+             {"${AUCTION_IMP_ID}", bid["impid"].get<std::string>()},
+             {"${AUCTION_BID_ID}", bid["id"].get<std::string>()},
+             {"${AUCTION_PRICE}", "1.5"},
+             {"${AUCTION_CURRENCY}", "USD"}});
+  const size_t path_at = burl.find('/', burl.find("://") + 3);
+  ASSERT_NE(path_at, std::string::npos) << burl;
+  TestConnection beacon(b.port());
+  std::optional<TestResponse> billed = beacon.RoundTrip(GetRequest(burl.substr(path_at)));
+  ASSERT_TRUE(billed.has_value());
+  EXPECT_LT(billed->status, 300u) << billed->body;
+  EXPECT_EQ(MetricValue(b.port(), "bidder_wins_total{campaign=\"live-1\",exchange=\"default\"}"), 1)
+      << b.Stderr();
 
   // A stale edit is refused with the current version.
   std::optional<TestResponse> stale = ops.Post("/api/campaigns/live-1/pause?version=7", "");
