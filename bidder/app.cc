@@ -1,5 +1,6 @@
 #include "bidder/app.h"
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdio>
 #include <exception>
@@ -8,6 +9,7 @@
 #include <thread>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "bidder/admin/admin_api.h"
@@ -17,6 +19,8 @@
 #include "bidder/bid/bid_handler.h"
 #include "bidder/bid/bid_metrics.h"
 #include "bidder/bid/pacing_snapshot.h"
+#include "bidder/campaigns/campaign_follower.h"
+#include "bidder/campaigns/campaign_store.h"
 #include "bidder/events/erasure.h"
 #include "bidder/events/events.h"
 #include "bidder/telemetry/self_telemetry.h"
@@ -93,6 +97,7 @@ class MaintenanceLoop {
 BidderApp::BidderApp(config::BidderConfig config) : config_(std::move(config)) {}
 
 BidderApp::~BidderApp() {
+  if (follower_ != nullptr) follower_->Stop();
   if (server_ != nullptr) server_->Shutdown(std::chrono::milliseconds(0));
   self_telemetry_.reset();
   maintenance_.reset();
@@ -137,6 +142,10 @@ absl::StatusOr<std::unique_ptr<BidderApp>> BidderApp::Create(config::BidderConfi
   }
   AddOperationalEndpoints(*app->server_, *app->readiness_, app->registry_, cfg.metrics.path,
                           campaigns_bidding_without_profiles);
+  app->campaign_store_ = std::make_unique<campaigns::CampaignStore>(
+      *app->store_, storage::SystemClock(), [config = &app->config_](std::string_view json) {
+        return config::ParseCampaign(json, *config);
+      });
   if (absl::Status s = app->RegisterBidRoutes(); !s.ok()) return s;
   if (absl::Status s = app->RegisterBeaconRoutes(); !s.ok()) return s;
   return app;
@@ -145,17 +154,20 @@ absl::StatusOr<std::unique_ptr<BidderApp>> BidderApp::Create(config::BidderConfi
 absl::Status BidderApp::RegisterBidRoutes() {
   try {
     bid_metrics_ =
-        std::make_unique<BidMetrics>(registry_, config_.server.exchanges, config_.campaigns);
+        std::make_unique<BidMetrics>(registry_, config_.server.exchanges, config_.campaigns,
+                                     static_cast<size_t>(config_.campaign_store.max_campaigns));
   } catch (const std::exception& e) {
     return absl::InternalError(absl::StrCat("cannot declare the bid metrics: ", e.what()));
   }
+  pacing::PacerOptions pacer_options;
+  pacer_options.campaign_capacity = static_cast<size_t>(config_.campaign_store.max_campaigns);
   absl::StatusOr<std::unique_ptr<pacing::Pacer>> pacer =
-      pacing::Pacer::Create(config_, *store_, &registry_);
+      pacing::Pacer::Create(config_, *store_, &registry_, pacer_options);
   if (!pacer.ok()) return Annotate(pacer.status(), "cannot build the pacing loop");
   pacer_ = *std::move(pacer);
   pacing_ = std::make_unique<PacerSnapshot>(pacer_->decisions());
   absl::StatusOr<std::unique_ptr<pricing::Pricer>> pricer =
-      pricing::Pricer::Create(config_, &registry_);
+      pricing::Pricer::Create(config_, &registry_, pacer_options.campaign_capacity);
   if (!pricer.ok()) return Annotate(pricer.status(), "cannot build the pricer");
   pricer_ = *std::move(pricer);
   absl::StatusOr<std::unique_ptr<pricing::PricingLoop>> pricing_loop = pricing::PricingLoop::Create(
@@ -221,6 +233,11 @@ absl::Status BidderApp::RegisterBeaconRoutes() {
     return absl::InternalError(absl::StrCat("cannot declare the session metrics: ", e.what()));
   }
   operator_access_->Register(*server_);
+  try {
+    SetUpCampaignStore();
+  } catch (const std::exception& e) {
+    return absl::InternalError(absl::StrCat("cannot declare the campaign metrics: ", e.what()));
+  }
   if (config_.server.admin_api_enabled) {
     AdminApi::Dependencies admin;
     admin.config = &config_;
@@ -230,13 +247,102 @@ absl::Status BidderApp::RegisterBeaconRoutes() {
     admin.events = events_.get();
     admin.eraser = eraser_.get();
     admin.telemetry = telemetry_.get();
+    admin.campaign_store = campaign_store_.get();
+    admin.follower = follower_.get();
     admin_api_ = std::make_unique<AdminApi>(admin);
     admin_api_->Register(*server_);
   }
   return absl::OkStatus();
 }
 
+void BidderApp::SetUpCampaignStore() {
+  const std::string program = "rtb-bidder";
+  std::vector<std::string> seed;
+  for (const config::CampaignConfig& campaign : config_.campaigns) {
+    seed.push_back(config::CampaignToJson(campaign));
+  }
+  absl::StatusOr<bool> seeded = campaign_store_->SeedIfEmpty(seed, "config-file");
+  if (!seeded.ok()) {
+    startup::Log(program,
+                 absl::StrCat("cannot seed the campaigns table: ", seeded.status().message(),
+                              "; bidding on the config file's campaigns until it can "
+                              "be read"));
+  } else if (*seeded) {
+    startup::Log(program, absl::StrCat("seeded the empty campaigns table with the config file's ",
+                                       seed.size(), " campaigns"));
+  } else if (!config_.campaigns.empty()) {
+    startup::Log(program,
+                 absl::StrCat("the campaigns table already holds campaigns: the config file's "
+                              "campaigns[] (",
+                              config_.campaigns.size(),
+                              ") are ignored; change campaigns through the admin API or "
+                              "rtb-campaigns import"));
+  }
+  index_build_seconds_ = &prometheus::BuildGauge()
+                              .Name("bidder_campaign_index_build_seconds")
+                              .Help("Time the last campaign index rebuild took")
+                              .Register(registry_)
+                              .Add({});
+  index_builds_ = &prometheus::BuildCounter()
+                       .Name("bidder_campaign_index_builds_total")
+                       .Help("Campaign index rebuilds after a change of the campaigns table")
+                       .Register(registry_)
+                       .Add({});
+  campaigns::CampaignFollowerOptions options;
+  options.interval = std::chrono::milliseconds(config_.campaign_store.follow_interval_ms);
+  options.unreadable_after =
+      std::chrono::milliseconds(int64_t{config_.campaign_store.unreadable_after_s} * 1000);
+  options.max_campaigns = static_cast<size_t>(config_.campaign_store.max_campaigns);
+  options.registry = &registry_;
+  follower_ = std::make_unique<campaigns::CampaignFollower>(
+      *campaign_store_, config_.campaigns,
+      [this](std::string_view json) { return config::ParseCampaign(json, config_); },
+      [this](const campaigns::LiveCampaigns& live) { OnCampaignsChanged(live); }, options);
+  campaigns::CampaignFollower* follower = follower_.get();
+  readiness_->AddCheck([follower] { return follower->Readiness(); });
+}
+
+void BidderApp::OnCampaignsChanged(const campaigns::LiveCampaigns& live) {
+  const auto started = std::chrono::steady_clock::now();
+  std::vector<config::CampaignConfig> configs = live.Configs();
+  for (config::CampaignConfig& campaign : configs) {
+    // A stored object that no longer decodes keeps its position, disabled,
+    // with no budget; the pacing loop still needs one to hold the position.
+    if (campaign.daily_budget_micros <= 0) campaign.daily_budget_micros = 1;
+  }
+  std::vector<std::shared_ptr<const config::CampaignConfig>> shared;
+  for (const campaigns::LiveCampaign& campaign : live.by_position) {
+    shared.push_back(campaign.config);
+  }
+  // What a new candidate needs exists before the index makes it one: its
+  // series, its beacons, its pacing budget and its pricing.
+  bid_metrics_->DeclareCampaigns(configs);
+  beacon_handler_->SetCampaigns(shared);
+  pricer_->SetCampaigns(configs);
+  if (absl::Status s = pacer_->UpdateCampaigns(configs); !s.ok()) {
+    if (!(s.code() == absl::StatusCode::kFailedPrecondition && logged_pacer_mode_)) {
+      startup::Log("rtb-bidder", absl::StrCat("pacing keeps its campaigns: ", s.message()));
+    }
+    logged_pacer_mode_ = logged_pacer_mode_ || s.code() == absl::StatusCode::kFailedPrecondition;
+  }
+  for (const std::string& refused : bid_handler_->SetCampaigns(configs)) {
+    if (std::find(logged_refusals_.begin(), logged_refusals_.end(), refused) !=
+        logged_refusals_.end()) {
+      continue;
+    }
+    startup::Log("rtb-bidder", absl::StrCat("campaign not bid on: ", refused));
+    logged_refusals_.push_back(refused);
+  }
+  index_builds_->Increment();
+  index_build_seconds_->Set(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+}
+
 absl::Status BidderApp::Start() {
+  // The table's campaigns are in place before the first request (and before
+  // the pacing loop recovers its spend journal): a store that cannot be read
+  // leaves the config file's, and is retried.
+  (void)follower_->Start();
   if (absl::Status s = pacer_->Start(); !s.ok()) return Annotate(s, "cannot start the pacing loop");
   if (absl::Status s = pricing_loop_->Start(); !s.ok()) {
     return Annotate(s, "cannot start the pricing loop");
@@ -252,6 +358,7 @@ absl::Status BidderApp::Start() {
 }
 
 void BidderApp::Shutdown() {
+  follower_->Stop();
   server_->Shutdown(std::chrono::milliseconds(config_.server.graceful_shutdown_timeout_ms));
   self_telemetry_.reset();
   maintenance_.reset();

@@ -11,6 +11,15 @@
 //   /api/login, /api/logout, /api/session, /console  bidder/admin/operator_access.h
 //   /api/... when server.admin_api_enabled           bidder/admin/admin_api.h
 //
+// Campaigns: the `campaigns` table is the source of truth. On the first
+// start (an empty table) the config's campaigns[] seed it; afterwards the
+// file's list is ignored (logged). A follower thread reads the change log
+// every campaign_store.follow_interval_ms and hands each change to the bid
+// handler (a new index swapped in atomically), the pacing loop, the bid
+// metrics and the beacons (bidder/campaigns/campaign_follower.h); /readyz
+// fails once the table has been unreadable for
+// campaign_store.unreadable_after_s.
+//
 // Background work: the pacing loop (pacing/pacer.h, started by Start and
 // stopped, with a last spend flush, by Shutdown), the pricing loop
 // (pricing/pricing_loop.h: fits the shading model in sidecar mode, reads the
@@ -29,12 +38,16 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "bidder/admin/readiness.h"
 #include "bidder/http/http_server.h"
 #include "config/config.h"
+#include "prometheus/counter.h"
+#include "prometheus/gauge.h"
 #include "prometheus/registry.h"
 #include "storage/store.h"
 
@@ -57,6 +70,12 @@ class BidHandler;
 class BidMetrics;
 class PacingSnapshot;
 class MaintenanceLoop;
+
+namespace campaigns {
+class CampaignFollower;
+class CampaignStore;
+struct LiveCampaigns;
+}  // namespace campaigns
 
 namespace events {
 class DeviceEraser;
@@ -102,6 +121,8 @@ class BidderApp {
   prometheus::Registry& registry() { return registry_; }
   HttpServer& server() { return *server_; }
   pacing::Pacer& pacer() { return *pacer_; }
+  campaigns::CampaignStore& campaign_store() { return *campaign_store_; }
+  campaigns::CampaignFollower& campaign_follower() { return *follower_; }
 
  private:
   explicit BidderApp(config::BidderConfig config);
@@ -110,6 +131,12 @@ class BidderApp {
   absl::Status RegisterBidRoutes();
   // Beacons, the event store behind them, erasure and the admin API.
   absl::Status RegisterBeaconRoutes();
+  // Seeds an empty campaigns table from the config (or says the file's list
+  // is ignored) and builds the follower that keeps the bid path current.
+  void SetUpCampaignStore();
+  // The follower's listener, on its thread: everything that depends on the
+  // campaigns is updated, the bid index last.
+  void OnCampaignsChanged(const campaigns::LiveCampaigns& live);
 
   // Members are destroyed bottom-up, after ~BidderApp has stopped the I/O
   // threads: route handlers and their state first, then what they read (the
@@ -120,6 +147,7 @@ class BidderApp {
   std::unique_ptr<HttpServer> server_;
   std::unique_ptr<storage::Store> store_;
   std::unique_ptr<StorageReadiness> readiness_;
+  std::unique_ptr<campaigns::CampaignStore> campaign_store_;
   // Components of the bid path are declared below this line.
   std::unique_ptr<BidMetrics> bid_metrics_;
   std::unique_ptr<pacing::Pacer> pacer_;
@@ -137,6 +165,14 @@ class BidderApp {
   std::unique_ptr<AdminApi> admin_api_;
   std::unique_ptr<MaintenanceLoop> maintenance_;
   std::unique_ptr<telemetry::SelfTelemetry> self_telemetry_;
+  // Last: its thread calls into the components above, so it stops first.
+  std::unique_ptr<campaigns::CampaignFollower> follower_;
+  // Refusals already logged (the follower's thread only), so a campaign the
+  // bid path cannot serve is logged once, not at every rebuild.
+  std::vector<std::string> logged_refusals_;
+  bool logged_pacer_mode_ = false;
+  prometheus::Gauge* index_build_seconds_ = nullptr;
+  prometheus::Counter* index_builds_ = nullptr;
 };
 
 }  // namespace rtb::bidder

@@ -387,6 +387,7 @@ void DecodeGoal(const json& value, const std::string& path, ErrorList* errors,
 void DecodeCampaign(const json& value, const std::string& path, ErrorList* errors,
                     const std::string& default_currency, CampaignConfig* out) {
   ObjectFields fields(value, path, errors);
+  if (value.is_object()) out->source_json = value.dump();
   fields.Read("id", &out->id);
   fields.Read("enabled", &out->enabled);
   fields.Read("seat", &out->seat);
@@ -418,6 +419,15 @@ void DecodePacing(const json& value, const std::string& path, ErrorList* errors,
   fields.Read("state_max_age_ms", &out->state_max_age_ms);
   fields.Read("sliding_window_s", &out->sliding_window_s);
   fields.ReadEnum("mode", kPacingProcessModes, &out->mode);
+  fields.RejectUnknownKeys();
+}
+
+void DecodeCampaignStore(const json& value, const std::string& path, ErrorList* errors,
+                         CampaignStoreConfig* out) {
+  ObjectFields fields(value, path, errors);
+  fields.Read("follow_interval_ms", &out->follow_interval_ms);
+  fields.Read("unreadable_after_s", &out->unreadable_after_s);
+  fields.Read("max_campaigns", &out->max_campaigns);
   fields.RejectUnknownKeys();
 }
 
@@ -534,6 +544,7 @@ absl::StatusOr<BidderConfig> ParseConfig(std::string_view text) {
         DecodeCampaign(value, path, list, config.bid.default_currency, out);
       });
   ReadObject(root, "pacing", &config.pacing, DecodePacing);
+  ReadObject(root, "campaign_store", &config.campaign_store, DecodeCampaignStore);
   ReadObject(root, "telemetry", &config.telemetry, DecodeTelemetry);
   ReadObject(root, "sessions", &config.sessions, DecodeSessions);
   ReadObject(root, "metrics", &config.metrics, DecodeMetrics);
@@ -561,6 +572,102 @@ absl::StatusOr<CampaignConfig> ParseCampaign(std::string_view text, const Bidder
   if (!errors.empty()) return errors.ToStatus();
   if (absl::Status valid = ValidateCampaign(campaign, context); !valid.ok()) return valid;
   return campaign;
+}
+
+namespace {
+
+// `fields` written over `source`: objects member by member (targeting, goal,
+// each creative by position), so what `fields` does not name stays as read.
+json OverlayFields(json source, const json& fields) {
+  for (const auto& [key, value] : fields.items()) {
+    json& target = source[key];
+    if (value.is_object() && target.is_object()) {
+      for (const auto& [member, member_value] : value.items()) target[member] = member_value;
+    } else if (key == "creatives" && target.is_array() && target.size() == value.size()) {
+      for (size_t i = 0; i < value.size(); ++i) {
+        if (!target[i].is_object()) {
+          target[i] = value[i];
+          continue;
+        }
+        for (const auto& [member, member_value] : value[i].items())
+          target[i][member] = member_value;
+      }
+    } else {
+      target = value;
+    }
+  }
+  return source;
+}
+
+}  // namespace
+
+std::string CampaignToJson(const CampaignConfig& c) {
+  json creatives = json::array();
+  for (const CreativeConfig& cc : c.creatives) {
+    creatives.push_back({{"id", cc.id},
+                         {"format", CreativeFormatName(cc.format)},
+                         {"w", cc.w},
+                         {"h", cc.h},
+                         {"mimes", cc.mimes},
+                         {"duration_s", cc.duration_s},
+                         {"adm", cc.adm},
+                         {"nurl_delivery", cc.nurl_delivery},
+                         {"landing_url", cc.landing_url},
+                         {"iab_categories", cc.iab_categories}});
+  }
+  const TargetingConfig& t = c.targeting;
+  json object = {{"id", c.id},
+                 {"enabled", c.enabled},
+                 {"seat", c.seat},
+                 {"advertiser_domains", c.advertiser_domains},
+                 {"iab_categories", c.iab_categories},
+                 {"daily_budget_micros", c.daily_budget_micros},
+                 {"currency", c.currency},
+                 {"pacing_mode", PacingModeName(c.pacing_mode)},
+                 {"time_zone", c.time_zone},
+                 {"frequency_cap_per_day", c.frequency_cap_per_day},
+                 {"max_bid_cpm", c.max_bid_cpm},
+                 {"cattax", c.cattax},
+                 {"store_outage_policy", StoreOutagePolicyName(c.store_outage_policy)},
+                 {"goal",
+                  {{"type", CampaignGoalName(c.goal.type)},
+                   {"target_cpc", c.goal.target_cpc},
+                   {"target_cpa", c.goal.target_cpa},
+                   {"prior_ctr", c.goal.prior_ctr},
+                   {"prior_cvr", c.goal.prior_cvr}}},
+                 {"targeting",
+                  {{"countries", t.countries},
+                   {"device_types", t.device_types},
+                   {"content_categories", t.content_categories},
+                   {"domains_allow", t.domains_allow},
+                   {"domains_deny", t.domains_deny},
+                   {"required_segments", t.required_segments},
+                   {"deal_ids", t.deal_ids},
+                   {"rewarded", RewardedPolicyName(t.rewarded)}}},
+                 {"creatives", creatives}};
+  if (!c.source_json.empty()) {
+    // What was read, with the fields above as they are now (a caller may
+    // have changed them since).
+    json source = json::parse(c.source_json, nullptr, /*allow_exceptions=*/false);
+    if (source.is_object()) {
+      source.erase("dsa");
+      object = OverlayFields(std::move(source), object);
+    }
+  }
+  // Built in code, a campaign may leave its currency to bid.default_currency
+  // (ParseConfig fills it in); absent, ParseCampaign does the same.
+  if (c.currency.empty()) object.erase("currency");
+  if (c.dsa.has_value()) {
+    json transparency = json::array();
+    for (const DsaTransparencyConfig& party : c.dsa->transparency) {
+      transparency.push_back({{"domain", party.domain}, {"dsaparams", party.dsaparams}});
+    }
+    object["dsa"] = {{"behalf", c.dsa->behalf},
+                     {"paid", c.dsa->paid},
+                     {"adrender", c.dsa->adrender},
+                     {"transparency", transparency}};
+  }
+  return object.dump();
 }
 
 absl::StatusOr<BidderConfig> LoadConfigFile(const std::string& path) {

@@ -533,6 +533,10 @@ struct CampaignGoalConfig {
 };
 
 struct CampaignConfig {
+  // The campaign's JSON object as it was read (ParseConfig, ParseCampaign);
+  // empty for a campaign built in code. CampaignToJson writes over it, so
+  // every field survives seeding the campaigns table.
+  std::string source_json;
   // Campaign id (bid `cid`), part of storage row keys (`campaignId|NN`,
   // `campaignId|yyyymmdd`). Required. 1-32 characters of [A-Za-z0-9_-];
   // unique.
@@ -679,6 +683,24 @@ struct PricingConfig {
   //   (clicks + k) / (impressions + k / prior_ctr).
   // Default 10. Range [1, 100000].
   double campaign_prior_events = 10;
+};
+
+// ---------------------------------------------------------------------------
+// campaign_store: how each bidder follows the campaigns table (the source of
+// truth once seeded; see README "Campaigns").
+
+struct CampaignStoreConfig {
+  // How often the change log is read, ms. Default 500. Range [50, 1000], so
+  // a change reaches every worker within 2 s.
+  int follow_interval_ms = 500;
+  // /readyz answers 503 once the table has not been readable for this long;
+  // bidding goes on with the last index. Seconds. Default 30.
+  // Range [1, 86400].
+  int unreadable_after_s = 30;
+  // Campaign positions (pacing, metrics) a worker holds; campaigns created
+  // past it are not bid on (logged and counted). Default 4096. Range
+  // [number of campaigns[], 1000000].
+  int max_campaigns = 4096;
 };
 
 // ---------------------------------------------------------------------------
@@ -832,6 +854,7 @@ struct BidderConfig {
   BidConfig bid;
   std::vector<CampaignConfig> campaigns;
   PacingConfig pacing;
+  CampaignStoreConfig campaign_store;
   TelemetryConfig telemetry;
   SessionsConfig sessions;
   MetricsConfig metrics;
@@ -860,6 +883,12 @@ absl::Status ValidateConfig(const BidderConfig& config);
 // the caller's.
 absl::StatusOr<CampaignConfig> ParseCampaign(std::string_view json, const BidderConfig& context);
 absl::Status ValidateCampaign(const CampaignConfig& campaign, const BidderConfig& context);
+// The campaign as a JSON object ParseCampaign reads back to an equal
+// campaign: its identity, budget, pacing, bid, goal and targeting fields and
+// its creatives' basic fields as they are now, defaults included ("dsa" only
+// when set), over the object it was read from (source_json), whose other
+// fields (a creative's attr, native assets, video protocols...) stay as read.
+std::string CampaignToJson(const CampaignConfig& campaign);
 
 // The JSON spelling of each enum value ("storage-server", "no-bid", ...).
 const char* StorageBackendName(StorageBackend backend);

@@ -848,6 +848,15 @@ void ValidatePrivacy(const PrivacyConfig& privacy, ErrorList* errors) {
               "special feature");
 }
 
+void ValidateCampaignStore(const BidderConfig& config, ErrorList* errors) {
+  const CampaignStoreConfig& store = config.campaign_store;
+  Checker at("campaign_store", errors);
+  at.InRange("follow_interval_ms", store.follow_interval_ms, 50, 1000);
+  at.InRange("unreadable_after_s", store.unreadable_after_s, 1, 86400);
+  at.InRange("max_campaigns", store.max_campaigns,
+             std::max<int>(1, static_cast<int>(config.campaigns.size())), 1000000);
+}
+
 }  // namespace
 
 absl::Status ValidateCampaign(const CampaignConfig& campaign, const BidderConfig& context) {
@@ -863,6 +872,7 @@ absl::Status ValidateConfig(const BidderConfig& config) {
   ValidateBid(config.bid, &errors);
   ValidateCampaigns(config, &errors);
   ValidatePacing(config, &errors);
+  ValidateCampaignStore(config, &errors);
   ValidateTelemetry(config.telemetry, &errors);
   ValidateSessions(config, &errors);
   ValidateMetrics(config.metrics, &errors);

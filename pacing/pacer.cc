@@ -76,11 +76,12 @@ uint64_t RandomSeed() {
 }
 
 // Age of the oldest decision, and how many are past their validity.
-void ExportAge(const Decisions& decisions, int64_t max_age_ms, int64_t started_at_ms,
-               int64_t now_ms, internal::PacingMetrics& metrics) {
+// Positions past `campaigns` are free capacity, never decided.
+void ExportAge(const Decisions& decisions, size_t campaigns, int64_t max_age_ms,
+               int64_t started_at_ms, int64_t now_ms, internal::PacingMetrics& metrics) {
   int64_t oldest = now_ms;
   int stale = 0;
-  for (size_t i = 0; i < decisions.campaigns(); ++i) {
+  for (size_t i = 0; i < campaigns && i < decisions.campaigns(); ++i) {
     const int64_t valid_until = decisions.valid_until_ms(i);
     const int64_t computed_at = valid_until == 0 ? started_at_ms : valid_until - max_age_ms;
     oldest = std::min(oldest, computed_at);
@@ -125,7 +126,8 @@ absl::StatusOr<std::unique_ptr<Pacer>> Pacer::Create(const config::BidderConfig&
   if (!metrics.ok()) return metrics.status();
   pacer->metrics_ = *std::move(metrics);
 
-  const size_t n = pacer->campaigns_.size();
+  const size_t n = std::max(pacer->campaigns_.size(), options.campaign_capacity);
+  pacer->capacity_ = n;
   pacer->spend_ = std::make_unique<SpendRecorder>(n);
   pacer->decisions_ = std::make_unique<Decisions>(n, pacer->clock_);
   if (options.spend_journal) {
@@ -158,10 +160,13 @@ absl::Status Pacer::Start() {
   if (loop_ != nullptr && loop_->running()) {
     return absl::FailedPreconditionError("the pacer is already started");
   }
+  const int64_t now = clock_->NowMillis();
+  // Campaigns handed over before the start (the campaigns table's) are
+  // placed first, so the recovery below covers their journal entries too.
+  if (!follow_) ApplyCampaignUpdate(now);
   // Earlier incarnations' journal entries, before the first beacon when the
   // store answers; otherwise the first flush that reaches the store does it.
   (void)flusher_->Recover();
-  const int64_t now = clock_->NowMillis();
   ControlOrFollow(now);
   next_control_ms_ = now + controller_interval_ms_;
   ExportLoopMetrics(now);
@@ -178,8 +183,68 @@ void Pacer::Stop() {
   FlushNow();
 }
 
+absl::Status Pacer::UpdateCampaigns(const std::vector<config::CampaignConfig>& by_position) {
+  if (follow_) {
+    return absl::FailedPreconditionError(
+        "in pacing.mode pacer the rtb-pacer process decides for the campaigns it started with");
+  }
+  if (by_position.size() > capacity_) {
+    return absl::OutOfRangeError(absl::StrCat(by_position.size(), " campaigns exceed the ",
+                                              capacity_, " positions of the pacing loop"));
+  }
+  absl::StatusOr<std::vector<CampaignBudget>> budgets = internal::CampaignBudgets(by_position);
+  if (!budgets.ok()) return budgets.status();
+  absl::MutexLock lock(&update_mu_);
+  // Checked against the newest list handed over, which the loop may not
+  // have applied yet.
+  const std::vector<CampaignBudget>& previous =
+      pending_update_.has_value() ? *pending_update_ : campaigns_;
+  if (budgets->size() < previous.size()) {
+    return absl::InvalidArgumentError("campaign positions are never removed");
+  }
+  for (size_t i = 0; i < previous.size(); ++i) {
+    if ((*budgets)[i].id != previous[i].id) {
+      return absl::InvalidArgumentError(absl::StrCat("position ", i, " holds campaign ",
+                                                     previous[i].id, ", not ", (*budgets)[i].id));
+    }
+  }
+  pending_update_ = *std::move(budgets);
+  // loop_ is set and reset by Start and Stop only, on the owner's thread;
+  // an update racing them is applied by the next RunDue anyway.
+  if (loop_ != nullptr) loop_->Wake();
+  return absl::OkStatus();
+}
+
+void Pacer::ApplyCampaignUpdate(int64_t now_ms) {
+  std::optional<std::vector<CampaignBudget>> update;
+  {
+    absl::MutexLock lock(&update_mu_);
+    update.swap(pending_update_);
+  }
+  if (!update.has_value()) return;
+  {
+    // CampaignStatuses reads campaigns_ under this mutex.
+    absl::MutexLock lock(&statuses_mu_);
+    campaigns_ = *std::move(update);
+  }
+  std::vector<std::string> ids;
+  std::vector<int64_t> budgets;
+  for (const CampaignBudget& campaign : campaigns_) {
+    ids.push_back(campaign.id);
+    budgets.push_back(campaign.daily_budget_micros);
+  }
+  metrics_->SetCampaigns(ids, budgets);
+  flusher_->TrackAppendedCampaigns();
+  controller_->TrackAppendedCampaigns();
+  // A new budget is followed now, not at the next period; a new time zone
+  // moves the next midnight.
+  next_control_ms_ = now_ms;
+  next_boundary_ms_ = NextBoundaryAfter(now_ms);
+}
+
 void Pacer::RunDue() {
   const int64_t now = clock_->NowMillis();
+  if (!follow_) ApplyCampaignUpdate(now);
   // Each due flush in time order, so a midnight between two regular flushes
   // gets its own flush and the day that ended keeps its spend.
   while (true) {
@@ -258,7 +323,7 @@ void Pacer::RecordStatuses(const std::vector<std::optional<internal::BoardEntry>
 
 std::vector<CampaignPacingStatus> Pacer::CampaignStatuses() const {
   absl::MutexLock lock(&statuses_mu_);
-  if (!statuses_.empty()) return statuses_;
+  if (statuses_.size() == campaigns_.size()) return statuses_;
   std::vector<CampaignPacingStatus> fresh(campaigns_.size());
   for (size_t i = 0; i < campaigns_.size(); ++i) {
     fresh[i].campaign_id = campaigns_[i].id;
@@ -271,7 +336,7 @@ void Pacer::ExportLoopMetrics(int64_t now_ms) {
   const uint64_t refusals = decisions_->fail_safe_refusals();
   metrics_->AddFailSafeRefusals(refusals - exported_refusals_);
   exported_refusals_ = refusals;
-  ExportAge(*decisions_, state_max_age_ms_, started_at_ms_, now_ms, *metrics_);
+  ExportAge(*decisions_, campaigns_.size(), state_max_age_ms_, started_at_ms_, now_ms, *metrics_);
 }
 
 int64_t Pacer::NextBoundaryAfter(int64_t unix_ms) const {
@@ -340,7 +405,7 @@ void PacerService::RunDue() {
     next_control_ms_ += controller_interval_ms_;
     if (next_control_ms_ <= now) next_control_ms_ = now + controller_interval_ms_;
   }
-  ExportAge(*decisions_, state_max_age_ms_, started_at_ms_, now, *metrics_);
+  ExportAge(*decisions_, campaigns_.size(), state_max_age_ms_, started_at_ms_, now, *metrics_);
 }
 
 void PacerService::Control(int64_t now_ms) {

@@ -252,6 +252,12 @@ struct PacerOptions {
   // Journal sequences a worker reserves with one Increment. Default
   // 1,000,000; must be > 0.
   uint64_t journal_block = 1000000;
+
+  // Campaign positions the spend recorder and the decisions hold, so that
+  // campaigns added while the bidder runs (Pacer::UpdateCampaigns) take the
+  // next free position without the bid or beacon path noticing. 0: exactly
+  // the config's campaigns.
+  size_t campaign_capacity = 0;
 };
 
 namespace internal {
@@ -327,6 +333,18 @@ class Pacer {
   int worker_id() const { return worker_id_; }
   bool follows_pacer_service() const { return follow_; }
 
+  // The campaigns changed while running: `by_position[i]` is campaign i
+  // (the positions of the previous list keep their campaign ids; new
+  // campaigns are appended). Budgets, pacing modes and time zones take
+  // effect at the loop's next step, which then decides at once (within a
+  // second when the loop runs). Paused campaigns stay controlled (the bid
+  // path does not ask for them). InvalidArgument for a changed position or
+  // a budget the loop cannot use, OutOfRange past the capacity, NotFound
+  // for an unknown time zone; nothing changes then. In pacer mode the
+  // decisions are the rtb-pacer process's, for the campaigns it was started
+  // with: FailedPrecondition.
+  absl::Status UpdateCampaigns(const std::vector<config::CampaignConfig>& by_position);
+
   // Every campaign, in config order, as of the loop's last decision (or, in
   // pacer mode, the last board read). Safe from any thread.
   std::vector<CampaignPacingStatus> CampaignStatuses() const;
@@ -339,8 +357,13 @@ class Pacer {
   void ControlOrFollow(int64_t now_ms);
   void ExportLoopMetrics(int64_t now_ms);
   int64_t NextBoundaryAfter(int64_t unix_ms) const;
+  // On the loop's thread: takes the list UpdateCampaigns left, if any.
+  void ApplyCampaignUpdate(int64_t now_ms);
 
   std::vector<internal::CampaignBudget> campaigns_;
+  size_t capacity_ = 0;
+  absl::Mutex update_mu_;
+  std::optional<std::vector<internal::CampaignBudget>> pending_update_ ABSL_GUARDED_BY(update_mu_);
   int worker_id_ = 0;
   bool follow_ = false;
   int64_t flush_interval_ms_ = 0;

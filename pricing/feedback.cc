@@ -54,8 +54,6 @@ PricingFeedback::PricingFeedback(const config::BidderConfig& config, storage::St
     exchanges_.emplace(config.server.exchanges[i].name, i);
     names.push_back(config.server.exchanges[i].name);
   }
-  for (size_t i = 0; i < config.campaigns.size(); ++i)
-    campaigns_.emplace(config.campaigns[i].id, i);
   metrics_ = std::make_unique<internal::FeedbackMetrics>(registry, names);
 }
 
@@ -126,9 +124,9 @@ void PricingFeedback::RecordNotice(const AuctionNotice& notice) {
                                    : internal::NoticeKind::kOtherLoss,
                         clearing_usd);
   if (counted && pricer_ != nullptr) {
-    auto campaign = campaigns_.find(std::string(notice.campaign_id));
-    if (campaign != campaigns_.end())
-      pricer_->CountNotice(campaign->second, notice.won, clearing_usd);
+    if (const std::optional<size_t> campaign = pricer_->CampaignPosition(notice.campaign_id)) {
+      pricer_->CountNotice(*campaign, notice.won, clearing_usd);
+    }
   }
   // Even a loss for another reason is written: it marks its bid as noticed,
   // so the bid tally does not take it for a price loss.

@@ -107,7 +107,6 @@ class PricingFeedback {
   const Pricer* pricer_;
   std::map<std::string, double, std::less<>> usd_per_unit_;
   absl::flat_hash_map<std::string, size_t> exchanges_;
-  absl::flat_hash_map<std::string, size_t> campaigns_;
   std::unique_ptr<internal::FeedbackMetrics> metrics_;
 };
 

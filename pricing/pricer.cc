@@ -30,31 +30,23 @@ Pricer::Pricer() = default;
 Pricer::~Pricer() = default;
 
 absl::StatusOr<std::unique_ptr<Pricer>> Pricer::Create(const config::BidderConfig& config,
-                                                       prometheus::Registry* registry) {
+                                                       prometheus::Registry* registry,
+                                                       size_t campaign_capacity) {
   std::unique_ptr<Pricer> pricer(new Pricer());
   pricer->options_ = config.pricing;
-  std::map<std::string, double> usd_per_unit = config.bid.currency_rates;
-  usd_per_unit.try_emplace("USD", 1.0);
+  pricer->usd_per_unit_ = config.bid.currency_rates;
+  pricer->usd_per_unit_.try_emplace("USD", 1.0);
+  pricer->default_currency_ = config.bid.default_currency;
+  pricer->capacity_ = std::max(config.campaigns.size(), campaign_capacity);
   for (const config::CampaignConfig& campaign : config.campaigns) {
     CampaignEntry entry;
-    entry.goal = campaign.goal;
-    entry.max_bid_cpm = campaign.max_bid_cpm;
-    const std::string& currency =
-        campaign.currency.empty() ? config.bid.default_currency : campaign.currency;
-    auto rate = usd_per_unit.find(currency);
-    if (rate == usd_per_unit.end() || !(rate->second > 0)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("campaign ", campaign.id, ": no rate for its currency ", currency));
-    }
-    if (!(campaign.max_bid_cpm > 0) || !(campaign.goal.prior_ctr > 0) ||
-        !(campaign.goal.prior_cvr > 0)) {
+    if (!pricer->MakeEntry(campaign, &entry)) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "campaign ", campaign.id, ": max_bid_cpm and the goal's priors must be > 0"));
+          "campaign ", campaign.id,
+          ": its currency needs a rate, and max_bid_cpm and the goal's priors must be > 0"));
     }
-    entry.usd_per_unit = rate->second;
-    pricer->campaigns_.push_back(entry);
-    pricer->campaign_ids_.push_back(campaign.id);
   }
+  pricer->SetCampaigns(config.campaigns);
   absl::flat_hash_map<uint64_t, std::string> seen;
   std::vector<std::string> exchange_names;
   for (const config::ExchangeConfig& exchange : config.server.exchanges) {
@@ -74,24 +66,72 @@ absl::StatusOr<std::unique_ptr<Pricer>> Pricer::Create(const config::BidderConfi
   } catch (const std::exception& e) {
     return absl::InternalError(absl::StrCat("cannot declare the pricing metrics: ", e.what()));
   }
-  pricer->figures_ = std::make_unique<internal::CampaignFigures>(pricer->campaigns_.size());
+  pricer->figures_ = std::make_unique<internal::CampaignFigures>(pricer->capacity_);
   pricer->slot_ = std::make_unique<internal::SnapshotSlot>();
   pricer->tally_ = std::make_unique<internal::BidTally>();
   return pricer;
 }
 
-double Pricer::Value(size_t campaign, const DeviceHistory& history) const {
-  const CampaignEntry& c = campaigns_[campaign];
-  if (c.goal.type == config::CampaignGoal::kCpm) return c.max_bid_cpm;
+bool Pricer::MakeEntry(const config::CampaignConfig& campaign, CampaignEntry* entry) const {
+  entry->goal = campaign.goal;
+  entry->max_bid_cpm = campaign.max_bid_cpm;
+  const std::string& currency = campaign.currency.empty() ? default_currency_ : campaign.currency;
+  auto rate = usd_per_unit_.find(currency);
+  if (rate == usd_per_unit_.end() || !(rate->second > 0)) return false;
+  entry->usd_per_unit = rate->second;
+  return campaign.max_bid_cpm > 0 && campaign.goal.prior_ctr > 0 && campaign.goal.prior_cvr > 0;
+}
+
+void Pricer::SetCampaigns(const std::vector<config::CampaignConfig>& by_position) {
+  std::vector<CampaignEntry> entries;
+  entries.reserve(by_position.size());
+  for (const config::CampaignConfig& campaign : by_position) {
+    CampaignEntry entry;
+    if (!MakeEntry(campaign, &entry)) {
+      // Only a stored campaign that no longer decodes gets here; it does not
+      // bid, and its figures stay at zero.
+      entry.goal = config::CampaignGoalConfig();
+      entry.max_bid_cpm = std::max(campaign.max_bid_cpm, 0.0);
+      if (!(entry.usd_per_unit > 0)) entry.usd_per_unit = 1;
+    }
+    entries.push_back(entry);
+  }
+  absl::MutexLock lock(&mu_);
+  campaigns_ = std::move(entries);
+  for (size_t i = campaign_ids_.size(); i < by_position.size(); ++i) {
+    campaign_ids_.push_back(by_position[i].id);
+    positions_.emplace(by_position[i].id, i);
+  }
+}
+
+std::optional<size_t> Pricer::CampaignPosition(std::string_view id) const {
+  absl::MutexLock lock(&mu_);
+  auto it = positions_.find(std::string(id));
+  if (it == positions_.end()) return std::nullopt;
+  return it->second;
+}
+
+double Pricer::Value(size_t campaign, const config::CampaignGoalConfig& goal, double max_bid_cpm,
+                     const DeviceHistory& history) const {
+  if (goal.type == config::CampaignGoal::kCpm) return max_bid_cpm;
   const internal::ModelSnapshot* snapshot = slot_->Get();
   const internal::CampaignRates* rates = snapshot != nullptr ? snapshot->Rates(campaign) : nullptr;
-  const double campaign_ctr = rates != nullptr ? rates->ctr : c.goal.prior_ctr;
-  const double campaign_cvr = rates != nullptr ? rates->cvr : c.goal.prior_cvr;
+  const double campaign_ctr = rates != nullptr ? rates->ctr : goal.prior_ctr;
+  const double campaign_cvr = rates != nullptr ? rates->cvr : goal.prior_cvr;
   const double ctr = internal::ShrunkRate(history.clicks, history.impressions, campaign_ctr,
                                           options_.device_prior_impressions);
   const double cvr = internal::ShrunkRate(history.conversions, history.clicks, campaign_cvr,
                                           options_.device_prior_clicks);
-  return internal::ImpressionValue(c.goal, c.max_bid_cpm, ctr, cvr);
+  return internal::ImpressionValue(goal, max_bid_cpm, ctr, cvr);
+}
+
+double Pricer::Value(size_t campaign, const DeviceHistory& history) const {
+  CampaignEntry c;
+  {
+    absl::MutexLock lock(&mu_);
+    c = campaigns_[campaign];
+  }
+  return Value(campaign, c.goal, c.max_bid_cpm, history);
 }
 
 ShadeResult Pricer::Shade(const ShadeRequest& request) const {
@@ -130,7 +170,7 @@ void Pricer::CountBid(size_t campaign, const ShadeRequest& request,
   const double factor = request.value > 0 ? result.price / request.value : 1;
   metrics_->CountBid(request.exchange, static_cast<size_t>(result.outcome), request.first_price,
                      factor);
-  figures_->AddBid(campaign, request.first_price, factor);
+  if (campaign < capacity_) figures_->AddBid(campaign, request.first_price, factor);
   if (request.first_price && request.bucket != 0) {
     tally_->Add(request.bucket, internal::HourOf(request.now_ms),
                 internal::BinOf(result.price * request.usd_per_unit));
@@ -138,18 +178,22 @@ void Pricer::CountBid(size_t campaign, const ShadeRequest& request,
 }
 
 void Pricer::CountNotice(size_t campaign, bool won, double clearing_usd_cpm) const {
-  figures_->AddNotice(campaign, won, clearing_usd_cpm);
+  if (campaign < capacity_) figures_->AddNotice(campaign, won, clearing_usd_cpm);
 }
 
 uint64_t Pricer::ExchangeBits(size_t exchange) const {
   return exchange < exchange_bits_.size() ? exchange_bits_[exchange] : 0;
 }
 
-size_t Pricer::campaigns() const { return campaigns_.size(); }
+size_t Pricer::campaigns() const {
+  absl::MutexLock lock(&mu_);
+  return campaigns_.size();
+}
 
 std::vector<CampaignPricingStatus> Pricer::CampaignStatuses() const {
   const std::shared_ptr<const internal::ModelSnapshot> snapshot = slot_->Load();
   std::vector<CampaignPricingStatus> statuses;
+  absl::MutexLock lock(&mu_);
   statuses.reserve(campaigns_.size());
   for (size_t i = 0; i < campaigns_.size(); ++i) {
     const CampaignEntry& c = campaigns_[i];
@@ -160,7 +204,8 @@ std::vector<CampaignPricingStatus> Pricer::CampaignStatuses() const {
     status.ctr = rates != nullptr ? rates->ctr : c.goal.prior_ctr;
     status.cvr = rates != nullptr ? rates->cvr : c.goal.prior_cvr;
     status.value_cpm = internal::ImpressionValue(c.goal, c.max_bid_cpm, status.ctr, status.cvr);
-    const internal::CampaignFigures::Totals totals = figures_->Sum(i);
+    const internal::CampaignFigures::Totals totals =
+        i < capacity_ ? figures_->Sum(i) : internal::CampaignFigures::Totals();
     status.bids = totals.bids;
     status.first_price_bids = totals.first_price_bids;
     if (totals.first_price_bids > 0) {
@@ -188,7 +233,12 @@ int64_t Pricer::ModelComputedAtMs() const {
 }
 
 void Pricer::Publish(const internal::PricingModel& model) {
-  slot_->Publish(std::make_shared<const internal::ModelSnapshot>(model, campaign_ids_));
+  std::vector<std::string> ids;
+  {
+    absl::MutexLock lock(&mu_);
+    ids = campaign_ids_;
+  }
+  slot_->Publish(std::make_shared<const internal::ModelSnapshot>(model, ids));
 }
 
 }  // namespace rtb::pricing

@@ -33,12 +33,17 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "config/config.h"
 #include "prometheus/registry.h"
 
@@ -122,14 +127,23 @@ class Pricer {
   // and config.pricing. `registry` may be null (no metrics). InvalidArgument
   // for a config ValidateConfig would refuse, or two exchanges whose bucket
   // bits collide (rename one).
+  // `campaign_capacity`: campaign positions held for the per-campaign
+  // figures (at least config.campaigns.size()), for campaigns added while
+  // running (SetCampaigns).
   static absl::StatusOr<std::unique_ptr<Pricer>> Create(const config::BidderConfig& config,
-                                                        prometheus::Registry* registry);
+                                                        prometheus::Registry* registry,
+                                                        size_t campaign_capacity = 0);
   ~Pricer();
   Pricer(const Pricer&) = delete;
   Pricer& operator=(const Pricer&) = delete;
 
-  // CPM in the campaign's currency, in (0, max_bid_cpm]. `campaign` is the
-  // position in config.campaigns (< campaigns()).
+  // CPM in the campaign's currency, in (0, max_bid_cpm], for the campaign at
+  // position `campaign` whose goal and max_bid_cpm the caller holds (the bid
+  // path's live campaign index): no lock, no allocation.
+  double Value(size_t campaign, const config::CampaignGoalConfig& goal, double max_bid_cpm,
+               const DeviceHistory& history) const;
+  // The same with the goal and max_bid_cpm this Pricer was last given for
+  // the campaign (< campaigns()).
   double Value(size_t campaign, const DeviceHistory& history) const;
   // The price of a bid worth request.value (see the header comment).
   ShadeResult Shade(const ShadeRequest& request) const;
@@ -140,12 +154,21 @@ class Pricer {
   // Once per first-price notice received (pricing/feedback.h).
   void CountNotice(size_t campaign, bool won, double clearing_usd_cpm) const;
 
+  // Replaces the campaigns: by_position[i] is the campaign at position i
+  // (positions keep their id; campaigns are only appended). A campaign whose
+  // currency has no rate, or with a max_bid_cpm or goal priors not > 0, keeps
+  // its position with the priors of the config's validation refused; the
+  // figures of positions past the capacity are not kept. Any thread.
+  void SetCampaigns(const std::vector<config::CampaignConfig>& by_position);
+  // The position of campaign `id`; nullopt for one never given.
+  std::optional<size_t> CampaignPosition(std::string_view id) const;
+
   // The exchange part of bucket ids (pricing/bucket.h) of exchange number
   // `exchange`; 0 when out of range.
   uint64_t ExchangeBits(size_t exchange) const;
   size_t campaigns() const;
 
-  // Every campaign in config order. Safe from any thread.
+  // Every campaign in position order. Safe from any thread.
   std::vector<CampaignPricingStatus> CampaignStatuses() const;
   // computed_at of the model the bid path reads; 0 before the first.
   int64_t ModelComputedAtMs() const;
@@ -159,10 +182,18 @@ class Pricer {
   struct CampaignEntry;
   Pricer();
 
-  std::vector<CampaignEntry> campaigns_;
+  // The entry of `campaign` under the currency rates; false when unusable.
+  bool MakeEntry(const config::CampaignConfig& campaign, CampaignEntry* entry) const;
+
   std::vector<uint64_t> exchange_bits_;
-  std::vector<std::string> campaign_ids_;
+  std::map<std::string, double> usd_per_unit_;
+  std::string default_currency_;
+  size_t capacity_ = 0;
   config::PricingConfig options_;
+  mutable absl::Mutex mu_;
+  std::vector<CampaignEntry> campaigns_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> campaign_ids_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, size_t> positions_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<internal::SnapshotSlot> slot_;
   std::unique_ptr<internal::BidPricingMetrics> metrics_;
   std::unique_ptr<internal::CampaignFigures> figures_;

@@ -8,11 +8,16 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "bidder/admin/operator_access.h"
 #include "bidder/bid/beacon_url.h"
 #include "bidder/bid/device_key.h"
+#include "bidder/campaigns/campaign_follower.h"
+#include "bidder/campaigns/campaign_store.h"
 #include "bidder/events/erasure.h"
 #include "bidder/events/events.h"
 #include "bidder/telemetry/opentsdb.h"
@@ -123,6 +128,51 @@ constexpr Guard kErase{.changes_state = true, .privilege = "erase"};
 constexpr Guard kWrite{.changes_state = true, .privilege = "read"};
 constexpr Guard kOpen{.session = false, .privilege = ""};
 
+constexpr std::string_view kCampaignsPrefix = "/api/campaigns/";
+
+nlohmann::json RecordJson(const campaigns::CampaignRecord& record) {
+  nlohmann::json object = nlohmann::json::parse(record.json, nullptr, false);
+  return {{"id", record.id},
+          {"campaign_state", campaigns::CampaignStateName(record.state)},
+          {"version", record.version},
+          {"updated_ms", record.updated_ms},
+          {"updated_by", record.updated_by},
+          {"campaign", object.is_discarded() ? nlohmann::json(record.json) : object}};
+}
+
+// A failed campaign change as the API answers it: 422 with every validation
+// problem, 409 with the current version on a stale edit, 404, 409 for an id
+// taken or an archived campaign, else 503 (the store).
+HttpResponse CampaignError(const absl::Status& status,
+                           const std::optional<campaigns::CampaignRecord>& current) {
+  const std::string message(status.message());
+  switch (status.code()) {
+    case absl::StatusCode::kInvalidArgument: {
+      nlohmann::json problems = nlohmann::json::array();
+      for (absl::string_view problem : absl::StrSplit(message, "; ")) {
+        problems.push_back(std::string(problem));
+      }
+      return Json(422,
+                  nlohmann::json{{"error", "invalid campaign"}, {"problems", problems}}.dump());
+    }
+    case absl::StatusCode::kAborted: {
+      nlohmann::json body = {{"error", message}};
+      if (current.has_value()) {
+        body["current_version"] = current->version;
+        body["current"] = RecordJson(*current);
+      }
+      return Json(409, body.dump());
+    }
+    case absl::StatusCode::kNotFound:
+      return Error(404, message);
+    case absl::StatusCode::kAlreadyExists:
+    case absl::StatusCode::kFailedPrecondition:
+      return Error(409, message);
+    default:
+      return Error(503, message);
+  }
+}
+
 std::string_view PacingStateName(const pacing::CampaignPacingStatus& status, int64_t now_ms) {
   if (status.decided_at_ms == 0 || now_ms > status.valid_until_ms) return "fail-safe";
   if (status.stopped || status.throttle <= 0) return "stopped";
@@ -142,12 +192,22 @@ class AdminApi::Impl {
         events_(*deps.events),
         eraser_(*deps.eraser),
         telemetry_(deps.telemetry),
+        campaign_store_(deps.campaign_store),
+        follower_(deps.follower),
         hasher_(deps.config->bid.device_key_secret),
         pool_(2) {}
   ~Impl() { pool_.join(); }
 
   void Register(HttpServer& server) {
     server.Route(http::verb::get, "/api/campaigns", Off(&Impl::GetCampaigns, kRead));
+    if (campaign_store_ != nullptr) {
+      const std::string prefix(kCampaignsPrefix);
+      server.Route(http::verb::post, "/api/campaigns", OffAs(&Impl::CreateCampaign, kWrite));
+      server.RoutePrefix(http::verb::get, prefix, Off(&Impl::GetCampaign, kRead));
+      server.RoutePrefix(http::verb::put, prefix, OffAs(&Impl::ReplaceCampaign, kWrite));
+      server.RoutePrefix(http::verb::patch, prefix, OffAs(&Impl::PatchCampaign, kWrite));
+      server.RoutePrefix(http::verb::post, prefix, OffAs(&Impl::ChangeCampaignState, kWrite));
+    }
     server.RoutePrefix(http::verb::get, std::string(kDevicesPrefix), Off(&Impl::GetDevice, kRead));
     server.RoutePrefix(http::verb::delete_, std::string(kDevicesPrefix),
                        Off(&Impl::EraseDevice, kErase));
@@ -167,6 +227,10 @@ class AdminApi::Impl {
  private:
   using Method = HttpResponse (Impl::*)(std::string_view path, const Query& query,
                                         std::string_view body);
+  // A route that records who called it (audit): the session's operator.
+  using OperatorMethod = HttpResponse (Impl::*)(const std::string& operator_name,
+                                                std::string_view path, const Query& query,
+                                                std::string_view body);
 
   // A handler that checks the caller's session as `guard` says, then runs
   // `method`, both on the API's threads (they block on storage), and answers
@@ -185,6 +249,30 @@ class AdminApi::Impl {
     };
   }
 
+  HttpHandler OffAs(OperatorMethod method, Guard guard) {
+    return [this, method, guard](const HttpRequest& request, Responder respond) {
+      boost::asio::post(pool_, [this, method, guard, owned = OperatorRequest(request),
+                                target = std::string(request.target), executor = request.executor,
+                                respond = std::move(respond)]() mutable {
+        HttpResponse response = AnswerAs(method, guard, owned, target);
+        boost::asio::post(executor,
+                          [respond = std::move(respond), response = std::move(response)]() mutable {
+                            respond(std::move(response));
+                          });
+      });
+    };
+  }
+
+  HttpResponse AnswerAs(OperatorMethod method, Guard guard, const OperatorRequest& request,
+                        const std::string& target) {
+    absl::StatusOr<sessions::AuthenticatedSession> session =
+        access_.Authorize(request, guard.privilege, guard.changes_state);
+    if (!session.ok()) return OperatorAccess::ErrorResponse(session.status());
+    absl::StatusOr<Query> query = ParseQuery(target);
+    if (!query.ok()) return Error(query.status());
+    return (this->*method)(session->session.state.user, request.path, *query, request.body);
+  }
+
   HttpResponse Answer(Method method, Guard guard, const OperatorRequest& request,
                       const std::string& target) {
     if (guard.session) {
@@ -197,43 +285,230 @@ class AdminApi::Impl {
     return (this->*method)(request.path, *query, request.body);
   }
 
-  // GET /api/campaigns
-  HttpResponse GetCampaigns(std::string_view, const Query&, std::string_view) {
+  // GET /api/campaigns[?state=active|paused|archived][&advertiser=<domain>]
+  // Every campaign the pacing loop knows, with its pacing state ("state")
+  // and, when the campaigns table is served, its stored state, version and
+  // last change; the filters apply to the stored state and the advertiser
+  // domains.
+  HttpResponse GetCampaigns(std::string_view, const Query& query, std::string_view) {
     const int64_t now_ms = storage::SystemClock()->NowMillis();
+    campaigns::CampaignFilter filter;
+    if (std::optional<std::string> state = query.Get("state"); state.has_value()) {
+      filter.state = campaigns::ParseCampaignState(*state);
+      if (!filter.state.has_value()) {
+        return Error(400, "state: must be active, paused or archived");
+      }
+    }
+    filter.advertiser = query.Get("advertiser").value_or("");
     const std::vector<pacing::CampaignPacingStatus> statuses = pacer_.CampaignStatuses();
+    absl::flat_hash_map<std::string, const pacing::CampaignPacingStatus*> pacing_of;
+    for (const pacing::CampaignPacingStatus& status : statuses) {
+      pacing_of[status.campaign_id] = &status;
+    }
     const std::vector<pricing::CampaignPricingStatus> prices =
         pricer_ != nullptr ? pricer_->CampaignStatuses()
                            : std::vector<pricing::CampaignPricingStatus>();
-    nlohmann::json campaigns = nlohmann::json::array();
-    for (size_t i = 0; i < config_.campaigns.size() && i < statuses.size(); ++i) {
-      const config::CampaignConfig& campaign = config_.campaigns[i];
-      const pacing::CampaignPacingStatus& status = statuses[i];
-      campaigns.push_back(
-          {{"id", campaign.id},
-           {"currency", campaign.currency},
-           {"daily_budget_micros", status.daily_budget_micros},
-           {"spend_today_micros", status.spent_today_micros},
-           {"pacing_mode", campaign.pacing_mode == config::PacingMode::kEven ? "even" : "asap"},
-           {"time_zone", campaign.time_zone},
-           {"throttle", status.throttle},
-           {"state", std::string(PacingStateName(status, now_ms))},
-           {"decided_at_ms", status.decided_at_ms}});
-      if (i < prices.size()) {
-        const pricing::CampaignPricingStatus& price = prices[i];
-        campaigns.back()["pricing"] = {{"goal", price.goal},
-                                       {"ctr", price.ctr},
-                                       {"cvr", price.cvr},
-                                       {"value_cpm", price.value_cpm},
-                                       {"bids", price.bids},
-                                       {"first_price_bids", price.first_price_bids},
-                                       {"average_shading_factor", price.average_shading_factor},
-                                       {"wins", price.wins},
-                                       {"price_losses", price.price_losses},
-                                       {"win_rate", price.win_rate},
-                                       {"average_clearing_cpm", price.average_clearing_cpm}};
+    absl::flat_hash_map<std::string, const pricing::CampaignPricingStatus*> pricing_of;
+    for (const pricing::CampaignPricingStatus& price : prices) {
+      pricing_of[price.campaign_id] = &price;
+    }
+    auto pacing_json = [&](const std::string& id, const config::CampaignConfig& campaign) {
+      nlohmann::json out = {
+          {"id", id},
+          {"currency", campaign.currency},
+          {"daily_budget_micros", campaign.daily_budget_micros},
+          {"spend_today_micros", 0},
+          {"pacing_mode", campaign.pacing_mode == config::PacingMode::kEven ? "even" : "asap"},
+          {"time_zone", campaign.time_zone},
+          {"throttle", 0},
+          {"state", "fail-safe"},
+          {"decided_at_ms", 0}};
+      if (auto it = pacing_of.find(id); it != pacing_of.end()) {
+        const pacing::CampaignPacingStatus& status = *it->second;
+        out["daily_budget_micros"] = status.daily_budget_micros;
+        out["spend_today_micros"] = status.spent_today_micros;
+        out["throttle"] = status.throttle;
+        out["state"] = std::string(PacingStateName(status, now_ms));
+        out["decided_at_ms"] = status.decided_at_ms;
+      }
+      if (auto it = pricing_of.find(id); it != pricing_of.end()) {
+        const pricing::CampaignPricingStatus& price = *it->second;
+        out["pricing"] = {{"goal", price.goal},
+                          {"ctr", price.ctr},
+                          {"cvr", price.cvr},
+                          {"value_cpm", price.value_cpm},
+                          {"bids", price.bids},
+                          {"first_price_bids", price.first_price_bids},
+                          {"average_shading_factor", price.average_shading_factor},
+                          {"wins", price.wins},
+                          {"price_losses", price.price_losses},
+                          {"win_rate", price.win_rate},
+                          {"average_clearing_cpm", price.average_clearing_cpm}};
+      }
+      return out;
+    };
+    nlohmann::json list = nlohmann::json::array();
+    if (campaign_store_ == nullptr) {
+      for (const config::CampaignConfig& campaign : config_.campaigns) {
+        list.push_back(pacing_json(campaign.id, campaign));
+      }
+      return Json(200, nlohmann::json{{"as_of_ms", now_ms}, {"campaigns", list}}.dump());
+    }
+    absl::StatusOr<std::vector<campaigns::CampaignRecord>> records = campaign_store_->List(filter);
+    if (!records.ok()) return Error(503, std::string(records.status().message()));
+    std::shared_ptr<const campaigns::LiveCampaigns> live =
+        follower_ != nullptr ? follower_->current() : nullptr;
+    absl::flat_hash_map<std::string, const config::CampaignConfig*> live_config;
+    if (live != nullptr) {
+      for (const campaigns::LiveCampaign& campaign : live->by_position) {
+        live_config[campaign.id] = campaign.config.get();
       }
     }
-    return Json(200, nlohmann::json{{"as_of_ms", now_ms}, {"campaigns", campaigns}}.dump());
+    // In the worker's position order (the config's campaigns first, as
+    // before the table existed), then any the worker has not placed yet.
+    std::vector<const campaigns::CampaignRecord*> ordered;
+    absl::flat_hash_map<std::string, const campaigns::CampaignRecord*> record_of;
+    for (const campaigns::CampaignRecord& record : *records) record_of[record.id] = &record;
+    if (live != nullptr) {
+      for (const campaigns::LiveCampaign& campaign : live->by_position) {
+        if (auto it = record_of.find(campaign.id); it != record_of.end()) {
+          ordered.push_back(it->second);
+          record_of.erase(it);
+        }
+      }
+    }
+    for (const campaigns::CampaignRecord& record : *records) {
+      if (record_of.contains(record.id)) ordered.push_back(&record);
+    }
+    for (const campaigns::CampaignRecord* record : ordered) {
+      config::CampaignConfig fallback;
+      fallback.id = record->id;
+      auto it = live_config.find(record->id);
+      nlohmann::json out =
+          pacing_json(record->id, it != live_config.end() ? *it->second : fallback);
+      out["campaign_state"] = campaigns::CampaignStateName(record->state);
+      out["version"] = record->version;
+      out["updated_ms"] = record->updated_ms;
+      out["updated_by"] = record->updated_by;
+      if (record->state != campaigns::CampaignState::kActive) out["state"] = "stopped";
+      list.push_back(std::move(out));
+    }
+    return Json(200, nlohmann::json{{"as_of_ms", now_ms}, {"campaigns", list}}.dump());
+  }
+
+  // The campaign id and what follows it in /api/campaigns/{id}[/<action>].
+  static std::pair<std::string, std::string> CampaignPath(std::string_view path) {
+    std::string_view rest = path.substr(kCampaignsPrefix.size());
+    const size_t slash = rest.find('/');
+    std::string id;
+    PercentDecode(rest.substr(0, slash), &id);
+    return {id, slash == std::string_view::npos ? "" : std::string(rest.substr(slash + 1))};
+  }
+
+  // The current record after a failed change, for a 409's current version.
+  HttpResponse CampaignChangeFailed(const absl::Status& status, const std::string& id) {
+    std::optional<campaigns::CampaignRecord> current;
+    if (status.code() == absl::StatusCode::kAborted) {
+      if (auto got = campaign_store_->Get(id); got.ok() && got->has_value()) current = **got;
+    }
+    return CampaignError(status, current);
+  }
+
+  // GET /api/campaigns/{id}, GET /api/campaigns/{id}/audit?limit=N
+  HttpResponse GetCampaign(std::string_view path, const Query& query, std::string_view) {
+    const auto [id, action] = CampaignPath(path);
+    if (action == "audit") {
+      absl::StatusOr<int64_t> limit = IntParam(query, "limit", kDefaultLimit, 1, 10000);
+      if (!limit.ok()) return Error(limit.status());
+      absl::StatusOr<std::vector<campaigns::AuditEntry>> history =
+          campaign_store_->History(id, static_cast<int>(*limit));
+      if (!history.ok()) return Error(503, std::string(history.status().message()));
+      nlohmann::json entries = nlohmann::json::array();
+      for (const campaigns::AuditEntry& entry : *history) {
+        auto parsed = [](const std::string& text) {
+          if (text.empty()) return nlohmann::json();
+          nlohmann::json value = nlohmann::json::parse(text, nullptr, false);
+          return value.is_discarded() ? nlohmann::json(text) : value;
+        };
+        entries.push_back({{"at_ms", entry.at_ms},
+                           {"operator", entry.operator_name},
+                           {"action", entry.action},
+                           {"version", entry.version},
+                           {"before", parsed(entry.before)},
+                           {"after", parsed(entry.after)}});
+      }
+      return Json(200, nlohmann::json{{"id", id}, {"audit", entries}}.dump());
+    }
+    if (!action.empty()) return Error(404, "no such campaign resource");
+    absl::StatusOr<std::optional<campaigns::CampaignRecord>> record = campaign_store_->Get(id);
+    if (!record.ok()) return Error(503, std::string(record.status().message()));
+    if (!record->has_value()) return Error(404, "no campaign " + id);
+    return Json(200, RecordJson(**record).dump());
+  }
+
+  // POST /api/campaigns: the body is the campaign object.
+  HttpResponse CreateCampaign(const std::string& operator_name, std::string_view, const Query&,
+                              std::string_view body) {
+    absl::StatusOr<campaigns::CampaignRecord> created =
+        campaign_store_->Create(body, operator_name);
+    if (!created.ok()) return CampaignError(created.status(), std::nullopt);
+    return Json(201, RecordJson(*created).dump());
+  }
+
+  // The ?version=N every change names: the version the caller read.
+  static absl::StatusOr<int64_t> ExpectedVersion(const Query& query) {
+    if (!query.Get("version").has_value()) {
+      return absl::InvalidArgumentError("version: the version you read is required (?version=N)");
+    }
+    return IntParam(query, "version", 0, 1, std::numeric_limits<int64_t>::max());
+  }
+
+  // PUT /api/campaigns/{id}?version=N: the whole object.
+  HttpResponse ReplaceCampaign(const std::string& operator_name, std::string_view path,
+                               const Query& query, std::string_view body) {
+    const auto [id, action] = CampaignPath(path);
+    if (!action.empty()) return Error(404, "no such campaign resource");
+    absl::StatusOr<int64_t> version = ExpectedVersion(query);
+    if (!version.ok()) return Error(version.status());
+    absl::StatusOr<campaigns::CampaignRecord> updated =
+        campaign_store_->Update(id, body, *version, operator_name);
+    if (!updated.ok()) return CampaignChangeFailed(updated.status(), id);
+    return Json(200, RecordJson(*updated).dump());
+  }
+
+  // PATCH /api/campaigns/{id}?version=N: a JSON merge patch (RFC 7386).
+  HttpResponse PatchCampaign(const std::string& operator_name, std::string_view path,
+                             const Query& query, std::string_view body) {
+    const auto [id, action] = CampaignPath(path);
+    if (!action.empty()) return Error(404, "no such campaign resource");
+    absl::StatusOr<int64_t> version = ExpectedVersion(query);
+    if (!version.ok()) return Error(version.status());
+    absl::StatusOr<campaigns::CampaignRecord> updated =
+        campaign_store_->Patch(id, body, *version, operator_name);
+    if (!updated.ok()) return CampaignChangeFailed(updated.status(), id);
+    return Json(200, RecordJson(*updated).dump());
+  }
+
+  // POST /api/campaigns/{id}/pause|resume|archive?version=N
+  HttpResponse ChangeCampaignState(const std::string& operator_name, std::string_view path,
+                                   const Query& query, std::string_view) {
+    const auto [id, action] = CampaignPath(path);
+    campaigns::CampaignState state;
+    if (action == "pause") {
+      state = campaigns::CampaignState::kPaused;
+    } else if (action == "resume") {
+      state = campaigns::CampaignState::kActive;
+    } else if (action == "archive") {
+      state = campaigns::CampaignState::kArchived;
+    } else {
+      return Error(404, "no such campaign action (pause, resume, archive)");
+    }
+    absl::StatusOr<int64_t> version = ExpectedVersion(query);
+    if (!version.ok()) return Error(version.status());
+    absl::StatusOr<campaigns::CampaignRecord> changed =
+        campaign_store_->SetState(id, state, *version, operator_name);
+    if (!changed.ok()) return CampaignChangeFailed(changed.status(), id);
+    return Json(200, RecordJson(*changed).dump());
   }
 
   // The device key of the {id} segment; its length is the raw id's.
@@ -375,6 +650,8 @@ class AdminApi::Impl {
   events::EventStore& events_;
   events::DeviceEraser& eraser_;
   telemetry::Telemetry* telemetry_;
+  campaigns::CampaignStore* campaign_store_;
+  const campaigns::CampaignFollower* follower_;
   DeviceKeyHasher hasher_;
   boost::asio::thread_pool pool_;
 };

@@ -5,12 +5,32 @@
 // the calls that change something): 401 without one, 403 without the CSRF
 // token or the privilege.
 //
-//   GET    /api/campaigns
-//          every campaign with its budget, today's spend, pacing state and
-//          throttle, as the pacing loop last saw them, and its pricing as
-//          this process saw it: goal, value, average shading factor,
-//          first-price win rate and average clearing price
-//          (pricing::CampaignPricingStatus)
+//   GET    /api/campaigns[?state=active|paused|archived][&advertiser=<domain>]
+//          every campaign with its budget, today's spend, pacing state
+//          ("state") and throttle, as the pacing loop last saw them; its
+//          pricing as this process saw it ("pricing": goal, value, average
+//          shading factor, first-price win rate and average clearing price,
+//          pricing::CampaignPricingStatus); and (campaigns table served) its
+//          stored state ("campaign_state"), version and last change, filtered
+//          by stored state and advertiser
+//   GET    /api/campaigns/{id}          the stored campaign: 200, 404
+//   GET    /api/campaigns/{id}/audit?limit=N
+//          its audit records, newest first (operator, time, action, before
+//          and after)
+//   POST   /api/campaigns               create (body: the campaign object as
+//                                       in the config's campaigns[]): 201;
+//                                       409 for an id ever used
+//   PUT    /api/campaigns/{id}?version=N   replace the whole object
+//   PATCH  /api/campaigns/{id}?version=N   JSON merge patch (RFC 7386)
+//   POST   /api/campaigns/{id}/pause|resume|archive?version=N
+//          200 with the new record; 409 with "current_version" (and the
+//          current record) when N is not the current version (a stale
+//          edit), or the campaign is archived; 422 {"problems": [
+//          "<path>: <what is wrong>", ...]} with every validation problem
+//          (the config file's rules); 404 for an unknown id
+//          The changes need the CSRF token and are audited under the
+//          session's operator; every bidder sharing the store follows them
+//          within 2 s (bidder/campaigns/campaign_follower.h).
 //   GET    /api/devices/{id}/events?limit=N[&from=<ms>&to=<ms>]
 //          a device's events, newest first (limit 1..10000, default 100); with
 //          from/to only those with from <= event time < to
@@ -55,6 +75,11 @@ namespace rtb::bidder {
 
 class OperatorAccess;
 
+namespace campaigns {
+class CampaignFollower;
+class CampaignStore;
+}  // namespace campaigns
+
 namespace events {
 class EventStore;
 class DeviceEraser;
@@ -77,6 +102,12 @@ class AdminApi {
     events::DeviceEraser* eraser = nullptr;
     // Null: no telemetry routes.
     telemetry::Telemetry* telemetry = nullptr;
+    // Null: GET /api/campaigns lists the config's campaigns, and no other
+    // campaign route is served.
+    campaigns::CampaignStore* campaign_store = nullptr;
+    // The worker's live campaigns (budgets, time zones of the list); may be
+    // null.
+    const campaigns::CampaignFollower* follower = nullptr;
   };
   explicit AdminApi(const Dependencies& deps);
   // Waits for the calls still running.

@@ -66,6 +66,9 @@ absl::Status StorageReadiness::Status() const {
   if (!last_.ok()) {
     return absl::UnavailableError(absl::StrCat("storage unhealthy: ", last_.ToString()));
   }
+  for (const std::function<absl::Status()>& check : checks_) {
+    if (absl::Status s = check(); !s.ok()) return s;
+  }
   return absl::OkStatus();
 }
 

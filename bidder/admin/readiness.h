@@ -13,7 +13,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
@@ -40,11 +43,17 @@ class StorageReadiness {
   StorageReadiness(const StorageReadiness&) = delete;
   StorageReadiness& operator=(const StorageReadiness&) = delete;
 
-  // OK when the last check passed and is recent; otherwise the reason.
+  // OK when the last check passed and is recent, and every added check is
+  // OK; otherwise the reason.
   absl::Status Status() const;
   // Status().ok() without the lock or the message: cheap enough for every
   // bid request.
   bool healthy() const;
+
+  // Another condition of readiness (e.g. the campaigns table readable),
+  // cheap and non-blocking: it runs on /readyz's I/O thread. Add before the
+  // server starts.
+  void AddCheck(std::function<absl::Status()> check) { checks_.push_back(std::move(check)); }
 
  private:
   void Check();
@@ -60,6 +69,7 @@ class StorageReadiness {
   std::atomic<std::chrono::steady_clock::rep> last_at_ticks_{0};
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_;
+  std::vector<std::function<absl::Status()>> checks_;
 };
 
 }  // namespace rtb::bidder

@@ -55,6 +55,8 @@ class BeaconHandler::Impl {
 
   ~Impl() { pool_.join(); }
 
+  beacons::BeaconContext& context() { return context_; }
+
   void Register(HttpServer& server) {
     auto route = [&](std::initializer_list<http::verb> verbs, std::string_view path,
                      Endpoint endpoint) {
@@ -116,7 +118,8 @@ class BeaconHandler::Impl {
       return {beacons::Status(400, "beacon without the auction, impression and bid ids"),
               Outcome::kInvalid};
     }
-    const beacons::CampaignEntry* campaign = context_.FindCampaign(beacon->campaign_id);
+    const std::shared_ptr<const beacons::CampaignEntry> campaign =
+        context_.FindCampaign(beacon->campaign_id);
     if (campaign == nullptr || !campaign->creatives.contains(beacon->creative_id)) {
       return {beacons::Status(endpoint == Endpoint::kClick ? 404 : 204), Outcome::kUnknownCampaign};
     }
@@ -196,5 +199,10 @@ BeaconHandler::BeaconHandler(std::unique_ptr<Impl> impl) : impl_(std::move(impl)
 BeaconHandler::~BeaconHandler() = default;
 
 void BeaconHandler::Register(HttpServer& server) { impl_->Register(server); }
+
+void BeaconHandler::SetCampaigns(
+    const std::vector<std::shared_ptr<const config::CampaignConfig>>& campaigns_by_position) {
+  impl_->context().SetCampaigns(campaigns_by_position);
+}
 
 }  // namespace rtb::bidder

@@ -101,6 +101,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "bidder/http/http_server.h"
@@ -168,6 +169,13 @@ class BeaconHandler {
 
   // Routes every endpoint above on `server` (before it starts).
   void Register(HttpServer& server);
+
+  // The campaigns changed while running: beacons are accepted for every
+  // campaign the worker knows (paused and archived too: their bids may still
+  // win), campaigns_by_position[i] at position i (spend and metrics). A
+  // beacon being handled finishes with the set it started with.
+  void SetCampaigns(
+      const std::vector<std::shared_ptr<const config::CampaignConfig>>& campaigns_by_position);
 
   // The impression id of a bid's beacons: 16 bytes of SHA-256 over the
   // exchange and the request, impression and bid ids.

@@ -114,6 +114,9 @@ struct BidHandler::PendingBid {
   BidDeadline deadline;
   boost::asio::any_io_executor executor;
   Responder respond;
+  // The index this request started with, kept until it has answered (the
+  // auction's results point into it).
+  std::shared_ptr<const LiveIndex> campaigns;
   openrtb::BidRequest request;
   openrtb::OpenRtbVersion version = openrtb::OpenRtbVersion::k2_5;
   // What the request's privacy signals let this bid do.
@@ -147,8 +150,8 @@ absl::StatusOr<std::unique_ptr<BidHandler>> BidHandler::Create(Dependencies deps
 BidHandler::BidHandler(Dependencies deps, CurrencyTable currencies, CampaignIndex index)
     : deps_(std::move(deps)),
       currencies_(std::move(currencies)),
-      index_(std::move(index)),
-      auction_(index_, currencies_, *deps_.pacing, deps_.pricer),
+      live_(std::make_shared<const LiveIndex>(std::move(index), currencies_, *deps_.pacing,
+                                              deps_.pricer)),
       device_keys_(deps_.config->bid.device_key_secret),
       beacons_(deps_.config->bid.beacon_secret) {
   const config::BidConfig& bid = deps_.config->bid;
@@ -171,6 +174,22 @@ BidHandler::BidHandler(Dependencies deps, CurrencyTable currencies, CampaignInde
 
 BidHandler::~BidHandler() = default;
 
+std::vector<std::string> BidHandler::SetCampaigns(
+    const std::vector<config::CampaignConfig>& by_position) {
+  std::vector<std::string> refused;
+  absl::StatusOr<CampaignIndex> index =
+      CampaignIndex::Build(by_position, deps_.config->bid.default_currency, currencies_, &refused);
+  if (!index.ok()) return {std::string(index.status().message())};
+  live_.store(std::make_shared<const LiveIndex>(*std::move(index), currencies_, *deps_.pacing,
+                                                deps_.pricer));
+  return refused;
+}
+
+std::shared_ptr<const CampaignIndex> BidHandler::campaigns() const {
+  std::shared_ptr<const LiveIndex> live = live_.load();
+  return std::shared_ptr<const CampaignIndex>(live, &live->index);
+}
+
 absl::StatusOr<HttpHandler> BidHandler::ForExchange(const config::ExchangeConfig& exchange) {
   for (const ExchangeContext& context : exchanges_) {
     if (context.config.name == exchange.name) {
@@ -190,6 +209,7 @@ void BidHandler::Handle(size_t exchange, const HttpRequest& http, Responder resp
   pending->arrival = http.arrival;
   pending->executor = http.executor;
   pending->respond = std::move(respond);
+  pending->campaigns = live_.load();
 
   // 1. Parse.
   thread_local openrtb::BidRequestParser parser;
@@ -232,7 +252,7 @@ void BidHandler::Handle(size_t exchange, const HttpRequest& http, Responder resp
       request.regs->coppa.value_or(false)) {
     return Finish(*pending, BidOutcome::kNoBidCoppa, NoBid(*pending));
   }
-  const AuctionPreview preview = auction_.Preview(request);
+  const AuctionPreview preview = pending->campaigns->auction.Preview(request);
   if (!preview.currency_acceptable) {
     return Finish(*pending, BidOutcome::kNoBidCurrency, NoBid(*pending));
   }
@@ -317,7 +337,7 @@ void BidHandler::Decide(PendingBid& pending, const storage::RowResult* row,
   input.profile_unavailable = profile_unavailable;
   input.exchange = pending.exchange->index;
   thread_local AuctionResult result;
-  auction_.Run(input, &result);
+  pending.campaigns->auction.Run(input, &result);
   for (const auto& [campaign, withheld] : result.outage_decisions) {
     deps_.metrics->CountStoreOutageDecision(campaign, withheld);
   }

@@ -48,12 +48,19 @@
 // Test requests (test=1) are bid on as any other; their beacon URLs carry
 // test=1 (signed), so the beacon side bills nothing for them.
 //
-// Thread-safety: Handle() runs concurrently on all I/O threads. Everything it
-// shares is immutable or a metric handle; per-request state lives in the
-// request.
+// Campaigns changed while running: SetCampaigns builds a new index and
+// auction off the I/O threads and swaps them in atomically. Each request
+// takes the index current when it arrives and keeps it (a shared_ptr in the
+// request) until it has answered, so a request in flight never sees two.
+//
+// Thread-safety: Handle() runs concurrently on all I/O threads, and
+// SetCampaigns on any one other thread. Everything they share is immutable,
+// an atomic pointer to an immutable index, or a metric handle; per-request
+// state lives in the request.
 #ifndef RTB_BIDDER_BID_BID_HANDLER_H_
 #define RTB_BIDDER_BID_BID_HANDLER_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -125,11 +132,30 @@ class BidHandler {
   // the lookup's completion.
   void Handle(size_t exchange, const HttpRequest& request, Responder respond);
 
-  const CampaignIndex& campaigns() const { return index_; }
+  // Rebuilds the index from `by_position` (campaign i at position i, which
+  // must be the position pacing and the metrics know it by; disabled ones
+  // are kept but never candidates) and swaps it in. A campaign the bid path
+  // cannot serve does not stop the others: it stays disabled and its error
+  // is returned, one line per campaign, with the new index in use anyway.
+  // Call from one thread at a time.
+  std::vector<std::string> SetCampaigns(const std::vector<config::CampaignConfig>& by_position);
+
+  // The index in use now. Holding the pointer keeps it alive.
+  std::shared_ptr<const CampaignIndex> campaigns() const;
 
  private:
   struct ExchangeContext;
   struct PendingBid;
+  // An index with the auction that reads it, swapped as one.
+  struct LiveIndex {
+    LiveIndex(CampaignIndex built, const CurrencyTable& currencies, const PacingSnapshot& pacing,
+              const pricing::Pricer* pricer)
+        : index(std::move(built)), auction(index, currencies, pacing, pricer) {}
+    LiveIndex(const LiveIndex&) = delete;
+    LiveIndex& operator=(const LiveIndex&) = delete;
+    const CampaignIndex index;
+    const Auction auction;
+  };
 
   explicit BidHandler(Dependencies dependencies, CurrencyTable currencies, CampaignIndex index);
 
@@ -148,8 +174,7 @@ class BidHandler {
 
   Dependencies deps_;
   CurrencyTable currencies_;
-  CampaignIndex index_;
-  Auction auction_;
+  std::atomic<std::shared_ptr<const LiveIndex>> live_;
   DeviceKeyHasher device_keys_;
   BeaconSigner beacons_;
   DeviceKeyPolicy key_policy_;

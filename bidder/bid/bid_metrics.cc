@@ -1,5 +1,6 @@
 #include "bidder/bid/bid_metrics.h"
 
+#include <algorithm>
 #include <string>
 
 #include "prometheus/family.h"
@@ -107,7 +108,9 @@ prometheus::Histogram::BucketBoundaries BidMetrics::LatencyBuckets() {
 
 BidMetrics::BidMetrics(prometheus::Registry& registry,
                        const std::vector<config::ExchangeConfig>& exchanges,
-                       const std::vector<config::CampaignConfig>& campaigns) {
+                       const std::vector<config::CampaignConfig>& campaigns,
+                       size_t campaign_capacity)
+    : capacity_(std::max(campaigns.size(), campaign_capacity)) {
   auto& requests = prometheus::BuildCounter()
                        .Name("bidder_bid_requests_total")
                        .Help("Bid requests answered, by exchange and outcome")
@@ -155,10 +158,9 @@ BidMetrics::BidMetrics(prometheus::Registry& registry,
       handles.ignored[i] = &ignored.Add(
           {{"exchange", exchange.name}, {"what", IgnoredName(static_cast<Ignored>(i))}});
     }
-    for (const config::CampaignConfig& campaign : campaigns) {
-      handles.bids.push_back(&bids.Add({{"exchange", exchange.name}, {"campaign", campaign.id}}));
-    }
+    handles.bids = std::make_unique<std::atomic<prometheus::Counter*>[]>(capacity_);
     exchanges_.push_back(std::move(handles));
+    exchange_names_.push_back(exchange.name);
   }
   for (size_t i = 0; i < kLookupOutcomeCount; ++i) {
     lookups_[i] = &lookups.Add({{"outcome", LookupOutcomeName(static_cast<LookupOutcome>(i))}});
@@ -170,13 +172,13 @@ BidMetrics::BidMetrics(prometheus::Registry& registry,
                          "could not be read, by campaign, policy and decision (withheld or "
                          "allowed)")
                      .Register(registry);
-  for (const config::CampaignConfig& campaign : campaigns) {
-    const std::string policy = config::StoreOutagePolicyName(campaign.store_outage_policy);
-    campaigns_.push_back(
-        {&price_sum.Add({{"campaign", campaign.id}}),
-         &outage.Add({{"campaign", campaign.id}, {"policy", policy}, {"decision", "withheld"}}),
-         &outage.Add({{"campaign", campaign.id}, {"policy", policy}, {"decision", "allowed"}})});
-  }
+  bids_family_ = &bids;
+  price_sum_family_ = &price_sum;
+  outage_family_ = &outage;
+  price_sum_ = std::make_unique<std::atomic<prometheus::Counter*>[]>(capacity_);
+  outage_withheld_ = std::make_unique<std::atomic<prometheus::Counter*>[]>(capacity_);
+  outage_allowed_ = std::make_unique<std::atomic<prometheus::Counter*>[]>(capacity_);
+  DeclareCampaigns(campaigns);
   auto& privacy_decisions =
       prometheus::BuildCounter()
           .Name(std::string(privacy::kPrivacyDecisionsMetric))
@@ -207,13 +209,43 @@ void BidMetrics::CountLookup(size_t exchange, LookupOutcome outcome) {
   if (outcome == LookupOutcome::kTimeout) exchanges_[exchange].profile_timeouts->Increment();
 }
 
+void BidMetrics::DeclareCampaigns(const std::vector<config::CampaignConfig>& by_position) {
+  for (size_t i = 0; i < by_position.size() && i < capacity_; ++i) {
+    if (price_sum_[i].load(std::memory_order_relaxed) != nullptr) continue;
+    const std::string& id = by_position[i].id;
+    for (size_t x = 0; x < exchanges_.size(); ++x) {
+      exchanges_[x].bids[i].store(
+          &bids_family_->Add({{"exchange", exchange_names_[x]}, {"campaign", id}}),
+          std::memory_order_release);
+    }
+    const std::string policy = config::StoreOutagePolicyName(by_position[i].store_outage_policy);
+    outage_withheld_[i].store(
+        &outage_family_->Add({{"campaign", id}, {"policy", policy}, {"decision", "withheld"}}),
+        std::memory_order_release);
+    outage_allowed_[i].store(
+        &outage_family_->Add({{"campaign", id}, {"policy", policy}, {"decision", "allowed"}}),
+        std::memory_order_release);
+    price_sum_[i].store(&price_sum_family_->Add({{"campaign", id}}), std::memory_order_release);
+  }
+}
+
 void BidMetrics::CountStoreOutageDecision(size_t campaign, bool withheld) {
-  store_outage_decisions(campaign, withheld).Increment();
+  if (campaign >= capacity_) return;
+  if (prometheus::Counter* counter = (withheld ? outage_withheld_ : outage_allowed_)[campaign].load(
+          std::memory_order_acquire)) {
+    counter->Increment();
+  }
 }
 
 void BidMetrics::CountBid(size_t exchange, size_t campaign, double price_cpm) {
-  exchanges_[exchange].bids[campaign]->Increment();
-  campaigns_[campaign].price_sum->Increment(price_cpm);
+  if (campaign >= capacity_) return;
+  if (prometheus::Counter* bids =
+          exchanges_[exchange].bids[campaign].load(std::memory_order_acquire)) {
+    bids->Increment();
+  }
+  if (prometheus::Counter* sum = price_sum_[campaign].load(std::memory_order_acquire)) {
+    sum->Increment(price_cpm);
+  }
 }
 
 void BidMetrics::CountIgnored(size_t exchange, const openrtb::IgnoredInRequest& ignored,

@@ -45,14 +45,18 @@
 #define RTB_BIDDER_BID_BID_METRICS_H_
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <iterator>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "bidder/openrtb/openrtb.h"
 #include "bidder/privacy/privacy_decision.h"
 #include "config/config.h"
 #include "prometheus/counter.h"
+#include "prometheus/family.h"
 #include "prometheus/histogram.h"
 #include "prometheus/registry.h"
 
@@ -104,10 +108,22 @@ class BidMetrics {
   // series per exchange x outcome, exchange x campaign and per campaign, so every series exists
   // (at 0) from the start. Throws only on a name clash with a metric of
   // another type, a start-up error.
+  // Campaign series exist for `campaigns`; `campaign_capacity` positions are
+  // held in all (at least campaigns.size()), for campaigns added while
+  // running (DeclareCampaigns).
   BidMetrics(prometheus::Registry& registry, const std::vector<config::ExchangeConfig>& exchanges,
-             const std::vector<config::CampaignConfig>& campaigns);
+             const std::vector<config::CampaignConfig>& campaigns, size_t campaign_capacity = 0);
 
-  // `exchange` and `campaign` are positions in the config lists.
+  // Declares the series of the campaigns at positions without any yet
+  // (by_position[i] is campaign i; positions never change their id; the
+  // store outage series carry the policy the campaign had then). Positions
+  // past the capacity are ignored. Call from one thread at a time; the bid
+  // path may count meanwhile.
+  void DeclareCampaigns(const std::vector<config::CampaignConfig>& by_position);
+
+  // `exchange` is a position in config.server.exchanges, `campaign` the
+  // campaign's position (bidder/bid/internal/campaign_index.h). A campaign
+  // without series is not counted.
   void CountRequest(size_t exchange, BidOutcome outcome, double latency_seconds);
   void CountLookup(size_t exchange, LookupOutcome outcome);
   void CountBid(size_t exchange, size_t campaign, double price_cpm);
@@ -130,9 +146,11 @@ class BidMetrics {
     return *exchanges_[exchange].profile_timeouts;
   }
   prometheus::Counter& bids(size_t exchange, size_t campaign) {
-    return *exchanges_[exchange].bids[campaign];
+    return *exchanges_[exchange].bids[campaign].load(std::memory_order_acquire);
   }
-  prometheus::Counter& price_sum(size_t campaign) { return *campaigns_[campaign].price_sum; }
+  prometheus::Counter& price_sum(size_t campaign) {
+    return *price_sum_[campaign].load(std::memory_order_acquire);
+  }
   prometheus::Counter& privacy_decisions(privacy::PrivacyRegime regime,
                                          privacy::PrivacyOutcome outcome) {
     return *privacy_decisions_[static_cast<size_t>(regime)][static_cast<size_t>(outcome)];
@@ -143,7 +161,8 @@ class BidMetrics {
   }
 
   prometheus::Counter& store_outage_decisions(size_t campaign, bool withheld) {
-    return withheld ? *campaigns_[campaign].outage_withheld : *campaigns_[campaign].outage_allowed;
+    return *(withheld ? outage_withheld_ : outage_allowed_)[campaign].load(
+        std::memory_order_acquire);
   }
 
   // Seconds: 50 µs to 250 ms, dense around the 0.1-10 ms where bids live.
@@ -154,18 +173,22 @@ class BidMetrics {
     std::array<prometheus::Counter*, kBidOutcomeCount> outcomes{};
     prometheus::Histogram* latency = nullptr;
     prometheus::Counter* profile_timeouts = nullptr;
-    std::vector<prometheus::Counter*> bids;  // by campaign
+    // By campaign position; null until declared.
+    std::unique_ptr<std::atomic<prometheus::Counter*>[]> bids;
     std::array<prometheus::Counter*, kIgnoredCount> ignored{};
-  };
-  struct Campaign {
-    prometheus::Counter* price_sum = nullptr;
-    prometheus::Counter* outage_withheld = nullptr;
-    prometheus::Counter* outage_allowed = nullptr;
   };
 
   std::vector<Exchange> exchanges_;
   std::array<prometheus::Counter*, kLookupOutcomeCount> lookups_{};
-  std::vector<Campaign> campaigns_;
+  size_t capacity_ = 0;
+  // By campaign position, null until declared.
+  std::unique_ptr<std::atomic<prometheus::Counter*>[]> price_sum_;
+  std::unique_ptr<std::atomic<prometheus::Counter*>[]> outage_withheld_;
+  std::unique_ptr<std::atomic<prometheus::Counter*>[]> outage_allowed_;
+  prometheus::Family<prometheus::Counter>* bids_family_ = nullptr;
+  prometheus::Family<prometheus::Counter>* price_sum_family_ = nullptr;
+  prometheus::Family<prometheus::Counter>* outage_family_ = nullptr;
+  std::vector<std::string> exchange_names_;
   // [regime][outcome], in the order of the enums' values.
   std::array<std::array<prometheus::Counter*, std::size(privacy::kPrivacyOutcomes)>,
              std::size(privacy::kPrivacyRegimes)>

@@ -282,7 +282,8 @@ void BM_AuctionOnly(benchmark::State& state) {
   absl::StatusOr<CurrencyTable> currencies =
       CurrencyTable::Create(bidder.config().bid.currency_rates);
   const UnpacedSnapshot pacing;
-  Auction auction(bidder.handler().campaigns(), *currencies, pacing);
+  const std::shared_ptr<const CampaignIndex> index = bidder.handler().campaigns();
+  Auction auction(*index, *currencies, pacing);
   absl::StatusOr<openrtb::BidRequest> request = openrtb::ParseBidRequest(RequestBody(false));
   if (!request.ok()) return state.SkipWithError("request rejected");
   AuctionInput input;

@@ -106,6 +106,10 @@ class BudgetController {
   // down costs one timeout per tick, not one per campaign. Returns the number
   // of campaigns not decided.
   int Tick(int64_t now_ms);
+  // Starts tracking the campaigns appended to `campaigns` since (a campaign
+  // keeps its position for good, so existing tracks stay theirs). A changed
+  // budget or mode needs nothing: every tick reads them.
+  void TrackAppendedCampaigns() { tracks_.resize(campaigns_.size()); }
 
   const CampaignDecision& decision(size_t campaign) const { return tracks_[campaign].decision; }
   size_t campaigns() const { return tracks_.size(); }

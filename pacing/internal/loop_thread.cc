@@ -42,8 +42,17 @@ void LoopThread::Run() {
     const int64_t wait_ms =
         std::clamp<int64_t>(next_due_ms_() - clock_->NowMillis(), 1, kLongestWaitMs);
     absl::MutexLock lock(&mutex_);
-    if (mutex_.AwaitWithTimeout(absl::Condition(&stopping_), absl::Milliseconds(wait_ms))) return;
+    auto stop_or_wake = [this]()
+                            ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) { return stopping_ || woken_; };
+    mutex_.AwaitWithTimeout(absl::Condition(&stop_or_wake), absl::Milliseconds(wait_ms));
+    if (stopping_) return;
+    woken_ = false;
   }
+}
+
+void LoopThread::Wake() {
+  absl::MutexLock lock(&mutex_);
+  woken_ = true;
 }
 
 }  // namespace rtb::pacing::internal

@@ -2,7 +2,7 @@
 // has work again, or until stopped. Waits are bounded (at most a second), so
 // a clock that moves by other means than real time (a test clock) is noticed.
 //
-// Thread-safety: Start and Stop from one thread.
+// Thread-safety: Start and Stop from one thread; Wake from any.
 #ifndef RTB_PACING_INTERNAL_LOOP_THREAD_H_
 #define RTB_PACING_INTERNAL_LOOP_THREAD_H_
 
@@ -28,6 +28,8 @@ class LoopThread {
   // Wakes the thread and joins it; the step in progress finishes first.
   void Stop();
   bool running() const { return thread_.joinable(); }
+  // Runs the step now rather than when it said it has work (from any thread).
+  void Wake();
 
  private:
   void Run();
@@ -37,6 +39,7 @@ class LoopThread {
   std::function<int64_t()> next_due_ms_;
   absl::Mutex mutex_;
   bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
+  bool woken_ ABSL_GUARDED_BY(mutex_) = false;
   std::thread thread_;
 };
 

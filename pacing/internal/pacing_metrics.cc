@@ -15,7 +15,7 @@ PacingMetrics::PacingMetrics(prometheus::Registry* registry,
                             "Spend this worker wrote to its budget shard, micro-units of the "
                             "campaign's currency")
                         .Register(*registry);
-    for (const std::string& id : campaign_ids) flushed_.push_back(&flushed.Add({{"campaign", id}}));
+    flushed_family_ = &flushed;
     flush_failures_ = &prometheus::BuildCounter()
                            .Name("bidder_pacing_flush_failures_total")
                            .Help(
@@ -44,13 +44,11 @@ PacingMetrics::PacingMetrics(prometheus::Registry* registry,
                         "Most spend workers may hold unflushed, which the stop keeps below "
                         "the cap")
                     .Register(*registry);
-  for (size_t i = 0; i < campaign_ids.size(); ++i) {
-    const prometheus::Labels labels{{"campaign", campaign_ids[i]}};
-    spent_today_.push_back(&spent.Add(labels));
-    budget.Add(labels).Set(static_cast<double>(budgets_micros[i]));
-    throttle_.push_back(&throttle.Add(labels));
-    bound_.push_back(&bound.Add(labels));
-  }
+  spent_family_ = &spent;
+  budget_family_ = &budget;
+  throttle_family_ = &throttle;
+  bound_family_ = &bound;
+  SetCampaigns(campaign_ids, budgets_micros);
   state_age_ = &prometheus::BuildGauge()
                     .Name("bidder_pacing_state_age_seconds")
                     .Help("Age of the oldest campaign decision the bid path reads")
@@ -92,6 +90,22 @@ PacingMetrics::PacingMetrics(prometheus::Registry* registry,
                                 "in flight, unsettled, or held back by the watermark")
                             .Register(*registry)
                             .Add({});
+  }
+}
+
+void PacingMetrics::SetCampaigns(const std::vector<std::string>& campaign_ids,
+                                 const std::vector<int64_t>& budgets_micros) {
+  if (spent_family_ == nullptr) return;
+  for (size_t i = spent_today_.size(); i < campaign_ids.size(); ++i) {
+    const prometheus::Labels labels{{"campaign", campaign_ids[i]}};
+    if (flushed_family_ != nullptr) flushed_.push_back(&flushed_family_->Add(labels));
+    spent_today_.push_back(&spent_family_->Add(labels));
+    budget_.push_back(&budget_family_->Add(labels));
+    throttle_.push_back(&throttle_family_->Add(labels));
+    bound_.push_back(&bound_family_->Add(labels));
+  }
+  for (size_t i = 0; i < budgets_micros.size() && i < budget_.size(); ++i) {
+    budget_[i]->Set(static_cast<double>(budgets_micros[i]));
   }
 }
 

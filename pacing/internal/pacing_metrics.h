@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "prometheus/counter.h"
+#include "prometheus/family.h"
 #include "prometheus/gauge.h"
 #include "prometheus/registry.h"
 
@@ -63,6 +64,12 @@ class PacingMetrics {
   PacingMetrics(prometheus::Registry* registry, const std::vector<std::string>& campaign_ids,
                 const std::vector<int64_t>& budgets_micros, bool flushes);
 
+  // Declares the series of campaigns appended since (ids[i] is campaign i;
+  // existing ones keep theirs) and sets every daily budget gauge: the
+  // campaigns changed while the bidder runs.
+  void SetCampaigns(const std::vector<std::string>& campaign_ids,
+                    const std::vector<int64_t>& budgets_micros);
+
   void AddFlushed(size_t campaign, int64_t micros);
   void CountFlushFailure();
   void SetCampaign(size_t campaign, int64_t spent_today_micros, double throttle,
@@ -74,7 +81,13 @@ class PacingMetrics {
   void SetJournalWaiting(size_t entries);
 
  private:
+  prometheus::Family<prometheus::Counter>* flushed_family_ = nullptr;
+  prometheus::Family<prometheus::Gauge>* spent_family_ = nullptr;
+  prometheus::Family<prometheus::Gauge>* budget_family_ = nullptr;
+  prometheus::Family<prometheus::Gauge>* throttle_family_ = nullptr;
+  prometheus::Family<prometheus::Gauge>* bound_family_ = nullptr;
   std::vector<prometheus::Counter*> flushed_;
+  std::vector<prometheus::Gauge*> budget_;
   prometheus::Counter* flush_failures_ = nullptr;
   std::vector<prometheus::Gauge*> spent_today_;
   std::vector<prometheus::Gauge*> throttle_;

@@ -23,20 +23,45 @@ uint64_t Mix(uint64_t x) {
 SpendFlusher::SpendFlusher(int worker_id, const std::vector<CampaignBudget>& campaigns,
                            SpendRecorder& recorder, storage::Store& store, PacingMetrics& metrics,
                            uint64_t nonce_seed, WorkerSpendJournal* journal)
-    : campaigns_(campaigns),
+    : worker_id_(worker_id),
+      campaigns_(campaigns),
       recorder_(recorder),
       store_(store),
       metrics_(metrics),
       journal_(journal),
       position_qualifier_(PositionQualifier(worker_id)),
       unacknowledged_(campaigns.size()),
-      journaled_(campaigns.size()),
       recovered_(journal == nullptr),
       nonce_seed_(Mix(nonce_seed ^ (static_cast<uint64_t>(worker_id) << 48))) {
-  rows_.reserve(campaigns.size());
-  for (const CampaignBudget& campaign : campaigns) {
-    rows_.push_back(BudgetShardRow(campaign.id, ShardOf(worker_id)));
+  TrackAppendedCampaigns();
+}
+
+void SpendFlusher::TrackAppendedCampaigns() {
+  for (size_t i = rows_.size(); i < campaigns_.size(); ++i) {
+    rows_.push_back(BudgetShardRow(campaigns_[i].id, ShardOf(worker_id_)));
   }
+  unacknowledged_.resize(campaigns_.size());
+  // Before recovery, Recover reads every position; after it, a campaign
+  // appended now may still have a position row of an earlier incarnation,
+  // read before its first Increment moves it.
+  journaled_.resize(campaigns_.size(), JournaledCampaign{.position_read = !recovered_});
+  if (journal_ != nullptr) journal_->TrackCampaigns(campaigns_);
+}
+
+bool SpendFlusher::ReadPosition(size_t i) {
+  JournaledCampaign& campaign = journaled_[i];
+  if (campaign.position_read) return true;
+  storage::Get get;
+  get.row = rows_[i];
+  get.columns = {storage::Column{std::string(kSpendFamily), position_qualifier_}};
+  absl::StatusOr<storage::RowResult> row = store_.Get(storage::kBudgetTable, get);
+  if (!row.ok()) {
+    metrics_.CountStoreError(StoreOperation::kPositionRead);
+    return false;
+  }
+  campaign.position = row->Counter(kSpendFamily, position_qualifier_).value_or(0);
+  campaign.position_read = true;
+  return true;
 }
 
 uint64_t SpendFlusher::NextNonce() {
@@ -146,7 +171,10 @@ absl::Status SpendFlusher::Recover() {
   }
   absl::StatusOr<JournalRecovery> recovery = journal_->Recover(positions);
   if (!recovery.ok()) return recovery.status();
-  for (size_t i = 0; i < positions.size(); ++i) journaled_[i].position = positions[i];
+  for (size_t i = 0; i < positions.size(); ++i) {
+    journaled_[i].position = positions[i];
+    journaled_[i].position_read = true;
+  }
   recovered_ = true;
   return absl::OkStatus();
 }
@@ -182,6 +210,11 @@ FlushResult SpendFlusher::FlushJournaled(int64_t as_of_ms) {
       if (resolved == Sent::kFailed) continue;
     }
     if (campaign.unsent.empty()) continue;
+    if (!ReadPosition(i)) {
+      ++result.increments_failed;
+      metrics_.CountFlushFailure();
+      continue;
+    }
     Batch batch = std::move(campaign.unsent);
     campaign.unsent = Batch{};
     if (Send(i, std::move(batch), result) == Sent::kStoreDown) break;

@@ -70,6 +70,10 @@ class SpendFlusher {
   // scheduled at a campaign's midnight books the day that ended).
   FlushResult Flush(int64_t as_of_ms);
 
+  // Starts flushing the campaigns appended to `campaigns` since (positions
+  // are kept for good), and tells the journal of them.
+  void TrackAppendedCampaigns();
+
   // With a journal: reads the positions and recovers the journal entries of
   // earlier incarnations, once; Flush calls it until it succeeds. OK without
   // a journal.
@@ -101,13 +105,16 @@ class SpendFlusher {
     bool moves_position = false;
   };
   struct JournaledCampaign {
-    int64_t position = 0;  // P: what the row says, as far as known
+    bool position_read = true;  // false: read the row before moving P
+    int64_t position = 0;       // P: what the row says, as far as known
     Batch unsent;
     std::optional<InDoubt> in_doubt;
   };
   enum class Sent { kOk, kFailed, kStoreDown };
 
   uint64_t NextNonce();
+  // Reads campaign `i`'s position when not known yet; false on a failed read.
+  bool ReadPosition(size_t i);
   FlushResult FlushRecorded(int64_t as_of_ms);
   FlushResult FlushJournaled(int64_t as_of_ms);
   // Settles campaign `i`'s Increment in doubt: kOk when it is known to be
@@ -119,6 +126,7 @@ class SpendFlusher {
   // The batch is in the store: metrics, and its entries' rows may go.
   void Counted(size_t i, Batch& batch, FlushResult& result);
 
+  int worker_id_;
   const std::vector<CampaignBudget>& campaigns_;
   SpendRecorder& recorder_;
   storage::Store& store_;

@@ -75,12 +75,19 @@ WorkerSpendJournal::WorkerSpendJournal(int worker_id, const std::vector<Campaign
                                        storage::Store& store, PacingMetrics& metrics,
                                        uint64_t block_size)
     : worker_id_(worker_id),
-      campaigns_(campaigns),
       store_(store),
       metrics_(metrics),
-      block_size_(std::max<uint64_t>(block_size, 1)),
-      released_(campaigns.size()) {
-  for (size_t i = 0; i < campaigns.size(); ++i) campaign_index_[campaigns[i].id] = i;
+      block_size_(std::max<uint64_t>(block_size, 1)) {
+  TrackCampaigns(campaigns);
+}
+
+void WorkerSpendJournal::TrackCampaigns(const std::vector<CampaignBudget>& campaigns) {
+  absl::MutexLock lock(&mu_);
+  for (size_t i = campaigns_.size(); i < campaigns.size(); ++i) {
+    campaigns_.push_back(campaigns[i]);
+    campaign_index_[campaigns[i].id] = i;
+  }
+  released_.resize(campaigns_.size());
 }
 
 absl::Status WorkerSpendJournal::ReserveBlock() {
@@ -145,9 +152,17 @@ absl::StatusOr<uint64_t> WorkerSpendJournal::NextSequence() {
 absl::StatusOr<SpendJournalEntry> WorkerSpendJournal::Begin(size_t campaign_index, int64_t micros,
                                                             std::string_view impression_id,
                                                             int64_t now_ms) {
-  if (campaign_index >= campaigns_.size()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("spend journal: no campaign at index ", campaign_index));
+  std::string campaign_id;
+  std::string day;
+  {
+    absl::MutexLock lock(&mu_);
+    if (campaign_index >= campaigns_.size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("spend journal: no campaign at index ", campaign_index));
+    }
+    const CampaignBudget& campaign = campaigns_[campaign_index];
+    campaign_id = campaign.id;
+    day = DayQualifier(campaign.day.DayAt(now_ms));
   }
   if (micros <= 0) return absl::InvalidArgumentError("spend journal: an amount must be > 0");
   absl::StatusOr<uint64_t> sequence = NextSequence();
@@ -155,17 +170,16 @@ absl::StatusOr<SpendJournalEntry> WorkerSpendJournal::Begin(size_t campaign_inde
     metrics_.CountJournal(JournalOutcome::kFailed);
     return sequence.status();
   }
-  const CampaignBudget& campaign = campaigns_[campaign_index];
   SpendJournalEntry entry;
   entry.sequence = *sequence;
   entry.campaign_index = campaign_index;
   entry.micros = micros;
-  entry.day = DayQualifier(campaign.day.DayAt(now_ms));
+  entry.day = std::move(day);
   entry.impression_id = std::string(impression_id);
   entry.key = JournalEntryRow(worker_id_, entry.sequence);
   const storage::Put put = JournalEntryPut(JournalRecord{.worker_id = worker_id_,
                                                          .sequence = entry.sequence,
-                                                         .campaign_id = campaign.id,
+                                                         .campaign_id = campaign_id,
                                                          .day = entry.day,
                                                          .micros = micros,
                                                          .impression_id = entry.impression_id});
@@ -282,8 +296,13 @@ size_t WorkerSpendJournal::ResolveUnsettled() {
 }
 
 absl::StatusOr<JournalRecovery> WorkerSpendJournal::Recover(const std::vector<int64_t>& positions) {
-  if (positions.size() != campaigns_.size()) {
-    return absl::InvalidArgumentError("spend journal: one position per campaign expected");
+  absl::flat_hash_map<std::string, size_t> campaign_index;
+  {
+    absl::MutexLock lock(&mu_);
+    if (positions.size() != campaigns_.size()) {
+      return absl::InvalidArgumentError("spend journal: one position per campaign expected");
+    }
+    campaign_index = campaign_index_;
   }
   if (absl::Status s = ReserveFirstBlock(); !s.ok()) return s;
   uint64_t first = 0;
@@ -316,8 +335,8 @@ absl::StatusOr<JournalRecovery> WorkerSpendJournal::Recover(const std::vector<in
         deletes.push_back(WholeRow(row.row));
         continue;
       }
-      auto campaign = campaign_index_.find(record->campaign_id);
-      if (campaign == campaign_index_.end()) {
+      auto campaign = campaign_index.find(record->campaign_id);
+      if (campaign == campaign_index.end()) {
         // Left for an incarnation that has the campaign again; the TTL
         // removes it otherwise.
         ++report.unknown_campaign;

@@ -106,6 +106,10 @@ class WorkerSpendJournal final : public SpendJournal {
                      storage::Store& store, PacingMetrics& metrics,
                      uint64_t block_size = kDefaultBlock);
 
+  // Campaigns appended to the pacer's list since (positions never change):
+  // entries may be begun for them. From the pacing loop's thread.
+  void TrackCampaigns(const std::vector<CampaignBudget>& campaigns) ABSL_LOCKS_EXCLUDED(mu_);
+
   absl::StatusOr<SpendJournalEntry> Begin(size_t campaign_index, int64_t micros,
                                           std::string_view impression_id, int64_t now_ms) override;
   void Commit(const SpendJournalEntry& entry) override;
@@ -156,15 +160,17 @@ class WorkerSpendJournal final : public SpendJournal {
   void Release(uint64_t sequence, const Held& held) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const int worker_id_;
-  const std::vector<CampaignBudget>& campaigns_;
   storage::Store& store_;
   PacingMetrics& metrics_;
   const uint64_t block_size_;
-  absl::flat_hash_map<std::string, size_t> campaign_index_;
 
   // Held while a block is reserved, so two threads never reserve at once.
   absl::Mutex reserve_mu_ ABSL_ACQUIRED_BEFORE(mu_);
   mutable absl::Mutex mu_;
+  // The campaigns by position (a copy: beacon threads read it while the
+  // pacing loop appends), and their positions by id.
+  std::vector<CampaignBudget> campaigns_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, size_t> campaign_index_ ABSL_GUARDED_BY(mu_);
   uint64_t first_sequence_ ABSL_GUARDED_BY(mu_) = 0;  // 0: no block yet
   uint64_t next_ ABSL_GUARDED_BY(mu_) = 0;            // next to hand out
   uint64_t block_end_ ABSL_GUARDED_BY(mu_) = 0;       // last of the block

@@ -681,5 +681,74 @@ TEST_F(ExampleConfigTest, OneCampaignParsesByTheConfigRulesWithPathsOfItsOwn) {
   EXPECT_FALSE(ParseCampaign("{", *config).ok());
 }
 
+// Seeding the campaigns table writes CampaignToJson: a field the code-built
+// encoder does not list (a creative's attr, the goal) must still survive.
+TEST(CampaignToJsonTest, ACampaignReadFromJsonKeepsEveryField) {
+  nlohmann::json document = ConfigWithCampaigns(1);
+  nlohmann::json campaign = Campaign("read-1");
+  campaign["goal"] = {{"type", "cpc"}, {"target_cpc", 0.4}};
+  campaign["creatives"][0]["attr"] = {1, 3};
+  document["campaigns"] = {campaign};
+  absl::StatusOr<BidderConfig> config = testing::Parse(document);
+  ASSERT_TRUE(config.ok()) << config.status();
+  config->campaigns[0].max_bid_cpm = 7.5;  // changed after reading: written as it is now
+  const std::string json = CampaignToJson(config->campaigns[0]);
+  EXPECT_EQ(nlohmann::json::parse(json)["creatives"][0]["attr"], nlohmann::json({1, 3}));
+  absl::StatusOr<CampaignConfig> back = ParseCampaign(json, *config);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->goal.type, CampaignGoal::kCpc);
+  EXPECT_EQ(back->creatives[0].attr, (std::vector<int>{1, 3}));
+  EXPECT_DOUBLE_EQ(back->max_bid_cpm, 7.5);
+
+  CampaignConfig built = config->campaigns[0];
+  built.source_json.clear();
+  absl::StatusOr<CampaignConfig> rebuilt = ParseCampaign(CampaignToJson(built), *config);
+  ASSERT_TRUE(rebuilt.ok()) << rebuilt.status();
+  EXPECT_EQ(rebuilt->goal.type, CampaignGoal::kCpc);
+  EXPECT_DOUBLE_EQ(rebuilt->goal.target_cpc, 0.4);
+}
+
+TEST(CampaignToJsonTest, ParseCampaignReadsBackTheSameCampaign) {
+  nlohmann::json document = ConfigWithCampaigns(1);
+  nlohmann::json campaign = Campaign("full-1");
+  campaign["enabled"] = false;
+  campaign["targeting"] = {{"countries", {"USA", "CAN"}},
+                           {"device_types", {1, 2}},
+                           {"deal_ids", {"d-1"}},
+                           {"domains_deny", {"blocked.example"}}};
+  campaign["frequency_cap_per_day"] = 3;
+  campaign["time_zone"] = "Europe/Berlin";
+  campaign["pacing_mode"] = "asap";
+  campaign["dsa"] = {{"behalf", "Advertiser"},
+                     {"paid", "Advertiser"},
+                     {"adrender", 1},
+                     {"transparency", {{{"domain", "dsp.example"}, {"dsaparams", {1, 2}}}}}};
+  document["campaigns"] = {campaign};
+  absl::StatusOr<BidderConfig> config = testing::Parse(document);
+  ASSERT_TRUE(config.ok()) << config.status();
+  const std::string json = CampaignToJson(config->campaigns[0]);
+  absl::StatusOr<CampaignConfig> back = ParseCampaign(json, *config);
+  ASSERT_TRUE(back.ok()) << back.status() << "\n" << json;
+  EXPECT_EQ(CampaignToJson(*back), json);
+  EXPECT_FALSE(back->enabled);
+  ASSERT_TRUE(back->dsa.has_value());
+  EXPECT_EQ(back->dsa->transparency[0].dsaparams, (std::vector<int>{1, 2}));
+  EXPECT_EQ(back->targeting.countries, (std::vector<std::string>{"USA", "CAN"}));
+}
+
+TEST(CampaignStoreConfigTest, FollowingMustStayWithinTwoSeconds) {
+  nlohmann::json document = ConfigWithCampaigns(2);
+  EXPECT_EQ(testing::ParseError(document), "OK");
+  document["campaign_store"] = {{"follow_interval_ms", 5000}};
+  EXPECT_THAT(testing::ParseError(document), HasSubstr("campaign_store.follow_interval_ms"));
+  document["campaign_store"] = {{"max_campaigns", 1}};
+  EXPECT_THAT(testing::ParseError(document), HasSubstr("campaign_store.max_campaigns"));
+  document["campaign_store"] = {{"unreadable_after_s", 5}, {"max_campaigns", 2}};
+  absl::StatusOr<BidderConfig> config = testing::Parse(document);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->campaign_store.unreadable_after_s, 5);
+  EXPECT_EQ(config->campaign_store.follow_interval_ms, 500);
+}
+
 }  // namespace
 }  // namespace rtb::config

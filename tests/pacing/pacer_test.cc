@@ -230,5 +230,49 @@ TEST_F(PacerTest, CampaignStatusesShowTheLastDecisionInBothModes) {
   EXPECT_FALSE(followed[1].stopped);
 }
 
+TEST_F(PacerTest, UpdatedCampaignsAreDecidedAtTheNextStepAndKeepTheirPositions) {
+  PacerOptions options = Options();
+  options.campaign_capacity = 3;
+  auto pacer = Pacer::Create(
+      testing::PacingOnlyConfig({testing::Campaign("c1", 1000000000, PacingMode::kAsap)}, 4),
+      temp_.store(), &registry_, options);
+  ASSERT_TRUE(pacer.ok()) << pacer.status();
+  Pacer& p = **pacer;
+  p.RunDue();
+  EXPECT_TRUE(p.decisions().MayBid(0, 0.5));
+  EXPECT_FALSE(p.decisions().MayBid(1, 0.0)) << "a free position is never decided";
+  // Spend the budget is about to be cut below.
+  p.spend().Record(0, 5000);
+  p.FlushNow();
+
+  // A mid-day cut under today's spend, and a new campaign appended.
+  ASSERT_TRUE(p.UpdateCampaigns({testing::Campaign("c1", 4000, PacingMode::kAsap),
+                                 testing::Campaign("c2", 1000000000, PacingMode::kAsap)})
+                  .ok());
+  EXPECT_TRUE(p.decisions().MayBid(0, 0.5)) << "applied by the loop, not the caller";
+  clock_->Advance(1);
+  p.RunDue();  // well before the next controller period: the update decides now
+  EXPECT_FALSE(p.decisions().MayBid(0, 0.0)) << "spent 5000 of a 4000 budget";
+  EXPECT_TRUE(p.decisions().MayBid(1, 0.5));
+  EXPECT_EQ(MetricValue(registry_, "bidder_pacing_budget_micros", {{"campaign", "c1"}}), 4000);
+  EXPECT_EQ(MetricValue(registry_, "bidder_pacing_budget_micros", {{"campaign", "c2"}}), 1e9);
+  ASSERT_EQ(p.CampaignStatuses().size(), 2u);
+  EXPECT_EQ(p.CampaignStatuses()[1].campaign_id, "c2");
+  p.spend().Record(1, 70);
+  p.FlushNow();
+  EXPECT_EQ(Stored("c2", 4, "20261004"), 70);
+
+  // Positions never move, never vanish, and the capacity holds.
+  EXPECT_EQ(
+      p.UpdateCampaigns({testing::Campaign("c2", 1000), testing::Campaign("c1", 1000)}).code(),
+      absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(p.UpdateCampaigns({testing::Campaign("c1", 1000)}).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(p.UpdateCampaigns({testing::Campaign("c1", 1000), testing::Campaign("c2", 1000),
+                               testing::Campaign("c3", 1000), testing::Campaign("c4", 1000)})
+                .code(),
+            absl::StatusCode::kOutOfRange);
+}
+
 }  // namespace
 }  // namespace rtb::pacing

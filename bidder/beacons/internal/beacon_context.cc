@@ -85,23 +85,44 @@ BeaconContext::BeaconContext(BeaconHandler::Dependencies deps, BeaconHandlerOpti
       currencies_(std::move(currencies)),
       signer_(deps_.config->bid.beacon_secret),
       exchanges_(std::move(exchanges)) {
-  const auto& campaigns = deps_.config->campaigns;
-  for (size_t i = 0; i < campaigns.size(); ++i) {
-    CampaignEntry entry;
-    entry.index = i;
-    entry.config = &campaigns[i];
-    if (!absl::LoadTimeZone(campaigns[i].time_zone, &entry.zone)) entry.zone = absl::UTCTimeZone();
-    for (const config::CreativeConfig& creative : campaigns[i].creatives) {
-      entry.creatives[creative.id] = &creative;
-    }
-    campaigns_.emplace(campaigns[i].id, std::move(entry));
-  }
   DeclareMetrics(*deps_.registry);
+  std::vector<std::shared_ptr<const config::CampaignConfig>> campaigns;
+  for (const config::CampaignConfig& campaign : deps_.config->campaigns) {
+    campaigns.push_back(std::make_shared<const config::CampaignConfig>(campaign));
+  }
+  SetCampaigns(campaigns);
 }
 
-const CampaignEntry* BeaconContext::FindCampaign(std::string_view campaign_id) const {
-  auto it = campaigns_.find(std::string(campaign_id));
-  return it == campaigns_.end() ? nullptr : &it->second;
+void BeaconContext::SetCampaigns(
+    const std::vector<std::shared_ptr<const config::CampaignConfig>>& campaigns_by_position) {
+  auto map = std::make_shared<CampaignMap>();
+  const auto& exchanges = deps_.config->server.exchanges;
+  for (size_t i = 0; i < campaigns_by_position.size(); ++i) {
+    const std::shared_ptr<const config::CampaignConfig>& campaign = campaigns_by_position[i];
+    CampaignEntry entry;
+    entry.index = i;
+    entry.config = campaign;
+    if (!absl::LoadTimeZone(campaign->time_zone, &entry.zone)) entry.zone = absl::UTCTimeZone();
+    for (const config::CreativeConfig& creative : campaign->creatives) {
+      entry.creatives[creative.id] = &creative;
+    }
+    // Add returns the existing series for labels seen before.
+    for (const config::ExchangeConfig& exchange : exchanges) {
+      const prometheus::Labels labels = {{"exchange", exchange.name}, {"campaign", campaign->id}};
+      entry.wins.push_back(&metrics_.wins_family->Add(labels));
+      entry.spend_micros.push_back(&metrics_.spend_family->Add(labels));
+    }
+    map->emplace(campaign->id, std::move(entry));
+  }
+  campaigns_.store(std::move(map));
+}
+
+std::shared_ptr<const CampaignEntry> BeaconContext::FindCampaign(
+    std::string_view campaign_id) const {
+  std::shared_ptr<const CampaignMap> map = campaigns_.load();
+  auto it = map->find(std::string(campaign_id));
+  if (it == map->end()) return nullptr;
+  return std::shared_ptr<const CampaignEntry>(map, &it->second);
 }
 
 const ExchangeRules& BeaconContext::Exchange(std::string_view exchange) const {
@@ -156,15 +177,6 @@ void BeaconContext::DeclareMetrics(prometheus::Registry& registry) {
   const auto& exchanges = deps_.config->server.exchanges;
   for (size_t x = 0; x < exchanges.size(); ++x) {
     metrics_.exchange_index.emplace(exchanges[x].name, x);
-    std::vector<prometheus::Counter*> wins, spend;
-    for (const config::CampaignConfig& campaign : deps_.config->campaigns) {
-      const prometheus::Labels labels = {{"exchange", exchanges[x].name},
-                                         {"campaign", campaign.id}};
-      wins.push_back(&metrics_.wins_family->Add(labels));
-      spend.push_back(&metrics_.spend_family->Add(labels));
-    }
-    metrics_.wins.push_back(std::move(wins));
-    metrics_.spend_micros.push_back(std::move(spend));
   }
 }
 
@@ -212,8 +224,8 @@ void BeaconContext::CountWin(const VerifiedBeacon& b, const CampaignEntry& campa
   prometheus::Counter* wins = nullptr;
   prometheus::Counter* spend = nullptr;
   if (auto x = metrics_.exchange_index.find(b.exchange); x != metrics_.exchange_index.end()) {
-    wins = metrics_.wins[x->second][campaign.index];
-    spend = metrics_.spend_micros[x->second][campaign.index];
+    wins = campaign.wins[x->second];
+    spend = campaign.spend_micros[x->second];
   } else {
     const prometheus::Labels labels = {{"exchange", b.exchange}, {"campaign", campaign.config->id}};
     wins = &metrics_.wins_family->Add(labels);

@@ -12,7 +12,9 @@
 #define RTB_BIDDER_BEACONS_INTERNAL_BEACON_CONTEXT_H_
 
 #include <array>
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -84,10 +86,13 @@ HttpResponse Status(unsigned status, const absl::Status& why);
 
 // A configured campaign as the beacons read it.
 struct CampaignEntry {
-  size_t index = 0;  // position in config.campaigns
-  const config::CampaignConfig* config = nullptr;
+  size_t index = 0;  // the campaign's position (pacing, metrics)
+  std::shared_ptr<const config::CampaignConfig> config;
   absl::TimeZone zone;
   absl::flat_hash_map<std::string, const config::CreativeConfig*> creatives;
+  // bidder_wins_total and bidder_spend_micros_total by exchange position.
+  std::vector<prometheus::Counter*> wins;
+  std::vector<prometheus::Counter*> spend_micros;
 };
 
 // 16 bytes of SHA-256 over length-prefixed fields: event and impression ids.
@@ -116,8 +121,15 @@ class BeaconContext {
   const BeaconHandlerOptions& options() const { return options_; }
   const CurrencyTable& currencies() const { return currencies_; }
   const BeaconSigner& signer() const { return signer_; }
-  // Null when `campaign_id` is not configured.
-  const CampaignEntry* FindCampaign(std::string_view campaign_id) const;
+  // Null when `campaign_id` is not known. Holding the pointer keeps the
+  // entry (and the campaign set it belongs to) alive across SetCampaigns.
+  std::shared_ptr<const CampaignEntry> FindCampaign(std::string_view campaign_id) const;
+  // Replaces the campaigns beacons are accepted for: every campaign ever
+  // known to the worker, paused and archived included (their bids may
+  // still win), campaigns_by_position[i] at position i. Declares their
+  // series. Call from one thread at a time.
+  void SetCampaigns(
+      const std::vector<std::shared_ptr<const config::CampaignConfig>>& campaigns_by_position);
   // The rules of `exchange`; defaults (billing notice burl, plain prices) for
   // one no longer configured.
   const ExchangeRules& Exchange(std::string_view exchange) const;
@@ -165,10 +177,9 @@ class BeaconContext {
                static_cast<size_t>(Endpoint::kCount)>
         price_rejected{};
     std::array<prometheus::Histogram*, static_cast<size_t>(Endpoint::kCount)> latency{};
-    // Claimed impressions and their spend, [exchange][campaign] in config
-    // order; the families, for an exchange that left the config after it bid.
-    std::vector<std::vector<prometheus::Counter*>> wins;
-    std::vector<std::vector<prometheus::Counter*>> spend_micros;
+    // Claimed impressions and their spend (the series are in each
+    // CampaignEntry); the families, for an exchange that left the config
+    // after it bid.
     absl::flat_hash_map<std::string, size_t> exchange_index;
     prometheus::Family<prometheus::Counter>* wins_family = nullptr;
     prometheus::Family<prometheus::Counter>* spend_family = nullptr;
@@ -180,9 +191,10 @@ class BeaconContext {
   BeaconHandlerOptions options_;
   CurrencyTable currencies_;
   BeaconSigner signer_;
-  absl::flat_hash_map<std::string, CampaignEntry> campaigns_;
+  using CampaignMap = absl::flat_hash_map<std::string, CampaignEntry>;
   absl::flat_hash_map<std::string, ExchangeRules> exchanges_;
   Metrics metrics_;
+  std::atomic<std::shared_ptr<const CampaignMap>> campaigns_;
 };
 
 // The endpoints, each given a verified beacon of a configured campaign

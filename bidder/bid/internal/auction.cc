@@ -254,7 +254,8 @@ class ImpressionRound {
     // The value: max_bid_cpm, or what the campaign goal makes an
     // impression worth (pricing/pricer.h), never more.
     const double value =
-        pricer_ != nullptr ? pricer_->Value(campaign.index, {}) : campaign.max_bid_cpm;
+        pricer_ != nullptr ? pricer_->Value(campaign.index, campaign.goal, campaign.max_bid_cpm, {})
+                           : campaign.max_bid_cpm;
     const std::optional<double> price =
         currencies_.Convert(value, campaign.currency_code, currency_);
     if (!price.has_value()) return Rejection::kFloor;

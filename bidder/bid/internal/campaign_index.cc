@@ -203,6 +203,7 @@ absl::StatusOr<Campaign> CampaignOf(const config::CampaignConfig& c, size_t i,
     return absl::InvalidArgumentError(absl::StrCat(where, ": max_bid_cpm must be > 0"));
   }
   campaign.max_bid_cpm = c.max_bid_cpm;
+  campaign.goal = c.goal;
   absl::TimeZone zone;
   if (!absl::LoadTimeZone(c.time_zone, &zone)) {
     return absl::InvalidArgumentError(absl::StrCat(where, ": unknown time zone ", c.time_zone));
@@ -240,7 +241,7 @@ absl::StatusOr<Campaign> CampaignOf(const config::CampaignConfig& c, size_t i,
 
 absl::StatusOr<CampaignIndex> CampaignIndex::Build(
     const std::vector<config::CampaignConfig>& configs, const std::string& default_currency,
-    const CurrencyTable& currencies) {
+    const CurrencyTable& currencies, std::vector<std::string>* refused) {
   CampaignIndex index;
   const size_t n = configs.size();
   index.any_country_.Reset(n);
@@ -248,6 +249,14 @@ absl::StatusOr<CampaignIndex> CampaignIndex::Build(
   index.open_auction_.Reset(n);
   for (size_t i = 0; i < n; ++i) {
     absl::StatusOr<Campaign> campaign = CampaignOf(configs[i], i, default_currency, currencies);
+    if (!campaign.ok() && refused != nullptr) {
+      refused->push_back(std::string(campaign.status().message()));
+      Campaign disabled;
+      disabled.index = i;
+      disabled.id = configs[i].id;
+      disabled.enabled = false;
+      campaign = std::move(disabled);
+    }
     if (!campaign.ok()) return campaign.status();
     if (campaign->enabled) index.Post(*campaign, n);
     index.campaigns_.push_back(*std::move(campaign));

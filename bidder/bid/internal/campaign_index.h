@@ -24,8 +24,10 @@
 // index cannot decide cheaply (creative details, floors, blocks, site
 // targeting, segments, caps, pacing) the auction checks per candidate.
 //
-// Campaigns keep their position in config.campaigns as their index (metrics,
-// pacing decisions and bit positions all use it).
+// Campaigns keep their position in the list given to Build as their index
+// (metrics, pacing decisions and bit positions all use it): the config's
+// order, then campaigns added while the bidder runs, appended
+// (bidder/campaigns/campaign_follower.h).
 //
 // Thread-safety: immutable after Build(); share freely across threads.
 #ifndef RTB_BIDDER_BID_INTERNAL_CAMPAIGN_INDEX_H_
@@ -110,15 +112,16 @@ struct Creative {
 };
 
 struct Campaign {
-  size_t index = 0;  // position in config.campaigns
+  size_t index = 0;  // position (see the top of this file)
   std::string id;
   bool enabled = true;
   std::string seat;  // "" = the exchange's seat
   std::vector<std::string> advertiser_domains;
   CategorySet categories;
-  std::string currency;        // ISO 4217, upper case
-  uint32_t currency_code = 0;  // PackCurrencyCode(currency)
-  double max_bid_cpm = 0;      // in `currency`
+  std::string currency;             // ISO 4217, upper case
+  uint32_t currency_code = 0;       // PackCurrencyCode(currency)
+  double max_bid_cpm = 0;           // in `currency`
+  config::CampaignGoalConfig goal;  // what an impression is worth (pricing/pricer.h)
   FrequencyCap frequency_cap{0, absl::UTCTimeZone()};
   config::StoreOutagePolicy store_outage_policy = config::StoreOutagePolicy::kContextualOnly;
   // config::BidsWithoutProfile: may bid while the profile cannot be read.
@@ -176,9 +179,15 @@ class CampaignIndex {
   // `default_currency`. InvalidArgument naming the campaign when a value the
   // bid path depends on is unusable (unknown currency or time zone, a creative
   // without size, ...); a config that passed ValidateConfig always builds.
+  //
+  // With `refused` set, such a campaign does not fail the build: it keeps its
+  // position, disabled (in no posting list), and its error is appended to
+  // `*refused`. That is how campaigns changed while the bidder runs are
+  // built, since one bad row must not stop the others.
   static absl::StatusOr<CampaignIndex> Build(const std::vector<config::CampaignConfig>& campaigns,
                                              const std::string& default_currency,
-                                             const CurrencyTable& currencies);
+                                             const CurrencyTable& currencies,
+                                             std::vector<std::string>* refused = nullptr);
 
   size_t size() const { return campaigns_.size(); }
   const Campaign& campaign(size_t index) const { return campaigns_[index]; }
