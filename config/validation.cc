@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "config/config.h"
 #include "config/internal/error_list.h"
 #include "config/internal/iso_codes.h"
@@ -332,6 +333,14 @@ void CheckCodes(const Checker& at, std::string_view key, const std::vector<int>&
   }
 }
 
+// The taxonomies the tables hold, in cattax order, e.g. "1, 2, 3".
+std::string KnownTaxonomiesListed() {
+  std::vector<int32_t> known(std::begin(taxonomy::kKnownTaxonomies),
+                             std::end(taxonomy::kKnownTaxonomies));
+  std::sort(known.begin(), known.end());
+  return absl::StrJoin(known, ", ");
+}
+
 // Category codes of taxonomy `cattax`: Content 1.0 codes, ids of a taxonomy
 // the tables hold, tokens of a vendor taxonomy.
 void CheckCategories(const Checker& at, std::string_view key, const std::vector<std::string>& codes,
@@ -645,9 +654,8 @@ void ValidateCampaign(const CampaignConfig& campaign, const BidderConfig& config
                              taxonomy::CategoryTaxonomies::Iab().Known(campaign.cattax);
   if (!cattax_usable) {
     at.Fail("cattax",
-            absl::StrCat("must be a taxonomy the bidder has tables for (1, 2, 5, 6, 7, 8) or a "
-                         "vendor taxonomy (500 and above); got ",
-                         campaign.cattax));
+            absl::StrCat("must be a taxonomy the bidder has tables for (", KnownTaxonomiesListed(),
+                         ") or a vendor taxonomy (500 and above); got ", campaign.cattax));
   }
   CheckCategories(at, "iab_categories", campaign.iab_categories, campaign.cattax);
   if (campaign.daily_budget_micros <= 0) at.Fail("daily_budget_micros", "must be > 0");

@@ -52,6 +52,16 @@ bool IsContent2x(int32_t taxonomy) {
   return taxonomy == kContent2 || taxonomy == kContent21 || taxonomy == kContent22;
 }
 
+// The Content 2.x, 3.0 and 3.1 versions, which share ids.
+bool IsContentVersion(int32_t taxonomy) {
+  return IsContent2x(taxonomy) || taxonomy == kContent3 || taxonomy == kContent31;
+}
+
+// The parent column as the tables hold it: a tier-1 id has none.
+std::string ParentOf(std::string_view id, std::string_view parent) {
+  return parent == id ? std::string() : std::string(parent);
+}
+
 }  // namespace
 
 size_t KnownIndex(int32_t taxonomy) {
@@ -68,10 +78,16 @@ const CategoryTaxonomies& CategoryTaxonomies::Iab() {
 
 CategoryTaxonomies::CategoryTaxonomies() {
   ForEachRow("content_3_0_tree", [&](const std::vector<std::string_view>& c) {
-    content3_.parent[std::string(c[0])] = std::string(c[1]);
+    content3_.parent[std::string(c[0])] = ParentOf(c[0], c[1]);
+  });
+  ForEachRow("content_3_1_tree", [&](const std::vector<std::string_view>& c) {
+    content31_.parent[std::string(c[0])] = ParentOf(c[0], c[1]);
+  });
+  ForEachRow("ad_product_1_0_tree", [&](const std::vector<std::string_view>& c) {
+    ad_product1_.parent[std::string(c[0])] = ParentOf(c[0], c[1]);
   });
   ForEachRow("ad_product_2_0_tree", [&](const std::vector<std::string_view>& c) {
-    ad_product2_.parent[std::string(c[0])] = std::string(c[1]);
+    ad_product2_.parent[std::string(c[0])] = ParentOf(c[0], c[1]);
   });
   // Content 2.x: the 3.0 tree for the ids 3.0 kept, then the parents the
   // 1.0 -> 2.0 mapping gives, which win. Its parent column is empty for some
@@ -104,6 +120,10 @@ const CategoryTaxonomies::Tree& CategoryTaxonomies::TreeOf(int32_t taxonomy) con
       return content1_;
     case kContent3:
       return content3_;
+    case kContent31:
+      return content31_;
+    case kAdProduct1:
+      return ad_product1_;
     case kAdProduct2:
       return ad_product2_;
     default:
@@ -129,6 +149,7 @@ CategoryPath CategoryTaxonomies::PathOf(int32_t taxonomy, std::string_view code)
 }
 
 std::vector<std::string> CategoryTaxonomies::ToContent1(int32_t from, std::string_view code) const {
+  if (from == kAdProduct1) return {};  // no mapping (data README)
   if (from == kContent1) {
     return content1_.parent.contains(std::string(code))
                ? std::vector<std::string>{std::string(code)}
@@ -144,10 +165,12 @@ std::vector<std::string> CategoryTaxonomies::ToContent1(int32_t from, std::strin
 
 std::vector<std::string> CategoryTaxonomies::FromContent1(std::string_view code, int32_t to) const {
   if (to == kContent1) return {std::string(code)};
+  if (to == kAdProduct1) return {};  // no mapping (data README)
   const auto& forward = to == kAdProduct2 ? content1_to_ad_product2_ : content1_to_content2_;
   auto it = forward.find(std::string(code));
   if (it == forward.end()) return {};
-  if (to == kContent3 && !content3_.parent.contains(it->second)) return {};
+  // 3.0 and 3.1 hold the 2.0 ids they kept.
+  if ((to == kContent3 || to == kContent31) && !TreeOf(to).parent.contains(it->second)) return {};
   return {it->second};
 }
 
@@ -159,10 +182,7 @@ std::vector<CategoryPath> CategoryTaxonomies::Translate(int32_t from, std::strin
   }
   if (!Known(from) || !Known(to) || !Contains(from, code)) return {};
   std::vector<std::string> codes;
-  // The Content 2.x and 3.0 versions share ids.
-  const bool content_versions =
-      (IsContent2x(from) || from == kContent3) && (IsContent2x(to) || to == kContent3);
-  if (content_versions && Contains(to, code)) {
+  if (IsContentVersion(from) && IsContentVersion(to) && Contains(to, code)) {
     codes.emplace_back(code);
   } else {
     for (const std::string& content1 : ToContent1(from, code)) {

@@ -34,10 +34,12 @@ inline constexpr int32_t kAdProduct2 = 8;     // IAB Ad Product Taxonomy 2.0
 inline constexpr int32_t kContent31 = 9;      // IAB Content Taxonomy 3.1
 inline constexpr int32_t kFirstVendor = 500;  // 500+: vendor-specific taxonomies
 
-// The taxonomies the tables hold a tree and a translation for, in a fixed
-// order (index with KnownIndex()).
-inline constexpr int32_t kKnownTaxonomies[] = {kContent1,  kContent2, kContent21,
-                                               kContent22, kContent3, kAdProduct2};
+// The taxonomies the tables hold a tree for, in a fixed order (index with
+// KnownIndex()). All but Ad Product 1.0 also translate to and from the others;
+// Ad Product 1.0 has no id-level mapping in the public files (data README), so
+// its codes translate to nothing and others' to none of its codes.
+inline constexpr int32_t kKnownTaxonomies[] = {kContent1, kContent2,   kContent21,  kContent22,
+                                               kContent3, kAdProduct2, kAdProduct1, kContent31};
 inline constexpr size_t kKnownTaxonomyCount = std::size(kKnownTaxonomies);
 
 // Position of `taxonomy` in kKnownTaxonomies, or kKnownTaxonomyCount.
@@ -85,6 +87,8 @@ class CategoryTaxonomies {
   Tree content1_;
   Tree content2_;  // 2.0, 2.1, 2.2
   Tree content3_;
+  Tree content31_;
+  Tree ad_product1_;
   Tree ad_product2_;
   absl::flat_hash_map<std::string, std::string> content1_to_content2_;
   absl::flat_hash_map<std::string, std::string> content1_to_ad_product2_;

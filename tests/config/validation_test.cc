@@ -674,9 +674,26 @@ TEST(CampaignValidationTest, CategoriesFollowTheCampaignTaxonomy) {
   campaign["iab_categories"] = {"travel/hotels"};
   campaign["creatives"][0]["iab_categories"] = {"x"};
   EXPECT_EQ(ParseError(doc), "OK");
+  // Ad Product 1.0 and Content 3.1 ids (Thriller is new in 3.1).
   campaign["cattax"] = 3;
-  EXPECT_THAT(ParseError(doc), HasSubstr("campaigns[0].cattax: must be a taxonomy the bidder "
-                                         "has tables for"));
+  campaign["iab_categories"] = {"850", "IAB20-18"};
+  campaign["creatives"][0]["iab_categories"] = {"833"};
+  EXPECT_THAT(ParseError(doc), HasSubstr("campaigns[0].iab_categories[1]: must be an id of "
+                                         "taxonomy 3"));
+  campaign["iab_categories"] = {"850"};
+  EXPECT_EQ(ParseError(doc), "OK");
+  campaign["cattax"] = 9;
+  campaign["iab_categories"] = {"700"};
+  campaign["creatives"][0]["iab_categories"] = {"SPSHQ5"};
+  EXPECT_EQ(ParseError(doc), "OK");
+  campaign["cattax"] = 7;
+  EXPECT_THAT(ParseError(doc), HasSubstr("campaigns[0].iab_categories[0]: must be an id of "
+                                         "taxonomy 7"));
+  // Audience 1.1 is not a category taxonomy the tables hold.
+  campaign["cattax"] = 4;
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("campaigns[0].cattax: must be a taxonomy the bidder has tables for "
+                        "(1, 2, 3, 5, 6, 7, 8, 9) or a vendor taxonomy (500 and above); got 4"));
 }
 
 TEST(CampaignValidationTest, RewardedPolicyIsDecoded) {

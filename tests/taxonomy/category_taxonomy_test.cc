@@ -17,15 +17,31 @@ using ::testing::IsEmpty;
 
 const CategoryTaxonomies& Iab() { return CategoryTaxonomies::Iab(); }
 
+// The bid path's bcat rule over the tables: `bcat_code` of `bcat_taxonomy`
+// blocks a campaign category `code` of `taxonomy` when a translation of it
+// into the request's taxonomy lists the bcat code or has it above.
+bool Blocks(int32_t bcat_taxonomy, const std::string& bcat_code, int32_t taxonomy,
+            const std::string& code) {
+  for (const CategoryPath& path : Iab().Translate(taxonomy, code, bcat_taxonomy)) {
+    for (const std::string& step : path) {
+      if (step == bcat_code) return true;
+    }
+  }
+  return false;
+}
+
 TEST(CategoryTaxonomyTest, KnowsTheTaxonomiesItHasTablesFor) {
-  for (int32_t known : {kContent1, kContent2, kContent21, kContent22, kContent3, kAdProduct2}) {
+  for (int32_t known : {kContent1, kContent2, kAdProduct1, kContent21, kContent22, kContent3,
+                        kAdProduct2, kContent31}) {
     EXPECT_TRUE(Iab().Known(known)) << known;
   }
-  for (int32_t unknown : {0, kAdProduct1, kAudience11, kContent31, 500, 1000}) {
+  for (int32_t unknown : {0, kAudience11, 10, 500, 1000}) {
     EXPECT_FALSE(Iab().Known(unknown)) << unknown;
   }
   EXPECT_EQ(KnownIndex(kContent1), 0u);
   EXPECT_EQ(KnownIndex(kAdProduct2), 5u);
+  EXPECT_EQ(KnownIndex(kAdProduct1), 6u);
+  EXPECT_EQ(KnownIndex(kContent31), 7u);
   EXPECT_EQ(KnownIndex(kAudience11), kKnownTaxonomyCount);
 }
 
@@ -44,6 +60,20 @@ TEST(CategoryTaxonomyTest, ContainsTheCodesOfEachTable) {
   EXPECT_TRUE(Iab().Contains(kAdProduct2, "1582"));
   EXPECT_FALSE(Iab().Contains(kAdProduct2, "1583"));
   EXPECT_FALSE(Iab().Contains(kAudience11, "1"));
+  // Ad Product 1.0: ids 1-863 as the file gives them, which spells
+  // Health and Fitness Apps "0" and has no 61 (Coupe repeats 51).
+  EXPECT_TRUE(Iab().Contains(kAdProduct1, "1"));
+  EXPECT_TRUE(Iab().Contains(kAdProduct1, "863"));
+  EXPECT_TRUE(Iab().Contains(kAdProduct1, "0"));
+  EXPECT_FALSE(Iab().Contains(kAdProduct1, "61"));
+  EXPECT_FALSE(Iab().Contains(kAdProduct1, "864"));
+  EXPECT_FALSE(Iab().Contains(kAdProduct1, "80DV7O"));  // added by 1.1
+  // Content 3.1: the 3.0 ids and Thriller (700).
+  EXPECT_TRUE(Iab().Contains(kContent31, "700"));
+  EXPECT_FALSE(Iab().Contains(kContent3, "700"));
+  EXPECT_TRUE(Iab().Contains(kContent31, "v9i3On"));
+  EXPECT_TRUE(Iab().Contains(kContent31, "WQC6HR"));
+  EXPECT_FALSE(Iab().Contains(kContent31, "379"));
 }
 
 TEST(CategoryTaxonomyTest, SameTaxonomyGivesTheCodeWithItsPath) {
@@ -88,7 +118,11 @@ TEST(CategoryTaxonomyTest, Content1TranslatesByThePublicMappings) {
   // Codes the 2.0 mapping leaves out.
   EXPECT_THAT(Iab().Translate(kContent1, "IAB25-3", kContent2), IsEmpty());
   EXPECT_THAT(Iab().Translate(kContent1, "IAB25-3", kAdProduct2), ElementsAre(ElementsAre("1001")));
-  // No tables for Ad Product 1.0.
+  // Content 3.1 keeps the 3.0 ids, and so what 3.0 dropped.
+  EXPECT_THAT(Iab().Translate(kContent1, "IAB20-18", kContent31),
+              ElementsAre(ElementsAre("668", "664", "653")));
+  EXPECT_THAT(Iab().Translate(kContent1, "IAB12-1", kContent31), IsEmpty());
+  // No mapping for Ad Product 1.0.
   EXPECT_THAT(Iab().Translate(kContent1, "IAB3-1", kAdProduct1), IsEmpty());
 }
 
@@ -114,6 +148,82 @@ TEST(CategoryTaxonomyTest, ContentVersionsShareIdsAndOtherPairsGoThroughContent1
   // Ad Product 2.0 Wine -> IAB8-18 -> Alcoholic Beverages (2.x).
   EXPECT_THAT(Iab().Translate(kAdProduct2, "1007", kContent21),
               ElementsAre(ElementsAre("211", "210")));
+  // 3.0 and 3.1 share ids; Thriller is only in 3.1 and nothing in 1.0 maps
+  // to it or to Genres.
+  EXPECT_THAT(Iab().Translate(kContent3, "340", kContent31),
+              ElementsAre(ElementsAre("340", "339", "338", "JLBCU7")));
+  EXPECT_THAT(Iab().Translate(kContent31, "668", kContent22),
+              ElementsAre(ElementsAre("668", "664", "653")));
+  EXPECT_THAT(Iab().Translate(kContent31, "700", kContent3), IsEmpty());
+  EXPECT_THAT(Iab().Translate(kContent31, "22", kContent1),
+              ElementsAre(ElementsAre("IAB2-10", "IAB2"), ElementsAre("IAB2-12", "IAB2")));
+}
+
+TEST(CategoryTaxonomyTest, AdProduct1TreeFromItsFile) {
+  // Hotels and Resorts < Travel and Tourism.
+  EXPECT_THAT(Iab().Translate(kAdProduct1, "850", kAdProduct1),
+              ElementsAre(ElementsAre("850", "833")));
+  // Coffee < Coffee & Tea < Beverages < Edible < Consumer Packaged Goods.
+  EXPECT_THAT(Iab().Translate(kAdProduct1, "225", kAdProduct1),
+              ElementsAre(ElementsAre("225", "224", "222", "221", "220")));
+  // Frozen Meat/Poultry/Seafood: the file's parent is 349 (Baked Beans), its
+  // tier columns put it under Frozen.
+  EXPECT_THAT(Iab().Translate(kAdProduct1, "273", kAdProduct1),
+              ElementsAre(ElementsAre("273", "249", "221", "220")));
+  // 51 is Ticket Services (its first row), not the Coupe that repeats it.
+  EXPECT_THAT(Iab().Translate(kAdProduct1, "51", kAdProduct1),
+              ElementsAre(ElementsAre("51", "27")));
+  EXPECT_THAT(Iab().Translate(kAdProduct1, "0", kAdProduct1), ElementsAre(ElementsAre("0", "1")));
+}
+
+TEST(CategoryTaxonomyTest, Content31TreeFromItsFile) {
+  // Horse Racing: the 3.1 file's parent column says Sports, its tier columns
+  // (and 3.0) Equine Sports; the longer path is kept.
+  EXPECT_THAT(Iab().Translate(kContent31, "497", kContent31),
+              ElementsAre(ElementsAre("497", "496", "483")));
+  EXPECT_THAT(Iab().Translate(kContent31, "700", kContent31),
+              ElementsAre(ElementsAre("700", "SPSHQ5")));
+  EXPECT_THAT(Iab().Translate(kContent31, "376", kContent31),
+              ElementsAre(ElementsAre("376", "371", "SPSHQ5")));
+  EXPECT_THAT(Iab().Translate(kContent31, "150", kContent31), ElementsAre(ElementsAre("150")));
+}
+
+TEST(CategoryTaxonomyTest, BcatInContent31BlocksCampaignsOfOtherTaxonomies) {
+  // Hotels (Content 1.0 IAB20-18, Content 3.0 668): 3.1 Hotels and Motels,
+  // its Travel Type and Travel parents block it; a sibling does not.
+  for (const char* bcat : {"668", "664", "653"}) {
+    EXPECT_TRUE(Blocks(kContent31, bcat, kContent1, "IAB20-18")) << bcat;
+    EXPECT_TRUE(Blocks(kContent31, bcat, kContent3, "668")) << bcat;
+  }
+  EXPECT_FALSE(Blocks(kContent31, "665", kContent1, "IAB20-18"));
+  EXPECT_FALSE(Blocks(kContent31, "665", kContent3, "668"));
+  // The reverse: a campaign declared in 3.1 against a 1.0 or 3.0 bcat.
+  EXPECT_TRUE(Blocks(kContent1, "IAB20", kContent31, "668"));
+  EXPECT_TRUE(Blocks(kContent1, "IAB20-18", kContent31, "668"));
+  EXPECT_FALSE(Blocks(kContent1, "IAB19", kContent31, "668"));
+  EXPECT_TRUE(Blocks(kContent3, "653", kContent31, "668"));
+  // A parent blocks its child within 3.1; a child does not block its parent.
+  EXPECT_TRUE(Blocks(kContent31, "SPSHQ5", kContent31, "700"));
+  EXPECT_TRUE(Blocks(kContent31, "496", kContent31, "497"));
+  EXPECT_FALSE(Blocks(kContent31, "497", kContent31, "496"));
+}
+
+TEST(CategoryTaxonomyTest, BcatInAdProduct1BlocksOnlyAdProduct1Campaigns) {
+  // Within Ad Product 1.0 the tree applies: a parent blocks its child.
+  EXPECT_TRUE(Blocks(kAdProduct1, "833", kAdProduct1, "850"));
+  EXPECT_TRUE(Blocks(kAdProduct1, "850", kAdProduct1, "850"));
+  EXPECT_TRUE(Blocks(kAdProduct1, "220", kAdProduct1, "225"));
+  EXPECT_FALSE(Blocks(kAdProduct1, "850", kAdProduct1, "833"));
+  EXPECT_FALSE(Blocks(kAdProduct1, "835", kAdProduct1, "850"));
+  // No public mapping ties its ids to the others (data README): Hotels in
+  // Content 1.0 or 3.0 is not blocked by Ad Product 1.0 Travel and Tourism,
+  // nor the reverse.
+  EXPECT_FALSE(Blocks(kAdProduct1, "833", kContent1, "IAB20-18"));
+  EXPECT_FALSE(Blocks(kAdProduct1, "833", kContent3, "668"));
+  EXPECT_FALSE(Blocks(kContent1, "IAB20", kAdProduct1, "850"));
+  EXPECT_FALSE(Blocks(kContent3, "653", kAdProduct1, "850"));
+  EXPECT_THAT(Iab().Translate(kAdProduct1, "850", kAdProduct2), IsEmpty());
+  EXPECT_THAT(Iab().Translate(kAdProduct2, "1533", kAdProduct1), IsEmpty());
 }
 
 }  // namespace
