@@ -122,6 +122,9 @@ class EmbeddedStoreImpl final : public Store {
                 boost::asio::any_io_executor executor, GetCallback done) override;
   void AsyncScan(std::string_view table, storage::Scan scan, Deadline deadline,
                  boost::asio::any_io_executor executor, ScanCallback done) override;
+  // A read on the pool has a timer on the caller's executor; one answered on
+  // the caller's thread is posted only while its deadline has not passed.
+  bool KeepsAsyncDeadlines() const override { return true; }
 
   // Scans (embedded_store_scans.cc).
   absl::StatusOr<std::vector<RowResult>> Scan(std::string_view table_name,

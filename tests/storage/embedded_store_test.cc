@@ -372,6 +372,12 @@ TEST_F(StoreApiTest, AsyncGetSeesTheMemtableOverTheDisk) {
   EXPECT_EQ((*answer)->Value("a", "q"), "new");
 }
 
+// The bid handler sets no timer of its own around a store that declares
+// this: the embedded store answers DeadlineExceeded itself (tests below).
+TEST_F(StoreApiTest, EmbeddedStoreKeepsItsAsyncDeadlines) {
+  EXPECT_TRUE(store_->KeepsAsyncDeadlines());
+}
+
 TEST_F(StoreApiTest, AsyncGetPastItsDeadlineAnswersDeadlineExceededOnce) {
   boost::asio::io_context io;
   int calls = 0;
