@@ -372,6 +372,24 @@ TEST_F(StoreApiTest, AsyncGetSeesTheMemtableOverTheDisk) {
   EXPECT_EQ((*answer)->Value("a", "q"), "new");
 }
 
+// The memtable holds one column, a file not in the block cache another: a
+// read on the caller's thread must not answer the memtable's part alone.
+TEST_F(StoreApiTest, AsyncGetOfARowPartlyOnDiskSeesAllOfIt) {
+  MustPut("t", PutOf("r", "a", "on-disk", "1"));
+  ASSERT_TRUE(store_->Flush("t").ok());
+  Reopen();
+  MustPut("t", PutOf("r", "a", "in-memory", "2"));
+  boost::asio::io_context io;
+  std::optional<absl::StatusOr<RowResult>> answer;
+  store_->AsyncGet("t", Get{"r"}, std::chrono::steady_clock::now() + std::chrono::seconds(5),
+                   io.get_executor(), [&](absl::StatusOr<RowResult> r) { answer = std::move(r); });
+  io.run_for(std::chrono::seconds(5));
+  ASSERT_TRUE(answer.has_value());
+  ASSERT_TRUE(answer->ok()) << answer->status();
+  EXPECT_EQ((*answer)->Value("a", "on-disk"), "1");
+  EXPECT_EQ((*answer)->Value("a", "in-memory"), "2");
+}
+
 // The bid handler sets no timer of its own around a store that declares
 // this: the embedded store answers DeadlineExceeded itself (tests below).
 TEST_F(StoreApiTest, EmbeddedStoreKeepsItsAsyncDeadlines) {
