@@ -162,13 +162,15 @@ absl::StatusOr<RowResult> EmbeddedStoreImpl::Get(std::string_view table_name,
   return ReadRow(**table, get, nullptr);
 }
 
-std::optional<RowResult> EmbeddedStoreImpl::TryCachedGet(std::string_view table_name,
-                                                         const storage::Get& get) {
+std::optional<RowResult> EmbeddedStoreImpl::TryGetWithoutIo(std::string_view table_name,
+                                                            const storage::Get& get) {
   absl::StatusOr<std::shared_ptr<const Table>> table = FindTable(table_name);
   if (!table.ok() || !ValidateGet((*table)->schema, get).ok()) return std::nullopt;
   std::string_view row = get.row;
   RowLocks locks(this, table_name, std::span<std::string_view>(&row, 1), RowLocks::Mode::kShared);
-  return ReadRowFromCache(**table, get);
+  absl::StatusOr<RowResult> read = ReadRow(**table, get, nullptr, rocksdb::kBlockCacheTier);
+  if (!read.ok()) return std::nullopt;
+  return *std::move(read);
 }
 
 absl::StatusOr<std::vector<RowResult>> EmbeddedStoreImpl::MultiGet(
@@ -236,10 +238,13 @@ void EmbeddedStoreImpl::RunAsync(std::string table, Deadline deadline,
 
 void EmbeddedStoreImpl::AsyncGet(std::string_view table, storage::Get get, Deadline deadline,
                                  boost::asio::any_io_executor executor, GetCallback done) {
-  // A warm row is answered on the caller's thread: a row-cache read takes
-  // well under a microsecond, a round trip through the async pool costs two
-  // thread switches (tens of microseconds).
-  if (std::optional<RowResult> cached = TryCachedGet(table, get);
+  // A row that can be read without touching the disk is answered on the
+  // caller's thread: from the row cache well under a microsecond, from the
+  // memtables and block cache in a few (bounded by the row's size, no I/O),
+  // where a round trip through the async pool costs two thread switches
+  // (tens of microseconds of kernel time). Only a read that needs a block
+  // from disk goes to the pool.
+  if (std::optional<RowResult> cached = TryGetWithoutIo(table, get);
       cached.has_value() && std::chrono::steady_clock::now() < deadline) {
     boost::asio::post(executor, [done = std::move(done), row = *std::move(cached)]() mutable {
       done(std::move(row));
@@ -274,27 +279,9 @@ bool EmbeddedStoreImpl::AppendCachedFamily(const Family& family, const storage::
   return true;
 }
 
-std::optional<RowResult> EmbeddedStoreImpl::ReadRowFromCache(const Table& table,
-                                                             const storage::Get& get) {
-  if (!row_cache_.enabled()) return std::nullopt;
-  Selection sel = Select(table, get.columns);
-  const int64_t now = options_.clock->NowMillis();
-  const bool latest_only = IsLatestOfEverything(get);
-  RowResult result;
-  result.row = get.row;
-  for (const Selection::Entry& e : sel.entries) {
-    if (!e.qualifiers.empty()) return std::nullopt;
-    VisibleCellFilter filter(e.family->options, &e.qualifiers, get.time_range, get.max_versions,
-                             now);
-    if (!AppendCachedFamily(*e.family, get, now, latest_only, filter, &result.cells)) {
-      return std::nullopt;
-    }
-  }
-  return result;
-}
-
 absl::StatusOr<RowResult> EmbeddedStoreImpl::ReadRow(const Table& table, const storage::Get& get,
-                                                     const rocksdb::Snapshot* snapshot) {
+                                                     const rocksdb::Snapshot* snapshot,
+                                                     rocksdb::ReadTier tier) {
   Selection sel = Select(table, get.columns);
   const int64_t now = options_.clock->NowMillis();
   RowResult result;
@@ -319,15 +306,23 @@ absl::StatusOr<RowResult> EmbeddedStoreImpl::ReadRow(const Table& table, const s
     rocksdb::ReadOptions ro;
     ro.snapshot = snapshot;
     ro.iterate_upper_bound = &upper_slice;
+    ro.read_tier = tier;
     std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, e.family->handle));
     it->Seek(ToSlice(prefix));
     if (cacheable) {
       StoredRow stored;
       CollectFamilyRow(it.get(), prefix, &stored);
       if (!it->status().ok()) return FromRocks(it->status(), "get");
-      FilterStoredRow(stored, filter, &result.cells);
-      row_cache_.Insert(e.family->id, get.row, generation,
-                        MakeCachedRow(e.family->options, std::move(stored), now));
+      // The cached row's latest view is what the commonest read sees: shared
+      // with the answer instead of filtering the cells a second time.
+      std::shared_ptr<const CachedRow> cached =
+          MakeCachedRow(e.family->options, std::move(stored), now);
+      if (latest_only && now < cached->latest_valid_until_ms) {
+        result.cells.AppendShared(cached->latest);
+      } else {
+        FilterStoredRow(cached->stored, filter, &result.cells);
+      }
+      row_cache_.Insert(e.family->id, get.row, generation, std::move(cached));
       continue;
     }
     ReadFamilyRow(it.get(), prefix, filter, &result.cells);

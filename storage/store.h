@@ -93,6 +93,11 @@ class Store {
                         boost::asio::any_io_executor executor, GetCallback done) = 0;
   virtual void AsyncScan(std::string_view table, storage::Scan scan, Deadline deadline,
                          boost::asio::any_io_executor executor, ScanCallback done) = 0;
+  // True when this store keeps the deadline of its asynchronous reads itself
+  // (DeadlineExceeded on `executor` once it passes, never later), so a
+  // caller needs no timer of its own for it. Default false: a caller that
+  // must answer by the deadline guards the read with its own timer.
+  virtual bool KeepsAsyncDeadlines() const { return false; }
 
   // Flushes memory to files, and rewrites every file of a table dropping
   // expired cells, delete markers and what they mask (HBase major compaction).

@@ -124,6 +124,7 @@ struct BidHandler::PendingBid {
   DeviceIdentity identity;
   // Set by whichever of the lookup's completion and the guard comes first.
   std::atomic<bool> settled{false};
+  // Only for a store that does not keep its deadlines itself.
   std::optional<boost::asio::steady_timer> guard;
 };
 
@@ -294,13 +295,17 @@ void BidHandler::LookUpProfile(std::shared_ptr<PendingBid> pending) {
   }
   get.consistency = storage::Consistency::kTimeline;
 
-  pending->guard.emplace(pending->executor);
-  pending->guard->expires_at(pending->deadline.lookup);
-  pending->guard->async_wait([this, pending](const boost::system::error_code& error) {
-    if (error || pending->settled.exchange(true)) return;
-    deps_.metrics->CountLookup(pending->exchange->index, LookupOutcome::kTimeout);
-    Decide(*pending, nullptr, /*profile_unavailable=*/true);
-  });
+  // One timer per request at most: a store that keeps its deadline has its
+  // own (the embedded one's only for reads that go to its pool).
+  if (!deps_.store->KeepsAsyncDeadlines()) {
+    pending->guard.emplace(pending->executor);
+    pending->guard->expires_at(pending->deadline.lookup);
+    pending->guard->async_wait([this, pending](const boost::system::error_code& error) {
+      if (error || pending->settled.exchange(true)) return;
+      deps_.metrics->CountLookup(pending->exchange->index, LookupOutcome::kTimeout);
+      Decide(*pending, nullptr, /*profile_unavailable=*/true);
+    });
+  }
 
   const BidDeadline::TimePoint lookup_deadline = pending->deadline.lookup;
   boost::asio::any_io_executor executor = pending->executor;
@@ -308,7 +313,7 @@ void BidHandler::LookUpProfile(std::shared_ptr<PendingBid> pending) {
                         std::move(executor),
                         [this, pending](absl::StatusOr<storage::RowResult> row) {
                           if (pending->settled.exchange(true)) return;
-                          pending->guard->cancel();
+                          if (pending->guard.has_value()) pending->guard->cancel();
                           LookupOutcome outcome;
                           if (!row.ok()) {
                             outcome = row.status().code() == absl::StatusCode::kDeadlineExceeded

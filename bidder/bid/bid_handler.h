@@ -21,9 +21,11 @@
 //      device may be tracked and has a valid id, and time is left before the
 //      lookup deadline; otherwise the auction runs on an empty profile.
 //   6. One AsyncGet on `profiles` (families seg and fc as privacy allows,
-//      TIMELINE) bounded by the lookup deadline. A guard timer at the same
-//      instant answers for a backend that does not keep its deadline, so the
-//      request never waits longer. Timeout or error -> empty profile, and the
+//      TIMELINE) bounded by the lookup deadline. For a backend that does
+//      not declare it keeps its deadline (Store::KeepsAsyncDeadlines), a
+//      guard timer at the same instant answers instead, so the request never
+//      waits longer; the embedded store keeps it, and a request on it has
+//      one timer at most. Timeout or error -> empty profile, and the
 //      profile counts as unavailable: each candidate's store_outage_policy
 //      (config.h) decides whether it may bid without it. So does a store the
 //      readiness check reports unhealthy (Dependencies::store_healthy),

@@ -122,6 +122,9 @@ class EmbeddedStoreImpl final : public Store {
                 boost::asio::any_io_executor executor, GetCallback done) override;
   void AsyncScan(std::string_view table, storage::Scan scan, Deadline deadline,
                  boost::asio::any_io_executor executor, ScanCallback done) override;
+  // A read on the pool has a timer on the caller's executor; one answered on
+  // the caller's thread is posted only while its deadline has not passed.
+  bool KeepsAsyncDeadlines() const override { return true; }
 
   // Scans (embedded_store_scans.cc).
   absl::StatusOr<std::vector<RowResult>> Scan(std::string_view table_name,
@@ -201,17 +204,18 @@ class EmbeddedStoreImpl final : public Store {
 
   // ---- Reads (embedded_store_reads.cc) ----
 
-  std::optional<RowResult> TryCachedGet(std::string_view table_name, const storage::Get& get);
+  // The row when it can be read without disk I/O (row cache, memtables,
+  // block cache), else nullopt; invalid reads are nullopt too, left to Get.
+  std::optional<RowResult> TryGetWithoutIo(std::string_view table_name, const storage::Get& get);
   // Appends what the cached row of `family` shows `get`; false when the row
   // is not in the cache.
   bool AppendCachedFamily(const Family& family, const storage::Get& get, int64_t now,
                           bool latest_only, VisibleCellFilter& filter, CellList* out);
-  // The row from the row cache alone, or nullopt when a selected family is
-  // not cached (or names columns, which the cache does not serve). Called
-  // with the row's lock held.
-  std::optional<RowResult> ReadRowFromCache(const Table& table, const storage::Get& get);
+  // With `tier` kBlockCacheTier, a read that needs a block from disk fails
+  // (Incomplete) and caches nothing.
   absl::StatusOr<RowResult> ReadRow(const Table& table, const storage::Get& get,
-                                    const rocksdb::Snapshot* snapshot);
+                                    const rocksdb::Snapshot* snapshot,
+                                    rocksdb::ReadTier tier = rocksdb::kReadAllTier);
   // Runs `work` on the async pool and answers on `executor`, or with
   // DeadlineExceeded once `deadline` passes.
   template <typename T, typename Work>

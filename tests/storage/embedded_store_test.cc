@@ -333,6 +333,69 @@ TEST_F(StoreApiTest, AsyncGetCompletesOnTheCallersExecutor) {
   EXPECT_EQ(callback_thread, std::this_thread::get_id());
 }
 
+// A row in no cache (flushed, then the store reopened) cannot be read
+// without disk I/O on the caller's thread: the async pool reads it.
+TEST_F(StoreApiTest, AsyncGetOfARowOnlyOnDiskIsAnsweredThroughThePool) {
+  MustPut("t", PutOf("r", "a", "q", "on-disk"));
+  ASSERT_TRUE(store_->Flush("t").ok());
+  Reopen();
+  boost::asio::io_context io;
+  std::vector<absl::StatusOr<RowResult>> answers;
+  for (int i = 0; i < 2; ++i) {  // the second read finds what the first cached
+    store_->AsyncGet("t", Get{"r"}, std::chrono::steady_clock::now() + std::chrono::seconds(5),
+                     io.get_executor(),
+                     [&](absl::StatusOr<RowResult> r) { answers.push_back(std::move(r)); });
+    EXPECT_EQ(answers.size(), static_cast<size_t>(i)) << "answered inside AsyncGet";
+    io.restart();
+    while (answers.size() == static_cast<size_t>(i) && io.run_one_for(std::chrono::seconds(5))) {
+    }
+    ASSERT_EQ(answers.size(), static_cast<size_t>(i + 1));
+    ASSERT_TRUE(answers.back().ok()) << answers.back().status();
+    EXPECT_EQ(answers.back()->Value("a", "q"), "on-disk");
+  }
+}
+
+// A row with a newer version in the memtable over an older one on disk
+// reads the newer, whichever of the caller's thread and the pool reads it.
+TEST_F(StoreApiTest, AsyncGetSeesTheMemtableOverTheDisk) {
+  MustPut("t", PutOf("r", "a", "q", "old"));
+  ASSERT_TRUE(store_->Flush("t").ok());
+  MustPut("t", PutOf("r", "a", "q", "new"));
+  boost::asio::io_context io;
+  std::optional<absl::StatusOr<RowResult>> answer;
+  store_->AsyncGet("t", Get{"r"}, std::chrono::steady_clock::now() + std::chrono::seconds(5),
+                   io.get_executor(), [&](absl::StatusOr<RowResult> r) { answer = std::move(r); });
+  EXPECT_FALSE(answer.has_value()) << "the callback ran inside AsyncGet, not on the executor";
+  io.run_for(std::chrono::seconds(5));
+  ASSERT_TRUE(answer.has_value());
+  ASSERT_TRUE(answer->ok());
+  EXPECT_EQ((*answer)->Value("a", "q"), "new");
+}
+
+// The memtable holds one column, a file not in the block cache another: a
+// read on the caller's thread must not answer the memtable's part alone.
+TEST_F(StoreApiTest, AsyncGetOfARowPartlyOnDiskSeesAllOfIt) {
+  MustPut("t", PutOf("r", "a", "on-disk", "1"));
+  ASSERT_TRUE(store_->Flush("t").ok());
+  Reopen();
+  MustPut("t", PutOf("r", "a", "in-memory", "2"));
+  boost::asio::io_context io;
+  std::optional<absl::StatusOr<RowResult>> answer;
+  store_->AsyncGet("t", Get{"r"}, std::chrono::steady_clock::now() + std::chrono::seconds(5),
+                   io.get_executor(), [&](absl::StatusOr<RowResult> r) { answer = std::move(r); });
+  io.run_for(std::chrono::seconds(5));
+  ASSERT_TRUE(answer.has_value());
+  ASSERT_TRUE(answer->ok()) << answer->status();
+  EXPECT_EQ((*answer)->Value("a", "on-disk"), "1");
+  EXPECT_EQ((*answer)->Value("a", "in-memory"), "2");
+}
+
+// The bid handler sets no timer of its own around a store that declares
+// this: the embedded store answers DeadlineExceeded itself (tests below).
+TEST_F(StoreApiTest, EmbeddedStoreKeepsItsAsyncDeadlines) {
+  EXPECT_TRUE(store_->KeepsAsyncDeadlines());
+}
+
 TEST_F(StoreApiTest, AsyncGetPastItsDeadlineAnswersDeadlineExceededOnce) {
   boost::asio::io_context io;
   int calls = 0;
