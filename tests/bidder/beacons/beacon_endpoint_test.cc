@@ -62,7 +62,10 @@ struct WonBid {
 class BeaconEndpointTest : public testing::BidderAppTest {
  protected:
   void SetUp() override {
-    Boot("beacon-endpoint");
+    // No exploration: the pricing outcomes a test counts do not depend on
+    // a random draw (a default 5 % of first-price bids would be explored).
+    Boot("beacon-endpoint",
+         [](config::BidderConfig& config) { config.pricing.exploration_rate = 0; });
     operator_ = testing::LogIn(*connection_);
     ASSERT_EQ(operator_.status, 200);
   }
