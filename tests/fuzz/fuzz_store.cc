@@ -19,7 +19,16 @@ std::string& StoreDirectory() {
   return *directory;
 }
 
-void RemoveStoreDirectory() {
+storage::Store*& OpenedStore() {
+  static storage::Store* store = nullptr;
+  return store;
+}
+
+// At exit the store is closed first: RocksDB's background threads must not
+// outlive its files (nor its own static objects, destroyed after this runs).
+void CloseAndRemoveStore() {
+  delete OpenedStore();
+  OpenedStore() = nullptr;
   std::error_code ec;
   if (!StoreDirectory().empty()) std::filesystem::remove_all(StoreDirectory(), ec);
 }
@@ -33,7 +42,6 @@ storage::Store* OpenStore() {
     std::abort();
   }
   StoreDirectory() = pattern;
-  std::atexit(RemoveStoreDirectory);
   storage::EmbeddedStoreOptions options;
   options.path = pattern;
   options.block_cache_bytes = int64_t{8} << 20;
@@ -46,7 +54,9 @@ storage::Store* OpenStore() {
     std::fprintf(stderr, "fuzz store: cannot open the embedded store in %s\n", pattern.c_str());
     std::abort();
   }
-  return store->release();
+  OpenedStore() = store->release();
+  std::atexit(CloseAndRemoveStore);
+  return OpenedStore();
 }
 
 }  // namespace

@@ -60,10 +60,28 @@ struct Harness {
   std::shared_ptr<at::TConfiguration> config;
 };
 
+Harness*& TheHarness() {
+  static Harness* harness = nullptr;
+  return harness;
+}
+
+// Registered after the fuzz store's own exit handler, so it runs first: the
+// handler's open scanners are closed before the store is.
+void DestroyHarness() {
+  delete TheHarness();
+  TheHarness() = nullptr;
+}
+
+Harness* MakeHarness() {
+  TheHarness() = new Harness();
+  std::atexit(DestroyHarness);
+  return TheHarness();
+}
+
 }  // namespace
 
 int FuzzThriftServer(const uint8_t* data, size_t size) {
-  static Harness* harness = new Harness();
+  static Harness* harness = MakeHarness();
   if (size > kMaxMessageBytes) return 0;
   auto in = std::make_shared<at::transport::TMemoryBuffer>(
       const_cast<uint8_t*>(data), static_cast<uint32_t>(size),
