@@ -1,12 +1,6 @@
 // Two rtb-bidder processes sharing one storage-server: a campaign created,
 // paused or re-budgeted through one bidder's admin API reaches the other's
 // bid path through the campaigns table's change log, with no restart.
-#include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -24,9 +18,8 @@
 #include "tests/bidder/http_test_client.h"
 #include "tests/bidder/sessions/test_password_hash.h"
 #include "tests/config/sample_config.h"
+#include "tests/storage/child_process.h"
 #include "tests/storage/server/server_process.h"
-
-extern char** environ;
 
 namespace rtb::bidder {
 namespace {
@@ -47,15 +40,9 @@ constexpr auto kFollowBound = std::chrono::seconds(2);
 // One rtb-bidder child process on an ephemeral loopback port.
 class BidderProcess {
  public:
-  explicit BidderProcess(fs::path dir) : dir_(std::move(dir)) { fs::create_directories(dir_); }
-  BidderProcess(const BidderProcess&) = delete;
-  BidderProcess& operator=(const BidderProcess&) = delete;
-  ~BidderProcess() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      int status = 0;
-      ::waitpid(pid_, &status, 0);
-    }
+  explicit BidderProcess(fs::path dir)
+      : dir_(std::move(dir)), child_(dir_ / "stdout.txt", dir_ / "stderr.txt") {
+    fs::create_directories(dir_);
   }
 
   // Starts with `config` and waits (at most 30 s) until it listens.
@@ -63,60 +50,22 @@ class BidderProcess {
     const fs::path config_path = dir_ / "bidder.json";
     std::ofstream(config_path) << config.dump(2);
     const fs::path port_file = dir_ / "port";
-    std::vector<std::string> strings = {RTB_BIDDER_BINARY, "--config", config_path.string(),
-                                        "--port-file", port_file.string()};
-    std::vector<char*> argv;
-    for (std::string& s : strings) argv.push_back(s.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    const std::string err = (dir_ / "stderr.txt").string();
-    posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-    const int rc = posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0) {
-      pid_ = -1;
+    if (!child_.Start({RTB_BIDDER_BINARY, "--config", config_path.string(), "--port-file",
+                       port_file.string()})) {
       return false;
     }
-    for (int i = 0; i < 3000; ++i) {
-      std::ifstream in(port_file);
-      int port = 0;
-      if (in >> port && port > 0) {
-        port_ = static_cast<uint16_t>(port);
-        return true;
-      }
-      int status = 0;
-      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        return false;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return false;
+    port_ = static_cast<uint16_t>(child_.AwaitPortFile(port_file, std::chrono::seconds(30)));
+    return port_ != 0;
   }
 
   uint16_t port() const { return port_; }
-
-  std::string Stderr() const {
-    std::ifstream in(dir_ / "stderr.txt");
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-  }
+  std::string Stderr() const { return storage::testing::ReadWholeFile(dir_ / "stderr.txt"); }
 
  private:
   fs::path dir_;
-  pid_t pid_ = -1;
+  storage::testing::ChildProcess child_;
   uint16_t port_ = 0;
 };
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 nlohmann::json BidderConfig(const std::string& storage_endpoint, int worker_id,
                             const std::string& password_hash) {
@@ -223,7 +172,7 @@ TEST(LiveCampaignsProcessTest, AChangeThroughOneBidderReachesTheOtherWithinTwoSe
   ASSERT_TRUE(b.Start(BidderConfig(server.endpoint(), 2, hash))) << b.Stderr();
 
   const std::string request =
-      ReadFile(fs::path(RTB_OPENRTB_FIXTURES_DIR) / "site-banner-mrec.json");
+      storage::testing::ReadWholeFile(fs::path(RTB_OPENRTB_FIXTURES_DIR) / "site-banner-mrec.json");
   ASSERT_FALSE(request.empty());
   EXPECT_EQ(BidCampaign(b.port(), request), "") << "no campaign exists yet";
 
@@ -355,7 +304,7 @@ TEST(LiveCampaignsProcessTest, AWorkerThatCannotReadTheTableKeepsItsLastIndexAnd
   Operator ops(a.port());
   ASSERT_TRUE(ops.LogIn());
   const std::string request =
-      ReadFile(fs::path(RTB_OPENRTB_FIXTURES_DIR) / "site-banner-mrec.json");
+      storage::testing::ReadWholeFile(fs::path(RTB_OPENRTB_FIXTURES_DIR) / "site-banner-mrec.json");
   std::optional<TestResponse> created =
       ops.Post("/api/campaigns", config::testing::Campaign("live-2").dump());
   ASSERT_TRUE(created.has_value());
