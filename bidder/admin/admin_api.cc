@@ -466,25 +466,25 @@ class AdminApi::Impl {
   // PUT /api/campaigns/{id}?version=N: the whole object.
   HttpResponse ReplaceCampaign(const std::string& operator_name, std::string_view path,
                                const Query& query, std::string_view body) {
-    const auto [id, action] = CampaignPath(path);
-    if (!action.empty()) return Error(404, "no such campaign resource");
-    absl::StatusOr<int64_t> version = ExpectedVersion(query);
-    if (!version.ok()) return Error(version.status());
-    absl::StatusOr<campaigns::CampaignRecord> updated =
-        campaign_store_->Update(id, body, *version, operator_name);
-    if (!updated.ok()) return CampaignChangeFailed(updated.status(), id);
-    return Json(200, RecordJson(*updated).dump());
+    return EditCampaign(&campaigns::CampaignStore::Update, operator_name, path, query, body);
   }
 
   // PATCH /api/campaigns/{id}?version=N: a JSON merge patch (RFC 7386).
   HttpResponse PatchCampaign(const std::string& operator_name, std::string_view path,
                              const Query& query, std::string_view body) {
+    return EditCampaign(&campaigns::CampaignStore::Patch, operator_name, path, query, body);
+  }
+
+  using CampaignEdit = absl::StatusOr<campaigns::CampaignRecord> (campaigns::CampaignStore::*)(
+      std::string_view, std::string_view, int64_t, std::string_view);
+  HttpResponse EditCampaign(CampaignEdit edit, const std::string& operator_name,
+                            std::string_view path, const Query& query, std::string_view body) {
     const auto [id, action] = CampaignPath(path);
     if (!action.empty()) return Error(404, "no such campaign resource");
     absl::StatusOr<int64_t> version = ExpectedVersion(query);
     if (!version.ok()) return Error(version.status());
     absl::StatusOr<campaigns::CampaignRecord> updated =
-        campaign_store_->Patch(id, body, *version, operator_name);
+        (campaign_store_->*edit)(id, body, *version, operator_name);
     if (!updated.ok()) return CampaignChangeFailed(updated.status(), id);
     return Json(200, RecordJson(*updated).dump());
   }

@@ -108,6 +108,14 @@ class Operator {
     TestConnection connection(port_);
     return connection.RoundTrip(GetRequest(target, headers_));
   }
+  // PUT, PATCH or DELETE with a JSON body.
+  std::optional<TestResponse> Send(const std::string& method, const std::string& target,
+                                   const std::string& body) {
+    std::string request = PostRequest(target, body, headers_);
+    request.replace(0, 4, method);
+    TestConnection connection(port_);
+    return connection.RoundTrip(request);
+  }
 
  private:
   uint16_t port_;
@@ -329,6 +337,86 @@ TEST(LiveCampaignsProcessTest, AWorkerThatCannotReadTheTableKeepsItsLastIndexAnd
   std::optional<TestResponse> ready = ready_connection.RoundTrip(GetRequest("/readyz"));
   ASSERT_TRUE(ready.has_value());
   EXPECT_EQ(ready->status, 503u);
+}
+
+TEST(LiveCampaignsProcessTest, PutAndPatchChangeTheBidWithVersionsAndValidation) {
+  const fs::path dir =
+      fs::path(::testing::TempDir()) / absl::StrCat("live-campaigns-edits-", ::getpid(), "-",
+                                                    Clock::now().time_since_epoch().count());
+  storage::testing::StorageServerProcess server(dir / "server");
+  ASSERT_TRUE(server.Start({})) << server.Stderr();
+  BidderProcess a(dir / "a");
+  ASSERT_TRUE(a.Start(
+      BidderConfig(server.endpoint(), 1, bidder::sessions::testing::TestPasswordHash(kPassword))))
+      << a.Stderr();
+  Operator ops(a.port());
+  ASSERT_TRUE(ops.LogIn());
+  const std::string request =
+      storage::testing::ReadWholeFile(fs::path(RTB_OPENRTB_FIXTURES_DIR) / "site-banner-mrec.json");
+  nlohmann::json campaign = config::testing::Campaign("edit-1");
+  std::optional<TestResponse> created = ops.Post("/api/campaigns", campaign.dump());
+  ASSERT_TRUE(created.has_value());
+  ASSERT_EQ(created->status, 201u) << created->body;
+  // Bounded: the follower applies a change within a period (500 ms).
+  auto price_becomes = [&](double price) {
+    const auto give_up = Clock::now() + std::chrono::seconds(5);
+    while (Clock::now() < give_up) {
+      const nlohmann::json bid = Bid(a.port(), request);
+      if (bid.is_object() && bid.value("cid", "") == "edit-1" && bid["price"] == price) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return false;
+  };
+  ASSERT_TRUE(price_becomes(2.0)) << a.Stderr();
+
+  // PATCH: a merge patch on the version read; the bid follows.
+  std::optional<TestResponse> patched =
+      ops.Send("PATCH", "/api/campaigns/edit-1?version=1", R"({"max_bid_cpm": 1.25})");
+  ASSERT_TRUE(patched.has_value());
+  ASSERT_EQ(patched->status, 200u) << patched->body;
+  EXPECT_EQ(nlohmann::json::parse(patched->body)["version"], 2);
+  EXPECT_TRUE(price_becomes(1.25)) << a.Stderr();
+
+  // The same version again is stale: 409 with the current one, nothing lost.
+  std::optional<TestResponse> stale =
+      ops.Send("PATCH", "/api/campaigns/edit-1?version=1", R"({"max_bid_cpm": 9})");
+  ASSERT_TRUE(stale.has_value());
+  EXPECT_EQ(stale->status, 409u) << stale->body;
+  EXPECT_EQ(nlohmann::json::parse(stale->body)["current_version"], 2);
+
+  // Every problem at once, with the config file's paths: 422, nothing stored.
+  std::optional<TestResponse> invalid = ops.Send("PATCH", "/api/campaigns/edit-1?version=2",
+                                                 R"({"max_bid_cpm": -1, "time_zone": "Mars"})");
+  ASSERT_TRUE(invalid.has_value());
+  ASSERT_EQ(invalid->status, 422u) << invalid->body;
+  const nlohmann::json problems = nlohmann::json::parse(invalid->body)["problems"];
+  ASSERT_EQ(problems.size(), 2u) << invalid->body;
+  EXPECT_EQ(problems[0].get<std::string>().rfind("time_zone: ", 0), 0u) << invalid->body;
+  EXPECT_EQ(problems[1], "max_bid_cpm: must be > 0") << invalid->body;
+
+  // PUT: the whole object replaces the stored one.
+  campaign["max_bid_cpm"] = 1.75;
+  std::optional<TestResponse> replaced =
+      ops.Send("PUT", "/api/campaigns/edit-1?version=2", campaign.dump());
+  ASSERT_TRUE(replaced.has_value());
+  ASSERT_EQ(replaced->status, 200u) << replaced->body;
+  EXPECT_EQ(nlohmann::json::parse(replaced->body)["version"], 3);
+  EXPECT_TRUE(price_becomes(1.75)) << a.Stderr();
+  std::optional<TestResponse> unknown =
+      ops.Send("PUT", "/api/campaigns/nobody?version=1", campaign.dump());
+  ASSERT_TRUE(unknown.has_value());
+  EXPECT_EQ(unknown->status, 404u) << unknown->body;
+
+  // Both edits audited, newest first, with what they changed.
+  std::optional<TestResponse> audit = ops.Get("/api/campaigns/edit-1/audit");
+  ASSERT_TRUE(audit.has_value());
+  const nlohmann::json entries = nlohmann::json::parse(audit->body)["audit"];
+  ASSERT_EQ(entries.size(), 3u) << audit->body;
+  EXPECT_EQ(entries[0]["action"], "update");
+  EXPECT_EQ(entries[1]["action"], "update");
+  EXPECT_EQ(entries[2]["action"], "create");
+  EXPECT_EQ(entries[1]["before"]["max_bid_cpm"], 2.0) << audit->body;
+  EXPECT_EQ(entries[1]["after"]["max_bid_cpm"], 1.25) << audit->body;
 }
 
 }  // namespace
