@@ -10,6 +10,8 @@
 #include <iterator>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/civil_time.h"
+#include "absl/time/time.h"
 #include "config/internal/error_list.h"
 #include "config/internal/json_fields.h"
 #include "config/internal/media_markup.h"
@@ -383,6 +385,24 @@ void DecodeGoal(const json& value, const std::string& path, ErrorList* errors,
   fields.RejectUnknownKeys();
 }
 
+void DecodeDaypart(const json& value, const std::string& path, ErrorList* errors,
+                   DaypartConfig* out) {
+  ObjectFields fields(value, path, errors);
+  fields.Read("days", &out->days);
+  fields.Read("from_hour", &out->from_hour);
+  fields.Read("to_hour", &out->to_hour);
+  fields.RejectUnknownKeys();
+}
+
+void DecodeSchedule(const json& value, const std::string& path, ErrorList* errors,
+                    CampaignScheduleConfig* out) {
+  ObjectFields fields(value, path, errors);
+  fields.Read("start", &out->start);
+  fields.Read("end", &out->end);
+  ReadObjectList(fields, "dayparts", &out->dayparts, DecodeDaypart);
+  fields.RejectUnknownKeys();
+}
+
 // `default_currency` is bid.default_currency, decoded before the campaigns.
 void DecodeCampaign(const json& value, const std::string& path, ErrorList* errors,
                     const std::string& default_currency, CampaignConfig* out) {
@@ -402,6 +422,7 @@ void DecodeCampaign(const json& value, const std::string& path, ErrorList* error
   fields.ReadEnum("store_outage_policy", kStoreOutagePolicies, &out->store_outage_policy);
   fields.Read("max_bid_cpm", &out->max_bid_cpm);
   ReadObject(fields, "goal", &out->goal, DecodeGoal);
+  ReadObject(fields, "schedule", &out->schedule, DecodeSchedule);
   ReadObject(fields, "targeting", &out->targeting, DecodeTargeting);
   ReadObjectList(fields, "creatives", &out->creatives, DecodeCreative);
   if (fields.Has("dsa")) {
@@ -645,6 +666,15 @@ std::string CampaignToJson(const CampaignConfig& c) {
                    {"deal_ids", t.deal_ids},
                    {"rewarded", RewardedPolicyName(t.rewarded)}}},
                  {"creatives", creatives}};
+  const CampaignScheduleConfig& schedule = c.schedule;
+  if (!schedule.start.empty() || !schedule.end.empty() || !schedule.dayparts.empty()) {
+    json dayparts = json::array();
+    for (const DaypartConfig& part : schedule.dayparts) {
+      dayparts.push_back(
+          {{"days", part.days}, {"from_hour", part.from_hour}, {"to_hour", part.to_hour}});
+    }
+    object["schedule"] = {{"start", schedule.start}, {"end", schedule.end}, {"dayparts", dayparts}};
+  }
   if (!c.source_json.empty()) {
     // What was read, with the fields above as they are now (a caller may
     // have changed them since).
@@ -730,5 +760,28 @@ const char* PacingProcessModeName(PacingProcessMode mode) {
   return NameOf(kPacingProcessModes, mode);
 }
 const char* CampaignGoalName(CampaignGoal goal) { return NameOf(kCampaignGoals, goal); }
+
+std::optional<int64_t> ScheduleInstantMillis(std::string_view rfc3339) {
+  absl::Time instant;
+  std::string error;
+  if (rfc3339.size() > 64 ||
+      !absl::ParseTime(absl::RFC3339_full, std::string(rfc3339), &instant, &error)) {
+    return std::nullopt;
+  }
+  // Years far outside any flight would overflow the millisecond count.
+  if (instant < absl::FromCivil(absl::CivilYear(1970), absl::UTCTimeZone()) ||
+      instant >= absl::FromCivil(absl::CivilYear(10000), absl::UTCTimeZone())) {
+    return std::nullopt;
+  }
+  return absl::ToUnixMillis(instant);
+}
+
+std::optional<int> ScheduleDayIndex(std::string_view day) {
+  static constexpr std::string_view kDays[] = {"mon", "tue", "wed", "thu", "fri", "sat", "sun"};
+  for (int i = 0; i < 7; ++i) {
+    if (day == kDays[i]) return i;
+  }
+  return std::nullopt;
+}
 
 }  // namespace rtb::config

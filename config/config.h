@@ -515,6 +515,28 @@ enum class CampaignGoal {
   kCpa,  // "cpa": a target cost per conversion (attributed through a click)
 };
 
+// One part of the week a campaign bids in: `days` ("mon" .. "sun"), from
+// from_hour (inclusive) to to_hour (exclusive), in the campaign's time_zone.
+struct DaypartConfig {
+  // Required, at least one, no repeats.
+  std::vector<std::string> days;
+  // Range [0, 23]. Default 0.
+  int from_hour = 0;
+  // Range [from_hour + 1, 24]. Default 24.
+  int to_hour = 24;
+};
+
+// When a campaign bids (README "Campaigns"). Default: always.
+struct CampaignScheduleConfig {
+  // The flight: RFC 3339 instants ("2026-12-01T00:00:00Z", an offset or Z
+  // required); bids from `start` (inclusive) until `end` (exclusive). "":
+  // unbounded on that side. `end` after `start`.
+  std::string start;
+  std::string end;
+  // Hours of the week it bids. Empty: every hour.
+  std::vector<DaypartConfig> dayparts;
+};
+
 struct CampaignGoalConfig {
   // Default cpm.
   CampaignGoal type = CampaignGoal::kCpm;
@@ -585,6 +607,8 @@ struct CampaignConfig {
   double max_bid_cpm = 0;
   // How the bid price is valued. Default: a fixed CPM of max_bid_cpm.
   CampaignGoalConfig goal;
+  // Flight and dayparting. Default: always.
+  CampaignScheduleConfig schedule;
   TargetingConfig targeting;
   // Required, at least one.
   std::vector<CreativeConfig> creatives;
@@ -906,6 +930,11 @@ const char* StartSlotName(StartSlot slot);
 const char* RewardedPolicyName(RewardedPolicy policy);
 const char* PacingProcessModeName(PacingProcessMode mode);
 const char* CampaignGoalName(CampaignGoal goal);
+// A schedule's start or end (RFC 3339 with an offset or Z) as Unix ms;
+// nullopt when it is not one.
+std::optional<int64_t> ScheduleInstantMillis(std::string_view rfc3339);
+// A daypart's day, "mon" (0) to "sun" (6); nullopt for anything else.
+std::optional<int> ScheduleDayIndex(std::string_view day);
 
 }  // namespace rtb::config
 

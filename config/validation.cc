@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -633,6 +634,42 @@ void ValidateGoal(const CampaignGoalConfig& goal, const Checker& at) {
   at.InRealRange("prior_cvr", goal.prior_cvr, 0, 1, /*min_open=*/true);
 }
 
+void ValidateSchedule(const CampaignScheduleConfig& schedule, const Checker& at) {
+  std::optional<int64_t> start;
+  std::optional<int64_t> end;
+  for (auto [key, text, instant] :
+       {std::tuple("start", &schedule.start, &start), std::tuple("end", &schedule.end, &end)}) {
+    if (text->empty()) continue;
+    *instant = ScheduleInstantMillis(*text);
+    if (!instant->has_value()) {
+      at.Fail(key, absl::StrCat("must be an RFC 3339 instant with an offset, such as "
+                                "2026-12-01T00:00:00Z, from 1970 to 9999; got \"",
+                                Checker::Shown(*text), "\""));
+    }
+  }
+  if (start.has_value() && end.has_value() && *end <= *start) {
+    at.Fail("end", "must be after start");
+  }
+  for (size_t i = 0; i < schedule.dayparts.size(); ++i) {
+    const DaypartConfig& part = schedule.dayparts[i];
+    Checker daypart = at.Element("dayparts", i);
+    if (part.days.empty()) daypart.Fail("days", "must list at least one day");
+    std::set<std::string> seen;
+    for (size_t d = 0; d < part.days.size(); ++d) {
+      if (!ScheduleDayIndex(part.days[d]).has_value()) {
+        daypart.Fail(ElementPath("days", d), absl::StrCat("must be mon, tue, wed, thu, fri, sat "
+                                                          "or sun; got \"",
+                                                          Checker::Shown(part.days[d]), "\""));
+      } else if (!seen.insert(part.days[d]).second) {
+        daypart.Fail(ElementPath("days", d), "is listed twice");
+      }
+    }
+    if (daypart.InRange("from_hour", part.from_hour, 0, 23)) {
+      daypart.InRange("to_hour", part.to_hour, part.from_hour + 1, 24);
+    }
+  }
+}
+
 // One campaign's own rules; `at` is where it sits ("campaigns[3]", or ""
 // for a campaign on its own).
 void ValidateCampaign(const CampaignConfig& campaign, const BidderConfig& config,
@@ -683,6 +720,7 @@ void ValidateCampaign(const CampaignConfig& campaign, const BidderConfig& config
     at.Fail("max_bid_cpm", absl::StrCat("must be at most ", kMaxBidCpm));
   }
   ValidateGoal(campaign.goal, at.Member("goal"));
+  ValidateSchedule(campaign.schedule, at.Member("schedule"));
   ValidateTargeting(campaign.targeting, at.Member("targeting"));
   if (campaign.dsa.has_value()) ValidateCampaignDsa(*campaign.dsa, at.Member("dsa"));
   if (campaign.creatives.empty()) at.Fail("creatives", "must list at least one creative");

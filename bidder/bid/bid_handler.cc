@@ -74,6 +74,8 @@ BidOutcome NoBidOutcome(const AuctionResult& result) {
   switch (result.rejection) {
     case Rejection::kNone:
       return BidOutcome::kNoBidNoCandidates;
+    case Rejection::kSchedule:
+      return BidOutcome::kNoBidSchedule;
     case Rejection::kSeat:
       return BidOutcome::kNoBidSeat;
     case Rejection::kBlocked:

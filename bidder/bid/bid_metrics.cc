@@ -59,6 +59,8 @@ const char* BidOutcomeName(BidOutcome outcome) {
       return "nobid_frequency_cap";
     case BidOutcome::kNoBidPacing:
       return "nobid_pacing";
+    case BidOutcome::kNoBidSchedule:
+      return "nobid_schedule";
     case BidOutcome::kNoBidStoreOutage:
       return "nobid_store_outage";
     case BidOutcome::kNoBidError:

@@ -71,6 +71,7 @@ enum class BidOutcome : size_t {
   kNoBidCurrency,
   kNoBidNoCandidates,
   kNoBidPrivacy,
+  kNoBidSchedule,
   kNoBidSeat,
   kNoBidBlocked,
   kNoBidTargeting,
@@ -83,7 +84,7 @@ enum class BidOutcome : size_t {
   kNoBidStoreOutage,
   kNoBidError,
 };
-inline constexpr size_t kBidOutcomeCount = 19;
+inline constexpr size_t kBidOutcomeCount = 20;
 // "bid", "invalid", "late", "nobid_expired", ...
 const char* BidOutcomeName(BidOutcome outcome);
 

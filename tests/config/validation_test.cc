@@ -1079,5 +1079,36 @@ TEST(EnumNameTest, NamesAreTheJsonSpellings) {
   EXPECT_STREQ(PacingProcessModeName(PacingProcessMode::kPacer), "pacer");
 }
 
+TEST(CampaignValidationTest, ScheduleProblemsAreAllReportedWithTheirPaths) {
+  json doc = ConfigWithCampaigns(1);
+  doc["campaigns"][0]["schedule"] = {
+      {"start", "2026-12-01 00:00"},
+      {"end", "2026-11-01T00:00:00Z"},
+      {"dayparts",
+       {{{"days", {"mon", "funday", "mon"}}, {"from_hour", 9}, {"to_hour", 9}},
+        {{"days", json::array()}, {"from_hour", 24}}}}};
+  const std::string error = ParseError(doc);
+  EXPECT_THAT(error, HasSubstr("campaigns[0].schedule.start: must be an RFC 3339 instant"));
+  EXPECT_THAT(error, HasSubstr("campaigns[0].schedule.dayparts[0].days[1]: must be mon, tue"));
+  EXPECT_THAT(error, HasSubstr("campaigns[0].schedule.dayparts[0].days[2]: is listed twice"));
+  EXPECT_THAT(error, HasSubstr("campaigns[0].schedule.dayparts[0].to_hour: must be in [10, 24]"));
+  EXPECT_THAT(error, HasSubstr("campaigns[0].schedule.dayparts[1].days: must list at least one"));
+  EXPECT_THAT(error, HasSubstr("campaigns[0].schedule.dayparts[1].from_hour: must be in [0, 23]"));
+
+  doc["campaigns"][0]["schedule"] = {{"start", "2026-12-01T00:00:00+01:00"},
+                                     {"end", "2026-11-30T23:00:00Z"}};
+  EXPECT_THAT(ParseError(doc), HasSubstr("campaigns[0].schedule.end: must be after start"));
+  doc["campaigns"][0]["schedule"]["end"] = "2026-12-31T23:00:00Z";
+  doc["campaigns"][0]["schedule"]["dayparts"] = {
+      {{"days", {"sat", "sun"}}, {"from_hour", 0}, {"to_hour", 24}}};
+  absl::StatusOr<BidderConfig> config = testing::Parse(doc);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->campaigns[0].schedule.dayparts[0].days,
+            (std::vector<std::string>{"sat", "sun"}));
+  EXPECT_EQ(ScheduleInstantMillis("2026-12-01T00:00:00+01:00"), int64_t{1796079600000});
+  EXPECT_EQ(ScheduleDayIndex("sun"), 6);
+  EXPECT_EQ(ScheduleDayIndex("Sun"), std::nullopt);
+}
+
 }  // namespace
 }  // namespace rtb::config

@@ -89,6 +89,31 @@ class AuctionTest : public ::testing::Test {
 constexpr std::string_view kMrec = R"({"id":"r1","imp":[{"id":"1","banner":{"w":300,"h":250}}],
     "site":{"domain":"news.example","cat":["IAB12"]},"device":{"ifa":"6d92078a-8246-4ba4-ae5b-76104861e7dc"}})";
 
+// kNoonUtcMillis is Sunday 2026-10-04 12:00 UTC, 08:00 in New York
+// (northwind's time zone).
+TEST_F(AuctionTest, ACampaignBidsOnlyInItsFlightAndDayparts) {
+  const auto bids_with = [&](const config::CampaignScheduleConfig& schedule) {
+    for (config::CampaignConfig& campaign : config_.campaigns) {
+      if (campaign.id == "northwind-travel-display") campaign.schedule = schedule;
+    }
+    absl::StatusOr<CampaignIndex> index =
+        CampaignIndex::Build(config_.campaigns, config_.bid.default_currency, currencies_);
+    EXPECT_TRUE(index.ok()) << index.status();
+    index_ = *std::move(index);
+    const AuctionResult result = Run(kMrec);
+    return !result.bids.empty() && result.bids[0].campaign->id == "northwind-travel-display";
+  };
+  EXPECT_TRUE(bids_with({}));
+  EXPECT_TRUE(bids_with({.start = "2026-10-04T12:00:00Z", .end = "2026-10-04T12:00:00.001Z"}));
+  EXPECT_FALSE(bids_with({.start = "2026-10-04T12:00:00.001Z"}));
+  EXPECT_FALSE(bids_with({.end = "2026-10-04T08:00:00-04:00"}));  // the end is not in it
+  // Dayparts in the campaign's time zone: Sunday 08:00 there.
+  EXPECT_TRUE(bids_with({.dayparts = {{.days = {"sun"}, .from_hour = 8, .to_hour = 9}}}));
+  EXPECT_FALSE(bids_with({.dayparts = {{.days = {"sun"}, .from_hour = 12, .to_hour = 13}}}));
+  EXPECT_FALSE(bids_with({.dayparts = {{.days = {"mon", "sat"}, .from_hour = 0, .to_hour = 24}}}));
+  EXPECT_TRUE(bids_with({.dayparts = {{.days = {"mon"}}, {.days = {"sat", "sun"}, .to_hour = 9}}}));
+}
+
 TEST_F(AuctionTest, SimpleBannerSampleGoesToNorthwindMrec) {
   const AuctionResult result = Run(FixtureRequest("site-banner-mrec.json"));
   ASSERT_EQ(result.bids.size(), 1u);
