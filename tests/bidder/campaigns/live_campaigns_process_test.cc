@@ -122,6 +122,31 @@ class Operator {
   std::string headers_;
 };
 
+// A storage-server and one bidder on it (its config with `changes` merged
+// in), with an operator logged in.
+struct OneBidder {
+  explicit OneBidder(std::string_view name)
+      : dir(fs::path(::testing::TempDir()) / absl::StrCat(std::string(name), "-", ::getpid(), "-",
+                                                          Clock::now().time_since_epoch().count())),
+        server(dir / "server"),
+        bidder(dir / "a") {}
+
+  bool Start(const nlohmann::json& changes) {
+    if (!server.Start({})) return false;
+    nlohmann::json config =
+        BidderConfig(server.endpoint(), 1, bidder::sessions::testing::TestPasswordHash(kPassword));
+    config.merge_patch(changes);
+    if (!bidder.Start(config)) return false;
+    ops.emplace(bidder.port());
+    return ops->LogIn();
+  }
+
+  fs::path dir;
+  storage::testing::StorageServerProcess server;
+  BidderProcess bidder;
+  std::optional<Operator> ops;
+};
+
 // The first bid `port` answers `request` with, null for a no-bid.
 nlohmann::json Bid(uint16_t port, const std::string& request) {
   TestConnection connection(port);
@@ -268,17 +293,9 @@ TEST(LiveCampaignsProcessTest, AChangeThroughOneBidderReachesTheOtherWithinTwoSe
 }
 
 TEST(LiveCampaignsProcessTest, AnInvalidCampaignIsRefusedWithEveryProblem) {
-  const fs::path dir =
-      fs::path(::testing::TempDir()) / absl::StrCat("live-campaigns-invalid-", ::getpid(), "-",
-                                                    Clock::now().time_since_epoch().count());
-  storage::testing::StorageServerProcess server(dir / "server");
-  ASSERT_TRUE(server.Start({})) << server.Stderr();
-  BidderProcess a(dir / "a");
-  ASSERT_TRUE(a.Start(
-      BidderConfig(server.endpoint(), 1, bidder::sessions::testing::TestPasswordHash(kPassword))))
-      << a.Stderr();
-  Operator ops(a.port());
-  ASSERT_TRUE(ops.LogIn());
+  OneBidder one("live-campaigns-invalid");
+  ASSERT_TRUE(one.Start(nlohmann::json::object())) << one.bidder.Stderr();
+  Operator& ops = *one.ops;
 
   nlohmann::json campaign = config::testing::Campaign("bad-1");
   campaign["max_bid_cpm"] = -1;
@@ -299,18 +316,11 @@ TEST(LiveCampaignsProcessTest, AnInvalidCampaignIsRefusedWithEveryProblem) {
 }
 
 TEST(LiveCampaignsProcessTest, AWorkerThatCannotReadTheTableKeepsItsLastIndexAndCountsIt) {
-  const fs::path dir =
-      fs::path(::testing::TempDir()) / absl::StrCat("live-campaigns-unreadable-", ::getpid(), "-",
-                                                    Clock::now().time_since_epoch().count());
-  storage::testing::StorageServerProcess server(dir / "server");
-  ASSERT_TRUE(server.Start({})) << server.Stderr();
-  nlohmann::json config =
-      BidderConfig(server.endpoint(), 1, bidder::sessions::testing::TestPasswordHash(kPassword));
-  config["campaign_store"] = {{"unreadable_after_s", 1}};
-  BidderProcess a(dir / "a");
-  ASSERT_TRUE(a.Start(config)) << a.Stderr();
-  Operator ops(a.port());
-  ASSERT_TRUE(ops.LogIn());
+  OneBidder one("live-campaigns-unreadable");
+  ASSERT_TRUE(one.Start({{"campaign_store", {{"unreadable_after_s", 1}}}})) << one.bidder.Stderr();
+  storage::testing::StorageServerProcess& server = one.server;
+  BidderProcess& a = one.bidder;
+  Operator& ops = *one.ops;
   const std::string request =
       storage::testing::ReadWholeFile(fs::path(RTB_OPENRTB_FIXTURES_DIR) / "site-banner-mrec.json");
   std::optional<TestResponse> created =
@@ -340,17 +350,10 @@ TEST(LiveCampaignsProcessTest, AWorkerThatCannotReadTheTableKeepsItsLastIndexAnd
 }
 
 TEST(LiveCampaignsProcessTest, PutAndPatchChangeTheBidWithVersionsAndValidation) {
-  const fs::path dir =
-      fs::path(::testing::TempDir()) / absl::StrCat("live-campaigns-edits-", ::getpid(), "-",
-                                                    Clock::now().time_since_epoch().count());
-  storage::testing::StorageServerProcess server(dir / "server");
-  ASSERT_TRUE(server.Start({})) << server.Stderr();
-  BidderProcess a(dir / "a");
-  ASSERT_TRUE(a.Start(
-      BidderConfig(server.endpoint(), 1, bidder::sessions::testing::TestPasswordHash(kPassword))))
-      << a.Stderr();
-  Operator ops(a.port());
-  ASSERT_TRUE(ops.LogIn());
+  OneBidder one("live-campaigns-edits");
+  ASSERT_TRUE(one.Start(nlohmann::json::object())) << one.bidder.Stderr();
+  BidderProcess& a = one.bidder;
+  Operator& ops = *one.ops;
   const std::string request =
       storage::testing::ReadWholeFile(fs::path(RTB_OPENRTB_FIXTURES_DIR) / "site-banner-mrec.json");
   nlohmann::json campaign = config::testing::Campaign("edit-1");
