@@ -18,6 +18,11 @@
 // connections, macros substituted (loadtest/win_notice.h), so a run produces
 // wins and spend; at most --notice-queue bids wait, the rest are dropped and
 // counted in the report's "notices".
+//
+// A pooled connection the server closes while it waits (an idle or
+// first-byte timeout) is noticed and reconnected before its next request, as
+// an exchange's connection pool does; those closes are the report's
+// "closed_while_idle", not errors.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -61,6 +66,7 @@ struct Stats {
   int64_t errors = 0;
   int64_t sent = 0;
   int64_t completed = 0;
+  int64_t closed_while_idle = 0;
 };
 
 struct NoticeStats {
@@ -85,6 +91,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void set_connected(bool c) { connected_ = c; }
 
   void Send(Clock::time_point intended, std::string body, const LoadOptions& options);
+  // While the connection waits in the pool: a close (or any byte) from the
+  // server takes it out of the pool instead of failing its next request.
+  void WatchWhileIdle();
 
  private:
   void Done(beast::error_code ec);
@@ -92,6 +101,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   beast::tcp_stream stream_;
   Generator* generator_;
   bool connected_ = false;
+  bool idle_ = false;
   Clock::time_point intended_;
   bool measured_ = false;
   http::request<http::string_body> request_;
@@ -156,7 +166,7 @@ class Generator {
       conn->stream().socket().set_option(tcp::no_delay(true));
       conn->set_connected(true);
       connections_.push_back(conn);
-      idle_.push_back(conn.get());
+      MakeIdle(conn.get());
     }
     if (options_.win_rate > 0) {
       for (int i = 0; i < options_.notice_connections; ++i) {
@@ -180,6 +190,7 @@ class Generator {
   void Completed(Connection* conn, Clock::time_point intended, bool measured, unsigned status,
                  bool error) {
     const auto now = Clock::now();
+    --in_flight_;
     if (measured) {
       stats_.completed += error ? 0 : 1;
       if (error) {
@@ -194,7 +205,16 @@ class Generator {
       Reconnect(conn);
       return;
     }
-    idle_.push_back(conn);
+    MakeIdle(conn);
+    Dispatch();
+  }
+
+  // The server closed a pooled connection that carried no request: it waits
+  // for a fresh connection when a request needs it.
+  void ClosedWhileIdle(Connection* conn) {
+    idle_.erase(std::find(idle_.begin(), idle_.end(), conn));
+    ++stats_.closed_while_idle;
+    closed_.push_back(conn);
     Dispatch();
   }
 
@@ -251,8 +271,7 @@ class Generator {
       timer_.expires_at(end_ +
                         std::chrono::milliseconds(static_cast<int64_t>(options_.drain_s * 1000)));
       timer_.async_wait([this](beast::error_code) {
-        unanswered_ = static_cast<int64_t>(pending_.size()) +
-                      static_cast<int64_t>(connections_.size() - idle_.size());
+        unanswered_ = static_cast<int64_t>(pending_.size()) + in_flight_;
         pending_.clear();
         closing_ = true;
         notices_.unsent = static_cast<int64_t>(notice_queue_.size());
@@ -264,12 +283,18 @@ class Generator {
   }
 
   void Dispatch() {
+    while (!pending_.empty() && idle_.empty() && !closed_.empty() && !closing_) {
+      Connection* conn = closed_.back();
+      closed_.pop_back();
+      Reconnect(conn, /*dispatch=*/false);
+    }
     while (!pending_.empty() && !idle_.empty()) {
       Clock::time_point intended = pending_.front();
       pending_.pop_front();
       Connection* conn = idle_.back();
       idle_.pop_back();
       ++stats_.sent;
+      ++in_flight_;
       conn->Send(intended, mix_.Next(rng_), options_);
     }
   }
@@ -284,7 +309,12 @@ class Generator {
     }
   }
 
-  void Reconnect(Connection* conn) {
+  void MakeIdle(Connection* conn) {
+    idle_.push_back(conn);
+    conn->WatchWhileIdle();
+  }
+
+  void Reconnect(Connection* conn, bool dispatch = true) {
     if (closing_) return;
     tcp::resolver resolver(io_);
     beast::error_code ec;
@@ -292,9 +322,10 @@ class Generator {
     conn->stream().socket().close(ec);
     conn->stream().connect(endpoints, ec);
     if (ec) return;  // the connection stays out of the pool
+    conn->stream().socket().set_option(tcp::no_delay(true), ec);
     conn->set_connected(true);
-    idle_.push_back(conn);
-    Dispatch();
+    MakeIdle(conn);
+    if (dispatch) Dispatch();
   }
 
   void Report() {
@@ -310,6 +341,7 @@ class Generator {
     out["throughput_rps"] = measured_s > 0 ? stats_.completed / measured_s : 0;
     out["errors"] = stats_.errors;
     out["unanswered"] = unanswered_;
+    out["closed_while_idle"] = stats_.closed_while_idle;
     nlohmann::json codes = nlohmann::json::object();
     for (auto& [code, n] : stats_.status_counts) codes[std::to_string(code)] = n;
     out["status"] = codes;
@@ -342,11 +374,13 @@ class Generator {
   std::bernoulli_distribution win_;
   std::vector<std::shared_ptr<Connection>> connections_;
   std::vector<Connection*> idle_;
+  std::vector<Connection*> closed_;  // closed by the server while idle
   std::deque<Clock::time_point> pending_;
   Clock::time_point start_, measure_from_, end_, next_due_;
   std::chrono::nanoseconds interval_{0};
   Stats stats_;
   int64_t unanswered_ = 0;
+  int64_t in_flight_ = 0;
   bool closing_ = false;
   std::vector<std::shared_ptr<NoticeConnection>> notice_connections_;
   std::vector<NoticeConnection*> idle_notices_;
@@ -368,7 +402,22 @@ void WriteThenRead(beast::tcp_stream& stream, beast::flat_buffer& buffer,
                     });
 }
 
+void Connection::WatchWhileIdle() {
+  idle_ = true;
+  stream_.socket().async_wait(tcp::socket::wait_read,
+                              [self = shared_from_this()](beast::error_code ec) {
+                                if (ec == asio::error::operation_aborted || !self->idle_) return;
+                                if (self->generator_->closing()) return;
+                                self->idle_ = false;
+                                self->connected_ = false;
+                                self->generator_->ClosedWhileIdle(self.get());
+                              });
+}
+
 void Connection::Send(Clock::time_point intended, std::string body, const LoadOptions& options) {
+  idle_ = false;
+  beast::error_code ignored;
+  stream_.socket().cancel(ignored);  // the idle watch
   intended_ = intended;
   measured_ = generator_->Measured(intended);
   request_ = {};
