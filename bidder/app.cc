@@ -304,12 +304,7 @@ void BidderApp::SetUpCampaignStore() {
 
 void BidderApp::OnCampaignsChanged(const campaigns::LiveCampaigns& live) {
   const auto started = std::chrono::steady_clock::now();
-  std::vector<config::CampaignConfig> configs = live.Configs();
-  for (config::CampaignConfig& campaign : configs) {
-    // A stored object that no longer decodes keeps its position, disabled,
-    // with no budget; the pacing loop still needs one to hold the position.
-    if (campaign.daily_budget_micros <= 0) campaign.daily_budget_micros = 1;
-  }
+  std::vector<config::CampaignConfig> configs = live.PacingConfigs();
   std::vector<std::shared_ptr<const config::CampaignConfig>> shared;
   for (const campaigns::LiveCampaign& campaign : live.by_position) {
     shared.push_back(campaign.config);
@@ -320,10 +315,7 @@ void BidderApp::OnCampaignsChanged(const campaigns::LiveCampaigns& live) {
   beacon_handler_->SetCampaigns(shared);
   pricer_->SetCampaigns(configs);
   if (absl::Status s = pacer_->UpdateCampaigns(configs); !s.ok()) {
-    if (!(s.code() == absl::StatusCode::kFailedPrecondition && logged_pacer_mode_)) {
-      startup::Log("rtb-bidder", absl::StrCat("pacing keeps its campaigns: ", s.message()));
-    }
-    logged_pacer_mode_ = logged_pacer_mode_ || s.code() == absl::StatusCode::kFailedPrecondition;
+    startup::Log("rtb-bidder", absl::StrCat("pacing keeps its campaigns: ", s.message()));
   }
   for (const std::string& refused : bid_handler_->SetCampaigns(configs)) {
     if (std::find(logged_refusals_.begin(), logged_refusals_.end(), refused) !=

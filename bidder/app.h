@@ -170,7 +170,6 @@ class BidderApp {
   // Refusals already logged (the follower's thread only), so a campaign the
   // bid path cannot serve is logged once, not at every rebuild.
   std::vector<std::string> logged_refusals_;
-  bool logged_pacer_mode_ = false;
   prometheus::Gauge* index_build_seconds_ = nullptr;
   prometheus::Counter* index_builds_ = nullptr;
 };

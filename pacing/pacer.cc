@@ -127,7 +127,7 @@ absl::StatusOr<std::unique_ptr<Pacer>> Pacer::Create(const config::BidderConfig&
   pacer->metrics_ = *std::move(metrics);
 
   const size_t n = std::max(pacer->campaigns_.size(), options.campaign_capacity);
-  pacer->capacity_ = n;
+  pacer->updates_ = std::make_unique<internal::CampaignUpdates>(pacer->campaigns_, n);
   pacer->spend_ = std::make_unique<SpendRecorder>(n);
   pacer->decisions_ = std::make_unique<Decisions>(n, pacer->clock_);
   if (options.spend_journal) {
@@ -163,7 +163,7 @@ absl::Status Pacer::Start() {
   const int64_t now = clock_->NowMillis();
   // Campaigns handed over before the start (the campaigns table's) are
   // placed first, so the recovery below covers their journal entries too.
-  if (!follow_) ApplyCampaignUpdate(now);
+  ApplyCampaignUpdate(now);
   // Earlier incarnations' journal entries, before the first beacon when the
   // store answers; otherwise the first flush that reaches the store does it.
   (void)flusher_->Recover();
@@ -184,31 +184,7 @@ void Pacer::Stop() {
 }
 
 absl::Status Pacer::UpdateCampaigns(const std::vector<config::CampaignConfig>& by_position) {
-  if (follow_) {
-    return absl::FailedPreconditionError(
-        "in pacing.mode pacer the rtb-pacer process decides for the campaigns it started with");
-  }
-  if (by_position.size() > capacity_) {
-    return absl::OutOfRangeError(absl::StrCat(by_position.size(), " campaigns exceed the ",
-                                              capacity_, " positions of the pacing loop"));
-  }
-  absl::StatusOr<std::vector<CampaignBudget>> budgets = internal::CampaignBudgets(by_position);
-  if (!budgets.ok()) return budgets.status();
-  absl::MutexLock lock(&update_mu_);
-  // Checked against the newest list handed over, which the loop may not
-  // have applied yet.
-  const std::vector<CampaignBudget>& previous =
-      pending_update_.has_value() ? *pending_update_ : campaigns_;
-  if (budgets->size() < previous.size()) {
-    return absl::InvalidArgumentError("campaign positions are never removed");
-  }
-  for (size_t i = 0; i < previous.size(); ++i) {
-    if ((*budgets)[i].id != previous[i].id) {
-      return absl::InvalidArgumentError(absl::StrCat("position ", i, " holds campaign ",
-                                                     previous[i].id, ", not ", (*budgets)[i].id));
-    }
-  }
-  pending_update_ = *std::move(budgets);
+  if (absl::Status s = updates_->Offer(by_position); !s.ok()) return s;
   // loop_ is set and reset by Start and Stop only, on the owner's thread;
   // an update racing them is applied by the next RunDue anyway.
   if (loop_ != nullptr) loop_->Wake();
@@ -216,11 +192,7 @@ absl::Status Pacer::UpdateCampaigns(const std::vector<config::CampaignConfig>& b
 }
 
 void Pacer::ApplyCampaignUpdate(int64_t now_ms) {
-  std::optional<std::vector<CampaignBudget>> update;
-  {
-    absl::MutexLock lock(&update_mu_);
-    update.swap(pending_update_);
-  }
+  std::optional<std::vector<CampaignBudget>> update = updates_->Take();
   if (!update.has_value()) return;
   {
     // CampaignStatuses reads campaigns_ under this mutex.
@@ -235,7 +207,11 @@ void Pacer::ApplyCampaignUpdate(int64_t now_ms) {
   }
   metrics_->SetCampaigns(ids, budgets);
   flusher_->TrackAppendedCampaigns();
-  controller_->TrackAppendedCampaigns();
+  if (follow_) {
+    board_->TrackAppendedCampaigns();
+  } else {
+    controller_->TrackAppendedCampaigns();
+  }
   // A new budget is followed now, not at the next period; a new time zone
   // moves the next midnight.
   next_control_ms_ = now_ms;
@@ -244,7 +220,7 @@ void Pacer::ApplyCampaignUpdate(int64_t now_ms) {
 
 void Pacer::RunDue() {
   const int64_t now = clock_->NowMillis();
-  if (!follow_) ApplyCampaignUpdate(now);
+  ApplyCampaignUpdate(now);
   // Each due flush in time order, so a midnight between two regular flushes
   // gets its own flush and the day that ended keeps its spend.
   while (true) {
@@ -371,7 +347,9 @@ absl::StatusOr<std::unique_ptr<PacerService>> PacerService::Create(
       MakeMetrics(registry, service->campaigns_, /*flushes=*/false);
   if (!metrics.ok()) return metrics.status();
   service->metrics_ = *std::move(metrics);
-  service->decisions_ = std::make_unique<Decisions>(service->campaigns_.size(), service->clock_);
+  const size_t n = std::max(service->campaigns_.size(), options.campaign_capacity);
+  service->updates_ = std::make_unique<internal::CampaignUpdates>(service->campaigns_, n);
+  service->decisions_ = std::make_unique<Decisions>(n, service->clock_);
   service->controller_ = std::make_unique<internal::BudgetController>(
       service->campaigns_, ControllerOptionsFor(config.pacing, /*workers_poll=*/true), store,
       *service->metrics_);
@@ -398,8 +376,32 @@ void PacerService::Stop() {
   loop_.reset();
 }
 
+absl::Status PacerService::UpdateCampaigns(const std::vector<config::CampaignConfig>& by_position) {
+  if (absl::Status s = updates_->Offer(by_position); !s.ok()) return s;
+  if (loop_ != nullptr) loop_->Wake();
+  return absl::OkStatus();
+}
+
+void PacerService::ApplyCampaignUpdate(int64_t now_ms) {
+  std::optional<std::vector<CampaignBudget>> update = updates_->Take();
+  if (!update.has_value()) return;
+  campaigns_ = *std::move(update);
+  std::vector<std::string> ids;
+  std::vector<int64_t> budgets;
+  for (const CampaignBudget& campaign : campaigns_) {
+    ids.push_back(campaign.id);
+    budgets.push_back(campaign.daily_budget_micros);
+  }
+  metrics_->SetCampaigns(ids, budgets);
+  controller_->TrackAppendedCampaigns();
+  board_->TrackAppendedCampaigns();
+  // A new budget is decided on now, not a period later.
+  next_control_ms_ = now_ms;
+}
+
 void PacerService::RunDue() {
   const int64_t now = clock_->NowMillis();
+  ApplyCampaignUpdate(now);
   if (now >= next_control_ms_) {
     Control(now);
     next_control_ms_ += controller_interval_ms_;

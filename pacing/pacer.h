@@ -262,6 +262,7 @@ struct PacerOptions {
 
 namespace internal {
 struct CampaignBudget;
+class CampaignUpdates;
 class PacingMetrics;
 class SpendFlusher;
 class WorkerSpendJournal;
@@ -341,8 +342,9 @@ class Pacer {
   // path does not ask for them). InvalidArgument for a changed position or
   // a budget the loop cannot use, OutOfRange past the capacity, NotFound
   // for an unknown time zone; nothing changes then. In pacer mode the
-  // decisions are the rtb-pacer process's, for the campaigns it was started
-  // with: FailedPrecondition.
+  // rtb-pacer process decides, with the same list from the same table: the
+  // worker flushes the spend of appended campaigns and reads their
+  // decisions.
   absl::Status UpdateCampaigns(const std::vector<config::CampaignConfig>& by_position);
 
   // Every campaign, in config order, as of the loop's last decision (or, in
@@ -361,9 +363,7 @@ class Pacer {
   void ApplyCampaignUpdate(int64_t now_ms);
 
   std::vector<internal::CampaignBudget> campaigns_;
-  size_t capacity_ = 0;
-  absl::Mutex update_mu_;
-  std::optional<std::vector<internal::CampaignBudget>> pending_update_ ABSL_GUARDED_BY(update_mu_);
+  std::unique_ptr<internal::CampaignUpdates> updates_;
   int worker_id_ = 0;
   bool follow_ = false;
   int64_t flush_interval_ms_ = 0;
@@ -407,6 +407,13 @@ class PacerService {
   void Stop();
   void RunDue();
   int64_t NextDueMillis() const { return next_control_ms_; }
+
+  // As Pacer::UpdateCampaigns: the campaigns table changed (rtb-pacer
+  // follows it as the workers do). Applied at the next step, which decides
+  // at once; appended campaigns take free positions up to
+  // PacerOptions::campaign_capacity.
+  absl::Status UpdateCampaigns(const std::vector<config::CampaignConfig>& by_position);
+
   // This process's own view of what it published (tests, logs).
   const Decisions& decisions() const { return *decisions_; }
   // The controller behind the decisions, with their inputs (tests).
@@ -415,8 +422,11 @@ class PacerService {
  private:
   PacerService();
   void Control(int64_t now_ms);
+  // On the loop's thread: takes the list UpdateCampaigns left, if any.
+  void ApplyCampaignUpdate(int64_t now_ms);
 
   std::vector<internal::CampaignBudget> campaigns_;
+  std::unique_ptr<internal::CampaignUpdates> updates_;
   int64_t controller_interval_ms_ = 0;
   int64_t state_max_age_ms_ = 0;
   std::shared_ptr<const storage::Clock> clock_;

@@ -8,17 +8,25 @@
 // hbase or storage-server). Creates the bidder's tables when missing, then
 // every pacing.controller_interval_ms scans each campaign's budget shards
 // and publishes the decisions the workers' Pacers follow (see
-// pacing/pacer.h). Every pricing.fit_interval_s it also fits the shading
-// model and publishes it in the `pricing` table, where the workers read it
-// (pricing/pricing_loop.h). Serves its metrics at http://<metrics-address>/metrics
-// (default 127.0.0.1:9465; port 0 picks a free one, written to --port-file).
-// Runs until SIGTERM or SIGINT, then exits 0; a start-up error is one line
-// on stderr naming the problem (bad flags included), and exit code 1.
+// pacing/pacer.h). The campaigns are the campaigns table's, followed as the
+// bidders follow it (bidder/campaigns/campaign_follower.h): a budget, mode
+// or time zone changed through the admin API, or a campaign created, is
+// decided on within campaign_store.follow_interval_ms plus a controller
+// step. Until a bidder has seeded the table, the config file's campaigns. Every
+// pricing.fit_interval_s it also fits the shading model and publishes it in the `pricing` table,
+// where the workers read it (pricing/pricing_loop.h). Serves its metrics at
+// http://<metrics-address>/metrics (default 127.0.0.1:9465; port 0 picks a free one, written to
+// --port-file). Runs until SIGTERM or SIGINT, then exits 0; a start-up error is one line on stderr
+// naming the problem (bad flags included), and exit code 1.
+#include <chrono>
 #include <exception>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "absl/strings/str_cat.h"
+#include "bidder/campaigns/campaign_follower.h"
+#include "bidder/campaigns/campaign_store.h"
 #include "config/config.h"
 #include "pacing/pacer.h"
 #include "pricing/pricing_loop.h"
@@ -75,9 +83,29 @@ int Run(int argc, char** argv) {
   if (!store.ok()) return Fail(store.status().message());
 
   auto registry = std::make_shared<prometheus::Registry>();
+  rtb::pacing::PacerOptions pacer_options;
+  pacer_options.campaign_capacity = static_cast<size_t>(config->campaign_store.max_campaigns);
   absl::StatusOr<std::unique_ptr<rtb::pacing::PacerService>> service =
-      rtb::pacing::PacerService::Create(*config, **store, registry.get());
+      rtb::pacing::PacerService::Create(*config, **store, registry.get(), pacer_options);
   if (!service.ok()) return Fail(service.status().message());
+  namespace campaigns = rtb::bidder::campaigns;
+  auto decode = [&config](std::string_view json) {
+    return rtb::config::ParseCampaign(json, *config);
+  };
+  campaigns::CampaignStore campaign_store(**store, rtb::storage::SystemClock(), decode);
+  campaigns::CampaignFollowerOptions follow_options;
+  follow_options.interval = std::chrono::milliseconds(config->campaign_store.follow_interval_ms);
+  follow_options.max_campaigns = pacer_options.campaign_capacity;
+  follow_options.registry = registry.get();
+  rtb::pacing::PacerService* pacer_service = service->get();
+  campaigns::CampaignFollower follower(
+      campaign_store, config->campaigns, decode,
+      [pacer_service](const campaigns::LiveCampaigns& live) {
+        if (absl::Status s = pacer_service->UpdateCampaigns(live.PacingConfigs()); !s.ok()) {
+          Log(absl::StrCat("pacing keeps its campaigns: ", s.message()));
+        }
+      },
+      follow_options);
   absl::StatusOr<std::unique_ptr<rtb::pricing::PricingLoop>> pricing =
       rtb::pricing::PricingLoop::Create(*config, **store, nullptr,
                                         rtb::pricing::PricingRole::kFitAndPublish, registry.get());
@@ -98,15 +126,21 @@ int Run(int argc, char** argv) {
     }
   }
 
+  // The table's campaigns are in place before the first decisions; a table
+  // that cannot be read leaves the config file's, and is retried.
+  if (absl::Status s = follower.Start(); !s.ok()) {
+    Log(absl::StrCat("cannot read the campaigns table yet: ", s.message()));
+  }
   if (absl::Status s = (*service)->Start(); !s.ok()) return Fail(s.message());
   if (absl::Status s = (*pricing)->Start(); !s.ok()) return Fail(s.message());
-  Log(absl::StrCat("controlling ", config->campaigns.size(), " campaigns every ",
+  Log(absl::StrCat("controlling ", follower.current()->by_position.size(), " campaigns every ",
                    config->pacing.controller_interval_ms, " ms on ",
                    rtb::startup::DescribeStore(config->storage), "; metrics on port ",
                    metrics_port));
 
   Log("stopping on " + std::string(rtb::startup::WaitForStopSignal()));
   (*pricing)->Stop();
+  follower.Stop();
   (*service)->Stop();
   Log("stopped");
   return 0;

@@ -29,6 +29,14 @@ std::vector<config::CampaignConfig> LiveCampaigns::Configs() const {
   return configs;
 }
 
+std::vector<config::CampaignConfig> LiveCampaigns::PacingConfigs() const {
+  std::vector<config::CampaignConfig> configs = Configs();
+  for (config::CampaignConfig& campaign : configs) {
+    if (campaign.daily_budget_micros <= 0) campaign.daily_budget_micros = 1;
+  }
+  return configs;
+}
+
 CampaignFollower::CampaignFollower(CampaignStore& store,
                                    const std::vector<config::CampaignConfig>& initial,
                                    Decoder decode, Listener listener,

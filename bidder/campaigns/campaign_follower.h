@@ -62,6 +62,10 @@ struct LiveCampaigns {
   // The configs by position (paused, archived and undecodable ones with
   // enabled false): what CampaignIndex::Build and Pacer::UpdateCampaigns take.
   std::vector<config::CampaignConfig> Configs() const;
+  // Configs() for Pacer/PacerService::UpdateCampaigns: a stored object that
+  // no longer decodes keeps its position with a budget of one micro, since
+  // the pacing loop needs a budget to hold a position.
+  std::vector<config::CampaignConfig> PacingConfigs() const;
 };
 
 struct CampaignFollowerOptions {

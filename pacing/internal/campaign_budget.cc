@@ -34,4 +34,40 @@ absl::StatusOr<std::vector<CampaignBudget>> CampaignBudgets(
   return budgets;
 }
 
+CampaignUpdates::CampaignUpdates(const std::vector<CampaignBudget>& initial, size_t capacity)
+    : capacity_(capacity) {
+  for (const CampaignBudget& campaign : initial) accepted_ids_.push_back(campaign.id);
+}
+
+absl::Status CampaignUpdates::Offer(const std::vector<config::CampaignConfig>& by_position) {
+  if (by_position.size() > capacity_) {
+    return absl::OutOfRangeError(absl::StrCat(by_position.size(), " campaigns exceed the ",
+                                              capacity_, " positions of the pacing loop"));
+  }
+  absl::StatusOr<std::vector<CampaignBudget>> budgets = CampaignBudgets(by_position);
+  if (!budgets.ok()) return budgets.status();
+  absl::MutexLock lock(&mu_);
+  if (budgets->size() < accepted_ids_.size()) {
+    return absl::InvalidArgumentError("campaign positions are never removed");
+  }
+  for (size_t i = 0; i < accepted_ids_.size(); ++i) {
+    if ((*budgets)[i].id != accepted_ids_[i]) {
+      return absl::InvalidArgumentError(absl::StrCat("position ", i, " holds campaign ",
+                                                     accepted_ids_[i], ", not ", (*budgets)[i].id));
+    }
+  }
+  for (size_t i = accepted_ids_.size(); i < budgets->size(); ++i) {
+    accepted_ids_.push_back((*budgets)[i].id);
+  }
+  pending_ = *std::move(budgets);
+  return absl::OkStatus();
+}
+
+std::optional<std::vector<CampaignBudget>> CampaignUpdates::Take() {
+  absl::MutexLock lock(&mu_);
+  std::optional<std::vector<CampaignBudget>> taken;
+  taken.swap(pending_);
+  return taken;
+}
+
 }  // namespace rtb::pacing::internal

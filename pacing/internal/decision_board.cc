@@ -86,7 +86,11 @@ std::optional<std::vector<std::pair<std::string, BoardEntry>>> DecodeBoard(std::
 
 DecisionBoard::DecisionBoard(const std::vector<CampaignBudget>& campaigns, storage::Store& store)
     : campaigns_(campaigns), store_(store) {
-  for (size_t i = 0; i < campaigns.size(); ++i) index_.emplace(campaigns[i].id, i);
+  TrackAppendedCampaigns();
+}
+
+void DecisionBoard::TrackAppendedCampaigns() {
+  for (size_t i = index_.size(); i < campaigns_.size(); ++i) index_.emplace(campaigns_[i].id, i);
 }
 
 absl::Status DecisionBoard::Write(const BudgetController& controller) {

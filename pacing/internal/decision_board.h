@@ -75,6 +75,9 @@ class DecisionBoard {
   // `campaigns` and `store` must outlive this.
   DecisionBoard(const std::vector<CampaignBudget>& campaigns, storage::Store& store);
 
+  // Campaigns were appended to `campaigns` (positions never change).
+  void TrackAppendedCampaigns();
+
   // Writes every campaign that has a decision, in one Put of one cell.
   absl::Status Write(const BudgetController& controller);
   // Reads the board and publishes each campaign found into `decisions`,

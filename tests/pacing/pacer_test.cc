@@ -274,5 +274,56 @@ TEST_F(PacerTest, UpdatedCampaignsAreDecidedAtTheNextStepAndKeepTheirPositions) 
             absl::StatusCode::kOutOfRange);
 }
 
+// Pacer mode: rtb-pacer and the workers follow the same campaigns table; a
+// budget cut is decided on at the service's next step, and a campaign
+// created live is decided by the service and followed by the workers.
+TEST_F(PacerTest, PacerServiceAndItsWorkersFollowUpdatedCampaigns) {
+  config::BidderConfig config =
+      testing::PacingOnlyConfig({testing::Campaign("a", 1000000000, PacingMode::kAsap)}, 8);
+  config.pacing.mode = config::PacingProcessMode::kPacer;
+  PacerOptions options = Options();
+  options.campaign_capacity = 2;
+  auto service = PacerService::Create(config, temp_.store(), &registry_, options);
+  ASSERT_TRUE(service.ok()) << service.status();
+  auto worker = Pacer::Create(config, temp_.store(), nullptr, options);
+  ASSERT_TRUE(worker.ok()) << worker.status();
+  PacerService& pacer = **service;
+  Pacer& w = **worker;
+  pacer.RunDue();
+  w.RunDue();
+  EXPECT_TRUE(w.decisions().MayBid(0, 0.5));
+  w.spend().Record(0, 5000);
+  w.FlushNow();
+
+  const std::vector<config::CampaignConfig> updated = {
+      testing::Campaign("a", 4000, PacingMode::kAsap),
+      testing::Campaign("b", 1000000000, PacingMode::kAsap)};
+  ASSERT_TRUE(pacer.UpdateCampaigns(updated).ok());
+  ASSERT_TRUE(w.UpdateCampaigns(updated).ok());
+  clock_->Advance(1);
+  pacer.RunDue();  // well before its next period: the update decides now
+  EXPECT_FALSE(pacer.decisions().MayBid(0, 0.0)) << "spent 5000 of a 4000 budget";
+  EXPECT_TRUE(pacer.decisions().MayBid(1, 0.5));
+  EXPECT_EQ(MetricValue(registry_, "bidder_pacing_budget_micros", {{"campaign", "a"}}), 4000);
+  w.RunDue();
+  EXPECT_FALSE(w.decisions().MayBid(0, 0.0));
+  EXPECT_TRUE(w.decisions().MayBid(1, 0.5)) << "the appended campaign's decision is followed";
+  ASSERT_EQ(w.CampaignStatuses().size(), 2u);
+  EXPECT_EQ(w.CampaignStatuses()[0].daily_budget_micros, 4000);
+  EXPECT_EQ(w.CampaignStatuses()[1].campaign_id, "b");
+  w.spend().Record(1, 70);
+  w.FlushNow();
+  EXPECT_EQ(Stored("b", 8, "20261004"), 70);
+
+  EXPECT_EQ(
+      pacer.UpdateCampaigns({testing::Campaign("b", 1000), testing::Campaign("a", 1000)}).code(),
+      absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(pacer
+                .UpdateCampaigns({testing::Campaign("a", 1000), testing::Campaign("b", 1000),
+                                  testing::Campaign("c", 1000)})
+                .code(),
+            absl::StatusCode::kOutOfRange);
+}
+
 }  // namespace
 }  // namespace rtb::pacing
