@@ -1,7 +1,8 @@
 // The rtb-pacer binary as a process: it refuses a sidecar configuration, and
 // with pacing.mode "pacer" on a storage-server it publishes decisions that
 // an in-process worker follows and a shading model its pricing loop reads,
-// serves /metrics, and exits 0 on SIGTERM.
+// serves /metrics, follows the campaigns table (a budget cut and a campaign
+// created while it runs), and exits 0 on SIGTERM.
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -20,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "bidder/campaigns/campaign_store.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "pacing/pacer.h"
@@ -170,7 +172,9 @@ TEST(RtbPacerProcessTest, PublishesDecisionsWorkersFollowAndStopsOnSigterm) {
   // A worker of the same configuration follows what the process publishes.
   auto config = config::LoadConfigFile(config_path);
   ASSERT_TRUE(config.ok()) << config.status();
-  auto worker = Pacer::Create(*config, **store, nullptr);
+  PacerOptions worker_options;
+  worker_options.campaign_capacity = 4;  // room for campaigns created below
+  auto worker = Pacer::Create(*config, **store, nullptr, worker_options);
   ASSERT_TRUE(worker.ok()) << worker.status();
   bool followed = false;
   for (int i = 0; i < 300 && !followed; ++i) {
@@ -205,6 +209,51 @@ TEST(RtbPacerProcessTest, PublishesDecisionsWorkersFollowAndStopsOnSigterm) {
       << metrics;
   EXPECT_NE(metrics.find("bidder_pacing_throttle_ratio{campaign=\"camp-0\"}"), std::string::npos);
   EXPECT_NE(metrics.find("bidder_pricing_fit_seconds"), std::string::npos);
+
+  // The campaigns table changes while it runs: seeded as a bidder seeds it,
+  // then camp-1's budget is cut and camp-new is created through the store.
+  bidder::campaigns::CampaignStore campaigns(
+      **store, storage::SystemClock(),
+      [&config](std::string_view object) { return config::ParseCampaign(object, *config); });
+  std::vector<std::string> seed;
+  for (const config::CampaignConfig& campaign : config->campaigns) {
+    seed.push_back(config::CampaignToJson(campaign));
+  }
+  ASSERT_TRUE(campaigns.SeedIfEmpty(seed, "test").ok());
+  auto camp1 = campaigns.Get("camp-1");
+  ASSERT_TRUE(camp1.ok() && camp1->has_value());
+  ASSERT_TRUE(
+      campaigns.Patch("camp-1", R"({"daily_budget_micros": 50000000})", (*camp1)->version, "test")
+          .ok());
+  nlohmann::json created = nlohmann::json::parse(seed[0]);
+  created["id"] = "camp-new";
+  auto made = campaigns.Create(created.dump(), "test");
+  ASSERT_TRUE(made.ok()) << made.status();
+  bool followed_table = false;
+  std::string seen;
+  for (int i = 0; i < 100 && !followed_table; ++i) {
+    seen = HttpGet(metrics_port, "/metrics");
+    followed_table =
+        seen.find("bidder_pacing_budget_micros{campaign=\"camp-1\"} 50000000") !=
+            std::string::npos &&
+        seen.find("bidder_pacing_throttle_ratio{campaign=\"camp-new\"}") != std::string::npos;
+    if (!followed_table) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_TRUE(followed_table) << seen << pacer.Stderr();
+  // A worker handed the same list follows the new campaign's decisions.
+  std::vector<config::CampaignConfig> live = config->campaigns;
+  auto made_config = config::ParseCampaign(made->json, *config);
+  ASSERT_TRUE(made_config.ok()) << made_config.status();
+  live.push_back(*made_config);
+  absl::Status updated = (*worker)->UpdateCampaigns(live);
+  ASSERT_TRUE(updated.ok()) << updated;
+  bool followed_new = false;
+  for (int i = 0; i < 100 && !followed_new; ++i) {
+    (*worker)->RunDue();
+    followed_new = (*worker)->decisions().MayBid(2, 0.0);
+    if (!followed_new) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_TRUE(followed_new) << pacer.Stderr();
 
   EXPECT_EQ(pacer.Stop(), 0) << pacer.Stderr();
   pricing_loop->reset();
