@@ -416,9 +416,18 @@ class AdminApi::Impl {
       if (record_of.contains(record.id)) ordered.push_back(&record);
     }
     for (const campaigns::CampaignRecord* record : ordered) {
+      // A campaign the worker has not placed yet (created or seeded a
+      // moment ago) shows its stored budget, currency and pacing mode.
       config::CampaignConfig fallback;
       fallback.id = record->id;
       auto it = live_config.find(record->id);
+      if (it == live_config.end()) {
+        if (absl::StatusOr<config::CampaignConfig> stored =
+                config::ParseCampaign(record->json, config_);
+            stored.ok()) {
+          fallback = *std::move(stored);
+        }
+      }
       nlohmann::json out =
           pacing_json(record->id, it != live_config.end() ? *it->second : fallback);
       out["campaign_state"] = campaigns::CampaignStateName(record->state);
