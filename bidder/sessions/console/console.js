@@ -684,7 +684,7 @@ function changeItems(entry) {
 function historyRow(entry) {
   return element('tr', { dataset: { action: entry.action, operator: entry.operator, version: String(entry.version) } }, [
     element('td', { className: 'nowrap', text: dateTime(entry.at_ms) }),
-    element('td', { text: entry.operator }),
+    element('td', { className: 'nowrap', text: entry.operator }),
     element('td', {}, [element('span', { className: 'tag', text: entry.action })]),
     element('td', { className: 'num', text: String(entry.version) }),
     element('td', {}, [element('ul', { className: 'changes' }, changeItems(entry))]),
