@@ -691,6 +691,9 @@ step('logout: the API answers 401, the old cookie included, and the login form i
   await page.waitForSelector('#login:not([hidden])');
   assert.equal(await page.isVisible('#home'), false);
   assert.equal(await page.$$eval('#campaigns-body tr', (r) => r.length), 0, 'no campaign data left on the page');
+  assert.equal(await page.$$eval('#campaign-history-body tr', (r) => r.length), 0, 'no history left on the page');
+  assert.equal(await page.isVisible('#campaign-history'), false);
+  assert.equal(await page.isVisible('#campaign-editor'), false);
   assert.equal(await pageFetchStatus('/api/campaigns'), 401);
   const replay = await api('/api/campaigns', { cookie: `rtb_session=${session.value}` });
   assert.equal(replay.status, 401, 'the revoked cookie is refused');
