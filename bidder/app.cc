@@ -249,6 +249,7 @@ absl::Status BidderApp::RegisterBeaconRoutes() {
     admin.telemetry = telemetry_.get();
     admin.campaign_store = campaign_store_.get();
     admin.follower = follower_.get();
+    admin.registry = &registry_;
     admin_api_ = std::make_unique<AdminApi>(admin);
     admin_api_->Register(*server_);
   }

@@ -27,6 +27,7 @@
 #include "nlohmann/json.hpp"
 #include "pacing/pacer.h"
 #include "pricing/pricer.h"
+#include "prometheus/registry.h"
 #include "storage/clock.h"
 #include "storage/key_bytes.h"
 
@@ -180,6 +181,30 @@ std::string_view PacingStateName(const pacing::CampaignPacingStatus& status, int
   return "open";
 }
 
+// Bids and wins of each campaign since the process started: the counters of
+// `bids_metric` and `wins_metric` summed over their other labels (exchange).
+struct CampaignCounts {
+  int64_t bids = 0;
+  int64_t wins = 0;
+};
+absl::flat_hash_map<std::string, CampaignCounts> CountsByCampaign(
+    const prometheus::Registry& registry) {
+  absl::flat_hash_map<std::string, CampaignCounts> counts;
+  for (const prometheus::MetricFamily& family : registry.Collect()) {
+    int64_t CampaignCounts::*field = nullptr;
+    if (family.name == "bidder_bids_total") field = &CampaignCounts::bids;
+    if (family.name == "bidder_wins_total") field = &CampaignCounts::wins;
+    if (field == nullptr) continue;
+    for (const prometheus::ClientMetric& metric : family.metric) {
+      for (const prometheus::ClientMetric::Label& label : metric.label) {
+        if (label.name != "campaign") continue;
+        counts[label.value].*field += static_cast<int64_t>(metric.counter.value);
+      }
+    }
+  }
+  return counts;
+}
+
 }  // namespace
 
 class AdminApi::Impl {
@@ -194,6 +219,7 @@ class AdminApi::Impl {
         telemetry_(deps.telemetry),
         campaign_store_(deps.campaign_store),
         follower_(deps.follower),
+        registry_(deps.registry),
         hasher_(deps.config->bid.device_key_secret),
         pool_(2) {}
   ~Impl() { pool_.join(); }
@@ -312,6 +338,9 @@ class AdminApi::Impl {
     for (const pricing::CampaignPricingStatus& price : prices) {
       pricing_of[price.campaign_id] = &price;
     }
+    const absl::flat_hash_map<std::string, CampaignCounts> counts =
+        registry_ != nullptr ? CountsByCampaign(*registry_)
+                             : absl::flat_hash_map<std::string, CampaignCounts>();
     auto pacing_json = [&](const std::string& id, const config::CampaignConfig& campaign) {
       nlohmann::json out = {
           {"id", id},
@@ -344,6 +373,12 @@ class AdminApi::Impl {
                           {"price_losses", price.price_losses},
                           {"win_rate", price.win_rate},
                           {"average_clearing_cpm", price.average_clearing_cpm}};
+      }
+      if (registry_ != nullptr) {
+        auto it = counts.find(id);
+        const CampaignCounts count = it != counts.end() ? it->second : CampaignCounts();
+        out["bids"] = count.bids;
+        out["wins"] = count.wins;
       }
       return out;
     };
@@ -381,9 +416,18 @@ class AdminApi::Impl {
       if (record_of.contains(record.id)) ordered.push_back(&record);
     }
     for (const campaigns::CampaignRecord* record : ordered) {
+      // A campaign the worker has not placed yet (created or seeded a
+      // moment ago) shows its stored budget, currency and pacing mode.
       config::CampaignConfig fallback;
       fallback.id = record->id;
       auto it = live_config.find(record->id);
+      if (it == live_config.end()) {
+        if (absl::StatusOr<config::CampaignConfig> stored =
+                config::ParseCampaign(record->json, config_);
+            stored.ok()) {
+          fallback = *std::move(stored);
+        }
+      }
       nlohmann::json out =
           pacing_json(record->id, it != live_config.end() ? *it->second : fallback);
       out["campaign_state"] = campaigns::CampaignStateName(record->state);
@@ -652,6 +696,7 @@ class AdminApi::Impl {
   telemetry::Telemetry* telemetry_;
   campaigns::CampaignStore* campaign_store_;
   const campaigns::CampaignFollower* follower_;
+  const prometheus::Registry* registry_;
   DeviceKeyHasher hasher_;
   boost::asio::thread_pool pool_;
 };

@@ -12,7 +12,9 @@
 //          shading factor, first-price win rate and average clearing price,
 //          pricing::CampaignPricingStatus); and (campaigns table served) its
 //          stored state ("campaign_state"), version and last change, filtered
-//          by stored state and advertiser
+//          by stored state and advertiser; "bids" and "wins": the campaign's
+//          bids made and impressions won and claimed since this process
+//          started (bidder_bids_total, bidder_wins_total over every exchange)
 //   GET    /api/campaigns/{id}          the stored campaign: 200, 404
 //   GET    /api/campaigns/{id}/audit?limit=N
 //          its audit records, newest first (operator, time, action, before
@@ -63,6 +65,10 @@
 #include "bidder/http/http_server.h"
 #include "config/config.h"
 
+namespace prometheus {
+class Registry;
+}  // namespace prometheus
+
 namespace rtb::pacing {
 class Pacer;
 }  // namespace rtb::pacing
@@ -108,6 +114,10 @@ class AdminApi {
     // The worker's live campaigns (budgets, time zones of the list); may be
     // null.
     const campaigns::CampaignFollower* follower = nullptr;
+    // The process's metrics: /api/campaigns reads each campaign's
+    // bidder_bids_total and bidder_wins_total from it. Null: no "bids" and
+    // "wins".
+    const prometheus::Registry* registry = nullptr;
   };
   explicit AdminApi(const Dependencies& deps);
   // Waits for the calls still running.

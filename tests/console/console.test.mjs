@@ -7,7 +7,11 @@
 // notices), then in the browser: the console refuses data before login,
 // shows the error of a wrong password, logs in, shows the campaigns and a
 // campaign's charts with data points, a device's events, erases the device
-// and follows the erasure's steps, logs out (the API then answers 401, the old
+// and follows the erasure's steps; lists the stored campaigns with their
+// status, spend against budget, bids and wins, creates one through the form,
+// shows an invalid edit's problems next to their fields (nothing stored), a
+// stale edit's conflict and its reload, pauses and resumes it and lists
+// those changes in its audit history; logs out (the API then answers 401, the old
 // cookie included, and the page shows the login form) and logs out
 // everywhere. A screenshot per step goes to RTB_ARTIFACTS_DIR.
 //
@@ -214,6 +218,34 @@ function pageFetchStatus(pathname) {
   return page.evaluate(async (p) => (await fetch(p, { credentials: 'same-origin' })).status, pathname);
 }
 
+// The text of each cell of a campaign's row, by column (data-col), the
+// texts of its elements joined by spaces.
+function rowCells(id) {
+  return page.$$eval(`#campaigns-body tr[data-campaign-id="${id}"] td`, (cells) => Object.fromEntries(cells.map((c) => {
+    const parts = [...c.children].map((e) => e.textContent.trim()).filter(Boolean);
+    return [c.dataset.col, parts.length ? parts.join(' ') : c.textContent.trim()];
+  })));
+}
+
+// A session of the test's own (the same operator) for API calls beside the
+// page's: its cookie and CSRF token.
+async function apiSession() {
+  const login = await api('/api/login', { method: 'POST', body: { user: kUser, password: kPassword } });
+  assert.equal(login.status, 200, login.text);
+  const cookie = login.headers.get('set-cookie').split(';')[0];
+  const session = await api('/api/session', { cookie });
+  assert.equal(session.status, 200, session.text);
+  return { cookie, csrf: JSON.parse(session.text).csrf_token };
+}
+
+// The stored campaign as the API has it, through the page's session.
+function storedCampaign(id) {
+  return page.evaluate(async (c) => {
+    const response = await fetch(`/api/campaigns/${encodeURIComponent(c)}`, { credentials: 'same-origin' });
+    return { status: response.status, body: await response.json() };
+  }, id);
+}
+
 async function login(password) {
   await page.fill('#login-user', kUser);
   await page.fill('#login-password', password);
@@ -350,16 +382,15 @@ step('the right password shows the campaigns table', async () => {
                              config.campaigns.length);
   const ids = await page.$$eval('#campaigns-body tr[data-campaign-id]', (rows) => rows.map((r) => r.dataset.campaignId));
   assert.deepEqual(ids, config.campaigns.map((c) => c.id));
-  const row = await page.$$eval('#campaigns-body tr[data-campaign-id="northwind-travel-display"] td',
-                                (cells) => cells.map((c) => c.textContent.trim()));
-  assert.match(row[2], /\$250\.00/, 'daily budget');
-  assert.match(row[5], /^(open|throttled|stopped|fail-safe)$/, 'pacing state');
-  assert.match(row[6], /^\d+ %$/, 'throttle');
+  const row = await rowCells('northwind-travel-display');
+  assert.match(row.budget, /\$250\.00/, 'daily budget');
+  assert.match(row.state, /^(open|throttled|stopped|fail-safe)$/, 'pacing state');
+  assert.match(row.throttle, /^\d+ %$/, 'throttle');
   // The won bids' spend reaches the pacing loop and the table.
   await eventually('northwind\'s spend today above zero', async () => {
     await page.click('#campaigns-refresh');
     await sleep(300);
-    const spend = await page.textContent('#campaigns-body tr[data-campaign-id="northwind-travel-display"] td:nth-child(4)');
+    const spend = await page.textContent('#campaigns-body tr[data-campaign-id="northwind-travel-display"] td[data-col="spend"]');
     return /[1-9]/.test(spend) ? spend : null;
   }, 30000, 1000);
   assert.equal(await page.evaluate(() => localStorage.length + sessionStorage.length), 0);
@@ -450,6 +481,206 @@ step('privacy erasure shows its steps', async () => {
   await screenshot('erasure');
 });
 
+// The campaign the form creates (an id is never reused: one per run).
+const kCreated = `console-created-${randomBytes(3).toString('hex')}`;
+
+step('the list shows the seeded campaigns with their status, spend against budget, bids and wins', async () => {
+  await page.click('#campaigns-refresh');
+  const config = JSON.parse(readFileSync(path.join(work, 'bidder.json'), 'utf8'));
+  for (const campaign of config.campaigns) {
+    await page.waitForSelector(`#campaigns-body tr[data-campaign-id="${campaign.id}"][data-campaign-state="active"]`);
+    const row = await rowCells(campaign.id);
+    assert.match(row.status, /^active v1 · config-file$/, `${campaign.id} status`);
+    assert.match(row.budget, /\d/, `${campaign.id} budget`);
+    assert.match(row.spend, /\d/, `${campaign.id} spend`);
+    assert.match(row.bids, /^\d+ \/ \d+$/, `${campaign.id} bids / wins`);
+    const buttons = await page.$$eval(`#campaigns-body tr[data-campaign-id="${campaign.id}"] button`,
+                                      (b) => b.map((x) => x.dataset.action));
+    assert.deepEqual(buttons, ['charts', 'edit', 'pause', 'history']);
+  }
+  // The load bid on northwind, and the test's won bids were billed.
+  const northwind = await rowCells(kCampaign);
+  const [bids, wins] = northwind.bids.split(' / ').map(Number);
+  assert.ok(bids >= 10, `northwind bids ${bids}`);
+  assert.ok(wins >= 1 && wins <= bids, `northwind wins ${wins}`);
+  assert.match(northwind.spend, /[1-9]/);
+  assert.match(northwind.budget, /\$250\.00/);
+  await page.locator('#campaigns').scrollIntoViewIfNeeded();
+  await screenshot('campaign-list');
+});
+
+step('a campaign created through the form is stored and listed', async () => {
+  await page.click('#campaign-new');
+  await page.waitForSelector('#campaign-editor:not([hidden])');
+  assert.equal(await page.textContent('#campaign-save'), 'Create campaign');
+  await page.fill('#campaign-id', kCreated);
+  await page.fill('#campaign-advertiser', 'created.example');
+  await page.fill('#campaign-budget', '40');
+  await page.fill('#campaign-currency', 'USD');
+  await page.fill('#campaign-max-bid', '1.5');
+  await page.selectOption('#campaign-pacing', 'asap');
+  await page.fill('#campaign-time-zone', 'Europe/Berlin');
+  await page.fill('#campaign-frequency-cap', '5');
+  // Without creatives: a problem of no field the form shows (neither an
+  // input nor a key of the JSON), so at the top of the form; nothing stored.
+  await page.fill('#campaign-other', '{}');
+  await page.click('#campaign-save');
+  await page.waitForSelector('#campaign-form-errors li');
+  const top = await page.$$eval('#campaign-form-errors li', (items) => items.map((li) => li.textContent));
+  assert.equal(top.length, 1, JSON.stringify(top));
+  assert.match(top[0], /creatives: must list at least one creative$/);
+  assert.equal(await page.textContent('#campaign-other-error'), '');
+  assert.equal((await storedCampaign(kCreated)).status, 404, 'nothing stored');
+  const config = JSON.parse(readFileSync(path.join(work, 'bidder.json'), 'utf8'));
+  const model = config.campaigns.find((c) => c.id === kCampaign);
+  const other = {
+    iab_categories: model.iab_categories,
+    creatives: model.creatives.map((c) => ({ ...c, id: `${kCreated}-${c.id}` })),
+  };
+  await page.fill('#campaign-other', JSON.stringify(other, null, 2));
+  await screenshot('campaign-form-new');
+  await page.click('#campaign-save');
+  await page.waitForSelector('#campaign-editor', { state: 'hidden' });
+  await page.waitForSelector(`#campaigns-body tr[data-campaign-id="${kCreated}"][data-campaign-state="active"]`);
+  assert.match(await page.textContent('#notice'), new RegExp(`Created ${kCreated} \\(version 1\\)`));
+  const row = await rowCells(kCreated);
+  assert.match(row.status, new RegExp(`^active v1 · ${kUser}$`));
+  assert.match(row.budget, /\$40\.00/);
+  assert.match(row.pacing, /asap/);
+  const stored = await storedCampaign(kCreated);
+  assert.equal(stored.status, 200);
+  assert.equal(stored.body.version, 1);
+  assert.equal(stored.body.updated_by, kUser);
+  assert.equal(stored.body.campaign.daily_budget_micros, 40000000);
+  assert.equal(stored.body.campaign.max_bid_cpm, 1.5);
+  assert.equal(stored.body.campaign.pacing_mode, 'asap');
+  assert.equal(stored.body.campaign.time_zone, 'Europe/Berlin');
+  assert.deepEqual(stored.body.campaign.advertiser_domains, ['created.example']);
+  assert.equal(stored.body.campaign.creatives.length, model.creatives.length);
+  await screenshot('campaign-created');
+});
+
+step('an invalid edit shows the error next to its field and stores nothing', async () => {
+  await page.click(`#campaigns-body tr[data-campaign-id="${kCreated}"] button[data-action="edit"]`);
+  await page.waitForSelector('#campaign-editor[data-mode="edit"]:not([hidden])');
+  assert.equal(await page.inputValue('#campaign-budget'), '40');
+  assert.equal(await page.$eval('#campaign-id', (i) => i.readOnly), true, 'the id cannot change');
+  // A key the campaign object does not have: refused before the rules are
+  // checked, shown next to the JSON it came from.
+  const other = JSON.parse(await page.inputValue('#campaign-other'));
+  other.no_such_field = 1;
+  await page.fill('#campaign-other', JSON.stringify(other, null, 2));
+  await page.click('#campaign-save');
+  await page.waitForFunction(() => document.getElementById('campaign-other-error').textContent !== '');
+  assert.match(await page.textContent('#campaign-other-error'), /no_such_field/);
+  assert.equal(await page.getAttribute('#campaign-other', 'aria-invalid'), 'true');
+  // Broken rules: every problem at once, each next to its field.
+  delete other.no_such_field;
+  other.creatives[0].landing_url = 'not a url';
+  await page.fill('#campaign-other', JSON.stringify(other, null, 2));
+  await page.fill('#campaign-budget', '-5');
+  await page.click('#campaign-save');
+  await page.waitForFunction(() => document.getElementById('campaign-daily_budget_micros-error').textContent !== '');
+  const budgetError = await page.textContent('#campaign-daily_budget_micros-error');
+  assert.match(budgetError, /must be > 0/);
+  assert.equal(await page.getAttribute('#campaign-budget', 'aria-invalid'), 'true');
+  assert.equal(await page.$eval('.field[data-field="daily_budget_micros"]', (f) => f.classList.contains('invalid')), true);
+  const otherError = await page.textContent('#campaign-other-error');
+  assert.match(otherError, /^creatives\[0\]\.landing_url: /, 'the creative\'s problem next to the JSON');
+  assert.doesNotMatch(otherError, /no_such_field/, 'the earlier problem is cleared');
+  assert.equal(await page.textContent('#campaign-id-error'), '', 'no error on a valid field');
+  assert.equal(await page.textContent('#campaign-max_bid_cpm-error'), '');
+  assert.deepEqual(await page.$$eval('#campaign-form-errors li', (items) => items.length), 0);
+  assert.equal(await page.isVisible('#campaign-editor'), true, 'the form stays open');
+  await screenshot('campaign-invalid-edit');
+  const stored = await storedCampaign(kCreated);
+  assert.equal(stored.body.version, 1, 'nothing stored');
+  assert.equal(stored.body.campaign.daily_budget_micros, 40000000);
+  // Fixed, for the next step's save.
+  await page.fill('#campaign-budget', '45');
+  other.creatives[0].landing_url = `https://www.${kCreated}.example/`;
+  await page.fill('#campaign-other', JSON.stringify(other, null, 2));
+});
+
+step('a stale edit shows the conflict with the current version and reloads it', async () => {
+  // Another operator session changes the campaign while the form is open.
+  const other = await apiSession();
+  tokens.push(other.cookie.slice(other.cookie.indexOf('=') + 1));
+  const patched = await api(`/api/campaigns/${kCreated}?version=1`, {
+    method: 'PATCH', cookie: other.cookie, csrf: other.csrf, body: { max_bid_cpm: 1.75 },
+  });
+  assert.equal(patched.status, 200, patched.text);
+  await page.click('#campaign-save');
+  await page.waitForSelector('#campaign-conflict:not([hidden])');
+  assert.match(await page.textContent('#campaign-conflict-text'), /you edited version 1, the current version is 2/);
+  assert.equal(await page.getAttribute('#campaign-conflict', 'data-current-version'), '2');
+  await screenshot('campaign-conflict');
+  assert.equal((await storedCampaign(kCreated)).body.campaign.max_bid_cpm, 1.75, 'the other edit is kept');
+  await page.click('#campaign-reload');
+  await page.waitForSelector('#campaign-editor[data-version="2"]');
+  assert.equal(await page.isVisible('#campaign-conflict'), false);
+  assert.equal(await page.inputValue('#campaign-max-bid'), '1.75');
+  assert.equal(await page.inputValue('#campaign-budget'), '40');
+  await page.fill('#campaign-budget', '45');
+  await page.click('#campaign-save');
+  await page.waitForSelector('#campaign-editor', { state: 'hidden' });
+  const stored = await storedCampaign(kCreated);
+  assert.equal(stored.body.version, 3);
+  assert.equal(stored.body.campaign.daily_budget_micros, 45000000);
+  assert.equal(stored.body.campaign.max_bid_cpm, 1.75);
+  await page.waitForFunction((id) => /\$45\.00/.test(document.querySelector(
+    `#campaigns-body tr[data-campaign-id="${id}"] td[data-col="budget"]`)?.textContent || ''), kCreated);
+});
+
+step('pause then resume: the list shows the state', async () => {
+  const selector = `#campaigns-body tr[data-campaign-id="${kCreated}"]`;
+  await page.click(`${selector} button[data-action="pause"]`);
+  await page.waitForSelector(`${selector}[data-campaign-state="paused"]`);
+  let row = await rowCells(kCreated);
+  assert.match(row.status, /^paused v4/);
+  assert.equal(row.state, 'stopped', 'a paused campaign does not bid');
+  assert.equal(await page.$$eval(`${selector} button[data-action="resume"]`, (b) => b.length), 1);
+  assert.equal(await page.$$eval(`${selector} button[data-action="pause"]`, (b) => b.length), 0);
+  assert.equal((await storedCampaign(kCreated)).body.campaign_state, 'paused');
+  await screenshot('campaign-paused');
+  await page.click(`${selector} button[data-action="resume"]`);
+  await page.waitForSelector(`${selector}[data-campaign-state="active"]`);
+  row = await rowCells(kCreated);
+  assert.match(row.status, /^active v5/);
+  assert.equal((await storedCampaign(kCreated)).body.campaign_state, 'active');
+});
+
+step('the audit history lists those changes with the operator', async () => {
+  await page.click(`#campaigns-body tr[data-campaign-id="${kCreated}"] button[data-action="history"]`);
+  await page.waitForFunction((id) => {
+    const card = document.getElementById('campaign-history');
+    return !card.hidden && card.dataset.campaign === id && card.dataset.loaded;
+  }, kCreated);
+  const entries = await page.$$eval('#campaign-history-body tr', (rows) => rows.map((r) => ({
+    action: r.dataset.action,
+    operator: r.dataset.operator,
+    version: r.dataset.version,
+    cells: [...r.querySelectorAll('td')].map((c) => c.textContent.trim()),
+    changes: Object.fromEntries([...r.querySelectorAll('li[data-field]')].map((li) => [li.dataset.field, li.textContent])),
+  })));
+  // The console's PUT and the other session's PATCH are both updates.
+  assert.deepEqual(entries.map((e) => e.action), ['resume', 'pause', 'update', 'update', 'create']);
+  assert.deepEqual(entries.map((e) => e.version), ['5', '4', '3', '2', '1']);
+  for (const e of entries) {
+    assert.equal(e.operator, kUser);
+    assert.equal(e.cells[1], kUser);
+    assert.match(e.cells[0], /\d{4}/, 'a time');
+  }
+  assert.equal(entries[0].changes.state, 'state: paused → active');
+  assert.equal(entries[1].changes.state, 'state: active → paused');
+  assert.equal(entries[2].changes.daily_budget_micros, 'daily_budget_micros: 40000000 → 45000000');
+  assert.deepEqual(Object.keys(entries[2].changes), ['daily_budget_micros'], 'only the budget changed');
+  assert.equal(entries[3].changes.max_bid_cpm, 'max_bid_cpm: 1.5 → 1.75');
+  assert.match(entries[4].changes.daily_budget_micros, /40000000/);
+  await page.locator('#campaign-history').scrollIntoViewIfNeeded();
+  await screenshot('campaign-history');
+});
+
 step('logout: the API answers 401, the old cookie included, and the login form is back', async () => {
   const cookies = await context.cookies(base);
   const session = cookies.find((c) => c.name === 'rtb_session');
@@ -460,6 +691,9 @@ step('logout: the API answers 401, the old cookie included, and the login form i
   await page.waitForSelector('#login:not([hidden])');
   assert.equal(await page.isVisible('#home'), false);
   assert.equal(await page.$$eval('#campaigns-body tr', (r) => r.length), 0, 'no campaign data left on the page');
+  assert.equal(await page.$$eval('#campaign-history-body tr', (r) => r.length), 0, 'no history left on the page');
+  assert.equal(await page.isVisible('#campaign-history'), false);
+  assert.equal(await page.isVisible('#campaign-editor'), false);
   assert.equal(await pageFetchStatus('/api/campaigns'), 401);
   const replay = await api('/api/campaigns', { cookie: `rtb_session=${session.value}` });
   assert.equal(replay.status, 401, 'the revoked cookie is refused');
@@ -491,7 +725,7 @@ step('the password, device id and session tokens never reach the bidder\'s log',
   assert.ok(log.length > 0, 'the bidder logged its start');
   assert.ok(!log.includes(kPassword), 'password in the log');
   assert.ok(!log.includes(kDevice), 'device id in the log');
-  assert.ok(tokens.length === 2, 'two session tokens seen');
+  assert.ok(tokens.length === 3, 'three session tokens seen');
   for (const token of tokens) assert.ok(!log.includes(token), 'a session token in the log');
 });
 

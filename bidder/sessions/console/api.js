@@ -2,11 +2,13 @@
 // (HttpOnly, so this code never sees it) and, on calls that change state,
 // the CSRF token from /api/session in X-CSRF-Token.
 
+// body: the parsed error answer (a 422's "problems", a 409's "current").
 export class ApiError extends Error {
-  constructor(status, message, retryAfterS) {
+  constructor(status, message, retryAfterS, body = null) {
     super(message);
     this.status = status;
     this.retryAfterS = retryAfterS;
+    this.body = body;
   }
 }
 
@@ -54,7 +56,7 @@ export class Api {
     const message = (body && typeof body.error === 'string') ? body.error
                                                              : `${response.status} ${response.statusText}`;
     const retry = Number.parseInt(response.headers.get('Retry-After') || '', 10);
-    const error = new ApiError(response.status, message, Number.isFinite(retry) ? retry : undefined);
+    const error = new ApiError(response.status, message, Number.isFinite(retry) ? retry : undefined, body);
     if (response.status === 401 && !quiet401) this.onUnauthorized(error);
     throw error;
   }
@@ -68,6 +70,24 @@ export class Api {
                      { changesState: true, quiet401: true });
   }
   campaigns() { return this.call('GET', '/api/campaigns'); }
+  // The stored campaigns (campaigns table): every change names the version
+  // it was read at (?version=N), so a stale edit is a 409, never lost.
+  campaign(id) { return this.call('GET', `/api/campaigns/${encodeURIComponent(id)}`); }
+  campaignAudit(id, limit = 50) {
+    return this.call('GET', `/api/campaigns/${encodeURIComponent(id)}/audit?limit=${limit}`);
+  }
+  createCampaign(campaign) {
+    return this.call('POST', '/api/campaigns', { json: campaign, changesState: true });
+  }
+  replaceCampaign(id, version, campaign) {
+    return this.call('PUT', `/api/campaigns/${encodeURIComponent(id)}?version=${version}`,
+                     { json: campaign, changesState: true });
+  }
+  // action: pause, resume or archive.
+  changeCampaignState(id, action, version) {
+    return this.call('POST', `/api/campaigns/${encodeURIComponent(id)}/${action}?version=${version}`,
+                     { changesState: true });
+  }
   query(body) { return this.call('POST', '/api/query', { json: body }); }
 
   // The raw device id goes only into the path, percent-encoded.

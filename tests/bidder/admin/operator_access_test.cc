@@ -3,6 +3,7 @@
 // files.
 #include "bidder/admin/operator_access.h"
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -15,6 +16,7 @@
 #include "tests/bidder/bidder_app_fixture.h"
 #include "tests/bidder/http_test_client.h"
 #include "tests/bidder/operator_login.h"
+#include "tests/config/sample_config.h"
 
 namespace rtb::bidder {
 namespace {
@@ -120,6 +122,39 @@ TEST_F(OperatorAccessTest, ASessionReadsCampaignsAndNeedsCsrfToChangeAnything) {
       SessionHeaders(session, false)));
   EXPECT_NE(query.status, 401u);
   EXPECT_NE(query.status, 403u);
+}
+
+// The list names a campaign from the moment it is stored, before the
+// worker's index has it (the follower reads the table every 500 ms), with
+// the stored budget, currency and pacing mode rather than empty ones.
+TEST_F(OperatorAccessTest, ACreatedCampaignIsListedWithItsStoredBudgetAtOnce) {
+  const OperatorSession session = LogIn(*connection_);
+  ASSERT_EQ(session.status, 200);
+  nlohmann::json campaign = config::testing::Campaign("listed-at-once");
+  campaign["daily_budget_micros"] = 77000000;
+  campaign["currency"] = "EUR";
+  campaign["pacing_mode"] = "asap";
+  campaign["time_zone"] = "Europe/Berlin";
+  const TestResponse created =
+      Send(PostRequest("/api/campaigns", campaign.dump(), SessionHeaders(session)));
+  ASSERT_EQ(created.status, 201u) << created.body;
+
+  const TestResponse listed = Send(GetRequest("/api/campaigns", SessionHeaders(session, false)));
+  ASSERT_EQ(listed.status, 200u) << listed.body;
+  const nlohmann::json list = nlohmann::json::parse(listed.body)["campaigns"];
+  const auto it = std::find_if(list.begin(), list.end(),
+                               [](const nlohmann::json& c) { return c["id"] == "listed-at-once"; });
+  ASSERT_NE(it, list.end()) << listed.body;
+  EXPECT_EQ((*it)["campaign_state"], "active");
+  EXPECT_EQ((*it)["version"], 1);
+  EXPECT_EQ((*it)["updated_by"], testing::kOperatorUser);
+  EXPECT_EQ((*it)["daily_budget_micros"], 77000000);
+  EXPECT_EQ((*it)["currency"], "EUR");
+  EXPECT_EQ((*it)["pacing_mode"], "asap");
+  EXPECT_EQ((*it)["time_zone"], "Europe/Berlin");
+  EXPECT_EQ((*it)["spend_today_micros"], 0);
+  EXPECT_EQ((*it)["bids"], 0);
+  EXPECT_EQ((*it)["wins"], 0);
 }
 
 TEST_F(OperatorAccessTest, LogoutRevokesTheSessionAndLogoutEverywhereRevokesAll) {

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -340,6 +341,41 @@ TEST_F(BeaconEndpointTest, FirstPriceNoticesReachPricingAndTheCampaignFigures) {
       app_->store().Scan(storage::kPricingTable, scan);
   ASSERT_TRUE(rows.ok()) << rows.status();
   EXPECT_FALSE(rows->empty());
+}
+
+TEST_F(BeaconEndpointTest, TheCampaignListCountsEachCampaignsBidsAndClaimedWins) {
+  auto counts = [&]() {
+    const TestResponse answer = AdminGet("/api/campaigns");
+    EXPECT_EQ(answer.status, 200u) << answer.body;
+    std::map<std::string, std::pair<int64_t, int64_t>> out;
+    const nlohmann::json list = nlohmann::json::parse(answer.body);
+    for (const nlohmann::json& c : list["campaigns"]) {
+      out[c["id"].get<std::string>()] = {c["bids"].get<int64_t>(), c["wins"].get<int64_t>()};
+    }
+    return out;
+  };
+  const auto before = counts();
+  ASSERT_TRUE(before.contains(kNorthwind));
+  for (const auto& [id, count] : before) {
+    EXPECT_EQ(count, std::make_pair(int64_t{0}, int64_t{0})) << id;
+  }
+
+  // Two bids; the first is won and billed (claimed, once, though the
+  // exchange retries), the second only sent.
+  const WonBid won = Bid("req-list-won", kDeviceId);
+  const WonBid sent = Bid("req-list-sent", kDeviceId);
+  ASSERT_FALSE(won.billing.empty());
+  EXPECT_EQ(Send(GetRequest(won.win)).status, 204u);
+  EXPECT_EQ(Send(GetRequest(won.billing)).status, 204u);
+  EXPECT_EQ(Send(GetRequest(won.billing)).status, 204u);
+
+  const auto after = counts();
+  EXPECT_EQ(after.at(kNorthwind), std::make_pair(int64_t{2}, int64_t{1}));
+  for (const auto& [id, count] : after) {
+    if (id != kNorthwind) {
+      EXPECT_EQ(count, std::make_pair(int64_t{0}, int64_t{0})) << id;
+    }
+  }
 }
 
 TEST_F(BeaconEndpointTest, ForgedOrAlteredBeaconsAreRefusedAndCounted) {
