@@ -415,6 +415,7 @@ void DecodeCampaign(const json& value, const std::string& path, ErrorList* error
   fields.Read("iab_categories", &out->iab_categories);
   fields.Read("cattax", &out->cattax);
   fields.Read("daily_budget_micros", &out->daily_budget_micros);
+  fields.Read("lifetime_budget_micros", &out->lifetime_budget_micros);
   if (!fields.Read("currency", &out->currency)) out->currency = default_currency;
   fields.ReadEnum("pacing_mode", kPacingModes, &out->pacing_mode);
   fields.Read("time_zone", &out->time_zone);
@@ -643,6 +644,7 @@ std::string CampaignToJson(const CampaignConfig& c) {
                  {"advertiser_domains", c.advertiser_domains},
                  {"iab_categories", c.iab_categories},
                  {"daily_budget_micros", c.daily_budget_micros},
+                 {"lifetime_budget_micros", c.lifetime_budget_micros},
                  {"currency", c.currency},
                  {"pacing_mode", PacingModeName(c.pacing_mode)},
                  {"time_zone", c.time_zone},

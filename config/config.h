@@ -587,6 +587,11 @@ struct CampaignConfig {
   // Daily budget in micro-units of `currency` (1 USD = 1000000). Required,
   // > 0.
   int64_t daily_budget_micros = 0;
+  // Budget for the campaign's whole life beside the daily one, micro-units
+  // of `currency`: each day may spend the smaller of daily_budget_micros and
+  // what the lifetime budget has left (the spend of the days before, as the
+  // `budget` table keeps them: 400 days). 0: none. Default 0; > 0 when set.
+  int64_t lifetime_budget_micros = 0;
   // ISO 4217 code of the budget and max bid, present in bid.currency_rates.
   // Default bid.default_currency.
   std::string currency;

@@ -696,6 +696,9 @@ void ValidateCampaign(const CampaignConfig& campaign, const BidderConfig& config
   }
   CheckCategories(at, "iab_categories", campaign.iab_categories, campaign.cattax);
   if (campaign.daily_budget_micros <= 0) at.Fail("daily_budget_micros", "must be > 0");
+  if (campaign.lifetime_budget_micros < 0) {
+    at.Fail("lifetime_budget_micros", "must be > 0 when set (0 or absent: no lifetime budget)");
+  }
   if (!internal::IsIsoCurrencyCode(campaign.currency)) {
     at.Fail("currency", absl::StrCat("must be an ISO 4217 currency code; got \"",
                                      Checker::Shown(campaign.currency), "\""));

@@ -137,7 +137,8 @@ absl::StatusOr<BudgetController::ShardDays> BudgetController::ReadShards(
     const CampaignBudget& budget, absl::CivilDay today) {
   const absl::CivilDay yesterday = today - 1;
   absl::StatusOr<std::vector<storage::RowResult>> rows =
-      store_.Scan(storage::kBudgetTable, BudgetShardScan(budget.id, today, yesterday));
+      store_.Scan(storage::kBudgetTable,
+                  BudgetShardScan(budget.id, today, yesterday, budget.lifetime_budget_micros > 0));
   if (!rows.ok()) {
     metrics_.CountStoreError(StoreOperation::kScan);
     return rows.status();
@@ -150,6 +151,15 @@ absl::StatusOr<BudgetController::ShardDays> BudgetController::ReadShards(
     if (!shard) continue;
     shards.today[*shard] = row.Counter(kSpendFamily, today_column).value_or(0);
     shards.yesterday[*shard] = row.Counter(kSpendFamily, yesterday_column).value_or(0);
+    if (budget.lifetime_budget_micros <= 0) continue;
+    std::string_view counted;  // a column's versions are adjacent
+    for (const storage::Cell& cell : row.cells) {
+      if (cell.family != kSpendFamily || cell.qualifier == counted) continue;
+      std::optional<absl::CivilDay> day = ParseDayQualifier(cell.qualifier);
+      if (!day || *day >= today) continue;
+      counted = cell.qualifier;
+      shards.before_today += row.Counter(kSpendFamily, cell.qualifier).value_or(0);
+    }
   }
   return shards;
 }
@@ -249,7 +259,14 @@ absl::Status BudgetController::Observe(size_t campaign, int64_t now_ms) {
   decision.day = today;
   decision.spent_today_micros = spent;
   decision.rates = rates;
-  decision.decision = DecideThrottle(budget.mode, budget.daily_budget_micros, spent, now_ms,
+  // Today may spend what the lifetime budget has left, when that is less.
+  int64_t budget_today = budget.daily_budget_micros;
+  if (budget.lifetime_budget_micros > 0) {
+    decision.spent_lifetime_micros = shards->before_today + spent;
+    budget_today = std::min(
+        budget_today, std::max<int64_t>(budget.lifetime_budget_micros - shards->before_today, 0));
+  }
+  decision.decision = DecideThrottle(budget.mode, budget_today, spent, now_ms,
                                      budget.day.EndMillis(today), rates, options_);
   track.throttle = decision.decision.throttle;
   metrics_.SetCampaign(campaign, spent, decision.decision.throttle,

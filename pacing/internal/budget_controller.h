@@ -87,6 +87,9 @@ struct CampaignDecision {
   int64_t computed_at_ms = 0;
   absl::CivilDay day;
   int64_t spent_today_micros = 0;
+  // Campaigns with a lifetime budget: the spend of every day the budget
+  // table keeps, today's included; 0 otherwise.
+  int64_t spent_lifetime_micros = 0;
   RateEstimate rates;
   ThrottleDecision decision;
 };
@@ -149,6 +152,8 @@ class BudgetController {
   struct ShardDays {
     ShardValues today{};
     ShardValues yesterday{};
+    // Every day before today, all shards (read for lifetime budgets only).
+    int64_t before_today = 0;
   };
 
   // One campaign's step of a tick: read the shards, account what they gained,

@@ -58,12 +58,16 @@ std::optional<absl::CivilDay> ParseDayQualifier(std::string_view qualifier) {
 }
 
 storage::Scan BudgetShardScan(std::string_view campaign_id, absl::CivilDay today,
-                              absl::CivilDay yesterday) {
+                              absl::CivilDay yesterday, bool every_day) {
   storage::Scan scan;
   scan.start_row = BudgetShardRow(campaign_id, 0);
   scan.stop_row = absl::StrCat(std::string(campaign_id), "|", kBudgetShards);
-  scan.columns = {storage::Column{std::string(kSpendFamily), DayQualifier(today)},
-                  storage::Column{std::string(kSpendFamily), DayQualifier(yesterday)}};
+  if (every_day) {
+    scan.columns = {storage::Column{std::string(kSpendFamily), std::nullopt}};
+  } else {
+    scan.columns = {storage::Column{std::string(kSpendFamily), DayQualifier(today)},
+                    storage::Column{std::string(kSpendFamily), DayQualifier(yesterday)}};
+  }
   scan.limit = kBudgetShards;
   scan.caching = kBudgetShards;
   return scan;

@@ -61,8 +61,10 @@ std::optional<absl::CivilDay> ParseDayQualifier(std::string_view qualifier);
 
 // The one scan that reads a campaign's shards: rows [id|00, id|16), the
 // columns spend:<day> for each day given, at most 16 rows in one round trip.
+// With `every_day`, the whole family: every day the rows keep (a lifetime
+// budget counts them), and the workers' positions, which readers skip.
 storage::Scan BudgetShardScan(std::string_view campaign_id, absl::CivilDay today,
-                              absl::CivilDay yesterday);
+                              absl::CivilDay yesterday, bool every_day = false);
 
 }  // namespace rtb::pacing::internal
 

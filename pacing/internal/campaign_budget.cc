@@ -21,6 +21,10 @@ absl::StatusOr<std::vector<CampaignBudget>> CampaignBudgets(
     if (campaign.daily_budget_micros <= 0) {
       return absl::InvalidArgumentError(absl::StrCat(where, ": daily_budget_micros must be > 0"));
     }
+    if (campaign.lifetime_budget_micros < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": lifetime_budget_micros must be >= 0"));
+    }
     absl::StatusOr<CampaignDay> day = CampaignDay::ForZone(campaign.time_zone);
     if (!day.ok()) {
       return absl::Status(day.status().code(),
@@ -28,6 +32,7 @@ absl::StatusOr<std::vector<CampaignBudget>> CampaignBudgets(
     }
     budgets.push_back(CampaignBudget{.id = campaign.id,
                                      .daily_budget_micros = campaign.daily_budget_micros,
+                                     .lifetime_budget_micros = campaign.lifetime_budget_micros,
                                      .mode = campaign.pacing_mode,
                                      .day = *std::move(day)});
   }

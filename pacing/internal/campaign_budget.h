@@ -23,6 +23,8 @@ struct CampaignBudget {
   std::string id;
   // Micro-units of the campaign's currency, > 0.
   int64_t daily_budget_micros = 0;
+  // 0: none.
+  int64_t lifetime_budget_micros = 0;
   config::PacingMode mode = config::PacingMode::kEven;
   CampaignDay day;
 };

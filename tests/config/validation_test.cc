@@ -329,6 +329,20 @@ TEST(CampaignValidationTest, MissingOrZeroDailyBudgetIsRejected) {
   EXPECT_THAT(error, HasSubstr("campaigns[1].daily_budget_micros: must be > 0"));
 }
 
+TEST(CampaignValidationTest, LifetimeBudgetIsOptionalAndPositiveWhenSet) {
+  json doc = ConfigWithCampaigns(2);
+  doc["campaigns"][0]["lifetime_budget_micros"] = -1;
+  doc["campaigns"][1]["lifetime_budget_micros"] = 5000000000;
+  EXPECT_THAT(ParseError(doc), HasSubstr("campaigns[0].lifetime_budget_micros: must be > 0"));
+  doc["campaigns"][0].erase("lifetime_budget_micros");
+  absl::StatusOr<BidderConfig> config = testing::Parse(doc);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->campaigns[0].lifetime_budget_micros, 0);
+  EXPECT_EQ(config->campaigns[1].lifetime_budget_micros, 5000000000);
+  EXPECT_EQ(ParseCampaign(CampaignToJson(config->campaigns[1]), *config)->lifetime_budget_micros,
+            5000000000);
+}
+
 TEST(CampaignValidationTest, CampaignCurrencyWithoutRateIsRejected) {
   json doc = ConfigWithCampaigns(1);
   doc["campaigns"][0]["currency"] = "JPY";

@@ -207,6 +207,40 @@ TEST_F(BudgetControllerTest, AsapStopsBeforeTheCapByTheReserve) {
   EXPECT_EQ(controller_->decision(0).decision.throttle, 0.0);
 }
 
+// A lifetime budget: today may spend what the days before left of it,
+// counted over every shard and every day the rows keep (positions skipped).
+TEST_F(BudgetControllerTest, ALifetimeBudgetCapsTodayByWhatTheDaysBeforeLeft) {
+  config::CampaignConfig lifetime = testing::Campaign("c1", 200000, PacingMode::kAsap);
+  lifetime.lifetime_budget_micros = 190000;
+  config::CampaignConfig daily_only = testing::Campaign("c2", 200000, PacingMode::kAsap);
+  Build({lifetime, daily_only});
+  for (const char* id : {"c1", "c2"}) {
+    Add(id, 2, "20261003", 30000);
+    Add(id, 2, "20261003", 20000);  // a second flush of the same day
+    Add(id, 9, "20260915", 40000);
+    Add(id, 5, "pos:5", 999999);     // a worker's journal position, not spend
+    Add(id, 1, "20261005", 999999);  // a day after today (another zone's clock)
+  }
+  controller_->Tick(testing::kNoon);
+  EXPECT_EQ(controller_->decision(0).spent_lifetime_micros, 90000);
+  EXPECT_EQ(controller_->decision(1).spent_lifetime_micros, 0) << "no lifetime budget";
+  // 100000 of the lifetime is left for today, below the daily 200000: as a
+  // 100000 daily budget, with 4 x 1000/s a reserve of 24000 stops c1 at
+  // 80000 spent today; c2 goes on towards its daily cap.
+  RunSteady("c1", 4, 5000, 15);
+  EXPECT_FALSE(controller_->decision(0).decision.stopped);
+  RunSteady("c1", 4, 5000, 5);
+  EXPECT_EQ(controller_->decision(0).spent_today_micros, 80000);
+  EXPECT_EQ(controller_->decision(0).spent_lifetime_micros, 170000);
+  EXPECT_TRUE(controller_->decision(0).decision.stopped);
+  clock_->Set(testing::kNoon);
+  Build({lifetime, daily_only});
+  controller_->Tick(testing::kNoon);
+  RunSteady("c2", 4, 5000, 20);
+  EXPECT_EQ(controller_->decision(1).spent_today_micros, 80000);
+  EXPECT_FALSE(controller_->decision(1).decision.stopped);
+}
+
 TEST_F(BudgetControllerTest, EvenThrottleFollowsMeasuredDemand) {
   // A day's budget of 86.4e6 micros is 1000 micros/s at noon with half of it
   // left; four workers could spend 1000 micros/s each at throttle 1, and

@@ -7,6 +7,12 @@
 // The truth (every price actually spent, flushed or not, lost in a restart
 // or not) is kept per campaign and minute, and checked against the budget
 // and the even-pacing target curve.
+//
+// Campaigns can change while it runs, as an operator changes them through
+// the campaigns table: budgets cut or raised, pauses and resumes, campaigns
+// created mid-day. Each change is handed to the pacer service and every
+// worker (UpdateCampaigns) at the step it is due, as their table followers
+// would; a paused campaign gets no bid requests.
 #ifndef RTB_TESTS_PACING_BUDGET_SIMULATION_H_
 #define RTB_TESTS_PACING_BUDGET_SIMULATION_H_
 
@@ -41,6 +47,19 @@ struct SimulatedCampaign {
   double demand_wins_per_s = 0;
   // Mean price of a win, micros; each win costs 0.5x to 1.5x of it.
   double mean_price_micros = 0;
+  // When the operator creates it (Unix ms, a whole minute after the
+  // simulation's start); 0: it exists from the start. Campaigns created later come after
+  // all those that exist from the start (positions are only appended).
+  int64_t created_at_ms = 0;
+};
+
+// A change an operator makes to one campaign while the simulation runs.
+struct CampaignChange {
+  enum class Kind { kBudget, kPause, kResume };
+  int64_t at_ms = 0;  // Unix ms, a whole minute after the simulation's start
+  size_t campaign = 0;
+  Kind kind = Kind::kBudget;
+  int64_t daily_budget_micros = 0;  // kBudget
 };
 
 struct SimulationOptions {
@@ -69,6 +88,8 @@ struct SimulationOptions {
   // HBase compacts its regions; without it every flush's cell version stays
   // in the memtable and each read walks all of them. 0: never.
   int64_t compact_every_ms = 0;
+  // In time order.
+  std::vector<CampaignChange> changes;
 };
 
 // What happened to one campaign on one of its days.
@@ -78,6 +99,15 @@ struct SimulatedDay {
   int64_t end_ms = 0;     // the day's end
   bool complete = false;  // the simulation reached the day's end
   int64_t spent_micros = 0;
+  // The daily budget in force at the day's end (or the simulation's).
+  int64_t budget_micros = 0;
+  // What the day may spend before overspending: its budget, or what it had
+  // spent when a cut below that came in (a cut stops the campaign; it does
+  // not undo spend).
+  int64_t allowed_micros = 0;
+  // A budget change, pause, resume or creation fell within the day: the
+  // even-pacing curve of the day's first budget no longer applies.
+  bool changed = false;
   int64_t max_overspend_bound_micros = 0;
   // Largest |actual - target| / target at an hour mark, even campaigns.
   double worst_hour_deviation = 0;
@@ -106,20 +136,27 @@ class BudgetSimulation {
     config.pacing.state_max_age_ms = options_.state_max_age_ms;
     config.pacing.sliding_window_s = options_.sliding_window_s;
     config.pacing.mode = config::PacingProcessMode::kPacer;
+    budget_history_.assign(campaigns_.size(), {});
+    change_times_.assign(campaigns_.size(), {});
+    paused_.assign(campaigns_.size(), false);
     for (const SimulatedCampaign& c : campaigns_) {
       config::CampaignConfig campaign;
       campaign.id = c.id;
       campaign.daily_budget_micros = c.daily_budget_micros;
       campaign.pacing_mode = c.mode;
       campaign.time_zone = c.zone;
-      config.campaigns.push_back(campaign);
+      all_configs_.push_back(campaign);
+      if (c.created_at_ms == 0) config.campaigns.push_back(campaign);
+      budget_history_[all_configs_.size() - 1].emplace_back(0, c.daily_budget_micros);
       auto day = internal::CampaignDay::ForZone(c.zone);
       EXPECT_TRUE(day.ok()) << day.status();
       days_.push_back(*day);
     }
+    live_configs_ = config.campaigns;
     PacerOptions pacer_options;
     pacer_options.clock = clock;
     pacer_options.nonce_seed = options_.seed * 1000 + 1;
+    pacer_options.campaign_capacity = campaigns_.size();
     auto service = PacerService::Create(config, store, nullptr, pacer_options);
     EXPECT_TRUE(service.ok()) << service.status();
     if (!service.ok()) return {};
@@ -131,7 +168,13 @@ class BudgetSimulation {
       options.nonce_seed = options_.seed * 1000 + 100 + id + 17 * incarnation;
       auto worker = Pacer::Create(worker_config, store, nullptr, options);
       EXPECT_TRUE(worker.ok()) << worker.status();
-      return worker.ok() ? *std::move(worker) : nullptr;
+      if (!worker.ok()) return nullptr;
+      // A restarted worker reads the campaigns table as it is now.
+      if (live_configs_.size() != config.campaigns.size() || changed_) {
+        absl::Status updated = (*worker)->UpdateCampaigns(live_configs_);
+        EXPECT_TRUE(updated.ok()) << updated;
+      }
+      return *std::move(worker);
     };
     for (int w = 0; w < options_.workers; ++w) workers.push_back(make_worker(w, 0));
     // Skewed traffic: worker w gets a share proportional to w + 1.
@@ -158,8 +201,20 @@ class BudgetSimulation {
     bool restarted = options_.restart_worker < 0;
     const double step_s = static_cast<double>(options_.step_ms) / 1000.0;
     int64_t next_compaction = options_.start_ms + options_.compact_every_ms;
+    size_t next_change = 0;
     for (int64_t now = options_.start_ms; now < end_ms; now += options_.step_ms) {
       clock->Set(now);
+      // Changes reach the loops as their table followers hand them over,
+      // which wakes them.
+      const bool woken = ApplyDueChanges(now, next_change);
+      if (woken) {
+        absl::Status updated = (*service)->UpdateCampaigns(live_configs_);
+        EXPECT_TRUE(updated.ok()) << updated;
+        for (auto& w : workers) {
+          updated = w->UpdateCampaigns(live_configs_);
+          EXPECT_TRUE(updated.ok()) << updated;
+        }
+      }
       if (options_.compact_every_ms > 0 && now >= next_compaction) {
         next_compaction += options_.compact_every_ms;
         // Remote backends answer Unimplemented; their server compacts itself.
@@ -177,6 +232,7 @@ class BudgetSimulation {
       }
       // Wins during (now - step, now], at the decisions the workers hold.
       for (size_t c = 0; c < n; ++c) {
+        if (c >= live_configs_.size() || paused_[c]) continue;  // no bid request asks for it
         const double rate = campaigns_[c].demand_wins_per_s * DemandFactor(c, step_s);
         std::poisson_distribution<int> arrivals(rate * step_s);
         const int opportunities = arrivals(random_);
@@ -194,11 +250,11 @@ class BudgetSimulation {
         }
       }
       for (auto& w : workers) {
-        if (now >= w->NextDueMillis()) w->RunDue();
+        if (woken || now >= w->NextDueMillis()) w->RunDue();
       }
-      if (now >= (*service)->NextDueMillis()) {
+      if (woken || now >= (*service)->NextDueMillis()) {
         (*service)->RunDue();
-        for (size_t c = 0; c < n; ++c) {
+        for (size_t c = 0; c < (*service)->controller().campaigns(); ++c) {
           const internal::CampaignDecision& d = (*service)->controller().decision(c);
           if (d.computed_at_ms != now) continue;
           int64_t& bound = bound_by_day_[c][absl::StrCat(absl::FormatCivilTime(d.day))];
@@ -213,6 +269,51 @@ class BudgetSimulation {
   const std::vector<SimulatedCampaign>& campaigns() const { return campaigns_; }
 
  private:
+  // Applies the changes due by `now` to the campaigns as the table holds
+  // them; true when any was applied.
+  bool ApplyDueChanges(int64_t now, size_t& next_change) {
+    bool any = false;
+    while (next_change < options_.changes.size() && options_.changes[next_change].at_ms <= now) {
+      const CampaignChange& change = options_.changes[next_change++];
+      config::CampaignConfig& config = all_configs_[change.campaign];
+      switch (change.kind) {
+        case CampaignChange::Kind::kBudget:
+          config.daily_budget_micros = change.daily_budget_micros;
+          budget_history_[change.campaign].emplace_back(change.at_ms, change.daily_budget_micros);
+          break;
+        case CampaignChange::Kind::kPause:
+          paused_[change.campaign] = true;
+          config.enabled = false;
+          break;
+        case CampaignChange::Kind::kResume:
+          paused_[change.campaign] = false;
+          config.enabled = true;
+          break;
+      }
+      change_times_[change.campaign].push_back(change.at_ms);
+      any = true;
+    }
+    for (size_t c = live_configs_.size(); c < campaigns_.size(); ++c) {
+      if (campaigns_[c].created_at_ms > now) break;
+      live_configs_.push_back(all_configs_[c]);
+      change_times_[c].push_back(campaigns_[c].created_at_ms);
+      any = true;
+    }
+    if (!any) return false;
+    for (size_t c = 0; c < live_configs_.size(); ++c) live_configs_[c] = all_configs_[c];
+    changed_ = true;
+    return true;
+  }
+
+  // The daily budget in force at `at_ms`.
+  int64_t BudgetAt(size_t campaign, int64_t at_ms) const {
+    int64_t budget = 0;
+    for (const auto& [from_ms, micros] : budget_history_[campaign]) {
+      if (from_ms <= at_ms) budget = micros;
+    }
+    return budget;
+  }
+
   struct Burst {
     double factor = 1.0;
     double left_s = 0;
@@ -260,14 +361,23 @@ class BudgetSimulation {
            ++day) {
         SimulatedDay d;
         d.day = day;
-        d.begin_ms = std::max(zone.StartMillis(day), options_.start_ms);
+        d.begin_ms =
+            std::max({zone.StartMillis(day), options_.start_ms, campaigns_[c].created_at_ms});
         d.end_ms = zone.EndMillis(day);
+        if (d.end_ms <= d.begin_ms) continue;  // over before the campaign was created
         d.complete = d.end_ms <= end_ms;
         d.spent_micros = SpentBetween(c, d.begin_ms, std::min(d.end_ms, end_ms));
+        d.budget_micros = BudgetAt(c, std::min(d.end_ms, end_ms) - 1);
+        d.allowed_micros = d.budget_micros;
+        for (int64_t at : change_times_[c]) {
+          if (at < zone.StartMillis(day) || at >= d.end_ms) continue;
+          d.changed = true;
+          d.allowed_micros = std::max(d.allowed_micros, SpentBetween(c, d.begin_ms, at));
+        }
         auto bound = bound_by_day_[c].find(absl::StrCat(absl::FormatCivilTime(day)));
         if (bound != bound_by_day_[c].end()) d.max_overspend_bound_micros = bound->second;
-        if (campaigns_[c].mode == config::PacingMode::kEven) {
-          const double budget = static_cast<double>(campaigns_[c].daily_budget_micros);
+        if (campaigns_[c].mode == config::PacingMode::kEven && !d.changed) {
+          const double budget = static_cast<double>(d.budget_micros);
           const double length = static_cast<double>(d.end_ms - d.begin_ms);
           std::vector<int64_t> marks;
           for (int64_t mark = d.begin_ms + 3600000; mark < std::min(d.end_ms, end_ms);
@@ -296,6 +406,14 @@ class BudgetSimulation {
   std::vector<std::vector<int64_t>> spent_by_minute_;
   std::vector<Burst> bursts_;
   std::vector<std::map<std::string, int64_t>> bound_by_day_;
+  // Every campaign's config as the table holds it (created or not yet).
+  std::vector<config::CampaignConfig> all_configs_;
+  // The campaigns the table holds now, by position: what UpdateCampaigns takes.
+  std::vector<config::CampaignConfig> live_configs_;
+  bool changed_ = false;
+  std::vector<bool> paused_;
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> budget_history_;  // (from, micros)
+  std::vector<std::vector<int64_t>> change_times_;                        // per campaign
 };
 
 }  // namespace rtb::pacing::testing

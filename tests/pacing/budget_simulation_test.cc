@@ -70,25 +70,26 @@ void CheckOutcome(const BudgetSimulation& simulation, const SimulatedOutcome& ou
   for (size_t c = 0; c < outcome.days.size(); ++c) {
     const SimulatedCampaign& campaign = simulation.campaigns()[c];
     for (const SimulatedDay& day : outcome.days[c]) {
-      const int64_t over = day.spent_micros - campaign.daily_budget_micros;
+      const int64_t over = day.spent_micros - day.allowed_micros;
       std::cout << absl::StrFormat(
-          "%-8s %-5s %-19s %s %s spent %6.2f%% of %5d USD, over %+9d (bound %7d) micros, "
+          "%-8s %-5s %-19s %s %s%s spent %6.2f%% of %5d USD, over %+9d (bound %7d) micros, "
           "worst hour %5.2f%% over %2d marks\n",
           campaign.id, config::PacingModeName(campaign.mode), campaign.zone,
           absl::FormatCivilTime(day.day), day.complete ? "ended" : "open ",
-          100.0 * day.spent_micros / campaign.daily_budget_micros,
-          campaign.daily_budget_micros / 1000000, over, day.max_overspend_bound_micros,
+          day.changed ? " changed" : "", 100.0 * day.spent_micros / day.budget_micros,
+          day.budget_micros / 1000000, over, day.max_overspend_bound_micros,
           100 * day.worst_hour_deviation, day.hour_marks);
       EXPECT_LE(over, day.max_overspend_bound_micros)
           << campaign.id << " " << absl::FormatCivilTime(day.day);
-      if (campaign.mode == config::PacingMode::kEven && day.end_ms - day.begin_ms >= kHourMs) {
+      if (campaign.mode == config::PacingMode::kEven && !day.changed &&
+          day.end_ms - day.begin_ms >= kHourMs) {
         EXPECT_LE(day.worst_hour_deviation, 0.05)
             << campaign.id << " " << absl::FormatCivilTime(day.day);
       }
       if (campaign.mode == config::PacingMode::kAsap && day.complete &&
           day.end_ms - day.begin_ms >= 8 * kHourMs) {
         // Demand spends the budget in about four hours: it reaches the cap.
-        EXPECT_GE(day.spent_micros, campaign.daily_budget_micros * 95 / 100)
+        EXPECT_GE(day.spent_micros, day.budget_micros * 95 / 100)
             << campaign.id << " " << absl::FormatCivilTime(day.day);
       }
     }
@@ -100,6 +101,71 @@ TEST(BudgetSimulationTest, EmbeddedStoreKeepsEveryCampaignWithinItsBoundAndCurve
   TempStore temp(clock, storage::Durability::kSkipWal);
   BudgetSimulation simulation(TwentyCampaigns(), Options());
   CheckOutcome(simulation, simulation.Run(temp.store(), clock));
+}
+
+// An operator's day: budgets cut (one below what is already spent) and
+// raised, campaigns paused and resumed, one created mid-morning, each handed
+// to the pacer service and every worker as their table followers would.
+// Every campaign-day stays within the controller's bound of what it was
+// allowed to spend, and even campaigns with the demand to do it still spend
+// their (new) budget by the day's end.
+TEST(BudgetSimulationTest, BudgetChangesPausesAndResumesKeepEveryCampaignWithinItsBound) {
+  auto at = [](int hour) { return UnixMillis(absl::CivilSecond(2026, 10, 4, hour, 0, 0), "UTC"); };
+  // Seven of the twenty, each with a change: positions 0-5 hold camp-0,
+  // camp-2, camp-3, camp-6, camp-12 and camp-13; camp-20 is created.
+  const std::vector<SimulatedCampaign> twenty = TwentyCampaigns();
+  std::vector<SimulatedCampaign> campaigns;
+  for (int i : {0, 2, 3, 6, 12, 13}) campaigns.push_back(twenty[i]);
+  SimulatedCampaign created = twenty[0];
+  created.id = "camp-20";
+  created.created_at_ms = at(6);
+  campaigns.push_back(created);
+  using Kind = CampaignChange::Kind;
+  SimulationOptions options = Options();
+  options.changes = {
+      {.at_ms = at(1), .campaign = 4, .kind = Kind::kPause},   // camp-12, asap
+      {.at_ms = at(3), .campaign = 4, .kind = Kind::kResume},  // camp-12
+      // camp-13, asap: cut below what it has spent
+      {.at_ms = at(6), .campaign = 5, .kind = Kind::kBudget, .daily_budget_micros = 100000000},
+      {.at_ms = at(8), .campaign = 1, .kind = Kind::kPause},  // camp-2
+      // camp-6: raised from 900 to 1500 USD
+      {.at_ms = at(10), .campaign = 3, .kind = Kind::kBudget, .daily_budget_micros = 1500000000},
+      {.at_ms = at(11), .campaign = 1, .kind = Kind::kResume},  // camp-2
+      // camp-0: cut from 300 to 200 USD with about 150 spent
+      {.at_ms = at(12), .campaign = 0, .kind = Kind::kBudget, .daily_budget_micros = 200000000},
+      // camp-3: cut from 600 to 300 USD with about 490 spent
+      {.at_ms = at(14), .campaign = 2, .kind = Kind::kBudget, .daily_budget_micros = 300000000},
+  };
+  // One whole UTC day: the days the changes fall in end within it.
+  options.duration_ms = 24 * kHourMs + 60 * 1000;
+  auto clock = std::make_shared<storage::ManualClock>(0);
+  TempStore temp(clock, storage::Durability::kSkipWal);
+  BudgetSimulation simulation(campaigns, options);
+  const SimulatedOutcome outcome = simulation.Run(temp.store(), clock);
+  CheckOutcome(simulation, outcome);
+
+  // The day each change fell in, by campaign: spent against the new budget.
+  auto day_of = [&](size_t campaign, absl::CivilDay day) -> const SimulatedDay* {
+    for (const SimulatedDay& d : outcome.days[campaign]) {
+      if (d.day == day) return &d;
+    }
+    return nullptr;
+  };
+  const absl::CivilDay october_4(2026, 10, 4);
+  for (size_t campaign : {0, 1, 3, 6}) {  // camp-0, camp-2, camp-6, camp-20
+    const SimulatedDay* day = day_of(campaign, october_4);
+    ASSERT_NE(day, nullptr) << campaign;
+    ASSERT_TRUE(day->complete && day->changed) << campaign;
+    EXPECT_GE(day->spent_micros, day->budget_micros * 95 / 100)
+        << simulation.campaigns()[campaign].id << " spends its new budget after the change";
+  }
+  EXPECT_EQ(day_of(0, october_4)->budget_micros, 200000000);
+  EXPECT_EQ(day_of(3, october_4)->budget_micros, 1500000000);
+  // Cut below what it had spent: it stopped at the cut.
+  const SimulatedDay* cut = day_of(2, october_4);  // camp-3
+  ASSERT_NE(cut, nullptr);
+  EXPECT_GT(cut->allowed_micros, cut->budget_micros);
+  EXPECT_LE(cut->spent_micros - cut->allowed_micros, cut->max_overspend_bound_micros);
 }
 
 TEST(BudgetSimulationTest, StorageServerKeepsEveryCampaignWithinItsBoundAndCurve) {
