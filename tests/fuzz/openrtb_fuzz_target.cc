@@ -1,7 +1,8 @@
 // A bid request body into the bid-path parser (simdjson On-Demand), checked
 // against the nlohmann reader that follows the same field tables: whatever
 // the bytes, the parser answers a model or InvalidArgument with a reason;
-// without keys given twice (whose meaning JSON leaves open) both readers
+// without keys given twice (whose meaning JSON leaves open; in the request
+// or in an embedded native.request) both readers
 // accept the same inputs and build equal models. An accepted request passes
 // validation again, gets a response version, and a response built from its
 // ids serializes to JSON that reads back with the same ids and price.
@@ -48,7 +49,18 @@ class DuplicateKeyFinder : public nlohmann::json_sax<nlohmann::json> {
   bool number_integer(number_integer_t) override { return true; }
   bool number_unsigned(number_unsigned_t) override { return true; }
   bool number_float(number_float_t, const string_t&) override { return true; }
-  bool string(string_t&) override { return true; }
+  // An embedded document (native.request) is a string holding JSON: its
+  // duplicate keys count too.
+  bool string(string_t& value) override {
+    const size_t first = value.find_first_not_of(" \t\r\n");
+    if (first != std::string::npos && value[first] == '{') {
+      DuplicateKeyFinder embedded;
+      nlohmann::json::sax_parse(value, &embedded, nlohmann::json::input_format_t::json,
+                                /*strict=*/true, /*ignore_comments=*/false);
+      found_ = found_ || embedded.found();
+    }
+    return true;
+  }
   bool binary(binary_t&) override { return true; }
   bool start_array(std::size_t) override { return true; }
   bool end_array() override { return true; }
