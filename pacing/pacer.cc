@@ -70,6 +70,27 @@ absl::StatusOr<std::unique_ptr<internal::PacingMetrics>> MakeMetrics(
   }
 }
 
+void SetMetricCampaigns(const std::vector<CampaignBudget>& campaigns,
+                        internal::PacingMetrics& metrics) {
+  std::vector<std::string> ids;
+  std::vector<int64_t> budgets;
+  for (const CampaignBudget& campaign : campaigns) {
+    ids.push_back(campaign.id);
+    budgets.push_back(campaign.daily_budget_micros);
+  }
+  metrics.SetCampaigns(ids, budgets);
+}
+
+// Leaves the list for the loop's next step and wakes it. `loop` is set and
+// reset by Start and Stop only, on the owner's thread; an update racing them
+// is applied by the next RunDue anyway.
+absl::Status HandOver(const std::vector<config::CampaignConfig>& by_position,
+                      internal::CampaignUpdates& updates, internal::LoopThread* loop) {
+  if (absl::Status s = updates.Offer(by_position); !s.ok()) return s;
+  if (loop != nullptr) loop->Wake();
+  return absl::OkStatus();
+}
+
 uint64_t RandomSeed() {
   std::random_device device;
   return (static_cast<uint64_t>(device()) << 32) ^ device();
@@ -184,11 +205,7 @@ void Pacer::Stop() {
 }
 
 absl::Status Pacer::UpdateCampaigns(const std::vector<config::CampaignConfig>& by_position) {
-  if (absl::Status s = updates_->Offer(by_position); !s.ok()) return s;
-  // loop_ is set and reset by Start and Stop only, on the owner's thread;
-  // an update racing them is applied by the next RunDue anyway.
-  if (loop_ != nullptr) loop_->Wake();
-  return absl::OkStatus();
+  return HandOver(by_position, *updates_, loop_.get());
 }
 
 void Pacer::ApplyCampaignUpdate(int64_t now_ms) {
@@ -199,13 +216,7 @@ void Pacer::ApplyCampaignUpdate(int64_t now_ms) {
     absl::MutexLock lock(&statuses_mu_);
     campaigns_ = *std::move(update);
   }
-  std::vector<std::string> ids;
-  std::vector<int64_t> budgets;
-  for (const CampaignBudget& campaign : campaigns_) {
-    ids.push_back(campaign.id);
-    budgets.push_back(campaign.daily_budget_micros);
-  }
-  metrics_->SetCampaigns(ids, budgets);
+  SetMetricCampaigns(campaigns_, *metrics_);
   flusher_->TrackAppendedCampaigns();
   if (follow_) {
     board_->TrackAppendedCampaigns();
@@ -377,22 +388,14 @@ void PacerService::Stop() {
 }
 
 absl::Status PacerService::UpdateCampaigns(const std::vector<config::CampaignConfig>& by_position) {
-  if (absl::Status s = updates_->Offer(by_position); !s.ok()) return s;
-  if (loop_ != nullptr) loop_->Wake();
-  return absl::OkStatus();
+  return HandOver(by_position, *updates_, loop_.get());
 }
 
 void PacerService::ApplyCampaignUpdate(int64_t now_ms) {
   std::optional<std::vector<CampaignBudget>> update = updates_->Take();
   if (!update.has_value()) return;
   campaigns_ = *std::move(update);
-  std::vector<std::string> ids;
-  std::vector<int64_t> budgets;
-  for (const CampaignBudget& campaign : campaigns_) {
-    ids.push_back(campaign.id);
-    budgets.push_back(campaign.daily_budget_micros);
-  }
-  metrics_->SetCampaigns(ids, budgets);
+  SetMetricCampaigns(campaigns_, *metrics_);
   controller_->TrackAppendedCampaigns();
   board_->TrackAppendedCampaigns();
   // A new budget is decided on now, not a period later.
