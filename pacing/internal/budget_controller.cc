@@ -34,7 +34,7 @@ int64_t CeilMicros(double micros) {
 }  // namespace
 
 ThrottleDecision DecideThrottle(config::PacingMode mode, int64_t budget_micros,
-                                int64_t spent_today_micros, int64_t now_ms, int64_t day_end_ms,
+                                int64_t spent_today_micros, int64_t bidding_left_ms,
                                 const RateEstimate& rates, const ControllerOptions& options) {
   const double flush_s = static_cast<double>(options.flush_interval_ms) / 1000.0;
   const double current_rate = rates.recent_rate > 0 ? rates.recent_rate : rates.window_rate;
@@ -45,8 +45,7 @@ ThrottleDecision DecideThrottle(config::PacingMode mode, int64_t budget_micros,
     const double unseen = current_rate * flush_s / 2;
     const double remaining =
         static_cast<double>(budget_micros) - static_cast<double>(spent_today_micros) - unseen;
-    const double spread_s =
-        static_cast<double>(std::max(day_end_ms - now_ms, kMinSpreadMs)) / 1000.0;
+    const double spread_s = static_cast<double>(std::max(bidding_left_ms, kMinSpreadMs)) / 1000.0;
     const double target_rate = std::max(remaining, 0.0) / spread_s;
     if (rates.demand && *rates.demand > 0) {
       throttle = std::clamp(target_rate / *rates.demand, 0.0, 1.0);
@@ -266,8 +265,11 @@ absl::Status BudgetController::Observe(size_t campaign, int64_t now_ms) {
     budget_today = std::min(
         budget_today, std::max<int64_t>(budget.lifetime_budget_micros - shards->before_today, 0));
   }
-  decision.decision = DecideThrottle(budget.mode, budget_today, spent, now_ms,
-                                     budget.day.EndMillis(today), rates, options_);
+  // Even pacing spreads what is left over the hours the schedule still lets
+  // the campaign bid today, not over the whole rest of the day.
+  const int64_t bidding_left_ms = budget.BiddingMillisBetween(now_ms, budget.day.EndMillis(today));
+  decision.decision =
+      DecideThrottle(budget.mode, budget_today, spent, bidding_left_ms, rates, options_);
   track.throttle = decision.decision.throttle;
   metrics_.SetCampaign(campaign, spent, decision.decision.throttle,
                        decision.decision.overspend_bound_micros);

@@ -74,12 +74,13 @@ struct ThrottleDecision {
 };
 
 // The decision rule, pure. Even: spread what is left of the budget (minus
-// the spend presumably still unflushed) over what is left of the day, at
-// least a minute, as a share of the demand; unknown demand bids fully until
-// one is measured. Asap: throttle 1. Both stop when spent + reserve reaches
-// the budget.
+// the spend presumably still unflushed) over `bidding_left_ms`, the time
+// left today in which the campaign's schedule lets it bid (at least a
+// minute), as a share of the demand; unknown demand bids fully until one is
+// measured. Asap: throttle 1. Both stop when spent + reserve reaches the
+// budget.
 ThrottleDecision DecideThrottle(config::PacingMode mode, int64_t budget_micros,
-                                int64_t spent_today_micros, int64_t now_ms, int64_t day_end_ms,
+                                int64_t spent_today_micros, int64_t bidding_left_ms,
                                 const RateEstimate& rates, const ControllerOptions& options);
 
 struct CampaignDecision {

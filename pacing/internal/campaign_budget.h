@@ -6,7 +6,9 @@
 #ifndef RTB_PACING_INTERNAL_CAMPAIGN_BUDGET_H_
 #define RTB_PACING_INTERNAL_CAMPAIGN_BUDGET_H_
 
+#include <bitset>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +21,15 @@
 
 namespace rtb::pacing::internal {
 
+// When the campaign may bid (campaigns[].schedule): the flight, and the
+// hours of the week in the campaign's time zone.
+struct BiddingHours {
+  int64_t flight_start_ms = std::numeric_limits<int64_t>::min();
+  int64_t flight_end_ms = std::numeric_limits<int64_t>::max();
+  bool every_hour = true;
+  std::bitset<7 * 24> hours;  // Monday 0h .. Sunday 23h, when !every_hour
+};
+
 struct CampaignBudget {
   std::string id;
   // Micro-units of the campaign's currency, > 0.
@@ -27,6 +38,11 @@ struct CampaignBudget {
   int64_t lifetime_budget_micros = 0;
   config::PacingMode mode = config::PacingMode::kEven;
   CampaignDay day;
+  BiddingHours bidding;
+
+  // How much of [from_ms, to_ms) the schedule lets the campaign bid, ms:
+  // what even pacing spreads the rest of a day's budget over.
+  int64_t BiddingMillisBetween(int64_t from_ms, int64_t to_ms) const;
 };
 
 // One per campaign, in config order (the campaign index). InvalidArgument for

@@ -30,6 +30,7 @@ class CampaignDay {
   int64_t StartMillis(absl::CivilDay day) const;
   int64_t EndMillis(absl::CivilDay day) const { return StartMillis(day + 1); }
   const std::string& zone_name() const { return zone_name_; }
+  const absl::TimeZone& zone() const { return zone_; }
 
  private:
   CampaignDay(absl::TimeZone zone, std::string name) : zone_(zone), zone_name_(std::move(name)) {}

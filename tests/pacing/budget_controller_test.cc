@@ -34,7 +34,7 @@ RateEstimate Rates(double rate, double demand, double max_shard, int active) {
 // ---- the rule
 
 TEST(DecideThrottleTest, AsapBidsFullyFarFromTheCap) {
-  const ThrottleDecision d = DecideThrottle(PacingMode::kAsap, 1000000000, 100000000, 0, kHourMs,
+  const ThrottleDecision d = DecideThrottle(PacingMode::kAsap, 1000000000, 100000000, kHourMs,
                                             Rates(1000, 1000, 200, 5), Options());
   EXPECT_FALSE(d.stopped);
   EXPECT_EQ(d.throttle, 1.0);
@@ -47,10 +47,9 @@ TEST(DecideThrottleTest, AsapStopsAtTheReserveBelowTheCap) {
   const RateEstimate rates = Rates(1000, 1000, 200, 5);
   const int64_t budget = 1000000;
   EXPECT_FALSE(
-      DecideThrottle(PacingMode::kAsap, budget, budget - 6001, 0, kHourMs, rates, Options())
-          .stopped);
+      DecideThrottle(PacingMode::kAsap, budget, budget - 6001, kHourMs, rates, Options()).stopped);
   const ThrottleDecision at =
-      DecideThrottle(PacingMode::kAsap, budget, budget - 6000, 0, kHourMs, rates, Options());
+      DecideThrottle(PacingMode::kAsap, budget, budget - 6000, kHourMs, rates, Options());
   EXPECT_TRUE(at.stopped);
   EXPECT_EQ(at.throttle, 0.0);
 }
@@ -58,7 +57,7 @@ TEST(DecideThrottleTest, AsapStopsAtTheReserveBelowTheCap) {
 // One worker taking most of the spend makes the bound the highest shard rate
 // times the active shards, above flush interval x total rate.
 TEST(DecideThrottleTest, SkewedShardsWidenTheBound) {
-  const ThrottleDecision d = DecideThrottle(PacingMode::kAsap, 1000000000, 0, 0, kHourMs,
+  const ThrottleDecision d = DecideThrottle(PacingMode::kAsap, 1000000000, 0, kHourMs,
                                             Rates(1000, 1000, 900, 4), Options());
   EXPECT_EQ(d.overspend_bound_micros, 5 * 900 * 4);
 }
@@ -66,8 +65,8 @@ TEST(DecideThrottleTest, SkewedShardsWidenTheBound) {
 TEST(DecideThrottleTest, WorkersPollingThePacerAddTheirDelayToTheReserve) {
   ControllerOptions options = Options();
   options.follow_delay_ms = 1000;
-  const ThrottleDecision d = DecideThrottle(PacingMode::kAsap, 1000000000, 0, 0, kHourMs,
-                                            Rates(1000, 1000, 200, 5), options);
+  const ThrottleDecision d =
+      DecideThrottle(PacingMode::kAsap, 1000000000, 0, kHourMs, Rates(1000, 1000, 200, 5), options);
   EXPECT_EQ(d.reserve_micros, 5000 + 2000);
 }
 
@@ -77,7 +76,7 @@ TEST(DecideThrottleTest, EvenSpreadsTheRemainingBudgetOverTheRemainingDay) {
   RateEstimate rates;
   rates.demand = 10000;
   const ThrottleDecision d =
-      DecideThrottle(PacingMode::kEven, 86400000, 43200000, 0, 12 * kHourMs, rates, Options());
+      DecideThrottle(PacingMode::kEven, 86400000, 43200000, 12 * kHourMs, rates, Options());
   EXPECT_FALSE(d.stopped);
   EXPECT_NEAR(d.throttle, 0.1, 1e-9);
 }
@@ -86,14 +85,14 @@ TEST(DecideThrottleTest, EvenCountsSpendPresumablyUnflushed) {
   // Spending 1000/s now: about 2.5 s of it (2500) is still in memory.
   RateEstimate rates = Rates(1000, 10000, 100, 10);
   const ThrottleDecision d =
-      DecideThrottle(PacingMode::kEven, 86400000, 43200000, 0, 12 * kHourMs, rates, Options());
+      DecideThrottle(PacingMode::kEven, 86400000, 43200000, 12 * kHourMs, rates, Options());
   EXPECT_NEAR(d.throttle, (43200000.0 - 2500) / 43200 / 10000, 1e-9);
 }
 
 TEST(DecideThrottleTest, EvenWithUnknownDemandBidsFully) {
   RateEstimate rates;
   const ThrottleDecision d =
-      DecideThrottle(PacingMode::kEven, 86400000, 0, 0, 24 * kHourMs, rates, Options());
+      DecideThrottle(PacingMode::kEven, 86400000, 0, 24 * kHourMs, rates, Options());
   EXPECT_EQ(d.throttle, 1.0);
 }
 
@@ -102,14 +101,14 @@ TEST(DecideThrottleTest, EvenSpreadsTheLastMinutesOverAtLeastAMinute) {
   rates.demand = 1000;
   // 6000 left, 1 s of the day left: spread over 60 s, 100/s, throttle 0.1.
   const ThrottleDecision d =
-      DecideThrottle(PacingMode::kEven, 1006000, 1000000, 0, 1000, rates, Options());
+      DecideThrottle(PacingMode::kEven, 1006000, 1000000, 1000, rates, Options());
   EXPECT_NEAR(d.throttle, 0.1, 1e-9);
 }
 
 TEST(DecideThrottleTest, ACampaignAtItsCapIsStoppedWhateverItsRates) {
   RateEstimate none;
-  EXPECT_TRUE(DecideThrottle(PacingMode::kAsap, 1000, 1000, 0, kHourMs, none, Options()).stopped);
-  EXPECT_TRUE(DecideThrottle(PacingMode::kEven, 1000, 1200, 0, kHourMs, none, Options()).stopped);
+  EXPECT_TRUE(DecideThrottle(PacingMode::kAsap, 1000, 1000, kHourMs, none, Options()).stopped);
+  EXPECT_TRUE(DecideThrottle(PacingMode::kEven, 1000, 1200, kHourMs, none, Options()).stopped);
 }
 
 // A throttle about to rise makes the reserve use the demand at that throttle,
@@ -117,7 +116,7 @@ TEST(DecideThrottleTest, ACampaignAtItsCapIsStoppedWhateverItsRates) {
 TEST(DecideThrottleTest, ReserveUsesTheRateAtTheThrottleAboutToBePublished) {
   const RateEstimate rates = Rates(100, 10000, 20, 5);
   const ThrottleDecision d =
-      DecideThrottle(PacingMode::kAsap, 1000000000, 0, 0, kHourMs, rates, Options());
+      DecideThrottle(PacingMode::kAsap, 1000000000, 0, kHourMs, rates, Options());
   EXPECT_EQ(d.overspend_bound_micros, 5 * 10000);
   EXPECT_EQ(d.reserve_micros, 6 * 10000);
 }

@@ -51,6 +51,9 @@ struct SimulatedCampaign {
   // simulation's start); 0: it exists from the start. Campaigns created later come after
   // all those that exist from the start (positions are only appended).
   int64_t created_at_ms = 0;
+  // Hours of the week it bids (campaigns[].schedule.dayparts); outside them
+  // no bid request asks for it. Empty: every hour.
+  std::vector<config::DaypartConfig> dayparts;
 };
 
 // A change an operator makes to one campaign while the simulation runs.
@@ -145,7 +148,11 @@ class BudgetSimulation {
       campaign.daily_budget_micros = c.daily_budget_micros;
       campaign.pacing_mode = c.mode;
       campaign.time_zone = c.zone;
+      campaign.schedule.dayparts = c.dayparts;
       all_configs_.push_back(campaign);
+      auto bidding = internal::CampaignBudgets({campaign});
+      EXPECT_TRUE(bidding.ok()) << bidding.status();
+      if (bidding.ok()) bidding_.push_back(bidding->front());
       if (c.created_at_ms == 0) config.campaigns.push_back(campaign);
       budget_history_[all_configs_.size() - 1].emplace_back(0, c.daily_budget_micros);
       auto day = internal::CampaignDay::ForZone(c.zone);
@@ -232,7 +239,9 @@ class BudgetSimulation {
       }
       // Wins during (now - step, now], at the decisions the workers hold.
       for (size_t c = 0; c < n; ++c) {
-        if (c >= live_configs_.size() || paused_[c]) continue;  // no bid request asks for it
+        // No bid request asks for it.
+        if (c >= live_configs_.size() || paused_[c]) continue;
+        if (bidding_[c].BiddingMillisBetween(now, now + 1) == 0) continue;
         const double rate = campaigns_[c].demand_wins_per_s * DemandFactor(c, step_s);
         std::poisson_distribution<int> arrivals(rate * step_s);
         const int opportunities = arrivals(random_);
@@ -376,7 +385,8 @@ class BudgetSimulation {
         }
         auto bound = bound_by_day_[c].find(absl::StrCat(absl::FormatCivilTime(day)));
         if (bound != bound_by_day_[c].end()) d.max_overspend_bound_micros = bound->second;
-        if (campaigns_[c].mode == config::PacingMode::kEven && !d.changed) {
+        if (campaigns_[c].mode == config::PacingMode::kEven && !d.changed &&
+            campaigns_[c].dayparts.empty()) {
           const double budget = static_cast<double>(d.budget_micros);
           const double length = static_cast<double>(d.end_ms - d.begin_ms);
           std::vector<int64_t> marks;
@@ -403,6 +413,7 @@ class BudgetSimulation {
   SimulationOptions options_;
   std::mt19937_64 random_;
   std::vector<internal::CampaignDay> days_;
+  std::vector<internal::CampaignBudget> bidding_;  // the schedule of each
   std::vector<std::vector<int64_t>> spent_by_minute_;
   std::vector<Burst> bursts_;
   std::vector<std::map<std::string, int64_t>> bound_by_day_;

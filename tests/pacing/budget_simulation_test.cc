@@ -105,17 +105,26 @@ TEST(BudgetSimulationTest, EmbeddedStoreKeepsEveryCampaignWithinItsBoundAndCurve
 
 // An operator's day: budgets cut (one below what is already spent) and
 // raised, campaigns paused and resumed, one created mid-morning, each handed
-// to the pacer service and every worker as their table followers would.
-// Every campaign-day stays within the controller's bound of what it was
-// allowed to spend, and even campaigns with the demand to do it still spend
-// their (new) budget by the day's end.
+// to the pacer service and every worker as their table followers would, and
+// a campaign with dayparts. Every campaign-day stays within the controller's
+// bound of what it was allowed to spend, and even campaigns with the demand
+// to do it still spend their (new) budget by the day's end, the dayparted
+// one within its hours.
 TEST(BudgetSimulationTest, BudgetChangesPausesAndResumesKeepEveryCampaignWithinItsBound) {
   auto at = [](int hour) { return UnixMillis(absl::CivilSecond(2026, 10, 4, hour, 0, 0), "UTC"); };
-  // Seven of the twenty, each with a change: positions 0-5 hold camp-0,
-  // camp-2, camp-3, camp-6, camp-12 and camp-13; camp-20 is created.
+  // Six of the twenty, each with a change: positions 0-5 hold camp-0,
+  // camp-2, camp-3, camp-6, camp-12 and camp-13; camp-21 (position 6) bids
+  // only in its dayparts; camp-20 (position 7) is created at 06:00.
   const std::vector<SimulatedCampaign> twenty = TwentyCampaigns();
   std::vector<SimulatedCampaign> campaigns;
   for (int i : {0, 2, 3, 6, 12, 13}) campaigns.push_back(twenty[i]);
+  // Bids 09:00-17:00 in Berlin only: even pacing spreads its budget over
+  // those 8 hours, where demand is 4 times what it needs.
+  SimulatedCampaign dayparted = twenty[2];
+  dayparted.id = "camp-21";
+  dayparted.dayparts = {config::DaypartConfig{
+      .days = {"mon", "tue", "wed", "thu", "fri", "sat", "sun"}, .from_hour = 9, .to_hour = 17}};
+  campaigns.push_back(dayparted);
   SimulatedCampaign created = twenty[0];
   created.id = "camp-20";
   created.created_at_ms = at(6);
@@ -152,10 +161,10 @@ TEST(BudgetSimulationTest, BudgetChangesPausesAndResumesKeepEveryCampaignWithinI
     return nullptr;
   };
   const absl::CivilDay october_4(2026, 10, 4);
-  for (size_t campaign : {0, 1, 3, 6}) {  // camp-0, camp-2, camp-6, camp-20
+  for (size_t campaign : {0, 1, 3, 6, 7}) {  // camp-0, camp-2, camp-6, camp-21, camp-20
     const SimulatedDay* day = day_of(campaign, october_4);
     ASSERT_NE(day, nullptr) << campaign;
-    ASSERT_TRUE(day->complete && day->changed) << campaign;
+    ASSERT_TRUE(day->complete) << campaign;
     EXPECT_GE(day->spent_micros, day->budget_micros * 95 / 100)
         << simulation.campaigns()[campaign].id << " spends its new budget after the change";
   }
