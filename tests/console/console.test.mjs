@@ -11,7 +11,8 @@
 // status, spend against budget, bids and wins, creates one through the form,
 // shows an invalid edit's problems next to their fields (nothing stored), a
 // stale edit's conflict and its reload, pauses and resumes it and lists
-// those changes in its audit history; logs out (the API then answers 401, the old
+// those changes in its audit history, archives it (after a confirmation)
+// and filters the list by state and advertiser; logs out (the API then answers 401, the old
 // cookie included, and the page shows the login form) and logs out
 // everywhere. A screenshot per step goes to RTB_ARTIFACTS_DIR.
 //
@@ -496,7 +497,7 @@ step('the list shows the seeded campaigns with their status, spend against budge
     assert.match(row.bids, /^\d+ \/ \d+$/, `${campaign.id} bids / wins`);
     const buttons = await page.$$eval(`#campaigns-body tr[data-campaign-id="${campaign.id}"] button`,
                                       (b) => b.map((x) => x.dataset.action));
-    assert.deepEqual(buttons, ['charts', 'edit', 'pause', 'history']);
+    assert.deepEqual(buttons, ['charts', 'edit', 'pause', 'archive', 'history']);
   }
   // The load bid on northwind, and the test's won bids were billed.
   const northwind = await rowCells(kCampaign);
@@ -679,6 +680,53 @@ step('the audit history lists those changes with the operator', async () => {
   assert.match(entries[4].changes.daily_budget_micros, /40000000/);
   await page.locator('#campaign-history').scrollIntoViewIfNeeded();
   await screenshot('campaign-history');
+});
+
+step('the list filters by state and advertiser, and archiving asks first and is final', async () => {
+  const selector = `#campaigns-body tr[data-campaign-id="${kCreated}"]`;
+  const listed = () => page.$$eval('#campaigns-body tr[data-campaign-id]', (rows) => rows.map((r) => r.dataset.campaignId));
+  // Declining the confirmation changes nothing.
+  // (confirm() blocks the page until the dialog is answered, so the click
+  // returns after the handler has run).
+  page.once('dialog', (dialog) => dialog.dismiss());
+  await page.click(`${selector} button[data-action="archive"]`);
+  assert.equal((await storedCampaign(kCreated)).body.campaign_state, 'active');
+  let question = '';
+  page.once('dialog', (dialog) => {
+    question = dialog.message();
+    dialog.accept();
+  });
+  await page.click(`${selector} button[data-action="archive"]`);
+  await page.waitForSelector(`${selector}[data-campaign-state="archived"]`);
+  assert.match(question, new RegExp(`^Archive ${kCreated}\\?`));
+  assert.deepEqual(await page.$$eval(`${selector} button`, (b) => b.map((x) => x.dataset.action)),
+                   ['charts', 'history'], 'an archived campaign is neither edited nor resumed');
+  assert.equal((await storedCampaign(kCreated)).body.campaign_state, 'archived');
+
+  await page.selectOption('#campaigns-state-filter', 'archived');
+  await page.waitForFunction((id) => {
+    const rows = [...document.querySelectorAll('#campaigns-body tr[data-campaign-id]')];
+    return rows.length === 1 && rows[0].dataset.campaignId === id;
+  }, kCreated);
+  await page.selectOption('#campaigns-state-filter', 'active');
+  await page.waitForFunction((id) => {
+    const rows = [...document.querySelectorAll('#campaigns-body tr[data-campaign-id]')];
+    return rows.length > 0 && !rows.some((r) => r.dataset.campaignId === id);
+  }, kCreated);
+  await page.selectOption('#campaigns-state-filter', '');
+  await page.fill('#campaigns-advertiser-filter', 'Created.Example');
+  await page.dispatchEvent('#campaigns-advertiser-filter', 'change');
+  await page.waitForFunction((id) => {
+    const rows = [...document.querySelectorAll('#campaigns-body tr[data-campaign-id]')];
+    return rows.length === 1 && rows[0].dataset.campaignId === id;
+  }, kCreated);
+  await page.fill('#campaigns-advertiser-filter', 'nobody.example');
+  await page.dispatchEvent('#campaigns-advertiser-filter', 'change');
+  await page.waitForSelector('#campaigns-body td:has-text("No campaign matches the filters.")');
+  await page.fill('#campaigns-advertiser-filter', '');
+  await page.dispatchEvent('#campaigns-advertiser-filter', 'change');
+  await page.waitForFunction(() => document.querySelectorAll('#campaigns-body tr[data-campaign-id]').length > 1);
+  assert.ok((await listed()).includes(kCampaign));
 });
 
 step('logout: the API answers 401, the old cookie included, and the login form is back', async () => {

@@ -69,7 +69,14 @@ export class Api {
     return this.call('POST', everywhere ? '/api/logout-everywhere' : '/api/logout',
                      { changesState: true, quiet401: true });
   }
-  campaigns() { return this.call('GET', '/api/campaigns'); }
+  // filter: { state, advertiser }, each left out when empty.
+  campaigns(filter = {}) {
+    const query = new URLSearchParams();
+    if (filter.state) query.set('state', filter.state);
+    if (filter.advertiser) query.set('advertiser', filter.advertiser);
+    const text = query.toString();
+    return this.call('GET', text ? `/api/campaigns?${text}` : '/api/campaigns');
+  }
   // The stored campaigns (campaigns table): every change names the version
   // it was read at (?version=N), so a stale edit is a 409, never lost.
   campaign(id) { return this.call('GET', `/api/campaigns/${encodeURIComponent(id)}`); }

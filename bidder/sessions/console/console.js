@@ -135,6 +135,8 @@ function stopTimers() {
 // Nothing fetched under a session stays on screen after it.
 function clearData() {
   state.campaigns = [];
+  $('campaigns-state-filter').value = '';
+  $('campaigns-advertiser-filter').value = '';
   state.chartsGeneration++;
   closeEditor();
   closeHistory();
@@ -334,6 +336,9 @@ function campaignRow(c) {
     } else if (c.campaign_state === 'paused') {
       buttons.push(actionButton('resume', 'Resume', `Resume ${c.id}`, () => changeCampaignState(c, 'resume')));
     }
+    if (c.campaign_state !== 'archived') {
+      buttons.push(actionButton('archive', 'Archive', `Archive ${c.id}`, () => archiveCampaign(c)));
+    }
     buttons.push(actionButton('history', 'History', `History of ${c.id}`, () => openHistory(c.id)));
   }
   const actions = cell('actions', { className: 'actions' }, [element('div', { className: 'buttons' }, buttons)]);
@@ -345,7 +350,8 @@ function campaignRow(c) {
 function renderCampaigns() {
   const rows = state.campaigns.map(campaignRow);
   if (rows.length === 0) {
-    const cell = element('td', { className: 'muted', text: 'No campaigns yet.' });
+    const filtered = $('campaigns-state-filter').value || $('campaigns-advertiser-filter').value.trim();
+    const cell = element('td', { className: 'muted', text: filtered ? 'No campaign matches the filters.' : 'No campaigns yet.' });
     cell.colSpan = 12;
     rows.push(element('tr', {}, [cell]));
   }
@@ -355,7 +361,10 @@ function renderCampaigns() {
 async function loadCampaigns() {
   if (!state.loggedIn) return;
   try {
-    const answer = await api.campaigns();
+    const answer = await api.campaigns({
+      state: $('campaigns-state-filter').value,
+      advertiser: $('campaigns-advertiser-filter').value.trim().toLowerCase(),
+    });
     state.campaigns = answer.campaigns || [];
     // Campaigns can be created when the campaigns table is served (its
     // campaigns carry a stored state).
@@ -376,6 +385,8 @@ $('campaigns-refresh').addEventListener('click', async () => {
   await loadCampaigns();
   loadCharts();
 });
+$('campaigns-state-filter').addEventListener('change', loadCampaigns);
+$('campaigns-advertiser-filter').addEventListener('change', loadCampaigns);
 
 function selectCampaign(id) {
   state.selected = id;
@@ -385,7 +396,7 @@ function selectCampaign(id) {
 }
 
 // ---------------------------------------------------------------------------
-// Pause and resume
+// Pause, resume and archive
 
 // Names the version the list was read at: when someone changed the campaign
 // since, the 409 says so and the list is reloaded.
@@ -399,11 +410,18 @@ async function changeCampaignState(c, action) {
       $('campaigns-error').textContent =
         `${c.id} was changed meanwhile (now version ${e.body.current_version}); the list is reloaded, try again.`;
     } else {
-      $('campaigns-error').textContent = `${action === 'pause' ? 'Pause' : 'Resume'} ${c.id}: ${messageOf(e)}`;
+      const verb = action.charAt(0).toUpperCase() + action.slice(1);
+      $('campaigns-error').textContent = `${verb} ${c.id}: ${messageOf(e)}`;
     }
   }
   await loadCampaigns();
   if (state.historyId === c.id) loadHistory();
+}
+
+// Archiving is final (the id is never used again), so it asks first.
+function archiveCampaign(c) {
+  if (!window.confirm(`Archive ${c.id}? It stops bidding for good and cannot be resumed or edited.`)) return;
+  changeCampaignState(c, 'archive');
 }
 
 // ---------------------------------------------------------------------------
