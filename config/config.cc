@@ -534,6 +534,7 @@ void DecodePricing(const json& value, const std::string& path, ErrorList* errors
   fields.Read("rate_window_days", &out->rate_window_days);
   fields.Read("device_prior_impressions", &out->device_prior_impressions);
   fields.Read("device_prior_clicks", &out->device_prior_clicks);
+  fields.Read("device_history_days", &out->device_history_days);
   fields.Read("campaign_prior_events", &out->campaign_prior_events);
   fields.RejectUnknownKeys();
 }

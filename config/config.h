@@ -506,7 +506,7 @@ struct CampaignDsaConfig {
 // never above max_bid_cpm. Predicted rates start from the campaign's own
 // observed rates (shrunk toward prior_ctr / prior_cvr while it has few
 // clicks or conversions) and are moved by the device's history when the
-// profile lookup returned it (pricing.device_prior_impressions and
+// bid path read it (pricing.device_history_days; device_prior_impressions and
 // pricing.device_prior_clicks say how much history weighs as much as the
 // campaign mean).
 enum class CampaignGoal {
@@ -707,6 +707,11 @@ struct PricingConfig {
   // The same for conversions per click, in clicks. Default 20.
   // Range [1, 1000000].
   double device_prior_clicks = 20;
+  // Days of a device's own engagement (its event_rollups rows, every
+  // campaign's impressions, clicks and conversions, today included) the bid
+  // path reads for a cpc or cpa candidate. 0: none is read, every device
+  // gets its campaign's rates. Default 30. Range [0, 365].
+  int device_history_days = 30;
   // Clicks (for the click rate) and conversions (for the conversion rate) a
   // campaign's prior is worth while its own counts are small: its rate is
   //   (clicks + k) / (impressions + k / prior_ctr).

@@ -800,6 +800,7 @@ void ValidatePricing(const PricingConfig& pricing, ErrorList* errors) {
   at.InRange("rate_window_days", pricing.rate_window_days, 1, 60);
   at.InRealRange("device_prior_impressions", pricing.device_prior_impressions, 1.0, 1e6);
   at.InRealRange("device_prior_clicks", pricing.device_prior_clicks, 1.0, 1e6);
+  at.InRange("device_history_days", pricing.device_history_days, 0, 365);
   at.InRealRange("campaign_prior_events", pricing.campaign_prior_events, 1.0, 1e5);
 }
 

@@ -259,6 +259,15 @@ void EmbeddedStoreImpl::AsyncGet(std::string_view table, storage::Get get, Deadl
 
 void EmbeddedStoreImpl::AsyncScan(std::string_view table, storage::Scan scan, Deadline deadline,
                                   boost::asio::any_io_executor executor, ScanCallback done) {
+  // As AsyncGet: a short scan whose blocks are all in memory is answered on
+  // the caller's thread (the bid path's device history: a few rollup rows).
+  if (std::optional<std::vector<RowResult>> rows = TryScanWithoutIo(table, scan);
+      rows.has_value() && std::chrono::steady_clock::now() < deadline) {
+    boost::asio::post(executor, [done = std::move(done), rows = *std::move(rows)]() mutable {
+      done(std::move(rows));
+    });
+    return;
+  }
   RunAsync<std::vector<RowResult>>(
       std::string(table), deadline, std::move(executor), std::move(done),
       [scan = std::move(scan)](EmbeddedStoreImpl* self, const std::string& t) {

@@ -14,11 +14,12 @@ namespace {
 class FamilyCursor {
  public:
   FamilyCursor(rocksdb::DB* db, const Selection::Entry& entry, const rocksdb::Snapshot* snapshot,
-               TimeRange time_range, int max_versions, int64_t now_ms)
+               TimeRange time_range, int max_versions, int64_t now_ms, rocksdb::ReadTier tier)
       : filter_(entry.family->options, &entry.qualifiers, time_range, max_versions, now_ms) {
     rocksdb::ReadOptions ro;
     ro.snapshot = snapshot;
     ro.total_order_seek = true;
+    ro.read_tier = tier;
     it_.reset(db->NewIterator(ro, entry.family->handle));
   }
 
@@ -153,13 +154,16 @@ std::vector<Interval> Intervals(const storage::Scan& scan) {
 
 class EmbeddedScanner : public Scanner {
  public:
-  EmbeddedScanner(std::shared_ptr<const Table> table, storage::Scan scan, int64_t now_ms)
+  // With `tier` kBlockCacheTier, a row that needs a block from disk makes
+  // Next fail (Incomplete).
+  EmbeddedScanner(std::shared_ptr<const Table> table, storage::Scan scan, int64_t now_ms,
+                  rocksdb::ReadTier tier = rocksdb::kReadAllTier)
       : table_(std::move(table)), scan_(std::move(scan)), intervals_(Intervals(scan_)) {
     snapshot_ = table_->db->GetSnapshot();
     selection_ = Select(*table_, scan_.columns);
     for (const Selection::Entry& e : selection_.entries) {
       cursors_.push_back(std::make_unique<FamilyCursor>(table_->db, e, snapshot_, scan_.time_range,
-                                                        scan_.max_versions, now_ms));
+                                                        scan_.max_versions, now_ms, tier));
     }
     remaining_ = scan_.limit > 0 ? scan_.limit : -1;
     if (scan_.reversed) std::reverse(intervals_.begin(), intervals_.end());
@@ -249,6 +253,17 @@ absl::StatusOr<std::vector<RowResult>> EmbeddedStoreImpl::Scan(std::string_view 
   EmbeddedScanner scanner(*table, scan, options_.clock->NowMillis());
   int max_rows = scan.limit > 0 ? std::min(scan.limit, kMaxScanRows) : kMaxScanRows;
   return scanner.Next(max_rows);
+}
+
+std::optional<std::vector<RowResult>> EmbeddedStoreImpl::TryScanWithoutIo(
+    std::string_view table_name, const storage::Scan& scan) {
+  if (scan.limit <= 0 || scan.limit > kMaxRowsScannedWithoutIo) return std::nullopt;
+  absl::StatusOr<std::shared_ptr<const Table>> table = FindTable(table_name);
+  if (!table.ok() || !ValidateScan((*table)->schema, scan, true).ok()) return std::nullopt;
+  EmbeddedScanner scanner(*table, scan, options_.clock->NowMillis(), rocksdb::kBlockCacheTier);
+  absl::StatusOr<std::vector<RowResult>> rows = scanner.Next(scan.limit);
+  if (!rows.ok()) return std::nullopt;
+  return *std::move(rows);
 }
 
 absl::StatusOr<std::unique_ptr<Scanner>> EmbeddedStoreImpl::OpenScanner(std::string_view table_name,

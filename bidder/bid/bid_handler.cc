@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "bidder/bid/internal/bid_contents.h"
+#include "bidder/events/events.h"
 #include "boost/asio/steady_timer.hpp"
 #include "storage/key_bytes.h"
 #include "storage/schemas.h"
@@ -22,6 +23,10 @@ namespace {
 using SteadyClock = std::chrono::steady_clock;
 
 constexpr std::string_view kJson = "application/json";
+
+// The reads of step 6, as bits of PendingBid::reads_sent and reads_done.
+constexpr unsigned kProfileRead = 1;
+constexpr unsigned kHistoryRead = 2;
 
 // Bid response ids: unique, not secret. 128 random bits per response from a
 // per-thread generator seeded from the OS.
@@ -124,7 +129,15 @@ struct BidHandler::PendingBid {
   // What the request's privacy signals let this bid do.
   RequestPermissions permissions;
   DeviceIdentity identity;
-  // Set by whichever of the lookup's completion and the guard comes first.
+  // The reads of step 6 (kProfileRead, kHistoryRead) sent, and those
+  // answered: each completion writes its own result below, then sets its
+  // bit; the one that completes `reads_sent`, or the guard, settles.
+  unsigned reads_sent = 0;
+  std::atomic<unsigned> reads_done{0};
+  std::optional<absl::StatusOr<storage::RowResult>> profile;
+  LookupOutcome history_outcome = LookupOutcome::kSkipped;
+  pricing::DeviceHistory history;
+  // Set by whichever settles first.
   std::atomic<bool> settled{false};
   // Only for a store that does not keep its deadlines itself.
   std::optional<boost::asio::steady_timer> guard;
@@ -272,31 +285,31 @@ void BidHandler::Handle(size_t exchange, const HttpRequest& http, Responder resp
   } else {
     pending->identity.skip = LookupSkipReason::kPrivacy;
   }
-  if (!preview.needs_profile) return Decide(*pending, nullptr, StoreUnhealthy());
-  const bool lookup_allowed = (preview.needs_segments && permissions.read_segments) ||
-                              (preview.needs_frequency_caps && permissions.read_frequency_caps);
-  if (!lookup_allowed || !pending->identity.key.has_value() ||
-      !pending->deadline.LookupPossible(now)) {
+  // The history is read for cpc and cpa candidates only, with the same
+  // permission as segments (a device's engagement personalises the price).
+  const bool read_profile =
+      preview.needs_profile && ((preview.needs_segments && permissions.read_segments) ||
+                                (preview.needs_frequency_caps && permissions.read_frequency_caps));
+  const bool read_history = preview.needs_history && permissions.read_history &&
+                            deps_.config->pricing.device_history_days > 0;
+  const bool can_read = pending->identity.key.has_value() && pending->deadline.LookupPossible(now);
+  if (preview.needs_profile && !(read_profile && can_read)) {
     deps_.metrics->CountLookup(pending->exchange->index, LookupOutcome::kSkipped);
-    return Decide(*pending, nullptr, StoreUnhealthy());
+  }
+  if (preview.needs_history && !(read_history && can_read)) {
+    deps_.metrics->CountHistoryRead(LookupOutcome::kSkipped);
+  }
+  if (!can_read || (!read_profile && !read_history)) {
+    return Decide(*pending, nullptr, StoreUnhealthy(), {});
   }
 
-  // 6. The lookup.
-  LookUpProfile(std::move(pending));
+  // 6. The reads.
+  ReadDevice(std::move(pending), read_profile, read_history);
 }
 
-void BidHandler::LookUpProfile(std::shared_ptr<PendingBid> pending) {
-  storage::Get get;
-  get.row = std::string(pending->identity.key->bytes());
-  // Only the families the request's privacy signals allow are read.
-  if (pending->permissions.read_segments) {
-    get.columns.push_back({std::string(storage::kProfileSegmentFamily), std::nullopt});
-  }
-  if (pending->permissions.read_frequency_caps) {
-    get.columns.push_back({std::string(storage::kProfileFrequencyCapFamily), std::nullopt});
-  }
-  get.consistency = storage::Consistency::kTimeline;
-
+void BidHandler::ReadDevice(std::shared_ptr<PendingBid> pending, bool read_profile,
+                            bool read_history) {
+  pending->reads_sent = (read_profile ? kProfileRead : 0u) | (read_history ? kHistoryRead : 0u);
   // One timer per request at most: a store that keeps its deadline has its
   // own (the embedded one's only for reads that go to its pool).
   if (!deps_.store->KeepsAsyncDeadlines()) {
@@ -304,37 +317,106 @@ void BidHandler::LookUpProfile(std::shared_ptr<PendingBid> pending) {
     pending->guard->expires_at(pending->deadline.lookup);
     pending->guard->async_wait([this, pending](const boost::system::error_code& error) {
       if (error || pending->settled.exchange(true)) return;
-      deps_.metrics->CountLookup(pending->exchange->index, LookupOutcome::kTimeout);
-      Decide(*pending, nullptr, /*profile_unavailable=*/true);
+      SettleReads(*pending, pending->reads_done.load(std::memory_order_acquire));
     });
   }
-
   const BidDeadline::TimePoint lookup_deadline = pending->deadline.lookup;
-  boost::asio::any_io_executor executor = pending->executor;
-  deps_.store->AsyncGet(storage::kProfilesTable, std::move(get), lookup_deadline,
-                        std::move(executor),
-                        [this, pending](absl::StatusOr<storage::RowResult> row) {
-                          if (pending->settled.exchange(true)) return;
-                          if (pending->guard.has_value()) pending->guard->cancel();
-                          LookupOutcome outcome;
-                          if (!row.ok()) {
-                            outcome = row.status().code() == absl::StatusCode::kDeadlineExceeded
-                                          ? LookupOutcome::kTimeout
-                                          : LookupOutcome::kError;
-                          } else if (row->stale) {
-                            outcome = LookupOutcome::kStale;
-                          } else {
-                            outcome = row->empty() ? LookupOutcome::kMiss : LookupOutcome::kHit;
-                          }
-                          deps_.metrics->CountLookup(pending->exchange->index, outcome);
-                          Decide(*pending, row.ok() ? &*row : nullptr, !row.ok());
-                        });
+  const auto complete = [this](PendingBid& bid, unsigned read) {
+    const unsigned done = bid.reads_done.fetch_or(read, std::memory_order_acq_rel) | read;
+    if (done != bid.reads_sent || bid.settled.exchange(true)) return;
+    if (bid.guard.has_value()) bid.guard->cancel();
+    SettleReads(bid, done);
+  };
+
+  if (read_profile) {
+    storage::Get get;
+    get.row = std::string(pending->identity.key->bytes());
+    // Only the families the request's privacy signals allow are read.
+    if (pending->permissions.read_segments) {
+      get.columns.push_back({std::string(storage::kProfileSegmentFamily), std::nullopt});
+    }
+    if (pending->permissions.read_frequency_caps) {
+      get.columns.push_back({std::string(storage::kProfileFrequencyCapFamily), std::nullopt});
+    }
+    get.consistency = storage::Consistency::kTimeline;
+    deps_.store->AsyncGet(storage::kProfilesTable, std::move(get), lookup_deadline,
+                          pending->executor,
+                          [pending, complete](absl::StatusOr<storage::RowResult> row) {
+                            pending->profile.emplace(std::move(row));
+                            complete(*pending, kProfileRead);
+                          });
+  }
+
+  if (read_history) {
+    // Today and the pricing.device_history_days - 1 UTC days before it.
+    const int64_t now_ms = deps_.wall_clock->NowMillis();
+    constexpr int64_t kDayMs = 24LL * 3600 * 1000;
+    const int64_t today_ms = now_ms - now_ms % kDayMs;
+    absl::StatusOr<storage::Scan> scan = events::DailyCountsScan(
+        pending->identity.key->bytes(),
+        std::max<int64_t>(0, today_ms - (deps_.config->pricing.device_history_days - 1) * kDayMs),
+        today_ms + kDayMs);
+    if (!scan.ok()) {
+      pending->history_outcome = LookupOutcome::kError;
+      return complete(*pending, kHistoryRead);
+    }
+    scan->consistency = storage::Consistency::kTimeline;
+    deps_.store->AsyncScan(
+        storage::kEventRollupsTable, *std::move(scan), lookup_deadline, pending->executor,
+        [pending, complete](absl::StatusOr<std::vector<storage::RowResult>> rows) {
+          if (!rows.ok()) {
+            pending->history_outcome = rows.status().code() == absl::StatusCode::kDeadlineExceeded
+                                           ? LookupOutcome::kTimeout
+                                           : LookupOutcome::kError;
+          } else {
+            const events::EngagementTotals totals = events::SumEngagement(*rows);
+            pending->history = {totals.impressions, totals.clicks, totals.conversions};
+            const bool stale = std::any_of(rows->begin(), rows->end(),
+                                           [](const storage::RowResult& r) { return r.stale; });
+            pending->history_outcome = stale           ? LookupOutcome::kStale
+                                       : rows->empty() ? LookupOutcome::kMiss
+                                                       : LookupOutcome::kHit;
+          }
+          complete(*pending, kHistoryRead);
+        });
+  }
+}
+
+void BidHandler::SettleReads(PendingBid& pending, unsigned done) {
+  const storage::RowResult* row = nullptr;
+  bool profile_unavailable = StoreUnhealthy();
+  if (pending.reads_sent & kProfileRead) {
+    LookupOutcome outcome = LookupOutcome::kTimeout;
+    profile_unavailable = true;
+    if (done & kProfileRead) {
+      const absl::StatusOr<storage::RowResult>& read = *pending.profile;
+      if (!read.ok()) {
+        outcome = read.status().code() == absl::StatusCode::kDeadlineExceeded
+                      ? LookupOutcome::kTimeout
+                      : LookupOutcome::kError;
+      } else {
+        outcome = read->stale     ? LookupOutcome::kStale
+                  : read->empty() ? LookupOutcome::kMiss
+                                  : LookupOutcome::kHit;
+        row = &*read;
+        profile_unavailable = false;
+      }
+    }
+    deps_.metrics->CountLookup(pending.exchange->index, outcome);
+  }
+  pricing::DeviceHistory history;
+  if (pending.reads_sent & kHistoryRead) {
+    deps_.metrics->CountHistoryRead((done & kHistoryRead) ? pending.history_outcome
+                                                          : LookupOutcome::kTimeout);
+    if (done & kHistoryRead) history = pending.history;
+  }
+  Decide(pending, row, profile_unavailable, history);
 }
 
 bool BidHandler::StoreUnhealthy() const { return deps_.store_healthy && !deps_.store_healthy(); }
 
 void BidHandler::Decide(PendingBid& pending, const storage::RowResult* row,
-                        bool profile_unavailable) {
+                        bool profile_unavailable, const pricing::DeviceHistory& history) {
   const Profile profile = row != nullptr ? Profile(*row) : Profile();
   AuctionInput input;
   input.request = &pending.request;
@@ -342,6 +424,7 @@ void BidHandler::Decide(PendingBid& pending, const storage::RowResult* row,
   input.now = absl::FromUnixMillis(deps_.wall_clock->NowMillis());
   input.exchange_seat = pending.exchange->config.seat;
   input.profile_unavailable = profile_unavailable;
+  input.history = history;
   input.exchange = pending.exchange->index;
   thread_local AuctionResult result;
   pending.campaigns->auction.Run(input, &result);

@@ -17,19 +17,31 @@
 //   5. Device key (bidder/device_key.h), computed only when privacy allows
 //      the lookup or the key in beacon URLs. The profile is looked up only
 //      when a candidate campaign can use it (required segments or a
-//      frequency cap) and privacy allows reading that part of it, the
-//      device may be tracked and has a valid id, and time is left before the
-//      lookup deadline; otherwise the auction runs on an empty profile.
-//   6. One AsyncGet on `profiles` (families seg and fc as privacy allows,
-//      TIMELINE) bounded by the lookup deadline. For a backend that does
-//      not declare it keeps its deadline (Store::KeepsAsyncDeadlines), a
-//      guard timer at the same instant answers instead, so the request never
-//      waits longer; the embedded store keeps it, and a request on it has
-//      one timer at most. Timeout or error -> empty profile, and the
-//      profile counts as unavailable: each candidate's store_outage_policy
-//      (config.h) decides whether it may bid without it. So does a store the
-//      readiness check reports unhealthy (Dependencies::store_healthy),
-//      lookup or not.
+//      frequency cap) and privacy allows reading that part of it; the
+//      device's engagement history only when a candidate has a cpc or cpa
+//      goal, privacy allows segments (the history personalises the price)
+//      and pricing.device_history_days > 0. Either needs a device that may
+//      be tracked, a valid id, and time left before the lookup deadline;
+//      otherwise the auction runs on an empty profile and the campaigns'
+//      own rates.
+//   6. The reads, sent together and bounded by the lookup deadline: one
+//      AsyncGet on `profiles` (families seg and fc as privacy allows,
+//      TIMELINE) and one AsyncScan of the device's `event_rollups` rows
+//      over the last pricing.device_history_days UTC days (at most that
+//      many rows; bidder/events/events.h, DailyCountsScan), whose
+//      impression, click and conversion counters sum to the device's
+//      history (pricing/pricer.h, DeviceHistory). The last to answer
+//      settles. For a backend that does not declare it keeps its deadline
+//      (Store::KeepsAsyncDeadlines), a guard timer at the same instant
+//      settles instead with what has arrived, so the request never waits
+//      longer; the embedded store keeps it, and a request on it has one
+//      timer at most. A profile read that timed out or failed -> empty
+//      profile, and the profile counts as unavailable: each candidate's
+//      store_outage_policy (config.h) decides whether it may bid without
+//      it. So does a store the readiness check reports unhealthy
+//      (Dependencies::store_healthy), lookup or not. A history read that
+//      timed out or failed -> the campaigns' rates (counted in
+//      bidder_device_history_reads_total).
 //   7. The auction (bidder/auction.h, with the DSA signal per campaign),
 //      then the response: signed beacon URLs (bidder/beacon_url.h: the
 //      device key only when privacy allows it, and what the beacon side may
@@ -161,11 +173,16 @@ class BidHandler {
 
   explicit BidHandler(Dependencies dependencies, CurrencyTable currencies, CampaignIndex index);
 
-  void LookUpProfile(std::shared_ptr<PendingBid> pending);
+  // Step 6: the profile Get and the history scan that are asked for, at once.
+  void ReadDevice(std::shared_ptr<PendingBid> pending, bool read_profile, bool read_history);
+  // Once per request that read: counts the reads (those not in `done` timed
+  // out) and decides with what arrived.
+  void SettleReads(PendingBid& pending, unsigned done);
   // `profile_unavailable`: the profile could not be read (see the header
   // comment, step 5); with a null `row` otherwise the device has no profile
-  // or none was needed.
-  void Decide(PendingBid& pending, const storage::RowResult* row, bool profile_unavailable);
+  // or none was needed. `history`: zeros when none was read.
+  void Decide(PendingBid& pending, const storage::RowResult* row, bool profile_unavailable,
+              const pricing::DeviceHistory& history);
   bool StoreUnhealthy() const;
   void Finish(PendingBid& pending, BidOutcome outcome, HttpResponse response);
   // The bid response of `result`, into `*body`; false when the writer

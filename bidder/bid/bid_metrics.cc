@@ -127,6 +127,12 @@ BidMetrics::BidMetrics(prometheus::Registry& registry,
                       .Name("bidder_profile_lookups_total")
                       .Help("Profile lookups on the bid path, by outcome")
                       .Register(registry);
+  auto& history_reads = prometheus::BuildCounter()
+                            .Name("bidder_device_history_reads_total")
+                            .Help(
+                                "Reads of a device's engagement history on the bid path (for cpc "
+                                "and cpa values), by outcome")
+                            .Register(registry);
   auto& timeouts = prometheus::BuildCounter()
                        .Name("bidder_profile_timeouts_total")
                        .Help(
@@ -166,6 +172,8 @@ BidMetrics::BidMetrics(prometheus::Registry& registry,
   }
   for (size_t i = 0; i < kLookupOutcomeCount; ++i) {
     lookups_[i] = &lookups.Add({{"outcome", LookupOutcomeName(static_cast<LookupOutcome>(i))}});
+    history_reads_[i] =
+        &history_reads.Add({{"outcome", LookupOutcomeName(static_cast<LookupOutcome>(i))}});
   }
   auto& outage = prometheus::BuildCounter()
                      .Name("bidder_store_outage_decisions_total")
@@ -204,6 +212,10 @@ void BidMetrics::CountRequest(size_t exchange, BidOutcome outcome, double latenc
   Exchange& handles = exchanges_[exchange];
   handles.outcomes[static_cast<size_t>(outcome)]->Increment();
   handles.latency->Observe(latency_seconds);
+}
+
+void BidMetrics::CountHistoryRead(LookupOutcome outcome) {
+  history_reads_[static_cast<size_t>(outcome)]->Increment();
 }
 
 void BidMetrics::CountLookup(size_t exchange, LookupOutcome outcome) {

@@ -6,6 +6,9 @@
 //   bidder_bid_latency_seconds{exchange}         first byte read -> response handed to the server
 //   bidder_profile_lookups_total{outcome}        hit|miss|timeout|error|stale|skipped
 //   bidder_profile_timeouts_total{exchange}      the lookups above that timed out, by exchange
+//   bidder_device_history_reads_total{outcome}   reads of a device's engagement history (for
+//                                                cpc and cpa values): hit (some day found),
+//                                                miss, timeout, error, stale, skipped
 //   bidder_bids_total{exchange,campaign}         bids made (one per impression bid on)
 //   bidder_bid_price_cpm_total{campaign}         sum of bid prices, CPM in bid.default_currency
 //   bidder_privacy_decisions_total{regime,outcome}
@@ -127,6 +130,7 @@ class BidMetrics {
   // without series is not counted.
   void CountRequest(size_t exchange, BidOutcome outcome, double latency_seconds);
   void CountLookup(size_t exchange, LookupOutcome outcome);
+  void CountHistoryRead(LookupOutcome outcome);
   void CountBid(size_t exchange, size_t campaign, double price_cpm);
   void CountPrivacyDecision(privacy::PrivacyRegime regime, privacy::PrivacyOutcome outcome);
   // What one parsed request carried that was ignored; `unknown_taxonomy`:
@@ -142,6 +146,9 @@ class BidMetrics {
   prometheus::Histogram& latency(size_t exchange) { return *exchanges_[exchange].latency; }
   prometheus::Counter& lookups(LookupOutcome outcome) {
     return *lookups_[static_cast<size_t>(outcome)];
+  }
+  prometheus::Counter& history_reads(LookupOutcome outcome) {
+    return *history_reads_[static_cast<size_t>(outcome)];
   }
   prometheus::Counter& profile_timeouts(size_t exchange) {
     return *exchanges_[exchange].profile_timeouts;
@@ -181,6 +188,7 @@ class BidMetrics {
 
   std::vector<Exchange> exchanges_;
   std::array<prometheus::Counter*, kLookupOutcomeCount> lookups_{};
+  std::array<prometheus::Counter*, kLookupOutcomeCount> history_reads_{};
   size_t capacity_ = 0;
   // By campaign position, null until declared.
   std::unique_ptr<std::atomic<prometheus::Counter*>[]> price_sum_;

@@ -402,24 +402,59 @@ absl::StatusOr<std::optional<Event>> EventStore::GetEvent(std::string_view user_
   return FromTimelineRow(*row);
 }
 
-absl::StatusOr<std::vector<DailyRollup>> EventStore::DailyCounts(std::string_view user_key,
-                                                                 int64_t from_ms, int64_t to_ms) {
-  if (absl::Status s = ValidateUserKey(user_key); !s.ok()) return s;
+absl::StatusOr<storage::Scan> DailyCountsScan(std::string_view user_key, int64_t from_ms,
+                                              int64_t to_ms) {
+  if (user_key.size() != kUserKeyBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("user key must be ", kUserKeyBytes, " bytes, got ", user_key.size()));
+  }
   if (absl::Status s = CheckWindow(from_ms, to_ms); !s.ok()) return s;
-  if (from_ms >= to_ms) return std::vector<DailyRollup>();
+  storage::Scan scan;
+  if (from_ms >= to_ms) return scan;
   constexpr int64_t kDayMs = 24LL * 3600 * 1000;
-  const int64_t days = (to_ms - from_ms) / kDayMs + 2;
+  const int64_t days = (to_ms - 1) / kDayMs - from_ms / kDayMs + 1;  // UTC days touched
   if (days > kMaxReadLimit) {
     return absl::InvalidArgumentError(
         absl::StrCat("a rollup window covers at most ", kMaxReadLimit, " days"));
   }
-  const KeyRange range = internal::RollupWindow(user_key, from_ms, to_ms);
-  storage::Scan scan;
-  scan.start_row = range.start;
-  scan.stop_row = range.stop;
+  KeyRange range = internal::RollupWindow(user_key, from_ms, to_ms);
+  scan.start_row = std::move(range.start);
+  scan.stop_row = std::move(range.stop);
   scan.columns = {{Str(internal::kRollupFamily), std::nullopt}};
   scan.limit = static_cast<int>(days);
-  absl::StatusOr<std::vector<storage::RowResult>> rows = store_.Scan(options_.tables.rollups, scan);
+  return scan;
+}
+
+EngagementTotals SumEngagement(const std::vector<storage::RowResult>& rows) {
+  EngagementTotals totals;
+  for (const storage::RowResult& row : rows) {
+    if (row.row.size() != internal::kRollupKeyBytes) continue;
+    for (const storage::Cell& cell : row.cells) {
+      int64_t* total = nullptr;
+      if (cell.qualifier == EventTypeName(EventType::kImpression)) {
+        total = &totals.impressions;
+      } else if (cell.qualifier == EventTypeName(EventType::kClick)) {
+        total = &totals.clicks;
+      } else if (cell.qualifier == EventTypeName(EventType::kConversion)) {
+        total = &totals.conversions;
+      } else {
+        continue;
+      }
+      if (std::optional<int64_t> count = storage::DecodeCounter(cell.value); count.has_value()) {
+        *total += *count;
+      }
+    }
+  }
+  return totals;
+}
+
+absl::StatusOr<std::vector<DailyRollup>> EventStore::DailyCounts(std::string_view user_key,
+                                                                 int64_t from_ms, int64_t to_ms) {
+  absl::StatusOr<storage::Scan> scan = DailyCountsScan(user_key, from_ms, to_ms);
+  if (!scan.ok()) return scan.status();
+  if (scan->limit == 0) return std::vector<DailyRollup>();
+  absl::StatusOr<std::vector<storage::RowResult>> rows =
+      store_.Scan(options_.tables.rollups, *scan);
   if (!rows.ok()) return rows.status();
   std::vector<DailyRollup> out;
   for (const storage::RowResult& row : *rows) {

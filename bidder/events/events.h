@@ -156,6 +156,28 @@ struct DailyRollup {
   bool operator==(const DailyRollup&) const = default;
 };
 
+// A user's engagement over some days: the sums of its rollup counters.
+struct EngagementTotals {
+  int64_t impressions = 0;
+  int64_t clicks = 0;
+  int64_t conversions = 0;
+
+  bool operator==(const EngagementTotals&) const = default;
+};
+
+// The scan of a user's rollup rows for the UTC days from the day of from_ms
+// to the day of to_ms - 1, one row per day at most: what DailyCounts reads,
+// for a reader that runs it itself on `EventTables::rollups` (the bid path
+// reads a device's history with Store::AsyncScan). InvalidArgument for a
+// user key that is not kUserKeyBytes wide, a negative bound, or more than
+// kMaxReadLimit days; an empty window gives a scan with limit 0.
+absl::StatusOr<storage::Scan> DailyCountsScan(std::string_view user_key, int64_t from_ms,
+                                              int64_t to_ms);
+
+// The impression, click and conversion counters of the rows such a scan
+// read, summed. Rows that are not rollup rows are skipped. No allocation.
+EngagementTotals SumEngagement(const std::vector<storage::RowResult>& rows);
+
 class EventStore {
  public:
   // `store` and `clock` must outlive this. `clock` should be the clock of the

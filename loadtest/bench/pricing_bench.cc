@@ -11,21 +11,33 @@
 // figures and the bid tally), with the metrics registered. Buckets cycle
 // over 4 096 sites, so the curve lookups miss the cache as on real traffic.
 // BM_Shade is Shade alone; BM_SecondPrice what a second-price request costs.
+// BM_DeviceHistoryRead is what a cpc or cpa candidate adds once per request:
+// the device's event_rollups scan over pricing.device_history_days (30 days,
+// 12 of them with events) through the embedded store's AsyncScan, answered
+// on the calling thread from memory as on a warm bidder, and the sum of its
+// counters; BM_DeviceHistoryReadNone a device without history.
 // The threaded runs show what the tally's shards and the figures' stripes
 // leave of contention between request threads. allocs_per_impression
 // counts operator new calls inside the timed loop.
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <new>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "benchmark/benchmark.h"
 #include "bidder/bid/internal/bid_pricing.h"
 #include "bidder/bid/internal/campaign_index.h"
+#include "bidder/events/events.h"
 #include "bidder/openrtb/openrtb.h"
+#include "boost/asio/io_context.hpp"
 #include "config/config.h"
 #include "pricing/bucket.h"
 #include "pricing/internal/model_codec.h"
@@ -33,6 +45,9 @@
 #include "pricing/internal/win_curve.h"
 #include "pricing/pricer.h"
 #include "prometheus/registry.h"
+#include "storage/clock.h"
+#include "storage/embedded_store.h"
+#include "storage/schemas.h"
 
 // Counting replacements of the global operator new/delete. GCC cannot see
 // that the replaced pair matches and warns at every inlined use.
@@ -180,6 +195,86 @@ void BM_SecondPrice(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_SecondPrice);
+
+// 1,024 devices with 12 days of events each (impressions every day, a
+// click on some) in an embedded store of their own.
+struct HistoryFixture {
+  static constexpr int kDevices = 1024;
+  static constexpr int kHistoryDays = 30;
+  std::string path;
+  std::unique_ptr<storage::Store> store;
+  std::vector<std::string> devices;
+
+  HistoryFixture()
+      : path((std::filesystem::temp_directory_path() /
+              absl::StrCat("rtb-bench-history-", ::getpid()))
+                 .string()) {
+    std::filesystem::remove_all(path);
+    storage::EmbeddedStoreOptions options;
+    options.path = path;
+    store = *storage::OpenEmbeddedStore(options);
+    if (!storage::ApplySchemas(*store, storage::BidderTables()).ok()) std::abort();
+    storage::ManualClock clock(kNow);
+    bidder::events::EventStore events(*store, clock, nullptr);
+    constexpr int64_t kDayMs = 24LL * 3600 * 1000;
+    for (int d = 0; d < kDevices; ++d) {
+      std::string key = absl::StrCat("device-", d);
+      key.resize(bidder::events::kUserKeyBytes, '#');
+      devices.push_back(key);
+      for (int day = 0; day < 12; ++day) {
+        for (int n = 0; n < (day % 4 == 0 ? 2 : 1); ++n) {
+          bidder::events::Event event;
+          event.user_key = key;
+          event.event_id = absl::StrCat(d, "-", day, "-", n);
+          event.event_id.resize(bidder::events::kEventIdBytes, '.');
+          event.type =
+              n == 0 ? bidder::events::EventType::kImpression : bidder::events::EventType::kClick;
+          event.event_time_ms = kNow - day * 2 * kDayMs;
+          event.body = "{}";
+          if (!events.Record(event).ok()) std::abort();
+        }
+      }
+    }
+    // As on a bidder that has run a while: the rows in files, their blocks
+    // in the block cache once read.
+    if (!store->Flush(storage::kEventRollupsTable).ok()) std::abort();
+  }
+  ~HistoryFixture() {
+    store.reset();
+    std::filesystem::remove_all(path);
+  }
+};
+
+void ReadHistories(benchmark::State& state, bool with_history) {
+  static HistoryFixture* fixture = new HistoryFixture();
+  boost::asio::io_context io;
+  constexpr int64_t kDayMs = 24LL * 3600 * 1000;
+  const int64_t today = kNow - kNow % kDayMs;
+  size_t i = 0;
+  int64_t impressions = 0;
+  for (auto _ : state) {
+    std::string device = fixture->devices[i++ % fixture->devices.size()];
+    if (!with_history) device[0] = '~';
+    absl::StatusOr<storage::Scan> scan = bidder::events::DailyCountsScan(
+        device, today - (HistoryFixture::kHistoryDays - 1) * kDayMs, today + kDayMs);
+    fixture->store->AsyncScan(storage::kEventRollupsTable, *std::move(scan),
+                              std::chrono::steady_clock::now() + std::chrono::seconds(1),
+                              io.get_executor(),
+                              [&](absl::StatusOr<std::vector<storage::RowResult>> rows) {
+                                impressions += bidder::events::SumEngagement(*rows).impressions;
+                              });
+    io.restart();
+    io.run();
+  }
+  state.counters["impressions_per_read"] =
+      benchmark::Counter(static_cast<double>(impressions), benchmark::Counter::kAvgIterations);
+}
+
+void BM_DeviceHistoryRead(benchmark::State& state) { ReadHistories(state, true); }
+BENCHMARK(BM_DeviceHistoryRead);
+
+void BM_DeviceHistoryReadNone(benchmark::State& state) { ReadHistories(state, false); }
+BENCHMARK(BM_DeviceHistoryReadNone);
 
 }  // namespace
 }  // namespace rtb::pricing

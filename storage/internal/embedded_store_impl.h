@@ -207,6 +207,12 @@ class EmbeddedStoreImpl final : public Store {
   // The row when it can be read without disk I/O (row cache, memtables,
   // block cache), else nullopt; invalid reads are nullopt too, left to Get.
   std::optional<RowResult> TryGetWithoutIo(std::string_view table_name, const storage::Get& get);
+  // The same for a scan of at most kMaxRowsScannedWithoutIo rows (a longer
+  // one, or one without a limit, is nullopt: it would hold the caller's
+  // thread for too long).
+  static constexpr int kMaxRowsScannedWithoutIo = 64;
+  std::optional<std::vector<RowResult>> TryScanWithoutIo(std::string_view table_name,
+                                                         const storage::Scan& scan);
   // Appends what the cached row of `family` shows `get`; false when the row
   // is not in the cache.
   bool AppendCachedFamily(const Family& family, const storage::Get& get, int64_t now,

@@ -20,6 +20,7 @@
 #include "boost/beast/http/fields.hpp"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "pricing/pricer.h"
 #include "prometheus/registry.h"
 #include "storage/clock.h"
 #include "tests/bidder/decision_fixtures.h"
@@ -43,7 +44,11 @@ struct Answer {
 
 class HandlerHarness {
  public:
-  explicit HandlerHarness(config::BidderConfig config, const PacingSnapshot* pacing = nullptr)
+  // `with_pricer`: values and shading by a Pricer of `config` (no model
+  // published: the goals' priors), as bidders run; else every bid is the
+  // campaign's max_bid_cpm.
+  explicit HandlerHarness(config::BidderConfig config, const PacingSnapshot* pacing = nullptr,
+                          bool with_pricer = false)
       : config_(std::move(config)),
         store_(temp_store_.store()),
         wall_clock_(std::make_shared<storage::ManualClock>(kNoonUtcMillis)),
@@ -55,6 +60,13 @@ class HandlerHarness {
     deps.pacing = pacing != nullptr ? pacing : &unpaced_;
     deps.metrics = &metrics_;
     deps.wall_clock = wall_clock_;
+    if (with_pricer) {
+      absl::StatusOr<std::unique_ptr<pricing::Pricer>> pricer =
+          pricing::Pricer::Create(config_, nullptr);
+      EXPECT_TRUE(pricer.ok()) << pricer.status();
+      if (pricer.ok()) pricer_ = *std::move(pricer);
+      deps.pricer = pricer_.get();
+    }
     absl::StatusOr<std::unique_ptr<BidHandler>> handler = BidHandler::Create(std::move(deps));
     EXPECT_TRUE(handler.ok()) << handler.status();
     if (handler.ok()) handler_ = *std::move(handler);
@@ -123,6 +135,7 @@ class HandlerHarness {
   }
 
   config::BidderConfig& config() { return config_; }
+  storage::ManualClock& wall_clock() { return *wall_clock_; }
   TempStore& temp_store() { return temp_store_; }
   FaultInjectingStore& store() { return store_; }
   BidMetrics& metrics() { return metrics_; }
@@ -139,6 +152,7 @@ class HandlerHarness {
   BidMetrics metrics_;
   UnpacedSnapshot unpaced_;
   DeviceKeyHasher device_keys_;
+  std::unique_ptr<pricing::Pricer> pricer_;
   boost::asio::io_context io_;
   std::unique_ptr<BidHandler> handler_;
 };

@@ -1,7 +1,8 @@
 // A Store decorator for the bid-path tests: every call goes to a real Store
 // (the embedded engine), and AsyncGet answers can be held back on a
-// steady_timer to model a slow backend. It also counts AsyncGet calls, so a
-// test can see that no lookup was made.
+// steady_timer to model a slow backend (AsyncScan answers too). It also
+// counts AsyncGet and AsyncScan calls, so a test can see that no read was
+// made.
 //
 //   kKeepsDeadline   - the backend is slow but honours the Store contract: at
 //                      the deadline it answers DeadlineExceeded, and the real
@@ -14,7 +15,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "boost/asio/post.hpp"
@@ -29,12 +33,16 @@ class FaultInjectingStore final : public storage::Store {
 
   explicit FaultInjectingStore(storage::Store& inner) : inner_(inner) {}
 
-  // Holds AsyncGet answers back by `delay` (0: none).
+  // Holds AsyncGet and AsyncScan answers back by `delay` (0: none).
   void SetDelay(std::chrono::milliseconds delay, Mode mode) {
     delay_ = delay;
     mode_ = mode;
   }
   int async_gets() const { return async_gets_.load(); }
+  int async_scans() const { return async_scans_.load(); }
+  // The table and scan of the last AsyncScan (call between requests).
+  const std::string& last_scan_table() const { return last_scan_table_; }
+  const storage::Scan& last_scan() const { return last_scan_; }
   int late_answers_dropped() const { return late_answers_dropped_.load(); }
 
   absl::Status CreateTable(const storage::TableSchema& schema) override {
@@ -80,10 +88,6 @@ class FaultInjectingStore final : public storage::Store {
       std::string_view table, const storage::Scan& scan) override {
     return inner_.OpenScanner(table, scan);
   }
-  void AsyncScan(std::string_view table, storage::Scan scan, storage::Deadline deadline,
-                 boost::asio::any_io_executor executor, storage::ScanCallback done) override {
-    inner_.AsyncScan(table, std::move(scan), deadline, std::move(executor), std::move(done));
-  }
   absl::Status Flush(std::string_view table) override { return inner_.Flush(table); }
   absl::Status MajorCompact(std::string_view table) override { return inner_.MajorCompact(table); }
   absl::Status CheckHealth() override { return inner_.CheckHealth(); }
@@ -91,15 +95,39 @@ class FaultInjectingStore final : public storage::Store {
   void AsyncGet(std::string_view table, storage::Get get, storage::Deadline deadline,
                 boost::asio::any_io_executor executor, storage::GetCallback done) override {
     async_gets_.fetch_add(1);
+    Delay<storage::RowResult>(
+        deadline, std::move(executor), std::move(done),
+        [&](storage::Deadline d, boost::asio::any_io_executor ex, storage::GetCallback cb) {
+          inner_.AsyncGet(table, std::move(get), d, std::move(ex), std::move(cb));
+        });
+  }
+  void AsyncScan(std::string_view table, storage::Scan scan, storage::Deadline deadline,
+                 boost::asio::any_io_executor executor, storage::ScanCallback done) override {
+    async_scans_.fetch_add(1);
+    last_scan_table_ = std::string(table);
+    last_scan_ = scan;
+    Delay<std::vector<storage::RowResult>>(
+        deadline, std::move(executor), std::move(done),
+        [&](storage::Deadline d, boost::asio::any_io_executor ex, storage::ScanCallback cb) {
+          inner_.AsyncScan(table, std::move(scan), d, std::move(ex), std::move(cb));
+        });
+  }
+
+ private:
+  // Sends the read with `read(deadline, executor, callback)` and, with a
+  // delay set, holds its answer back as SetDelay says.
+  template <typename T, typename Read>
+  void Delay(storage::Deadline deadline, boost::asio::any_io_executor executor,
+             std::function<void(absl::StatusOr<T>)> done, Read read) {
     if (delay_.count() == 0) {
-      inner_.AsyncGet(table, std::move(get), deadline, std::move(executor), std::move(done));
+      read(deadline, std::move(executor), std::move(done));
       return;
     }
     struct State {
-      State(boost::asio::any_io_executor ex, storage::GetCallback cb)
+      State(boost::asio::any_io_executor ex, std::function<void(absl::StatusOr<T>)> cb)
           : done(std::move(cb)), deadline_timer(ex), delay_timer(ex) {}
       std::atomic<bool> finished{false};
-      storage::GetCallback done;
+      std::function<void(absl::StatusOr<T>)> done;
       boost::asio::steady_timer deadline_timer;
       boost::asio::steady_timer delay_timer;
     };
@@ -113,27 +141,28 @@ class FaultInjectingStore final : public storage::Store {
     }
     // The real read gets all the time it needs; its answer is then held back.
     const std::chrono::milliseconds delay = delay_;
-    inner_.AsyncGet(
-        table, std::move(get), std::chrono::steady_clock::now() + delay + std::chrono::seconds(10),
-        executor, [this, state, delay](absl::StatusOr<storage::RowResult> row) {
-          state->delay_timer.expires_after(delay);
-          state->delay_timer.async_wait(
-              [this, state, row = std::move(row)](const boost::system::error_code&) mutable {
-                if (state->finished.exchange(true)) {
-                  late_answers_dropped_.fetch_add(1);
-                  return;
-                }
-                state->deadline_timer.cancel();
-                state->done(std::move(row));
-              });
-        });
+    read(std::chrono::steady_clock::now() + delay + std::chrono::seconds(10), executor,
+         [this, state, delay](absl::StatusOr<T> answer) {
+           state->delay_timer.expires_after(delay);
+           state->delay_timer.async_wait(
+               [this, state, answer = std::move(answer)](const boost::system::error_code&) mutable {
+                 if (state->finished.exchange(true)) {
+                   late_answers_dropped_.fetch_add(1);
+                   return;
+                 }
+                 state->deadline_timer.cancel();
+                 state->done(std::move(answer));
+               });
+         });
   }
 
- private:
   storage::Store& inner_;
   std::chrono::milliseconds delay_{0};
   Mode mode_ = Mode::kKeepsDeadline;
   std::atomic<int> async_gets_{0};
+  std::atomic<int> async_scans_{0};
+  std::string last_scan_table_;
+  storage::Scan last_scan_;
   std::atomic<int> late_answers_dropped_{0};
 };
 

@@ -811,6 +811,16 @@ TEST(PricingValidationTest, ExplorationAndWinRateLossOutOfRangeAreRejected) {
   EXPECT_THAT(error, HasSubstr("pricing.min_samples: must be in [10, 10000000], got 1"));
 }
 
+TEST(PricingValidationTest, DeviceHistoryDaysRangeFromNoneToAYear) {
+  json doc = MinimalConfig();
+  doc["pricing"] = {{"device_history_days", 366}};
+  EXPECT_THAT(ParseError(doc), HasSubstr("pricing.device_history_days: must be in [0, 365]"));
+  doc["pricing"] = {{"device_history_days", -1}};
+  EXPECT_THAT(ParseError(doc), HasSubstr("pricing.device_history_days: must be in [0, 365]"));
+  doc["pricing"] = {{"device_history_days", 0}};
+  EXPECT_EQ(ParseError(doc), "OK");
+}
+
 TEST(PacingValidationTest, StateMaxAgeMustExceedControllerInterval) {
   json doc = MinimalConfig();
   doc["pacing"] = {{"controller_interval_ms", 2000}, {"state_max_age_ms", 2000}};

@@ -390,6 +390,58 @@ TEST_F(StoreApiTest, AsyncGetOfARowPartlyOnDiskSeesAllOfIt) {
   EXPECT_EQ((*answer)->Value("a", "in-memory"), "2");
 }
 
+// A short scan is tried on the caller's thread without disk I/O (the bid
+// path's device history); rows whose blocks are only on disk send it to the
+// pool instead, and either way every row in the range is answered, the
+// memtable's and the file's.
+TEST_F(StoreApiTest, AsyncScanOfRowsPartlyOnDiskSeesAllOfThem) {
+  MustPut("t", PutOf("r1", "a", "q", "on-disk"));
+  MustPut("t", PutOf("r3", "a", "q", "on-disk"));
+  ASSERT_TRUE(store_->Flush("t").ok());
+  Reopen();
+  MustPut("t", PutOf("r2", "a", "q", "in-memory"));
+  MustPut("t", PutOf("r3", "a", "q2", "in-memory"));
+  for (int limit : {10, 1000}) {  // within and beyond what is tried without I/O
+    SCOPED_TRACE(limit);
+    Scan scan;
+    scan.start_row = "r";
+    scan.stop_row = "s";
+    scan.limit = limit;
+    boost::asio::io_context io;
+    std::optional<absl::StatusOr<std::vector<RowResult>>> answer;
+    store_->AsyncScan(
+        "t", scan, std::chrono::steady_clock::now() + std::chrono::seconds(5), io.get_executor(),
+        [&](absl::StatusOr<std::vector<RowResult>> rows) { answer = std::move(rows); });
+    EXPECT_FALSE(answer.has_value()) << "answered inside AsyncScan, not on the executor";
+    io.run_for(std::chrono::seconds(5));
+    ASSERT_TRUE(answer.has_value());
+    ASSERT_TRUE(answer->ok()) << answer->status();
+    ASSERT_EQ((*answer)->size(), 3u);
+    EXPECT_EQ((**answer)[0].Value("a", "q"), "on-disk");
+    EXPECT_EQ((**answer)[1].Value("a", "q"), "in-memory");
+    EXPECT_EQ((**answer)[2].Value("a", "q"), "on-disk");
+    EXPECT_EQ((**answer)[2].Value("a", "q2"), "in-memory");
+  }
+}
+
+TEST_F(StoreApiTest, AsyncScanOfWarmRowsKeepsItsLimit) {
+  for (int i = 0; i < 5; ++i) MustPut("t", PutOf("w" + std::to_string(i), "a", "q", "v"));
+  Scan scan;
+  scan.prefix = "w";
+  scan.limit = 2;
+  boost::asio::io_context io;
+  std::optional<absl::StatusOr<std::vector<RowResult>>> answer;
+  store_->AsyncScan("t", scan, std::chrono::steady_clock::now() + std::chrono::seconds(5),
+                    io.get_executor(),
+                    [&](absl::StatusOr<std::vector<RowResult>> rows) { answer = std::move(rows); });
+  io.run_for(std::chrono::seconds(5));
+  ASSERT_TRUE(answer.has_value());
+  ASSERT_TRUE(answer->ok()) << answer->status();
+  ASSERT_EQ((*answer)->size(), 2u);
+  EXPECT_EQ((**answer)[0].row, "w0");
+  EXPECT_EQ((**answer)[1].row, "w1");
+}
+
 // The bid handler sets no timer of its own around a store that declares
 // this: the embedded store answers DeadlineExceeded itself (tests below).
 TEST_F(StoreApiTest, EmbeddedStoreKeepsItsAsyncDeadlines) {

@@ -158,8 +158,11 @@ AuctionPreview Auction::Preview(const openrtb::BidRequest& request) const {
       const Campaign& campaign = index_.campaign(i);
       if (!campaign.required_segments.empty()) preview.needs_segments = true;
       if (campaign.frequency_cap.capped()) preview.needs_frequency_caps = true;
+      if (pricer_ != nullptr && campaign.goal.type != config::CampaignGoal::kCpm) {
+        preview.needs_history = true;
+      }
     });
-    if (preview.needs_segments && preview.needs_frequency_caps) break;
+    if (preview.needs_segments && preview.needs_frequency_caps && preview.needs_history) break;
   }
   preview.needs_profile = preview.needs_segments || preview.needs_frequency_caps;
   return preview;
@@ -254,9 +257,9 @@ class ImpressionRound {
 
     // The value: max_bid_cpm, or what the campaign goal makes an
     // impression worth (pricing/pricer.h), never more.
-    const double value =
-        pricer_ != nullptr ? pricer_->Value(campaign.index, campaign.goal, campaign.max_bid_cpm, {})
-                           : campaign.max_bid_cpm;
+    const double value = pricer_ != nullptr ? pricer_->Value(campaign.index, campaign.goal,
+                                                             campaign.max_bid_cpm, input_.history)
+                                            : campaign.max_bid_cpm;
     const std::optional<double> price =
         currencies_.Convert(value, campaign.currency_code, currency_);
     if (!price.has_value()) return Rejection::kFloor;

@@ -79,6 +79,9 @@ struct AuctionInput {
   // each candidate's store_outage_policy decides whether it may bid on the
   // empty profile.
   bool profile_unavailable = false;
+  // The device's engagement over pricing.device_history_days, when the bid
+  // path read it (zeros: every cpc and cpa value uses its campaign's rates).
+  pricing::DeviceHistory history;
   // Wall-clock time: picks the frequency-cap day.
   absl::Time now;
   // seatbid[].seat of campaigns without their own seat (exchange seat).
@@ -123,6 +126,9 @@ struct AuctionPreview {
   bool needs_segments = false;        // some candidate has required segments
   bool needs_frequency_caps = false;  // some candidate has a frequency cap
   bool needs_profile = false;         // either of the two
+  // Some candidate's value depends on the device's history (a cpc or cpa
+  // goal, with a Pricer).
+  bool needs_history = false;
 };
 
 class Auction {

@@ -23,6 +23,7 @@ RequestPermissions PermissionsOf(const privacy::PrivacyDecision& d) {
   p.bid = d.may_bid;
   p.read_segments = d.may_bid && d.may_read_profile && d.may_target_segments;
   p.read_frequency_caps = d.may_bid && d.may_read_profile && d.may_count_frequency_caps;
+  p.read_history = p.read_segments;
   p.device_key = d.may_bid && d.may_use_device_key;
   p.precise_geo = d.may_bid && d.may_use_precise_geo;
   // Counting needs the key in the URL as well; say so in the URL too.

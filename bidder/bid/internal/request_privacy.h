@@ -5,7 +5,10 @@
 //   may_bid                   false: no bid (nobid_privacy)
 //   may_read_profile          false: no profile lookup at all
 //   may_target_segments       the lookup reads `seg` (else campaigns with
-//                             required segments find none and do not bid)
+//                             required segments find none and do not bid),
+//                             and a device's engagement history is read for
+//                             cpc and cpa values (personalised like a
+//                             segment; else they use the campaign's rates)
 //   may_count_frequency_caps  the lookup reads `fc`; the beacons may write
 //                             the device_impressions entry and the cap count
 //   may_use_device_key        the device key is computed and put in beacon
@@ -38,6 +41,9 @@ struct RequestPermissions {
   // The families the profile lookup may read; neither: no lookup.
   bool read_segments = true;
   bool read_frequency_caps = true;
+  // The device's engagement history (event_rollups) may set cpc and cpa
+  // values.
+  bool read_history = true;
   // The device key is computed and sent in beacon URLs.
   bool device_key = true;
   bool precise_geo = true;

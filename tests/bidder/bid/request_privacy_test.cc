@@ -27,6 +27,8 @@ RequestPermissions Expect(bool bid, bool segments, bool frequency_caps, bool dev
   RequestPermissions p;
   p.bid = bid;
   p.read_segments = segments;
+  // A device's engagement history personalises the price as a segment does.
+  p.read_history = segments;
   p.read_frequency_caps = frequency_caps;
   p.device_key = device_key;
   p.precise_geo = precise_geo;

@@ -352,6 +352,31 @@ TEST_F(EventStoreTest, DailyCountsCountEachTypePerUtcDay) {
   EXPECT_EQ((*days)[1].counts, (std::map<EventType, int64_t>{{EventType::kImpression, 1}}));
 }
 
+TEST_F(EventStoreTest, TheDailyCountsScanSumsToTheEngagementOfItsDays) {
+  const int64_t day = (Now() / kDayMs - 3) * kDayMs;
+  MustRecord(MakeEvent(UserKey(1), 1, EventType::kImpression, day - 1));  // the day before
+  MustRecord(MakeEvent(UserKey(1), 2, EventType::kImpression, day));
+  MustRecord(MakeEvent(UserKey(1), 3, EventType::kImpression, day + kDayMs + 5));
+  MustRecord(MakeEvent(UserKey(1), 4, EventType::kClick, day + 2 * kDayMs + 7));
+  MustRecord(MakeEvent(UserKey(1), 5, EventType::kConversion, day + 2 * kDayMs + 8));
+  MustRecord(MakeEvent(UserKey(1), 6, EventType::kWin, day + 10));
+  MustRecord(MakeEvent(UserKey(2), 7, EventType::kClick, day + 10));  // another user
+
+  absl::StatusOr<storage::Scan> scan = DailyCountsScan(UserKey(1), day, day + 3 * kDayMs);
+  ASSERT_TRUE(scan.ok()) << scan.status();
+  EXPECT_EQ(scan->limit, 3) << "one row per day";
+  auto rows = store().Scan(tables().events.rollups, *scan);
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  EXPECT_EQ(SumEngagement(*rows), (EngagementTotals{2, 1, 1}));
+
+  EXPECT_EQ(DailyCountsScan(UserKey(1), day, day)->limit, 0) << "an empty window";
+  EXPECT_EQ(DailyCountsScan(UserKey(1), day, day + 1)->limit, 1);
+  EXPECT_EQ(DailyCountsScan("short", day, day + 1).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(DailyCountsScan(UserKey(1), -1, day).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 TEST_F(EventStoreTest, ErasedUserIsSkippedAtIngest) {
   DeviceEraser eraser(store(), clock(), nullptr, EraserOptions());
   ASSERT_TRUE(eraser.Erase(UserKey(1)).ok());

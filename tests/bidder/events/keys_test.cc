@@ -158,6 +158,10 @@ TEST(EventKeysTest, RollupKeyIsSaltUserAndUtcDay) {
   EXPECT_EQ(key.substr(18), "20261004");
   EXPECT_EQ(UtcDay(kNow - 1), "20261003");
   EXPECT_EQ(UtcDay(0), "19700101");
+  EXPECT_EQ(UtcDay(951782400000), "20000229");      // a leap day
+  EXPECT_EQ(UtcDay(1798761599999), "20261231");     // the last ms of a year
+  EXPECT_EQ(UtcDay(253402300799999), "99991231");   // the last day with four digits
+  EXPECT_EQ(UtcDay(253402300800000), "100000101");  // past it, as FormatTime writes it
   const KeyRange w = RollupWindow(user, kNow - 86400000, kNow + 1);
   EXPECT_EQ(w.start, UserPrefix(user) + "20261003");
   EXPECT_GT(w.stop, RollupKey(user, kNow));
