@@ -4,60 +4,10 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "absl/time/time.h"
 
 namespace rtb::pacing::internal {
-namespace {
-
-absl::StatusOr<BiddingHours> BiddingHoursOf(const config::CampaignScheduleConfig& schedule) {
-  BiddingHours bidding;
-  if (!schedule.start.empty()) {
-    std::optional<int64_t> start = config::ScheduleInstantMillis(schedule.start);
-    if (!start) return absl::InvalidArgumentError("schedule.start is not an RFC 3339 instant");
-    bidding.flight_start_ms = *start;
-  }
-  if (!schedule.end.empty()) {
-    std::optional<int64_t> end = config::ScheduleInstantMillis(schedule.end);
-    if (!end) return absl::InvalidArgumentError("schedule.end is not an RFC 3339 instant");
-    bidding.flight_end_ms = *end;
-  }
-  bidding.every_hour = schedule.dayparts.empty();
-  for (const config::DaypartConfig& part : schedule.dayparts) {
-    for (const std::string& day : part.days) {
-      std::optional<int> index = config::ScheduleDayIndex(day);
-      if (!index) return absl::InvalidArgumentError(absl::StrCat("unknown daypart day ", day));
-      for (int hour = std::max(part.from_hour, 0); hour < std::min(part.to_hour, 24); ++hour) {
-        bidding.hours.set(static_cast<size_t>(*index * 24 + hour));
-      }
-    }
-  }
-  return bidding;
-}
-
-}  // namespace
-
 int64_t CampaignBudget::BiddingMillisBetween(int64_t from_ms, int64_t to_ms) const {
-  from_ms = std::max(from_ms, bidding.flight_start_ms);
-  to_ms = std::min(to_ms, bidding.flight_end_ms);
-  if (to_ms <= from_ms) return 0;
-  if (bidding.every_hour) return to_ms - from_ms;
-  // Hour by hour in the campaign's zone (a day has 23 to 25 of them).
-  int64_t total = 0;
-  int64_t at = from_ms;
-  while (at < to_ms) {
-    const absl::Time time = absl::FromUnixMillis(at);
-    const absl::CivilHour local = absl::ToCivilHour(time, day.zone());
-    const absl::TimeZone::TimeInfo next_hour = day.zone().At(local + 1);
-    const absl::Time next_time =
-        next_hour.kind == absl::TimeZone::TimeInfo::SKIPPED ? next_hour.trans : next_hour.pre;
-    const int64_t next = std::min(absl::ToUnixMillis(next_time), to_ms);
-    // GetWeekday numbers Monday 0 .. Sunday 6, as the dayparts do.
-    const int weekday = static_cast<int>(absl::GetWeekday(local));
-    if (bidding.hours.test(static_cast<size_t>(weekday * 24 + local.hour()))) total += next - at;
-    // A zone transition can repeat an hour; never step backwards.
-    at = std::max(next, at + 1);
-  }
-  return total;
+  return bidding.BiddingMillisBetween(from_ms, to_ms);
 }
 
 absl::StatusOr<std::vector<CampaignBudget>> CampaignBudgets(
@@ -85,7 +35,8 @@ absl::StatusOr<std::vector<CampaignBudget>> CampaignBudgets(
       return absl::Status(day.status().code(),
                           absl::StrCat(where, ": ", std::string(day.status().message())));
     }
-    absl::StatusOr<BiddingHours> bidding = BiddingHoursOf(campaign.schedule);
+    absl::StatusOr<config::BiddingSchedule> bidding =
+        config::BiddingSchedule::Of(campaign.schedule, day->zone());
     if (!bidding.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat(where, ": ", std::string(bidding.status().message())));

@@ -6,9 +6,7 @@
 #ifndef RTB_PACING_INTERNAL_CAMPAIGN_BUDGET_H_
 #define RTB_PACING_INTERNAL_CAMPAIGN_BUDGET_H_
 
-#include <bitset>
 #include <cstdint>
-#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,19 +14,11 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "config/bidding_schedule.h"
 #include "config/config.h"
 #include "pacing/internal/campaign_day.h"
 
 namespace rtb::pacing::internal {
-
-// When the campaign may bid (campaigns[].schedule): the flight, and the
-// hours of the week in the campaign's time zone.
-struct BiddingHours {
-  int64_t flight_start_ms = std::numeric_limits<int64_t>::min();
-  int64_t flight_end_ms = std::numeric_limits<int64_t>::max();
-  bool every_hour = true;
-  std::bitset<7 * 24> hours;  // Monday 0h .. Sunday 23h, when !every_hour
-};
 
 struct CampaignBudget {
   std::string id;
@@ -38,7 +28,8 @@ struct CampaignBudget {
   int64_t lifetime_budget_micros = 0;
   config::PacingMode mode = config::PacingMode::kEven;
   CampaignDay day;
-  BiddingHours bidding;
+  // When the schedule lets it bid, in its zone (shared with the bid path).
+  config::BiddingSchedule bidding;
 
   // How much of [from_ms, to_ms) the schedule lets the campaign bid, ms:
   // what even pacing spreads the rest of a day's budget over.

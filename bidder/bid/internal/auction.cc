@@ -235,7 +235,7 @@ class ImpressionRound {
   // kNone with `*bid` filled when `campaign` may bid, else the first rule it
   // failed, in the order of bidder/bid/internal/auction.h.
   Rejection Consider(const Campaign& campaign, ImpBid* bid, AuctionResult* result) const {
-    if (!campaign.InSchedule(input_.now)) return Rejection::kSchedule;
+    if (!campaign.schedule.MayBidAt(input_.now)) return Rejection::kSchedule;
     const std::string_view seat =
         campaign.seat.empty() ? input_.exchange_seat : std::string_view(campaign.seat);
     if (Rejection r = CheckCampaign(campaign, seat, scratch_.facts, profile_);

@@ -5,7 +5,7 @@
 //   1. candidates from the CampaignIndex (format/size, country, device type,
 //      deals or the open auction);
 //   2. per candidate, in this order: its schedule (flight and dayparts,
-//      campaign_index.h Campaign::InSchedule); seat (request wseat and bseat), blocks
+//      campaign_index.h Campaign::schedule); seat (request wseat and bseat), blocks
 //      (badv, bcat on the campaign's categories), content and domain
 //      targeting, required segments (bidder/targeting.h); rewarded
 //      impressions (imp.rwdd against the campaign's `rewarded`); then the DSA

@@ -130,16 +130,6 @@ uint64_t CampaignIndex::FormatKey(MediaType media, int w, int h) {
          (static_cast<uint64_t>(static_cast<uint32_t>(h) & 0xffffff));
 }
 
-bool Campaign::InSchedule(absl::Time now) const {
-  const int64_t now_ms = absl::ToUnixMillis(now);
-  if (now_ms < flight_start_ms || now_ms >= flight_end_ms) return false;
-  if (every_hour) return true;
-  const absl::CivilHour local = absl::ToCivilHour(now, zone);
-  // GetWeekday numbers Monday 0 .. Sunday 6, as the dayparts do.
-  const int day = static_cast<int>(absl::GetWeekday(local));
-  return hours.test(static_cast<size_t>(day * 24 + local.hour()));
-}
-
 namespace {
 
 absl::StatusOr<Creative> CreativeOf(const config::CreativeConfig& cc,
@@ -221,29 +211,11 @@ absl::StatusOr<Campaign> CampaignOf(const config::CampaignConfig& c, size_t i,
     return absl::InvalidArgumentError(absl::StrCat(where, ": unknown time zone ", c.time_zone));
   }
   campaign.frequency_cap = FrequencyCap(c.frequency_cap_per_day, zone);
-  campaign.zone = zone;
-  const config::CampaignScheduleConfig& schedule = c.schedule;
-  for (auto [text, ms] : {std::pair(&schedule.start, &campaign.flight_start_ms),
-                          std::pair(&schedule.end, &campaign.flight_end_ms)}) {
-    if (text->empty()) continue;
-    const std::optional<int64_t> instant = config::ScheduleInstantMillis(*text);
-    if (!instant.has_value()) {
-      return absl::InvalidArgumentError(absl::StrCat(where, ": bad schedule instant ", *text));
-    }
-    *ms = *instant;
+  absl::StatusOr<config::BiddingSchedule> schedule = config::BiddingSchedule::Of(c.schedule, zone);
+  if (!schedule.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(where, ": ", schedule.status().message()));
   }
-  campaign.every_hour = schedule.dayparts.empty();
-  for (const config::DaypartConfig& part : schedule.dayparts) {
-    for (const std::string& day : part.days) {
-      const std::optional<int> index = config::ScheduleDayIndex(day);
-      if (!index.has_value() || part.from_hour < 0 || part.to_hour > 24) {
-        return absl::InvalidArgumentError(absl::StrCat(where, ": bad daypart"));
-      }
-      for (int hour = part.from_hour; hour < part.to_hour; ++hour) {
-        campaign.hours.set(static_cast<size_t>(*index * 24 + hour));
-      }
-    }
-  }
+  campaign.schedule = *std::move(schedule);
   campaign.store_outage_policy = c.store_outage_policy;
   campaign.bids_without_profile = config::BidsWithoutProfile(c);
   const config::TargetingConfig& t = c.targeting;

@@ -35,10 +35,8 @@
 
 #include <array>
 #include <bit>
-#include <bitset>
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,6 +48,7 @@
 #include "bidder/bid/frequency_cap.h"
 #include "bidder/openrtb/openrtb.h"
 #include "bidder/privacy/dsa.h"
+#include "config/bidding_schedule.h"
 #include "config/config.h"
 #include "taxonomy/category_taxonomy.h"
 
@@ -124,15 +123,8 @@ struct Campaign {
   uint32_t currency_code = 0;       // PackCurrencyCode(currency)
   double max_bid_cpm = 0;           // in `currency`
   config::CampaignGoalConfig goal;  // what an impression is worth (pricing/pricer.h)
-  // campaigns[].schedule: bids while flight_start_ms <= now < flight_end_ms
-  // (Unix ms) and, unless every_hour, in the hours of the week (Monday 0 h
-  // first) set in `hours`, in `zone` (the campaign's time_zone).
-  int64_t flight_start_ms = std::numeric_limits<int64_t>::min();
-  int64_t flight_end_ms = std::numeric_limits<int64_t>::max();
-  bool every_hour = true;
-  std::bitset<7 * 24> hours;
-  absl::TimeZone zone;
-  bool InSchedule(absl::Time now) const;
+  // campaigns[].schedule in the campaign's time_zone: MayBidAt(now).
+  config::BiddingSchedule schedule;
   FrequencyCap frequency_cap{0, absl::UTCTimeZone()};
   config::StoreOutagePolicy store_outage_policy = config::StoreOutagePolicy::kContextualOnly;
   // config::BidsWithoutProfile: may bid while the profile cannot be read.
