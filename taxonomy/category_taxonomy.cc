@@ -110,6 +110,10 @@ CategoryTaxonomies::CategoryTaxonomies() {
     content1_.parent[std::string(c[0])] =
         dash == std::string_view::npos ? "" : std::string(c[0].substr(0, dash));
   });
+  ForEachRow("ad_product_1_0_to_ad_product_2_0", [&](const std::vector<std::string_view>& c) {
+    AddUnique(&ad_product1_to_ad_product2_[std::string(c[0])], c[1]);
+    AddUnique(&ad_product2_to_ad_product1_[std::string(c[1])], c[0]);
+  });
   for (auto& [id, codes] : content2_to_content1_) TierOneFirst(&codes);
   for (auto& [id, codes] : ad_product2_to_content1_) TierOneFirst(&codes);
 }
@@ -148,8 +152,37 @@ CategoryPath CategoryTaxonomies::PathOf(int32_t taxonomy, std::string_view code)
   return path;
 }
 
+std::vector<std::string> CategoryTaxonomies::AdProduct1ToAdProduct2(std::string_view code) const {
+  // Nearest ancestor: for bcat a broader category blocks more, for acat it
+  // allows more, as the translations through Content 1.0 do (data README).
+  for (const std::string& step : PathOf(kAdProduct1, code)) {
+    if (auto it = ad_product1_to_ad_product2_.find(step); it != ad_product1_to_ad_product2_.end()) {
+      return it->second;
+    }
+  }
+  return {};
+}
+
+std::vector<std::string> CategoryTaxonomies::AdProduct2ToAdProduct1(std::string_view code) const {
+  for (const std::string& step : PathOf(kAdProduct2, code)) {
+    if (auto it = ad_product2_to_ad_product1_.find(step); it != ad_product2_to_ad_product1_.end()) {
+      return it->second;
+    }
+  }
+  return {};
+}
+
 std::vector<std::string> CategoryTaxonomies::ToContent1(int32_t from, std::string_view code) const {
-  if (from == kAdProduct1) return {};  // no mapping (data README)
+  if (from == kAdProduct1) {
+    // No public mapping ties Ad Product 1.0 to Content 1.0: through 2.0.
+    std::vector<std::string> codes;
+    for (const std::string& ad_product2 : AdProduct1ToAdProduct2(code)) {
+      for (const std::string& content1 : ToContent1(kAdProduct2, ad_product2)) {
+        AddUnique(&codes, content1);
+      }
+    }
+    return codes;
+  }
   if (from == kContent1) {
     return content1_.parent.contains(std::string(code))
                ? std::vector<std::string>{std::string(code)}
@@ -165,7 +198,15 @@ std::vector<std::string> CategoryTaxonomies::ToContent1(int32_t from, std::strin
 
 std::vector<std::string> CategoryTaxonomies::FromContent1(std::string_view code, int32_t to) const {
   if (to == kContent1) return {std::string(code)};
-  if (to == kAdProduct1) return {};  // no mapping (data README)
+  if (to == kAdProduct1) {
+    std::vector<std::string> codes;
+    for (const std::string& ad_product2 : FromContent1(code, kAdProduct2)) {
+      for (const std::string& ad_product1 : AdProduct2ToAdProduct1(ad_product2)) {
+        AddUnique(&codes, ad_product1);
+      }
+    }
+    return codes;
+  }
   const auto& forward = to == kAdProduct2 ? content1_to_ad_product2_ : content1_to_content2_;
   auto it = forward.find(std::string(code));
   if (it == forward.end()) return {};
@@ -184,6 +225,10 @@ std::vector<CategoryPath> CategoryTaxonomies::Translate(int32_t from, std::strin
   std::vector<std::string> codes;
   if (IsContentVersion(from) && IsContentVersion(to) && Contains(to, code)) {
     codes.emplace_back(code);
+  } else if (from == kAdProduct1 && to == kAdProduct2) {
+    codes = AdProduct1ToAdProduct2(code);
+  } else if (from == kAdProduct2 && to == kAdProduct1) {
+    codes = AdProduct2ToAdProduct1(code);
   } else {
     for (const std::string& content1 : ToContent1(from, code)) {
       for (std::string& translated : FromContent1(content1, to)) AddUnique(&codes, translated);

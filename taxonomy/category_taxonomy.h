@@ -35,9 +35,11 @@ inline constexpr int32_t kContent31 = 9;      // IAB Content Taxonomy 3.1
 inline constexpr int32_t kFirstVendor = 500;  // 500+: vendor-specific taxonomies
 
 // The taxonomies the tables hold a tree for, in a fixed order (index with
-// KnownIndex()). All but Ad Product 1.0 also translate to and from the others;
-// Ad Product 1.0 has no id-level mapping in the public files (data README), so
-// its codes translate to nothing and others' to none of its codes.
+// KnownIndex()). Each translates to and from every other: Content 1.0 is the
+// hub, except between the Content versions, which share ids, and between the
+// two Ad Product versions, which translate by a table joined on the
+// publisher's names (data README); Ad Product 1.0 reaches the others through
+// Ad Product 2.0.
 inline constexpr int32_t kKnownTaxonomies[] = {kContent1, kContent2,   kContent21,  kContent22,
                                                kContent3, kAdProduct2, kAdProduct1, kContent31};
 inline constexpr size_t kKnownTaxonomyCount = std::size(kKnownTaxonomies);
@@ -83,6 +85,10 @@ class CategoryTaxonomies {
   std::vector<std::string> ToContent1(int32_t from, std::string_view code) const;
   // Codes of `to` for a Content 1.0 code.
   std::vector<std::string> FromContent1(std::string_view code, int32_t to) const;
+  // Ad Product 2.0 ids of an Ad Product 1.0 code, and the reverse: those the
+  // table pairs with the code, else with its nearest ancestor that has some.
+  std::vector<std::string> AdProduct1ToAdProduct2(std::string_view code) const;
+  std::vector<std::string> AdProduct2ToAdProduct1(std::string_view code) const;
 
   Tree content1_;
   Tree content2_;  // 2.0, 2.1, 2.2
@@ -95,6 +101,9 @@ class CategoryTaxonomies {
   // Inverses: Content 1.0 codes per id, tier-1 codes first.
   absl::flat_hash_map<std::string, std::vector<std::string>> content2_to_content1_;
   absl::flat_hash_map<std::string, std::vector<std::string>> ad_product2_to_content1_;
+  // The Ad Product 1.0 <-> 2.0 table, both ways, each list in table order.
+  absl::flat_hash_map<std::string, std::vector<std::string>> ad_product1_to_ad_product2_;
+  absl::flat_hash_map<std::string, std::vector<std::string>> ad_product2_to_ad_product1_;
 };
 
 }  // namespace rtb::taxonomy

@@ -4,10 +4,12 @@
 #include "taxonomy/category_taxonomy.h"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "taxonomy/internal/tables.h"
 
 namespace rtb::taxonomy {
 namespace {
@@ -122,8 +124,10 @@ TEST(CategoryTaxonomyTest, Content1TranslatesByThePublicMappings) {
   EXPECT_THAT(Iab().Translate(kContent1, "IAB20-18", kContent31),
               ElementsAre(ElementsAre("668", "664", "653")));
   EXPECT_THAT(Iab().Translate(kContent1, "IAB12-1", kContent31), IsEmpty());
-  // No mapping for Ad Product 1.0.
-  EXPECT_THAT(Iab().Translate(kContent1, "IAB3-1", kAdProduct1), IsEmpty());
+  // Ad Product 1.0 through Ad Product 2.0: Advertising -> Advertising and
+  // Marketing (1011) -> Advertising and Marketing < Business and Industrial.
+  EXPECT_THAT(Iab().Translate(kContent1, "IAB3-1", kAdProduct1),
+              ElementsAre(ElementsAre("120", "119")));
 }
 
 TEST(CategoryTaxonomyTest, BackToContent1TakesTheCodesThatMapThereOrAbove) {
@@ -208,22 +212,121 @@ TEST(CategoryTaxonomyTest, BcatInContent31BlocksCampaignsOfOtherTaxonomies) {
   EXPECT_FALSE(Blocks(kContent31, "497", kContent31, "496"));
 }
 
-TEST(CategoryTaxonomyTest, BcatInAdProduct1BlocksOnlyAdProduct1Campaigns) {
+TEST(CategoryTaxonomyTest, AdProduct1To2TableHoldsRowsOfTheMapping) {
+  // Looked up by hand in the sources (data README). "Ad Product 2.0 to
+  // 1.1.tsv" has the row Bars | draft 1002 | Alcohol > Bars | AP1 650 Bars;
+  // "Ad Product Taxonomy 2.0.tsv" gives Alcohol > Bars the id 1003, and
+  // "Ad Product Taxonomy 1.0.tsv" names 650 Bars (under Food and Beverage
+  // Services, 648).
+  EXPECT_THAT(Iab().Translate(kAdProduct1, "650", kAdProduct2),
+              ElementsAre(ElementsAre("1003", "1002")));
+  // Two draft rows, Consumer Electronics > Video Games (published 1120) and
+  // > Video Game Consoles (1121), both give AP1 219 Video Games and Consoles.
+  EXPECT_THAT(Iab().Translate(kAdProduct1, "219", kAdProduct2),
+              ElementsAre(ElementsAre("1120", "1097"), ElementsAre("1121", "1097")));
+  // Vehicles > Automotive Ownership > New Vehicle Ownership (published 1554)
+  // gives AP1 54 New Vehicles.
+  EXPECT_THAT(Iab().Translate(kAdProduct1, "54", kAdProduct2),
+              ElementsAre(ElementsAre("1554", "1553", "1551")));
+  // Business and Industrial > Business Services > Web Hosting and Cloud
+  // Computing (published 1027) gives AP1 863, under Web Services in 1.0.
+  EXPECT_THAT(Iab().Translate(kAdProduct1, "863", kAdProduct2),
+              ElementsAre(ElementsAre("1027", "1012", "1010")));
+}
+
+TEST(CategoryTaxonomyTest, AdProduct1To2TableLeavesOutRowsThatDoNotJoinExactly) {
+  // The mapping's Travel and Tourism > Accomodations > Hotels and Resorts
+  // (AP1 850) matches no published path (the published file spells
+  // "Accommodations"), so 850 has no row and takes its parent's: Travel and
+  // Tourism 833 -> 1529.
+  EXPECT_THAT(Iab().Translate(kAdProduct1, "850", kAdProduct2), ElementsAre(ElementsAre("1529")));
+  // The mapping gives Theatre and Musicals the AP1 id 31, which 1.0 names
+  // Concerts: left out, so 31 takes its parent's, Experiences and Events (30)
+  // -> Events and Performances (1315).
+  EXPECT_THAT(Iab().Translate(kAdProduct1, "31", kAdProduct2), ElementsAre(ElementsAre("1315")));
+  // Ad Product 2.0 Hotels and Resorts has no row either: its nearest ancestor
+  // with one is Travel and Tourism.
+  EXPECT_THAT(Iab().Translate(kAdProduct2, "1533", kAdProduct1), ElementsAre(ElementsAre("833")));
+}
+
+TEST(CategoryTaxonomyTest, AdProduct2TranslatesBackToAdProduct1) {
+  EXPECT_THAT(Iab().Translate(kAdProduct2, "1003", kAdProduct1),
+              ElementsAre(ElementsAre("650", "648")));
+  EXPECT_THAT(Iab().Translate(kAdProduct2, "1554", kAdProduct1),
+              ElementsAre(ElementsAre("54", "53")));
+  // Auto Towing and Auto Repair both give Auto Towing and Repair (111).
+  EXPECT_THAT(Iab().Translate(kAdProduct2, "1561", kAdProduct1),
+              ElementsAre(ElementsAre("111", "109")));
+  EXPECT_THAT(Iab().Translate(kAdProduct2, "1562", kAdProduct1),
+              ElementsAre(ElementsAre("111", "109")));
+  // Aftermarket Parts and Accessories has no AP1 id; Automotive Products has.
+  EXPECT_THAT(Iab().Translate(kAdProduct2, "1559", kAdProduct1), ElementsAre(ElementsAre("100")));
+  // Nothing on the path of Vehicles > Vehicle Type > Electric Vehicles has one.
+  EXPECT_THAT(Iab().Translate(kAdProduct2, "1571", kAdProduct1), IsEmpty());
+}
+
+TEST(CategoryTaxonomyTest, AdProduct1TranslatesToTheOthersThroughAdProduct2) {
+  // New Vehicles -> New Vehicle Ownership (1554), which no Content 1.0 code
+  // maps to; Automotive Ownership (1553) has Buying/Selling Cars (IAB2-3).
+  EXPECT_THAT(Iab().Translate(kAdProduct1, "54", kContent1),
+              ElementsAre(ElementsAre("IAB2-3", "IAB2")));
+  EXPECT_THAT(Iab().Translate(kContent1, "IAB2-3", kAdProduct1), ElementsAre(ElementsAre("53")));
+  // Hotels (Content 1.0 IAB20-18, 3.0 668) -> Hotels and Resorts (1533) ->
+  // Travel and Tourism, as above.
+  EXPECT_THAT(Iab().Translate(kContent1, "IAB20-18", kAdProduct1), ElementsAre(ElementsAre("833")));
+  EXPECT_THAT(Iab().Translate(kContent3, "668", kAdProduct1), ElementsAre(ElementsAre("833")));
+  // Advertising and Marketing -> 1011 -> IAB3-1 and IAB3-11 -> their 3.0 ids.
+  const std::vector<CategoryPath> content3 = Iab().Translate(kAdProduct1, "120", kContent3);
+  EXPECT_THAT(content3, ::testing::Contains(ElementsAre("91", "90", "52")));
+}
+
+TEST(CategoryTaxonomyTest, AdProduct1TreeCodesBlockTheirChildrenAcrossTaxonomies) {
   // Within Ad Product 1.0 the tree applies: a parent blocks its child.
   EXPECT_TRUE(Blocks(kAdProduct1, "833", kAdProduct1, "850"));
   EXPECT_TRUE(Blocks(kAdProduct1, "850", kAdProduct1, "850"));
   EXPECT_TRUE(Blocks(kAdProduct1, "220", kAdProduct1, "225"));
   EXPECT_FALSE(Blocks(kAdProduct1, "850", kAdProduct1, "833"));
   EXPECT_FALSE(Blocks(kAdProduct1, "835", kAdProduct1, "850"));
-  // No public mapping ties its ids to the others (data README): Hotels in
-  // Content 1.0 or 3.0 is not blocked by Ad Product 1.0 Travel and Tourism,
-  // nor the reverse.
-  EXPECT_FALSE(Blocks(kAdProduct1, "833", kContent1, "IAB20-18"));
-  EXPECT_FALSE(Blocks(kAdProduct1, "833", kContent3, "668"));
-  EXPECT_FALSE(Blocks(kContent1, "IAB20", kAdProduct1, "850"));
-  EXPECT_FALSE(Blocks(kContent3, "653", kAdProduct1, "850"));
-  EXPECT_THAT(Iab().Translate(kAdProduct1, "850", kAdProduct2), IsEmpty());
-  EXPECT_THAT(Iab().Translate(kAdProduct2, "1533", kAdProduct1), IsEmpty());
+  // Travel and Tourism in Ad Product 1.0 blocks Hotels declared in Content
+  // 1.0, 3.0 or Ad Product 2.0; Air Travel does not.
+  EXPECT_TRUE(Blocks(kAdProduct1, "833", kContent1, "IAB20-18"));
+  EXPECT_TRUE(Blocks(kAdProduct1, "833", kContent3, "668"));
+  EXPECT_TRUE(Blocks(kAdProduct1, "833", kAdProduct2, "1533"));
+  EXPECT_FALSE(Blocks(kAdProduct1, "835", kContent1, "IAB20-18"));
+  // Automotive Ownership blocks New Vehicle Ownership (2.0), which is New
+  // Vehicles (54) below it; Automotive Products does not.
+  EXPECT_TRUE(Blocks(kAdProduct1, "53", kAdProduct2, "1554"));
+  EXPECT_FALSE(Blocks(kAdProduct1, "100", kAdProduct2, "1554"));
+  // The reverse: campaigns declared in Ad Product 1.0. Sedan (56) has no row;
+  // New Vehicles above it gives 1554, under Vehicles.
+  EXPECT_TRUE(Blocks(kAdProduct2, "1551", kAdProduct1, "56"));
+  EXPECT_TRUE(Blocks(kAdProduct2, "1554", kAdProduct1, "56"));
+  EXPECT_FALSE(Blocks(kAdProduct2, "1556", kAdProduct1, "56"));
+  EXPECT_TRUE(Blocks(kContent1, "IAB20", kAdProduct1, "850"));
+  EXPECT_TRUE(Blocks(kContent3, "653", kAdProduct1, "850"));
+  EXPECT_FALSE(Blocks(kContent1, "IAB19", kAdProduct1, "850"));
+}
+
+// Every row of the embedded Ad Product 1.0 -> 2.0 table names ids of the two
+// trees, and the table has the 395 pairs the generator wrote.
+TEST(CategoryTaxonomyTest, AdProduct1To2TableIdsExistInTheirTrees) {
+  int pairs = 0;
+  for (const internal::Table& table : internal::Tables()) {
+    if (table.name != "ad_product_1_0_to_ad_product_2_0") continue;
+    std::string_view text = table.text;
+    while (!text.empty()) {
+      const size_t end = text.find('\n');
+      const std::string_view line = text.substr(0, end);
+      text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+      if (line.empty() || line.front() == '#') continue;
+      const size_t tab = line.find('\t');
+      ASSERT_NE(tab, std::string_view::npos) << line;
+      EXPECT_TRUE(Iab().Contains(kAdProduct1, line.substr(0, tab))) << line;
+      EXPECT_TRUE(Iab().Contains(kAdProduct2, line.substr(tab + 1))) << line;
+      ++pairs;
+    }
+  }
+  EXPECT_EQ(pairs, 395);
 }
 
 }  // namespace

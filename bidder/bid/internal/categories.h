@@ -7,8 +7,8 @@
 //     category or a code above it (a tier-1 code blocks its subcategories);
 //     acat allows a category when it lists it or a code above it, and every
 //     category must be allowed (a campaign without categories in that
-//     taxonomy is not). Ad Product 1.0 has a tree but no translation, so
-//     only categories declared in it are in it.
+//     taxonomy is not). Ad Product 1.0 reaches the others through Ad
+//     Product 2.0 (taxonomy/data/README.md).
 //   - Any other taxonomy (Audience, a vendor's): only codes equal to the
 //     configured ones match, in either rule.
 //   - The bid's cat: the categories in the request's taxonomy with cattax

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -63,14 +64,15 @@ constexpr char kRulesCampaigns[] = R"json([
       "landing_url": "https://www.litware.example/cart", "iab_categories": ["IAB22-4"]}]}
 ])json";
 
-// The example configuration with the campaigns above and an exchange that
-// speaks 2.6.
-config::BidderConfig RulesConfig() {
+// The example configuration with `campaigns` (by default those above) and an
+// exchange that speaks 2.6.
+config::BidderConfig RulesConfig(
+    nlohmann::json campaigns = nlohmann::json::parse(kRulesCampaigns)) {
   setenv("RTB_DEVICE_KEY_SECRET", testing::kDeviceKeySecret.c_str(), 1);
   setenv("RTB_BEACON_SECRET", testing::kBeaconSecret.c_str(), 1);
   nlohmann::json doc = nlohmann::json::parse(
       testing::ReadFile(std::string(RTB_CONFIG_DIR) + "/bidder.example.json"));
-  doc["campaigns"] = nlohmann::json::parse(kRulesCampaigns);
+  doc["campaigns"] = std::move(campaigns);
   doc["server"]["exchanges"][0]["openrtb_version"] = "2.6";
   absl::StatusOr<config::BidderConfig> config = config::ParseConfig(doc.dump());
   if (!config.ok()) {
@@ -146,7 +148,8 @@ struct Change {
 
 class ExchangeRulesTest : public ::testing::Test {
  protected:
-  ExchangeRulesTest() : harness_(RulesConfig()) {}
+  explicit ExchangeRulesTest(config::BidderConfig config = RulesConfig())
+      : harness_(std::move(config)) {}
 
   // "bid" or the no-bid reason of `request`; the answer stays in last_.
   std::string OutcomeOf(const nlohmann::json& request, std::string_view version = "2.6") {
@@ -224,10 +227,16 @@ TEST_F(ExchangeRulesTest, BannerFields) {
            "nobid_blocked"},
           {"bcat, Content 3.1 id only 3.1 has", Both(Top("cattax", 9), Top("bcat", {"700"})),
            "bid"},
-          // No public mapping ties Ad Product 1.0 ids to the campaign's Content 1.0.
+          // Ad Product 1.0 through Ad Product 2.0: Hotels (IAB20-18) is Hotels
+          // and Resorts (1533), whose nearest ancestor in the 1.0 -> 2.0 table
+          // is Travel and Tourism (833); Air Travel is not above it.
           {"bcat, Ad Product 1.0 Travel and Tourism", Both(Top("cattax", 3), Top("bcat", {"833"})),
+           "nobid_blocked"},
+          {"bcat, Ad Product 1.0 Air Travel", Both(Top("cattax", 3), Top("bcat", {"835"})), "bid"},
+          {"acat, Ad Product 1.0 Travel and Tourism", Both(Top("cattax", 3), Top("acat", {"833"})),
            "bid"},
-          {"acat, Ad Product 1.0", Both(Top("cattax", 3), Top("acat", {"833"})), "nobid_blocked"},
+          {"acat, Ad Product 1.0 Air Travel", Both(Top("cattax", 3), Top("acat", {"835"})),
+           "nobid_blocked"},
           {"bcat, unknown taxonomy, exact code",
            Both(Top("cattax", 500), Top("bcat", {"IAB20-18"})), "nobid_blocked"},
           {"bcat, unknown taxonomy, no translation", Both(Top("cattax", 500), Top("bcat", {"668"})),
@@ -248,6 +257,46 @@ TEST_F(ExchangeRulesTest, BannerFields) {
           {"rwdd 0", Imp("rwdd", 0), "bid"},
           {"a size no creative has", Media("banner", "w", 320), "nobid_no_candidates"},
       });
+}
+
+// The banner campaign declared in Ad Product 2.0 (cattax 8): Automotive
+// Ownership, its creative New Vehicle Ownership (1554), which the Ad Product
+// 1.0 -> 2.0 table pairs with New Vehicles (54, under Automotive Ownership 53).
+class BannerInAdProduct2Test : public ExchangeRulesTest {
+ protected:
+  BannerInAdProduct2Test() : ExchangeRulesTest(RulesConfig(Campaigns())) {}
+
+  static nlohmann::json Campaigns() {
+    nlohmann::json campaigns = nlohmann::json::parse(kRulesCampaigns);
+    campaigns[0]["cattax"] = 8;
+    campaigns[0]["iab_categories"] = {"1553"};
+    campaigns[0]["creatives"][0]["iab_categories"] = {"1554"};
+    return campaigns;
+  }
+};
+
+TEST_F(BannerInAdProduct2Test, BcatAndAcatInAdProduct1) {
+  ExpectChanges(BannerRequest(),
+                {
+                    {"bcat, Ad Product 1.0 Automotive Ownership",
+                     Both(Top("cattax", 3), Top("bcat", {"53"})), "nobid_blocked"},
+                    {"bcat, Ad Product 1.0 New Vehicles",
+                     Both(Top("cattax", 3), Top("bcat", {"54"})), "nobid_blocked"},
+                    {"bcat, Ad Product 1.0 Pre-Owned Vehicles",
+                     Both(Top("cattax", 3), Top("bcat", {"77"})), "bid"},
+                    {"bcat, Ad Product 1.0 Sedan, below New Vehicles",
+                     Both(Top("cattax", 3), Top("bcat", {"56"})), "bid"},
+                    {"bcat, Ad Product 1.0 Automotive Products",
+                     Both(Top("cattax", 3), Top("bcat", {"100"})), "bid"},
+                    {"acat, Ad Product 1.0 Automotive Ownership",
+                     Both(Top("cattax", 3), Top("acat", {"53"})), "bid"},
+                    {"acat, Ad Product 1.0 Travel and Tourism",
+                     Both(Top("cattax", 3), Top("acat", {"833"})), "nobid_blocked"},
+                    {"bcat, Ad Product 2.0 Vehicles", Both(Top("cattax", 8), Top("bcat", {"1551"})),
+                     "nobid_blocked"},
+                    {"bcat, Content 1.0 Automotive", Top("bcat", {"IAB2"}), "nobid_blocked"},
+                    {"bcat, Content 1.0 Travel", Top("bcat", {"IAB20"}), "bid"},
+                });
 }
 
 TEST_F(ExchangeRulesTest, VideoFields) {
@@ -374,6 +423,11 @@ TEST_F(ExchangeRulesTest, AnswersCarryWhatTheCreativeIs) {
   bid = last_.FirstBid();
   EXPECT_EQ(bid["cattax"], 2);
   EXPECT_NE(std::find(bid["cat"].begin(), bid["cat"].end(), "668"), bid["cat"].end());
+  request["cattax"] = 3;
+  ASSERT_EQ(OutcomeOf(request), "bid");
+  bid = last_.FirstBid();
+  EXPECT_EQ(bid["cattax"], 3);
+  EXPECT_NE(std::find(bid["cat"].begin(), bid["cat"].end(), "833"), bid["cat"].end());
 
   ASSERT_EQ(OutcomeOf(VideoRequest()), "bid");
   bid = last_.FirstBid();
