@@ -140,8 +140,9 @@ absl::StatusOr<std::unique_ptr<BidderApp>> BidderApp::Create(config::BidderConfi
   for (const config::CampaignConfig& campaign : cfg.campaigns) {
     if (config::BidsWithoutProfile(campaign)) ++campaigns_bidding_without_profiles;
   }
+  app->memory_gauges_ = std::make_unique<MemoryGauges>(app->registry_, *app->store_);
   AddOperationalEndpoints(*app->server_, *app->readiness_, app->registry_, cfg.metrics.path,
-                          campaigns_bidding_without_profiles);
+                          campaigns_bidding_without_profiles, app->memory_gauges_.get());
   app->campaign_store_ = std::make_unique<campaigns::CampaignStore>(
       *app->store_, storage::SystemClock(), [config = &app->config_](std::string_view json) {
         return config::ParseCampaign(json, *config);

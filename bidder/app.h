@@ -43,6 +43,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "bidder/admin/memory_gauges.h"
 #include "bidder/admin/readiness.h"
 #include "bidder/http/http_server.h"
 #include "config/config.h"
@@ -147,6 +148,7 @@ class BidderApp {
   std::unique_ptr<HttpServer> server_;
   std::unique_ptr<storage::Store> store_;
   std::unique_ptr<StorageReadiness> readiness_;
+  std::unique_ptr<MemoryGauges> memory_gauges_;
   std::unique_ptr<campaigns::CampaignStore> campaign_store_;
   // Components of the bid path are declared below this line.
   std::unique_ptr<BidMetrics> bid_metrics_;

@@ -3,9 +3,12 @@
 # win and billing notices for a long time (default 30 minutes), sampled every
 # INTERVAL seconds: the load's p50/p99, errors and unanswered requests, the
 # bidder's late answers and beacon outcomes from /metrics, its resident
-# memory (VmRSS) and the size of its store on disk. What it shows: memory
-# that stops growing after the warm-up, no growth of errors or late answers,
-# and a store that grows with the data written (bytes per recorded
+# memory (VmRSS), where that memory is (the store's caches and memtables,
+# and the C allocator's in-use and free bytes, from /metrics) and the size of
+# its store on disk. What it shows: memory that stops growing after the
+# warm-up, or grows only as far as the caches' bounds (the summary gives the
+# growth of RSS less the store's memory apart), no growth of errors or late
+# answers, and a store that grows with the data written (bytes per recorded
 # impression steady), not faster.
 #
 # The bidder runs the example configuration on an embedded store in a fresh
@@ -79,7 +82,7 @@ rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$BIDDER_PID/status"; }
 
 mkdir -p "$OUT_DIR"
 CSV=$OUT_DIR/soak.csv
-echo "elapsed_s,offered_rps,completed,errors,unanswered,p50_us,p99_us,late_total,impressions_total,rss_kib,store_bytes" >"$CSV"
+echo "elapsed_s,offered_rps,completed,errors,unanswered,p50_us,p99_us,late_total,impressions_total,rss_kib,store_bytes,block_cache_bytes,memtable_bytes,row_cache_bytes,table_reader_bytes,heap_in_use_bytes,heap_free_bytes,heap_mmapped_bytes" >"$CSV"
 echo "run-soak: $DURATION s at $RATE requests/s ($THREADS I/O threads), win rate $WIN_RATE, a sample every $INTERVAL s" >&2
 
 STORE_AT_START=$(du -sb "$WORK/store" | cut -f1)
@@ -91,10 +94,17 @@ for ((elapsed = 0; elapsed < DURATION; elapsed += INTERVAL)); do
   late=$(metric_sum bidder_bid_requests_total 'outcome="late"')
   impressions=$(metric_sum bidder_beacons_total 'kind="billing"' 'outcome="recorded"')
   store=$(du -sb "$WORK/store" | cut -f1)
+  memory=$(for series in 'bidder_store_memory_bytes{part="block_cache"}' \
+    'bidder_store_memory_bytes{part="memtables"}' 'bidder_store_memory_bytes{part="row_cache"}' \
+    'bidder_store_memory_bytes{part="table_readers"}' 'bidder_heap_bytes{state="in_use"}' \
+    'bidder_heap_bytes{state="free"}' 'bidder_heap_bytes{state="mmapped"}'; do
+    awk -v series="$series" '$1 == series { printf "%.0f", $2; found = 1 } END { if (!found) printf "0" }' "$WORK/metrics.txt"
+    echo
+  done | paste -sd,)
   jq -r --argjson t "$((elapsed + INTERVAL))" --argjson late "$late" --argjson imp "$impressions" \
-    --argjson rss "$(rss_kib)" --argjson store "$store" \
+    --argjson rss "$(rss_kib)" --argjson store "$store" --argjson memory "[$memory]" \
     '[$t, .offered_rate, .completed, .errors, .unanswered, .latency_us.p50, .latency_us.p99,
-      $late, $imp, $rss, $store] | @csv' "$WORK/load.json" >>"$CSV"
+      $late, $imp, $rss, $store] + $memory | @csv' "$WORK/load.json" >>"$CSV"
   tail -1 "$CSV" >&2
 done
 
@@ -108,10 +118,14 @@ set multiplot layout 2,1 title "rtb-bidder soak: $RATE requests/s, win rate $WIN
 set xlabel "seconds"
 set ylabel "latency (ms)"
 plot "$CSV" using 1:(\$7/1000) with lines title "p99", "" using 1:(\$6/1000) with lines title "p50"
-set ylabel "RSS (MiB)"
-set y2label "store (MiB)"
+set ylabel "memory (MiB)"
+set y2label "store on disk (MiB)"
 set y2tics
-plot "$CSV" using 1:(\$10/1024) with lines title "bidder RSS", "" using 1:(\$11/1048576) axes x1y2 with lines title "store on disk"
+plot "$CSV" using 1:(\$10/1024) with lines title "bidder RSS", \
+     "" using 1:((\$12+\$13+\$14+\$15)/1048576) with lines title "store caches and memtables", \
+     "" using 1:(\$10/1024-(\$12+\$13+\$14+\$15)/1048576) with lines title "RSS less the store's memory", \
+     "" using 1:(\$17/1048576) with lines title "allocator free, held", \
+     "" using 1:(\$11/1048576) axes x1y2 with lines title "store on disk"
 unset multiplot
 EOF
   PLOT=$OUT_DIR/soak.png
@@ -120,7 +134,9 @@ else
   PLOT=
 fi
 
-# RSS growth from the first sample after the warm-up to the last; error,
+# RSS growth from the first sample after the warm-up to the last, and the
+# same for RSS less the store's caches and memtables (what no configured
+# bound limits), with each memory part at both samples in MiB; error,
 # late and unanswered counts of the first and last thirds; store bytes per
 # recorded impression (growth since the start: the seeded profiles are not
 # counted) at the half and at the end.
@@ -132,9 +148,17 @@ jq -Rsc --argjson warmup "$WARMUP" --argjson store0 "$STORE_AT_START" --arg plot
   ($rows[: ($n / 3 | floor)]) as $first | ($rows[($n - ($n / 3 | floor)):]) as $last |
   def total(rows; i): rows | map(.[i]) | add // 0;
   def bytes_per_imp(r): if r[8] > 0 then ((r[10] - $store0) / r[8] | round) else null end;
+  def other(r): r[9] * 1024 - r[11] - r[12] - r[13] - r[14];
   {summary: "soak", duration_s: $duration, rate: $rate, samples: $n,
    rss_mib: {after_warmup: ($base[9] / 1024 | round), end: ($rows[-1][9] / 1024 | round)},
    rss_growth_pct: (($rows[-1][9] - $base[9]) / $base[9] * 1000 | round / 10),
+   rss_less_store_memory_mib: {after_warmup: (other($base) / 1048576 | round),
+                               end: (other($rows[-1]) / 1048576 | round)},
+   rss_less_store_memory_growth_pct: ((other($rows[-1]) - other($base)) / other($base) * 1000 | round / 10),
+   memory_parts_mib: ([["block_cache", 11], ["memtables", 12], ["row_cache", 13], ["table_readers", 14],
+                       ["heap_in_use", 15], ["heap_free", 16], ["heap_mmapped", 17]]
+                      | map({key: .[0], value: {after_warmup: ($base[.[1]] / 1048576 | round),
+                                                end: ($rows[-1][.[1]] / 1048576 | round)}}) | from_entries),
    p99_us: {first_third_max: ($first | map(.[6]) | max), last_third_max: ($last | map(.[6]) | max)},
    errors: {first_third: total($first; 3), last_third: total($last; 3)},
    unanswered: {first_third: total($first; 4), last_third: total($last; 4)},

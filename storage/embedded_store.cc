@@ -313,6 +313,23 @@ void EmbeddedStoreImpl::FlushWalPeriodically() {
   }
 }
 
+std::vector<Store::MemoryPart> EmbeddedStoreImpl::MemoryUsage() {
+  const auto aggregated = [this](const char* property) {
+    uint64_t value = 0;
+    if (!db_->GetAggregatedIntProperty(property, &value)) return int64_t{0};
+    return static_cast<int64_t>(value);
+  };
+  return {
+      {"block_cache",
+       static_cast<int64_t>(block_cache_->GetUsage() + in_memory_cache_->GetUsage())},
+      {"block_cache_pinned",
+       static_cast<int64_t>(block_cache_->GetPinnedUsage() + in_memory_cache_->GetPinnedUsage())},
+      {"memtables", aggregated(rocksdb::DB::Properties::kCurSizeAllMemTables.c_str())},
+      {"table_readers", aggregated(rocksdb::DB::Properties::kEstimateTableReadersMem.c_str())},
+      {"row_cache", static_cast<int64_t>(row_cache_.bytes())},
+  };
+}
+
 absl::Status EmbeddedStoreImpl::CheckHealth() {
   std::string value;
   if (!db_->GetProperty(default_cf_, "rocksdb.background-errors", &value)) {

@@ -45,6 +45,17 @@ struct EmbeddedStoreOptions {
   std::shared_ptr<Clock> clock;
 };
 
+// Store::MemoryUsage of the embedded engine, one part each:
+//   block_cache         blocks cached for reads, both caches (at most
+//                       block_cache_bytes)
+//   block_cache_pinned  the part of those held by open iterators and
+//                       readers, which eviction cannot free
+//   memtables           writes not yet flushed, every family (up to
+//                       write_buffer_bytes each, two while one flushes)
+//   table_readers       index and filter blocks of open files outside the
+//                       block cache
+//   row_cache           the row cache's own count of what it holds (at most
+//                       row_cache_bytes)
 absl::StatusOr<std::unique_ptr<Store>> OpenEmbeddedStore(const EmbeddedStoreOptions& options);
 
 }  // namespace rtb::storage

@@ -107,6 +107,15 @@ class Store {
 
   // OK when the backend answers.
   virtual absl::Status CheckHealth() = 0;
+
+  // Memory this store holds in the calling process, bytes per part (the
+  // embedded engine: see storage/embedded_store.h); empty for a backend
+  // that holds its data elsewhere. Cheap enough for every metrics scrape.
+  struct MemoryPart {
+    const char* part = "";  // a name with static storage
+    int64_t bytes = 0;
+  };
+  virtual std::vector<MemoryPart> MemoryUsage() { return {}; }
 };
 
 // Creates every table in `schemas` that is missing; fails when one exists

@@ -28,7 +28,7 @@ HttpResponse Text(unsigned status, std::string body) {
 
 void AddOperationalEndpoints(HttpServer& server, const StorageReadiness& readiness,
                              prometheus::Registry& registry, std::string metrics_path,
-                             int campaigns_bidding_without_profiles) {
+                             int campaigns_bidding_without_profiles, MemoryGauges* memory) {
   server.Route(http::verb::get, kHealthzPath,
                [](const HttpRequest&, Responder respond) { respond(Text(200, "ok")); });
 
@@ -50,7 +50,8 @@ void AddOperationalEndpoints(HttpServer& server, const StorageReadiness& readine
                });
 
   server.Route(http::verb::get, std::move(metrics_path),
-               [&registry](const HttpRequest&, Responder respond) {
+               [&registry, memory](const HttpRequest&, Responder respond) {
+                 if (memory != nullptr) memory->Refresh();
                  HttpResponse response;
                  response.content_type = kExpositionType;
                  response.body = prometheus::TextSerializer().Serialize(registry.Collect());

@@ -144,6 +144,7 @@ class EmbeddedStoreImpl final : public Store {
                                       const storage::CheckAndMutate& cam) override;
 
   absl::Status CheckHealth() override;
+  std::vector<MemoryPart> MemoryUsage() override;
 
  private:
   // Holds the row-lock stripes of a set of rows, taken in ascending stripe

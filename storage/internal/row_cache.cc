@@ -51,6 +51,15 @@ std::shared_ptr<const CachedRow> RowCache::Lookup(uint32_t family_id, std::strin
   return it->second.cells;
 }
 
+size_t RowCache::bytes() {
+  size_t total = 0;
+  for (Shard& shard : shards_) {
+    absl::MutexLock lock(&shard.mutex);
+    total += shard.bytes;
+  }
+  return total;
+}
+
 void RowCache::Insert(uint32_t family_id, std::string_view row, uint64_t generation,
                       std::shared_ptr<const CachedRow> cells) {
   if (!enabled()) return;

@@ -67,6 +67,9 @@ class RowCache {
   void Clear();
 
   static size_t SizeOf(const CachedRow& row);
+  // What the cache counts against its capacity now (SizeOf of each row plus
+  // its key), summed over the shards.
+  size_t bytes();
 
  private:
   static constexpr size_t kShards = 64;

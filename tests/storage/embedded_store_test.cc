@@ -442,6 +442,29 @@ TEST_F(StoreApiTest, AsyncScanOfWarmRowsKeepsItsLimit) {
   EXPECT_EQ((**answer)[1].row, "w1");
 }
 
+TEST_F(StoreApiTest, MemoryUsageNamesTheEnginesPartsAndFollowsThem) {
+  const auto part = [this](std::string_view name) {
+    for (const Store::MemoryPart& p : store_->MemoryUsage()) {
+      if (p.part == name) return p.bytes;
+    }
+    ADD_FAILURE() << "no part " << name;
+    return int64_t{-1};
+  };
+  // 256 KiB: above what the row cache keeps, within one block cache shard.
+  constexpr int64_t kValueBytes = 256 << 10;
+  const int64_t memtables = part("memtables");
+  MustPut("t", PutOf("big", "a", "q", std::string(kValueBytes, 'v')));
+  EXPECT_GE(part("memtables"), memtables + kValueBytes);
+  ASSERT_TRUE(store_->Flush("t").ok());
+  EXPECT_LT(part("memtables"), memtables + kValueBytes) << "flushed to a file";
+  const int64_t cached = part("block_cache");
+  ASSERT_TRUE(store_->Get("t", Get{"big"}).ok());
+  EXPECT_GE(part("block_cache"), cached + kValueBytes) << "the file's block, read once";
+  EXPECT_GE(part("row_cache"), 0);
+  EXPECT_GE(part("table_readers"), 0);
+  EXPECT_GE(part("block_cache_pinned"), 0);
+}
+
 // The bid handler sets no timer of its own around a store that declares
 // this: the embedded store answers DeadlineExceeded itself (tests below).
 TEST_F(StoreApiTest, EmbeddedStoreKeepsItsAsyncDeadlines) {

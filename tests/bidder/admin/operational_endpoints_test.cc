@@ -322,6 +322,44 @@ TEST(BidderAppTest, StartsOnAnEmbeddedStoreWithEveryTableAndServesProbes) {
   std::filesystem::remove_all(path);
 }
 
+// The value of the first sample of `series` (name and labels as written)
+// in a text exposition; -1 when absent.
+double Sample(const std::string& exposition, const std::string& series) {
+  const size_t at = exposition.find("\n" + series + " ");
+  if (at == std::string::npos) return -1;
+  return std::stod(exposition.substr(at + series.size() + 2));
+}
+
+TEST(BidderAppTest, MetricsShowWhereTheMemoryIs) {
+  const std::string path = TempDir("app-memory");
+  auto app = BidderApp::Create(AppConfig(path));
+  ASSERT_TRUE(app.ok()) << app.status();
+  ASSERT_TRUE((*app)->Start().ok());
+  TestConnection conn((*app)->port());
+  const std::string before = conn.RoundTrip(GetRequest("/metrics"))->body;
+  EXPECT_GT(Sample(before, "bidder_process_resident_bytes"), 1 << 20) << before;
+  EXPECT_GT(Sample(before, "bidder_heap_bytes{state=\"in_use\"}"), 0);
+  EXPECT_GE(Sample(before, "bidder_heap_bytes{state=\"free\"}"), 0);
+  for (const char* part :
+       {"block_cache", "block_cache_pinned", "memtables", "table_readers", "row_cache"}) {
+    EXPECT_GE(Sample(before, std::string("bidder_store_memory_bytes{part=\"") + part + "\"}"), 0)
+        << part;
+  }
+  // 2 MB of writes stay in the memtables (4 MiB each here) until a flush.
+  storage::Put put;
+  put.row = "memory-test";
+  for (int i = 0; i < 64; ++i) {
+    put.values.push_back({std::string(storage::kProfileSegmentFamily), "s" + std::to_string(i),
+                          std::string(32 * 1024, 'x'), std::nullopt});
+  }
+  ASSERT_TRUE((*app)->store().Put(storage::kProfilesTable, put).ok());
+  const std::string after = conn.RoundTrip(GetRequest("/metrics"))->body;
+  EXPECT_GE(Sample(after, "bidder_store_memory_bytes{part=\"memtables\"}"),
+            Sample(before, "bidder_store_memory_bytes{part=\"memtables\"}") + 2e6);
+  (*app)->Shutdown();
+  std::filesystem::remove_all(path);
+}
+
 TEST(BidderAppTest, HBaseBackendWithoutAGatewayFailsToStartWithTheEndpoint) {
   config::BidderConfig config = AppConfig(TempDir("unused"));
   config.storage.backend = config::StorageBackend::kHBase;
