@@ -152,22 +152,12 @@ CategoryPath CategoryTaxonomies::PathOf(int32_t taxonomy, std::string_view code)
   return path;
 }
 
-std::vector<std::string> CategoryTaxonomies::AdProduct1ToAdProduct2(std::string_view code) const {
+std::vector<std::string> CategoryTaxonomies::NearestMapped(int32_t taxonomy, std::string_view code,
+                                                           const CodeMap& mapping) const {
   // Nearest ancestor: for bcat a broader category blocks more, for acat it
-  // allows more, as the translations through Content 1.0 do (data README).
-  for (const std::string& step : PathOf(kAdProduct1, code)) {
-    if (auto it = ad_product1_to_ad_product2_.find(step); it != ad_product1_to_ad_product2_.end()) {
-      return it->second;
-    }
-  }
-  return {};
-}
-
-std::vector<std::string> CategoryTaxonomies::AdProduct2ToAdProduct1(std::string_view code) const {
-  for (const std::string& step : PathOf(kAdProduct2, code)) {
-    if (auto it = ad_product2_to_ad_product1_.find(step); it != ad_product2_to_ad_product1_.end()) {
-      return it->second;
-    }
+  // allows more (data README).
+  for (const std::string& step : PathOf(taxonomy, code)) {
+    if (auto it = mapping.find(step); it != mapping.end()) return it->second;
   }
   return {};
 }
@@ -176,7 +166,8 @@ std::vector<std::string> CategoryTaxonomies::ToContent1(int32_t from, std::strin
   if (from == kAdProduct1) {
     // No public mapping ties Ad Product 1.0 to Content 1.0: through 2.0.
     std::vector<std::string> codes;
-    for (const std::string& ad_product2 : AdProduct1ToAdProduct2(code)) {
+    for (const std::string& ad_product2 :
+         NearestMapped(kAdProduct1, code, ad_product1_to_ad_product2_)) {
       for (const std::string& content1 : ToContent1(kAdProduct2, ad_product2)) {
         AddUnique(&codes, content1);
       }
@@ -188,12 +179,9 @@ std::vector<std::string> CategoryTaxonomies::ToContent1(int32_t from, std::strin
                ? std::vector<std::string>{std::string(code)}
                : std::vector<std::string>{};
   }
-  const auto& inverse = from == kAdProduct2 ? ad_product2_to_content1_ : content2_to_content1_;
   // The code, else its nearest ancestor some Content 1.0 code maps to.
-  for (const std::string& step : PathOf(from, code)) {
-    if (auto it = inverse.find(step); it != inverse.end()) return it->second;
-  }
-  return {};
+  return NearestMapped(from, code,
+                       from == kAdProduct2 ? ad_product2_to_content1_ : content2_to_content1_);
 }
 
 std::vector<std::string> CategoryTaxonomies::FromContent1(std::string_view code, int32_t to) const {
@@ -201,7 +189,8 @@ std::vector<std::string> CategoryTaxonomies::FromContent1(std::string_view code,
   if (to == kAdProduct1) {
     std::vector<std::string> codes;
     for (const std::string& ad_product2 : FromContent1(code, kAdProduct2)) {
-      for (const std::string& ad_product1 : AdProduct2ToAdProduct1(ad_product2)) {
+      for (const std::string& ad_product1 :
+           NearestMapped(kAdProduct2, ad_product2, ad_product2_to_ad_product1_)) {
         AddUnique(&codes, ad_product1);
       }
     }
@@ -226,9 +215,9 @@ std::vector<CategoryPath> CategoryTaxonomies::Translate(int32_t from, std::strin
   if (IsContentVersion(from) && IsContentVersion(to) && Contains(to, code)) {
     codes.emplace_back(code);
   } else if (from == kAdProduct1 && to == kAdProduct2) {
-    codes = AdProduct1ToAdProduct2(code);
+    codes = NearestMapped(kAdProduct1, code, ad_product1_to_ad_product2_);
   } else if (from == kAdProduct2 && to == kAdProduct1) {
-    codes = AdProduct2ToAdProduct1(code);
+    codes = NearestMapped(kAdProduct2, code, ad_product2_to_ad_product1_);
   } else {
     for (const std::string& content1 : ToContent1(from, code)) {
       for (std::string& translated : FromContent1(content1, to)) AddUnique(&codes, translated);

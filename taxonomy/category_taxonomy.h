@@ -85,10 +85,11 @@ class CategoryTaxonomies {
   std::vector<std::string> ToContent1(int32_t from, std::string_view code) const;
   // Codes of `to` for a Content 1.0 code.
   std::vector<std::string> FromContent1(std::string_view code, int32_t to) const;
-  // Ad Product 2.0 ids of an Ad Product 1.0 code, and the reverse: those the
-  // table pairs with the code, else with its nearest ancestor that has some.
-  std::vector<std::string> AdProduct1ToAdProduct2(std::string_view code) const;
-  std::vector<std::string> AdProduct2ToAdProduct1(std::string_view code) const;
+  using CodeMap = absl::flat_hash_map<std::string, std::vector<std::string>>;
+  // What `mapping` gives `code` of `taxonomy`, else its nearest ancestor
+  // that has some; nothing when none has.
+  std::vector<std::string> NearestMapped(int32_t taxonomy, std::string_view code,
+                                         const CodeMap& mapping) const;
 
   Tree content1_;
   Tree content2_;  // 2.0, 2.1, 2.2
@@ -99,11 +100,11 @@ class CategoryTaxonomies {
   absl::flat_hash_map<std::string, std::string> content1_to_content2_;
   absl::flat_hash_map<std::string, std::string> content1_to_ad_product2_;
   // Inverses: Content 1.0 codes per id, tier-1 codes first.
-  absl::flat_hash_map<std::string, std::vector<std::string>> content2_to_content1_;
-  absl::flat_hash_map<std::string, std::vector<std::string>> ad_product2_to_content1_;
+  CodeMap content2_to_content1_;
+  CodeMap ad_product2_to_content1_;
   // The Ad Product 1.0 <-> 2.0 table, both ways, each list in table order.
-  absl::flat_hash_map<std::string, std::vector<std::string>> ad_product1_to_ad_product2_;
-  absl::flat_hash_map<std::string, std::vector<std::string>> ad_product2_to_ad_product1_;
+  CodeMap ad_product1_to_ad_product2_;
+  CodeMap ad_product2_to_ad_product1_;
 };
 
 }  // namespace rtb::taxonomy

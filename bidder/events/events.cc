@@ -102,6 +102,14 @@ absl::Status CheckLimit(int limit) {
   return absl::OkStatus();
 }
 
+absl::Status CheckUserKey(std::string_view user_key) {
+  if (user_key.size() != kUserKeyBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("user key must be ", kUserKeyBytes, " bytes, got ", user_key.size()));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckWindow(int64_t from_ms, int64_t to_ms) {
   if (from_ms < 0 || to_ms < 0) {
     return absl::InvalidArgumentError(
@@ -169,16 +177,8 @@ void EventStore::PublishHotKeys(const std::vector<HotKey>& top) {
   }
 }
 
-absl::Status EventStore::ValidateUserKey(std::string_view user_key) const {
-  if (user_key.size() != kUserKeyBytes) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("user key must be ", kUserKeyBytes, " bytes, got ", user_key.size()));
-  }
-  return absl::OkStatus();
-}
-
 absl::StatusOr<bool> EventStore::IsErased(std::string_view user_key) {
-  if (absl::Status s = ValidateUserKey(user_key); !s.ok()) return s;
+  if (absl::Status s = CheckUserKey(user_key); !s.ok()) return s;
   storage::Get get;
   get.row = internal::ErasureStatusKey(user_key);
   get.columns = {{Str(internal::kErasureFamily), Str(internal::kErasureRequestedColumn)}};
@@ -192,7 +192,7 @@ absl::Status EventStore::Record(const Event& event) {
     metrics_->record_failures->Increment();
     return s;
   };
-  if (absl::Status s = ValidateUserKey(event.user_key); !s.ok()) return failed(s);
+  if (absl::Status s = CheckUserKey(event.user_key); !s.ok()) return failed(s);
   if (event.event_id.size() != kEventIdBytes) {
     return failed(absl::InvalidArgumentError(
         absl::StrCat("event id must be ", kEventIdBytes, " bytes, got ", event.event_id.size())));
@@ -319,7 +319,7 @@ absl::StatusOr<std::vector<Event>> EventStore::ScanTimeline(const storage::Scan&
 }
 
 absl::StatusOr<std::vector<Event>> EventStore::LastEvents(std::string_view user_key, int limit) {
-  if (absl::Status s = ValidateUserKey(user_key); !s.ok()) return s;
+  if (absl::Status s = CheckUserKey(user_key); !s.ok()) return s;
   if (absl::Status s = CheckLimit(limit); !s.ok()) return s;
   storage::Scan scan;
   scan.prefix = internal::UserPrefix(user_key);
@@ -332,7 +332,7 @@ absl::StatusOr<std::vector<Event>> EventStore::LastEvents(std::string_view user_
 absl::StatusOr<std::vector<Event>> EventStore::EventsInWindow(std::string_view user_key,
                                                               int64_t from_ms, int64_t to_ms,
                                                               int limit) {
-  if (absl::Status s = ValidateUserKey(user_key); !s.ok()) return s;
+  if (absl::Status s = CheckUserKey(user_key); !s.ok()) return s;
   if (absl::Status s = CheckLimit(limit); !s.ok()) return s;
   if (absl::Status s = CheckWindow(from_ms, to_ms); !s.ok()) return s;
   if (from_ms >= to_ms) return std::vector<Event>();
@@ -389,7 +389,7 @@ absl::StatusOr<std::vector<Event>> EventStore::EventsOfType(EventType type, int6
 absl::StatusOr<std::optional<Event>> EventStore::GetEvent(std::string_view user_key,
                                                           int64_t event_time_ms,
                                                           std::string_view event_id) {
-  if (absl::Status s = ValidateUserKey(user_key); !s.ok()) return s;
+  if (absl::Status s = CheckUserKey(user_key); !s.ok()) return s;
   if (event_id.size() != kEventIdBytes || event_time_ms < 0 || event_time_ms > kMaxEventTime) {
     return absl::InvalidArgumentError("event id must be 16 bytes and event time >= 0");
   }
@@ -404,10 +404,7 @@ absl::StatusOr<std::optional<Event>> EventStore::GetEvent(std::string_view user_
 
 absl::StatusOr<storage::Scan> DailyCountsScan(std::string_view user_key, int64_t from_ms,
                                               int64_t to_ms) {
-  if (user_key.size() != kUserKeyBytes) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("user key must be ", kUserKeyBytes, " bytes, got ", user_key.size()));
-  }
+  if (absl::Status s = CheckUserKey(user_key); !s.ok()) return s;
   if (absl::Status s = CheckWindow(from_ms, to_ms); !s.ok()) return s;
   storage::Scan scan;
   if (from_ms >= to_ms) return scan;

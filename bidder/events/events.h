@@ -241,7 +241,6 @@ class EventStore {
   const EventTables& tables() const { return options_.tables; }
 
  private:
-  absl::Status ValidateUserKey(std::string_view user_key) const;
   absl::Status RemoveWritten(const Event& event);
   absl::StatusOr<std::vector<Event>> ScanTimeline(const storage::Scan& scan);
   absl::Status ReconcileUser(std::string_view user_key, ReconcileReport* report);
