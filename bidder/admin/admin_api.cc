@@ -205,6 +205,106 @@ absl::flat_hash_map<std::string, CampaignCounts> CountsByCampaign(
   return counts;
 }
 
+nlohmann::json PricingJson(const pricing::CampaignPricingStatus& price) {
+  return {{"goal", price.goal},
+          {"ctr", price.ctr},
+          {"cvr", price.cvr},
+          {"value_cpm", price.value_cpm},
+          {"bids", price.bids},
+          {"first_price_bids", price.first_price_bids},
+          {"average_shading_factor", price.average_shading_factor},
+          {"wins", price.wins},
+          {"price_losses", price.price_losses},
+          {"win_rate", price.win_rate},
+          {"average_clearing_cpm", price.average_clearing_cpm}};
+}
+
+// What the pacing loop, the pricer and the bid counters know of each
+// campaign at one moment, as GET /api/campaigns lists it.
+class CampaignActivity {
+ public:
+  // `pricer` and `registry` may be null: no pricing, no bid counts.
+  CampaignActivity(const pacing::Pacer& pacer, const pricing::Pricer* pricer,
+                   const prometheus::Registry* registry, int64_t now_ms)
+      : now_ms_(now_ms),
+        statuses_(pacer.CampaignStatuses()),
+        prices_(pricer != nullptr ? pricer->CampaignStatuses()
+                                  : std::vector<pricing::CampaignPricingStatus>()),
+        counts_(registry != nullptr ? std::optional(CountsByCampaign(*registry)) : std::nullopt) {
+    for (const pacing::CampaignPacingStatus& status : statuses_) {
+      pacing_of_[status.campaign_id] = &status;
+    }
+    for (const pricing::CampaignPricingStatus& price : prices_) {
+      pricing_of_[price.campaign_id] = &price;
+    }
+  }
+  CampaignActivity(const CampaignActivity&) = delete;
+  CampaignActivity& operator=(const CampaignActivity&) = delete;
+
+  // The campaign's budget and pacing ("fail-safe" until the pacing loop
+  // decides on it), its pricing and its bids and wins when known.
+  nlohmann::json Describe(const std::string& id, const config::CampaignConfig& campaign) const {
+    nlohmann::json out = {
+        {"id", id},
+        {"currency", campaign.currency},
+        {"daily_budget_micros", campaign.daily_budget_micros},
+        {"spend_today_micros", 0},
+        {"pacing_mode", campaign.pacing_mode == config::PacingMode::kEven ? "even" : "asap"},
+        {"time_zone", campaign.time_zone},
+        {"throttle", 0},
+        {"state", "fail-safe"},
+        {"decided_at_ms", 0}};
+    if (auto it = pacing_of_.find(id); it != pacing_of_.end()) {
+      const pacing::CampaignPacingStatus& status = *it->second;
+      out["daily_budget_micros"] = status.daily_budget_micros;
+      out["spend_today_micros"] = status.spent_today_micros;
+      out["throttle"] = status.throttle;
+      out["state"] = std::string(PacingStateName(status, now_ms_));
+      out["decided_at_ms"] = status.decided_at_ms;
+    }
+    if (auto it = pricing_of_.find(id); it != pricing_of_.end()) {
+      out["pricing"] = PricingJson(*it->second);
+    }
+    if (counts_.has_value()) {
+      auto it = counts_->find(id);
+      const CampaignCounts count = it != counts_->end() ? it->second : CampaignCounts();
+      out["bids"] = count.bids;
+      out["wins"] = count.wins;
+    }
+    return out;
+  }
+
+ private:
+  const int64_t now_ms_;
+  const std::vector<pacing::CampaignPacingStatus> statuses_;
+  const std::vector<pricing::CampaignPricingStatus> prices_;
+  const std::optional<absl::flat_hash_map<std::string, CampaignCounts>> counts_;
+  absl::flat_hash_map<std::string, const pacing::CampaignPacingStatus*> pacing_of_;
+  absl::flat_hash_map<std::string, const pricing::CampaignPricingStatus*> pricing_of_;
+};
+
+// The stored campaigns in the worker's position order (the config's
+// campaigns first, as before the table existed), then any the worker has not
+// placed yet. `live` may be null.
+std::vector<const campaigns::CampaignRecord*> InPositionOrder(
+    const std::vector<campaigns::CampaignRecord>& records, const campaigns::LiveCampaigns* live) {
+  std::vector<const campaigns::CampaignRecord*> ordered;
+  absl::flat_hash_map<std::string, const campaigns::CampaignRecord*> record_of;
+  for (const campaigns::CampaignRecord& record : records) record_of[record.id] = &record;
+  if (live != nullptr) {
+    for (const campaigns::LiveCampaign& campaign : live->by_position) {
+      if (auto it = record_of.find(campaign.id); it != record_of.end()) {
+        ordered.push_back(it->second);
+        record_of.erase(it);
+      }
+    }
+  }
+  for (const campaigns::CampaignRecord& record : records) {
+    if (record_of.contains(record.id)) ordered.push_back(&record);
+  }
+  return ordered;
+}
+
 }  // namespace
 
 class AdminApi::Impl {
@@ -326,71 +426,25 @@ class AdminApi::Impl {
       }
     }
     filter.advertiser = query.Get("advertiser").value_or("");
-    const std::vector<pacing::CampaignPacingStatus> statuses = pacer_.CampaignStatuses();
-    absl::flat_hash_map<std::string, const pacing::CampaignPacingStatus*> pacing_of;
-    for (const pacing::CampaignPacingStatus& status : statuses) {
-      pacing_of[status.campaign_id] = &status;
-    }
-    const std::vector<pricing::CampaignPricingStatus> prices =
-        pricer_ != nullptr ? pricer_->CampaignStatuses()
-                           : std::vector<pricing::CampaignPricingStatus>();
-    absl::flat_hash_map<std::string, const pricing::CampaignPricingStatus*> pricing_of;
-    for (const pricing::CampaignPricingStatus& price : prices) {
-      pricing_of[price.campaign_id] = &price;
-    }
-    const absl::flat_hash_map<std::string, CampaignCounts> counts =
-        registry_ != nullptr ? CountsByCampaign(*registry_)
-                             : absl::flat_hash_map<std::string, CampaignCounts>();
-    auto pacing_json = [&](const std::string& id, const config::CampaignConfig& campaign) {
-      nlohmann::json out = {
-          {"id", id},
-          {"currency", campaign.currency},
-          {"daily_budget_micros", campaign.daily_budget_micros},
-          {"spend_today_micros", 0},
-          {"pacing_mode", campaign.pacing_mode == config::PacingMode::kEven ? "even" : "asap"},
-          {"time_zone", campaign.time_zone},
-          {"throttle", 0},
-          {"state", "fail-safe"},
-          {"decided_at_ms", 0}};
-      if (auto it = pacing_of.find(id); it != pacing_of.end()) {
-        const pacing::CampaignPacingStatus& status = *it->second;
-        out["daily_budget_micros"] = status.daily_budget_micros;
-        out["spend_today_micros"] = status.spent_today_micros;
-        out["throttle"] = status.throttle;
-        out["state"] = std::string(PacingStateName(status, now_ms));
-        out["decided_at_ms"] = status.decided_at_ms;
-      }
-      if (auto it = pricing_of.find(id); it != pricing_of.end()) {
-        const pricing::CampaignPricingStatus& price = *it->second;
-        out["pricing"] = {{"goal", price.goal},
-                          {"ctr", price.ctr},
-                          {"cvr", price.cvr},
-                          {"value_cpm", price.value_cpm},
-                          {"bids", price.bids},
-                          {"first_price_bids", price.first_price_bids},
-                          {"average_shading_factor", price.average_shading_factor},
-                          {"wins", price.wins},
-                          {"price_losses", price.price_losses},
-                          {"win_rate", price.win_rate},
-                          {"average_clearing_cpm", price.average_clearing_cpm}};
-      }
-      if (registry_ != nullptr) {
-        auto it = counts.find(id);
-        const CampaignCounts count = it != counts.end() ? it->second : CampaignCounts();
-        out["bids"] = count.bids;
-        out["wins"] = count.wins;
-      }
-      return out;
-    };
+    const CampaignActivity activity(pacer_, pricer_, registry_, now_ms);
     nlohmann::json list = nlohmann::json::array();
     if (campaign_store_ == nullptr) {
       for (const config::CampaignConfig& campaign : config_.campaigns) {
-        list.push_back(pacing_json(campaign.id, campaign));
+        list.push_back(activity.Describe(campaign.id, campaign));
       }
-      return Json(200, nlohmann::json{{"as_of_ms", now_ms}, {"campaigns", list}}.dump());
+    } else {
+      absl::StatusOr<std::vector<campaigns::CampaignRecord>> records =
+          campaign_store_->List(filter);
+      if (!records.ok()) return Error(503, std::string(records.status().message()));
+      list = DescribeStoredCampaigns(*records, activity);
     }
-    absl::StatusOr<std::vector<campaigns::CampaignRecord>> records = campaign_store_->List(filter);
-    if (!records.ok()) return Error(503, std::string(records.status().message()));
+    return Json(200, nlohmann::json{{"as_of_ms", now_ms}, {"campaigns", list}}.dump());
+  }
+
+  // Each stored campaign, in the worker's position order, with its stored
+  // state, version and last change beside its activity.
+  nlohmann::json DescribeStoredCampaigns(const std::vector<campaigns::CampaignRecord>& records,
+                                         const CampaignActivity& activity) const {
     std::shared_ptr<const campaigns::LiveCampaigns> live =
         follower_ != nullptr ? follower_->current() : nullptr;
     absl::flat_hash_map<std::string, const config::CampaignConfig*> live_config;
@@ -399,37 +453,14 @@ class AdminApi::Impl {
         live_config[campaign.id] = campaign.config.get();
       }
     }
-    // In the worker's position order (the config's campaigns first, as
-    // before the table existed), then any the worker has not placed yet.
-    std::vector<const campaigns::CampaignRecord*> ordered;
-    absl::flat_hash_map<std::string, const campaigns::CampaignRecord*> record_of;
-    for (const campaigns::CampaignRecord& record : *records) record_of[record.id] = &record;
-    if (live != nullptr) {
-      for (const campaigns::LiveCampaign& campaign : live->by_position) {
-        if (auto it = record_of.find(campaign.id); it != record_of.end()) {
-          ordered.push_back(it->second);
-          record_of.erase(it);
-        }
+    nlohmann::json list = nlohmann::json::array();
+    for (const campaigns::CampaignRecord* record : InPositionOrder(records, live.get())) {
+      nlohmann::json out;
+      if (auto it = live_config.find(record->id); it != live_config.end()) {
+        out = activity.Describe(record->id, *it->second);
+      } else {
+        out = activity.Describe(record->id, StoredConfig(*record));
       }
-    }
-    for (const campaigns::CampaignRecord& record : *records) {
-      if (record_of.contains(record.id)) ordered.push_back(&record);
-    }
-    for (const campaigns::CampaignRecord* record : ordered) {
-      // A campaign the worker has not placed yet (created or seeded a
-      // moment ago) shows its stored budget, currency and pacing mode.
-      config::CampaignConfig fallback;
-      fallback.id = record->id;
-      auto it = live_config.find(record->id);
-      if (it == live_config.end()) {
-        if (absl::StatusOr<config::CampaignConfig> stored =
-                config::ParseCampaign(record->json, config_);
-            stored.ok()) {
-          fallback = *std::move(stored);
-        }
-      }
-      nlohmann::json out =
-          pacing_json(record->id, it != live_config.end() ? *it->second : fallback);
       out["campaign_state"] = campaigns::CampaignStateName(record->state);
       out["version"] = record->version;
       out["updated_ms"] = record->updated_ms;
@@ -437,7 +468,19 @@ class AdminApi::Impl {
       if (record->state != campaigns::CampaignState::kActive) out["state"] = "stopped";
       list.push_back(std::move(out));
     }
-    return Json(200, nlohmann::json{{"as_of_ms", now_ms}, {"campaigns", list}}.dump());
+    return list;
+  }
+
+  // A campaign the worker has not placed yet (created or seeded a moment
+  // ago) shows its stored budget, currency and pacing mode.
+  config::CampaignConfig StoredConfig(const campaigns::CampaignRecord& record) const {
+    if (absl::StatusOr<config::CampaignConfig> stored = config::ParseCampaign(record.json, config_);
+        stored.ok()) {
+      return *std::move(stored);
+    }
+    config::CampaignConfig fallback;
+    fallback.id = record.id;
+    return fallback;
   }
 
   // The campaign id and what follows it in /api/campaigns/{id}[/<action>].
