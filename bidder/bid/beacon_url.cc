@@ -398,8 +398,14 @@ std::string BeaconSigner::Url(BeaconKind kind, std::string_view base_url,
   return url;
 }
 
-absl::StatusOr<VerifiedBeacon> BeaconSigner::Verify(BeaconKind kind, std::string_view query) const {
-  std::array<std::optional<std::string>, kParamCount> values;
+namespace {
+
+using ParamValues = std::array<std::optional<std::string>, kParamCount>;
+
+// The query's beacon parameters, decoded, by slot; parameters of other names
+// are skipped, one given twice is refused.
+absl::StatusOr<ParamValues> ReadParams(std::string_view query) {
+  ParamValues values;
   std::string decoded;
   while (!query.empty()) {
     const size_t amp = query.find('&');
@@ -425,10 +431,16 @@ absl::StatusOr<VerifiedBeacon> BeaconSigner::Verify(BeaconKind kind, std::string
     }
     values[slot] = decoded;
   }
-  auto text = [&](Param p) -> const std::string& {
-    static const std::string kEmpty;
-    return values[p].has_value() ? *values[p] : kEmpty;
-  };
+  return values;
+}
+
+// The parameter's value, empty when absent.
+const std::string& Text(const ParamValues& values, Param p) {
+  static const std::string kEmpty;
+  return values[p].has_value() ? *values[p] : kEmpty;
+}
+
+absl::Status CheckRequiredParams(const ParamValues& values) {
   for (Param required : {kX, kC, kCr, kBp, kBc, kTs, kTest}) {
     if (!values[required].has_value()) {
       return absl::InvalidArgumentError(
@@ -436,7 +448,13 @@ absl::StatusOr<VerifiedBeacon> BeaconSigner::Verify(BeaconKind kind, std::string
     }
   }
   if (!values[kSig].has_value()) return absl::UnauthenticatedError("beacon signature missing");
+  return absl::OkStatus();
+}
 
+// The signed parameters as a beacon (the auction macros come after the
+// signature check, in ReadAuctionMacros).
+absl::StatusOr<VerifiedBeacon> ReadSignedParams(BeaconKind kind, const ParamValues& values) {
+  auto text = [&](Param p) -> const std::string& { return Text(values, p); };
   VerifiedBeacon beacon;
   beacon.kind = kind;
   if (!ParseInt64(text(kBp), &beacon.bid_price_micros)) {
@@ -474,40 +492,59 @@ absl::StatusOr<VerifiedBeacon> BeaconSigner::Verify(BeaconKind kind, std::string
     }
     beacon.pricing_bucket = *bucket;
   }
+  return beacon;
+}
 
-  const BeaconParams params = ParamsOf(beacon);
-  const SignatureText expected = Signature(SignedPrefix(params), kind);
-  if (!internal::ConstantTimeEquals(std::string_view(expected.data(), expected.size()),
-                                    text(kSig))) {
-    return absl::UnauthenticatedError("beacon signature does not match");
+// A finite, non-negative price written whole, or nothing.
+std::optional<double> ParsePrice(std::string_view s) {
+  double price = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), price);
+  if (ec == std::errc() && end == s.data() + s.size() && std::isfinite(price) && price >= 0) {
+    return price;
   }
+  return std::nullopt;
+}
 
+// The unsigned values the exchange substitutes for the auction macros; a
+// macro left as is reads as empty, a price that does not parse as none.
+void ReadAuctionMacros(const ParamValues& values, VerifiedBeacon* beacon) {
   auto substituted = [&](Param p, std::string_view macro) {
-    const std::string& v = text(p);
+    const std::string& v = Text(values, p);
     return v == macro ? std::string() : v;
   };
-  beacon.price_text = substituted(kP, kAuctionPriceMacro);
-  if (!beacon.price_text.empty()) {
-    const std::string& s = beacon.price_text;
-    double price = 0;
-    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), price);
-    if (ec == std::errc() && end == s.data() + s.size() && std::isfinite(price) && price >= 0) {
-      beacon.clearing_price = price;
+  beacon->price_text = substituted(kP, kAuctionPriceMacro);
+  if (!beacon->price_text.empty()) {
+    if (std::optional<double> price = ParsePrice(beacon->price_text); price.has_value()) {
+      beacon->clearing_price = *price;
     }
   }
-  beacon.clearing_currency = substituted(kCur, kAuctionCurrencyMacro);
-  beacon.loss_reason = substituted(kLoss, kAuctionLossMacro);
-  beacon.min_to_win_text = substituted(kMtw, kAuctionMinToWinMacro);
-  const std::string& min_to_win = beacon.min_to_win_text;
-  if (!min_to_win.empty()) {
-    double price = 0;
-    auto [end, ec] =
-        std::from_chars(min_to_win.data(), min_to_win.data() + min_to_win.size(), price);
-    if (ec == std::errc() && end == min_to_win.data() + min_to_win.size() && std::isfinite(price) &&
-        price > 0) {
-      beacon.min_to_win = price;
+  beacon->clearing_currency = substituted(kCur, kAuctionCurrencyMacro);
+  beacon->loss_reason = substituted(kLoss, kAuctionLossMacro);
+  beacon->min_to_win_text = substituted(kMtw, kAuctionMinToWinMacro);
+  if (!beacon->min_to_win_text.empty()) {
+    if (std::optional<double> price = ParsePrice(beacon->min_to_win_text);
+        price.has_value() && *price > 0) {
+      beacon->min_to_win = *price;
     }
   }
+}
+
+}  // namespace
+
+absl::StatusOr<VerifiedBeacon> BeaconSigner::Verify(BeaconKind kind, std::string_view query) const {
+  absl::StatusOr<ParamValues> values = ReadParams(query);
+  if (!values.ok()) return values.status();
+  if (absl::Status present = CheckRequiredParams(*values); !present.ok()) return present;
+  absl::StatusOr<VerifiedBeacon> beacon = ReadSignedParams(kind, *values);
+  if (!beacon.ok()) return beacon.status();
+
+  const BeaconParams params = ParamsOf(*beacon);
+  const SignatureText expected = Signature(SignedPrefix(params), kind);
+  if (!internal::ConstantTimeEquals(std::string_view(expected.data(), expected.size()),
+                                    Text(*values, kSig))) {
+    return absl::UnauthenticatedError("beacon signature does not match");
+  }
+  ReadAuctionMacros(*values, &*beacon);
   return beacon;
 }
 
