@@ -58,6 +58,84 @@ absl::StatusOr<std::vector<bool>> ClaimedWithKey(storage::Store& store,
   return claimed;
 }
 
+// The entries earlier incarnations left, as recovery sorts them.
+struct EarlierEntries {
+  // Counted entries (at or below their campaign's position) and torn rows.
+  std::vector<storage::Delete> deletes;
+  // Entries above their campaign's position, and the campaign's index each:
+  // their impression row says whether they were committed.
+  std::vector<JournalRecord> unverified;
+  std::vector<size_t> unverified_campaign;
+};
+
+// Reads the worker's entries below sequence `first` and sorts them, counting
+// each in `report` (abandoned, unknown_campaign, counted).
+absl::StatusOr<EarlierEntries> ReadEarlierEntries(
+    storage::Store& store, int worker_id, uint64_t first,
+    const absl::flat_hash_map<std::string, size_t>& campaign_index,
+    const std::vector<int64_t>& positions, JournalRecovery* report) {
+  absl::StatusOr<std::unique_ptr<storage::Scanner>> scanner =
+      store.OpenScanner(storage::kSpendJournalTable, JournalEntryScan(worker_id, first));
+  if (!scanner.ok()) return scanner.status();
+  EarlierEntries entries;
+  while (true) {
+    absl::StatusOr<std::vector<storage::RowResult>> rows = (*scanner)->Next(kBatchRows);
+    if (!rows.ok()) return rows.status();
+    if (rows->empty()) break;
+    for (const storage::RowResult& row : *rows) {
+      std::optional<JournalRecord> record = DecodeJournalEntry(row);
+      if (!record) {
+        // A torn or foreign row counts for nothing.
+        ++report->abandoned;
+        entries.deletes.push_back(WholeRow(row.row));
+        continue;
+      }
+      auto campaign = campaign_index.find(record->campaign_id);
+      if (campaign == campaign_index.end()) {
+        // Left for an incarnation that has the campaign again; the TTL
+        // removes it otherwise.
+        ++report->unknown_campaign;
+        continue;
+      }
+      if (static_cast<int64_t>(record->sequence) <= positions[campaign->second]) {
+        ++report->counted;
+        entries.deletes.push_back(WholeRow(row.row));
+        continue;
+      }
+      entries.unverified_campaign.push_back(campaign->second);
+      entries.unverified.push_back(*std::move(record));
+    }
+  }
+  return entries;
+}
+
+// An unclaimed entry of an earlier incarnation, to read once more later.
+SpendJournalEntry RecheckEntry(JournalRecord record, size_t campaign_index, std::string key) {
+  SpendJournalEntry entry;
+  entry.sequence = record.sequence;
+  entry.campaign_index = campaign_index;
+  entry.micros = record.micros;
+  entry.day = std::move(record.day);
+  entry.impression_id = std::move(record.impression_id);
+  entry.key = std::move(key);
+  return entry;
+}
+
+// Deletes the rows kBatchRows at a time; a failed batch is counted, not
+// retried (the next recovery deletes what is left).
+void DeleteInBatches(storage::Store& store, const std::vector<storage::Delete>& deletes,
+                     PacingMetrics& metrics) {
+  for (size_t begin = 0; begin < deletes.size(); begin += kBatchRows) {
+    const size_t end = std::min(deletes.size(), begin + kBatchRows);
+    if (!store
+             .DeleteBatch(storage::kSpendJournalTable,
+                          std::span<const storage::Delete>(deletes.data() + begin, end - begin))
+             .ok()) {
+      metrics.CountStoreError(StoreOperation::kJournal);
+    }
+  }
+}
+
 }  // namespace
 
 void CampaignRelease::Add(std::string_view day, int64_t micros, uint64_t sequence) {
@@ -310,47 +388,14 @@ absl::StatusOr<JournalRecovery> WorkerSpendJournal::Recover(const std::vector<in
     absl::MutexLock lock(&mu_);
     first = first_sequence_;
   }
-  absl::StatusOr<std::unique_ptr<storage::Scanner>> scanner =
-      store_.OpenScanner(storage::kSpendJournalTable, JournalEntryScan(worker_id_, first));
-  if (!scanner.ok()) {
-    metrics_.CountStoreError(StoreOperation::kJournal);
-    return scanner.status();
-  }
   JournalRecovery report;
-  std::vector<storage::Delete> deletes;
-  std::vector<JournalRecord> unverified;
-  std::vector<size_t> unverified_campaign;
-  while (true) {
-    absl::StatusOr<std::vector<storage::RowResult>> rows = (*scanner)->Next(kBatchRows);
-    if (!rows.ok()) {
-      metrics_.CountStoreError(StoreOperation::kJournal);
-      return rows.status();
-    }
-    if (rows->empty()) break;
-    for (const storage::RowResult& row : *rows) {
-      std::optional<JournalRecord> record = DecodeJournalEntry(row);
-      if (!record) {
-        // A torn or foreign row counts for nothing.
-        ++report.abandoned;
-        deletes.push_back(WholeRow(row.row));
-        continue;
-      }
-      auto campaign = campaign_index.find(record->campaign_id);
-      if (campaign == campaign_index.end()) {
-        // Left for an incarnation that has the campaign again; the TTL
-        // removes it otherwise.
-        ++report.unknown_campaign;
-        continue;
-      }
-      if (static_cast<int64_t>(record->sequence) <= positions[campaign->second]) {
-        ++report.counted;
-        deletes.push_back(WholeRow(row.row));
-        continue;
-      }
-      unverified_campaign.push_back(campaign->second);
-      unverified.push_back(*std::move(record));
-    }
+  absl::StatusOr<EarlierEntries> entries =
+      ReadEarlierEntries(store_, worker_id_, first, campaign_index, positions, &report);
+  if (!entries.ok()) {
+    metrics_.CountStoreError(StoreOperation::kJournal);
+    return entries.status();
   }
+  std::vector<JournalRecord>& unverified = entries->unverified;
   std::vector<std::string> impression_ids;
   std::vector<std::string> keys;
   for (const JournalRecord& r : unverified) {
@@ -365,36 +410,21 @@ absl::StatusOr<JournalRecovery> WorkerSpendJournal::Recover(const std::vector<in
   std::vector<std::pair<uint64_t, Held>> committed;
   std::vector<SpendJournalEntry> recheck;
   for (size_t i = 0; i < unverified.size(); ++i) {
+    const size_t campaign = entries->unverified_campaign[i];
     if ((*claimed)[i]) {
       ++report.committed;
       report.committed_micros += unverified[i].micros;
-      committed.emplace_back(
-          unverified[i].sequence,
-          Held{unverified_campaign[i], std::move(unverified[i].day), unverified[i].micros});
+      committed.emplace_back(unverified[i].sequence,
+                             Held{campaign, std::move(unverified[i].day), unverified[i].micros});
     } else {
       // Not claimed yet. A claim the dead incarnation sent may still be
       // queued in the store and land after this read, so the entry is read
       // once more a flush interval later (ResolveUnsettled) before it goes.
       ++report.unclaimed;
-      SpendJournalEntry entry;
-      entry.sequence = unverified[i].sequence;
-      entry.campaign_index = unverified_campaign[i];
-      entry.micros = unverified[i].micros;
-      entry.day = std::move(unverified[i].day);
-      entry.impression_id = std::move(unverified[i].impression_id);
-      entry.key = std::move(keys[i]);
-      recheck.push_back(std::move(entry));
+      recheck.push_back(RecheckEntry(std::move(unverified[i]), campaign, std::move(keys[i])));
     }
   }
-  for (size_t begin = 0; begin < deletes.size(); begin += kBatchRows) {
-    const size_t end = std::min(deletes.size(), begin + kBatchRows);
-    if (!store_
-             .DeleteBatch(storage::kSpendJournalTable,
-                          std::span<const storage::Delete>(deletes.data() + begin, end - begin))
-             .ok()) {
-      metrics_.CountStoreError(StoreOperation::kJournal);
-    }
-  }
+  DeleteInBatches(store_, entries->deletes, metrics_);
   metrics_.CountJournal(JournalOutcome::kRecovered, report.committed);
   absl::MutexLock lock(&mu_);
   // Every one is below this incarnation's first sequence, so at or below W.
