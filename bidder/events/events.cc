@@ -118,6 +118,96 @@ absl::Status CheckWindow(int64_t from_ms, int64_t to_ms) {
   return absl::OkStatus();
 }
 
+absl::Status CheckEvent(const Event& event) {
+  if (absl::Status s = CheckUserKey(event.user_key); !s.ok()) return s;
+  if (event.event_id.size() != kEventIdBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("event id must be ", kEventIdBytes, " bytes, got ", event.event_id.size()));
+  }
+  if (event.event_time_ms < 0 || event.event_time_ms > kMaxEventTime) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("event time must be >= 0 ms, got ", event.event_time_ms));
+  }
+  const uint32_t code = static_cast<uint32_t>(event.type);
+  if (!KnownType(code)) {
+    return absl::InvalidArgumentError(absl::StrCat("unknown event type code ", code));
+  }
+  return absl::OkStatus();
+}
+
+// Whether the timeline row carries the marker written after the rollup: the
+// event was recorded before and this is a replay.
+absl::StatusOr<bool> IsRolledUp(storage::Store& store, const EventTables& tables,
+                                const std::string& timeline_key) {
+  storage::Get marker;
+  marker.row = timeline_key;
+  marker.columns = {{Str(internal::kTimelineFamily), Str(internal::kRolledUpColumn)}};
+  absl::StatusOr<storage::RowResult> existing = store.Get(tables.timeline, marker);
+  if (!existing.ok()) return existing.status();
+  return !existing->empty();
+}
+
+// No timestamps in the writes below: the server assigns ingest time, which is
+// what the TTLs must count from (a late event must not expire on arrival).
+
+storage::Put TimelinePut(const Event& event, const std::string& timeline_key) {
+  const std::string family(internal::kTimelineFamily);
+  storage::Put timeline;
+  timeline.row = timeline_key;
+  timeline.durability = storage::Durability::kSyncWal;
+  timeline.values = {
+      {family, Str(internal::kTypeColumn), Code32(static_cast<uint32_t>(event.type)), std::nullopt},
+      {family, Str(internal::kTimeColumn), Code64(event.event_time_ms), std::nullopt},
+      {family, Str(internal::kBodyColumn), event.body, std::nullopt},
+      {family, Str(internal::kSummaryColumn), event.summary, std::nullopt},
+  };
+  return timeline;
+}
+
+storage::Put IndexPut(const Event& event) {
+  storage::Put index;
+  index.row = internal::IndexKey(static_cast<uint32_t>(event.type), event.event_time_ms,
+                                 event.user_key, event.event_id);
+  index.durability = storage::Durability::kSyncWal;
+  index.values = {{Str(internal::kIndexFamily), Str(internal::kIndexSummaryColumn), event.summary,
+                   std::nullopt}};
+  return index;
+}
+
+storage::Increment RollupIncrement(const Event& event) {
+  storage::Increment rollup;
+  rollup.row = internal::RollupKey(event.user_key, event.event_time_ms);
+  rollup.columns = {{Str(internal::kRollupFamily), Str(EventTypeName(event.type)), 1}};
+  rollup.durability = storage::Durability::kSyncWal;
+  rollup.nonce = RollupNonce(event.event_id);
+  return rollup;
+}
+
+storage::Put RolledUpMarker(const std::string& timeline_key) {
+  storage::Put done;
+  done.row = timeline_key;
+  done.durability = storage::Durability::kSyncWal;
+  done.values = {
+      {Str(internal::kTimelineFamily), Str(internal::kRolledUpColumn), "1", std::nullopt}};
+  return done;
+}
+
+// The timeline row, its index row, the day's rollup, then the marker that
+// says the rollup counted the event (IsRolledUp).
+absl::Status WriteEventRows(storage::Store& store, const EventTables& tables, const Event& event,
+                            const std::string& timeline_key) {
+  if (absl::Status s = store.Put(tables.timeline, TimelinePut(event, timeline_key)); !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = store.Put(tables.index, IndexPut(event)); !s.ok()) return s;
+  if (absl::StatusOr<storage::RowResult> r =
+          store.Increment(tables.rollups, RollupIncrement(event));
+      !r.ok()) {
+    return r.status();
+  }
+  return store.Put(tables.timeline, RolledUpMarker(timeline_key));
+}
+
 }  // namespace
 
 std::string_view EventTypeName(EventType type) {
@@ -192,19 +282,8 @@ absl::Status EventStore::Record(const Event& event) {
     metrics_->record_failures->Increment();
     return s;
   };
-  if (absl::Status s = CheckUserKey(event.user_key); !s.ok()) return failed(s);
-  if (event.event_id.size() != kEventIdBytes) {
-    return failed(absl::InvalidArgumentError(
-        absl::StrCat("event id must be ", kEventIdBytes, " bytes, got ", event.event_id.size())));
-  }
-  if (event.event_time_ms < 0 || event.event_time_ms > kMaxEventTime) {
-    return failed(absl::InvalidArgumentError(
-        absl::StrCat("event time must be >= 0 ms, got ", event.event_time_ms)));
-  }
+  if (absl::Status s = CheckEvent(event); !s.ok()) return failed(s);
   const uint32_t code = static_cast<uint32_t>(event.type);
-  if (!KnownType(code)) {
-    return failed(absl::InvalidArgumentError(absl::StrCat("unknown event type code ", code)));
-  }
 
   // Before any storage call, so a flood from one key costs no round trips.
   internal::HotKeyCounter::Counted counted = hot_keys_->Count(event.user_key, clock_.NowMillis());
@@ -223,52 +302,15 @@ absl::Status EventStore::Record(const Event& event) {
 
   const std::string timeline_key =
       internal::TimelineKey(event.user_key, event.event_time_ms, event.event_id);
-  storage::Get marker;
-  marker.row = timeline_key;
-  marker.columns = {{Str(internal::kTimelineFamily), Str(internal::kRolledUpColumn)}};
-  absl::StatusOr<storage::RowResult> existing = store_.Get(options_.tables.timeline, marker);
-  if (!existing.ok()) return failed(existing.status());
-  if (!existing->empty()) {
+  absl::StatusOr<bool> replayed = IsRolledUp(store_, options_.tables, timeline_key);
+  if (!replayed.ok()) return failed(replayed.status());
+  if (*replayed) {
     metrics_->replayed->Increment();
     return absl::OkStatus();
   }
-
-  // No timestamps anywhere: the server assigns ingest time, which is what the
-  // TTLs must count from (a late event must not expire on arrival).
-  const std::string family(internal::kTimelineFamily);
-  storage::Put timeline;
-  timeline.row = timeline_key;
-  timeline.durability = storage::Durability::kSyncWal;
-  timeline.values = {
-      {family, Str(internal::kTypeColumn), Code32(code), std::nullopt},
-      {family, Str(internal::kTimeColumn), Code64(event.event_time_ms), std::nullopt},
-      {family, Str(internal::kBodyColumn), event.body, std::nullopt},
-      {family, Str(internal::kSummaryColumn), event.summary, std::nullopt},
-  };
-  if (absl::Status s = store_.Put(options_.tables.timeline, timeline); !s.ok()) return failed(s);
-
-  storage::Put index;
-  index.row = internal::IndexKey(code, event.event_time_ms, event.user_key, event.event_id);
-  index.durability = storage::Durability::kSyncWal;
-  index.values = {{Str(internal::kIndexFamily), Str(internal::kIndexSummaryColumn), event.summary,
-                   std::nullopt}};
-  if (absl::Status s = store_.Put(options_.tables.index, index); !s.ok()) return failed(s);
-
-  storage::Increment rollup;
-  rollup.row = internal::RollupKey(event.user_key, event.event_time_ms);
-  rollup.columns = {{Str(internal::kRollupFamily), Str(EventTypeName(event.type)), 1}};
-  rollup.durability = storage::Durability::kSyncWal;
-  rollup.nonce = RollupNonce(event.event_id);
-  if (absl::StatusOr<storage::RowResult> r = store_.Increment(options_.tables.rollups, rollup);
-      !r.ok()) {
-    return failed(r.status());
+  if (absl::Status s = WriteEventRows(store_, options_.tables, event, timeline_key); !s.ok()) {
+    return failed(s);
   }
-
-  storage::Put done;
-  done.row = timeline_key;
-  done.durability = storage::Durability::kSyncWal;
-  done.values = {{family, Str(internal::kRolledUpColumn), "1", std::nullopt}};
-  if (absl::Status s = store_.Put(options_.tables.timeline, done); !s.ok()) return failed(s);
 
   // An erasure that landed after the first check may have swept the user's
   // rows before these writes; its delete markers are older than them, so they
