@@ -21,8 +21,10 @@
 #include <chrono>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "bidder/campaigns/campaign_follower.h"
@@ -51,32 +53,79 @@ int Fail(absl::string_view message) {
   return 1;
 }
 
-int Run(int argc, char** argv) {
+uint16_t MetricsPort(const prometheus::Exposer& exposer) {
+  const std::vector<int> ports = exposer.GetListeningPorts();
+  return ports.empty() ? 0 : static_cast<uint16_t>(ports.front());
+}
+
+struct PacerFlags {
   std::string config_path;
   std::string metrics_address = "127.0.0.1:9465";
   std::string port_file;
+};
+
+// The exit code when the process stops here (--help, bad flags), nullopt
+// when it runs.
+std::optional<int> ParseFlags(int argc, char** argv, PacerFlags* out) {
   rtb::startup::FlagParser flags(kProgram, kUsage);
-  flags.Text("--config", &config_path);
-  flags.Text("--metrics-address", &metrics_address);
-  flags.Text("--port-file", &port_file);
+  flags.Text("--config", &out->config_path);
+  flags.Text("--metrics-address", &out->metrics_address);
+  flags.Text("--port-file", &out->port_file);
   flags.Require("--config");
   switch (flags.Parse(argc, argv)) {
     case rtb::startup::FlagParser::Outcome::kRun:
-      break;
+      return std::nullopt;
     case rtb::startup::FlagParser::Outcome::kHelp:
       return 0;
     case rtb::startup::FlagParser::Outcome::kError:
       return 1;
   }
+  return 1;
+}
+
+// The configuration file, which must say pacing.mode "pacer".
+absl::StatusOr<rtb::config::BidderConfig> LoadPacerConfig(const std::string& path) {
+  absl::StatusOr<rtb::config::BidderConfig> config = rtb::config::LoadConfigFile(path);
+  if (!config.ok()) return config.status();
+  if (config->pacing.mode != rtb::config::PacingProcessMode::kPacer) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path,
+                     ": pacing.mode is \"sidecar\": each bidder controls its own budgets; "
+                     "rtb-pacer serves pacing.mode \"pacer\" only"));
+  }
+  return config;
+}
+
+// Serves the registry at `address` and, when `port_file` is given, writes
+// the port it listens on there.
+absl::StatusOr<std::unique_ptr<prometheus::Exposer>> ServeMetrics(
+    const std::string& address, const std::shared_ptr<prometheus::Registry>& registry,
+    const std::string& port_file) {
+  std::unique_ptr<prometheus::Exposer> exposer;
+  try {
+    exposer = std::make_unique<prometheus::Exposer>(address);
+  } catch (const std::exception& e) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot serve metrics at ", address, ": ", e.what()));
+  }
+  exposer->RegisterCollectable(registry);
+  if (!port_file.empty()) {
+    if (absl::Status s = rtb::startup::WritePortFile(port_file, MetricsPort(*exposer)); !s.ok()) {
+      return s;
+    }
+  }
+  return exposer;
+}
+
+int Run(int argc, char** argv) {
+  PacerFlags flags;
+  if (std::optional<int> exit_code = ParseFlags(argc, argv, &flags); exit_code.has_value()) {
+    return *exit_code;
+  }
   rtb::startup::BlockStopSignals();
 
-  absl::StatusOr<rtb::config::BidderConfig> config = rtb::config::LoadConfigFile(config_path);
+  absl::StatusOr<rtb::config::BidderConfig> config = LoadPacerConfig(flags.config_path);
   if (!config.ok()) return Fail(config.status().message());
-  if (config->pacing.mode != rtb::config::PacingProcessMode::kPacer) {
-    return Fail(absl::StrCat(config_path,
-                             ": pacing.mode is \"sidecar\": each bidder controls its own budgets; "
-                             "rtb-pacer serves pacing.mode \"pacer\" only"));
-  }
   // ValidateConfig has refused "pacer" with the embedded backend already.
   absl::StatusOr<std::unique_ptr<rtb::storage::Store>> store =
       rtb::startup::OpenBidderStore(*config);
@@ -110,21 +159,9 @@ int Run(int argc, char** argv) {
       rtb::pricing::PricingLoop::Create(*config, **store, nullptr,
                                         rtb::pricing::PricingRole::kFitAndPublish, registry.get());
   if (!pricing.ok()) return Fail(pricing.status().message());
-
-  std::unique_ptr<prometheus::Exposer> exposer;
-  try {
-    exposer = std::make_unique<prometheus::Exposer>(metrics_address);
-  } catch (const std::exception& e) {
-    return Fail(absl::StrCat("cannot serve metrics at ", metrics_address, ": ", e.what()));
-  }
-  exposer->RegisterCollectable(registry);
-  const uint16_t metrics_port =
-      exposer->GetListeningPorts().empty() ? 0 : exposer->GetListeningPorts().front();
-  if (!port_file.empty()) {
-    if (absl::Status s = rtb::startup::WritePortFile(port_file, metrics_port); !s.ok()) {
-      return Fail(s.message());
-    }
-  }
+  absl::StatusOr<std::unique_ptr<prometheus::Exposer>> exposer =
+      ServeMetrics(flags.metrics_address, registry, flags.port_file);
+  if (!exposer.ok()) return Fail(exposer.status().message());
 
   // The table's campaigns are in place before the first decisions; a table
   // that cannot be read leaves the config file's, and is retried.
@@ -136,7 +173,7 @@ int Run(int argc, char** argv) {
   Log(absl::StrCat("controlling ", follower.current()->by_position.size(), " campaigns every ",
                    config->pacing.controller_interval_ms, " ms on ",
                    rtb::startup::DescribeStore(config->storage), "; metrics on port ",
-                   metrics_port));
+                   MetricsPort(**exposer)));
 
   Log("stopping on " + std::string(rtb::startup::WaitForStopSignal()));
   (*pricing)->Stop();
