@@ -108,97 +108,117 @@ prometheus::Histogram::BucketBoundaries BidMetrics::LatencyBuckets() {
           0.0075,  0.01,   0.015,  0.02,   0.03,   0.05,    0.075, 0.1,    0.15,  0.25};
 }
 
-BidMetrics::BidMetrics(prometheus::Registry& registry,
-                       const std::vector<config::ExchangeConfig>& exchanges,
-                       const std::vector<config::CampaignConfig>& campaigns,
-                       size_t campaign_capacity)
-    : capacity_(std::max(campaigns.size(), campaign_capacity)) {
-  auto& requests = prometheus::BuildCounter()
-                       .Name("bidder_bid_requests_total")
-                       .Help("Bid requests answered, by exchange and outcome")
-                       .Register(registry);
+struct BidMetrics::Families {
+  prometheus::Family<prometheus::Counter>& requests;
+  prometheus::Family<prometheus::Histogram>& latency;
+  prometheus::Family<prometheus::Counter>& lookups;
+  prometheus::Family<prometheus::Counter>& history_reads;
+  prometheus::Family<prometheus::Counter>& timeouts;
+  prometheus::Family<prometheus::Counter>& bids;
+  prometheus::Family<prometheus::Counter>& ignored;
+  prometheus::Family<prometheus::Counter>& price_sum;
+  prometheus::Family<prometheus::Counter>& outage;
+  prometheus::Family<prometheus::Counter>& privacy_decisions;
+};
+
+namespace {
+
+prometheus::Family<prometheus::Counter>& CounterFamily(prometheus::Registry& registry,
+                                                       const std::string& name,
+                                                       const std::string& help) {
+  return prometheus::BuildCounter().Name(name).Help(help).Register(registry);
+}
+
+}  // namespace
+
+// In the order /metrics lists them (the registry keeps registration order).
+BidMetrics::Families BidMetrics::RegisterFamilies(prometheus::Registry& registry) {
+  auto& requests = CounterFamily(registry, "bidder_bid_requests_total",
+                                 "Bid requests answered, by exchange and outcome");
   auto& latency = prometheus::BuildHistogram()
                       .Name("bidder_bid_latency_seconds")
                       .Help(
                           "Bid request latency in the bidder, from the first byte read to the "
                           "response handed to the server")
                       .Register(registry);
-  auto& lookups = prometheus::BuildCounter()
-                      .Name("bidder_profile_lookups_total")
-                      .Help("Profile lookups on the bid path, by outcome")
-                      .Register(registry);
-  auto& history_reads = prometheus::BuildCounter()
-                            .Name("bidder_device_history_reads_total")
-                            .Help(
-                                "Reads of a device's engagement history on the bid path (for cpc "
-                                "and cpa values), by outcome")
-                            .Register(registry);
-  auto& timeouts = prometheus::BuildCounter()
-                       .Name("bidder_profile_timeouts_total")
-                       .Help(
-                           "Profile lookups on the bid path that timed out (bid on an empty "
-                           "profile), by exchange")
-                       .Register(registry);
-  auto& bids = prometheus::BuildCounter()
-                   .Name("bidder_bids_total")
-                   .Help("Bids made, one per impression bid on, by exchange and campaign")
-                   .Register(registry);
-  auto& ignored = prometheus::BuildCounter()
-                      .Name("bidder_bid_requests_ignored_total")
-                      .Help(
-                          "What valid bid requests carried that was ignored rather than "
-                          "refused, by exchange and kind")
-                      .Register(registry);
-  auto& price_sum = prometheus::BuildCounter()
-                        .Name("bidder_bid_price_cpm_total")
-                        .Help("Sum of bid prices, CPM in bid.default_currency, by campaign")
-                        .Register(registry);
+  auto& lookups = CounterFamily(registry, "bidder_profile_lookups_total",
+                                "Profile lookups on the bid path, by outcome");
+  auto& history_reads = CounterFamily(registry, "bidder_device_history_reads_total",
+                                      "Reads of a device's engagement history on the bid path "
+                                      "(for cpc and cpa values), by outcome");
+  auto& timeouts = CounterFamily(registry, "bidder_profile_timeouts_total",
+                                 "Profile lookups on the bid path that timed out (bid on an "
+                                 "empty profile), by exchange");
+  auto& bids = CounterFamily(registry, "bidder_bids_total",
+                             "Bids made, one per impression bid on, by exchange and campaign");
+  auto& ignored = CounterFamily(registry, "bidder_bid_requests_ignored_total",
+                                "What valid bid requests carried that was ignored rather than "
+                                "refused, by exchange and kind");
+  auto& price_sum = CounterFamily(registry, "bidder_bid_price_cpm_total",
+                                  "Sum of bid prices, CPM in bid.default_currency, by campaign");
+  auto& outage = CounterFamily(registry, "bidder_store_outage_decisions_total",
+                               "Candidates that met their store_outage_policy because the "
+                               "profile could not be read, by campaign, policy and decision "
+                               "(withheld or allowed)");
+  auto& privacy_decisions =
+      CounterFamily(registry, std::string(privacy::kPrivacyDecisionsMetric),
+                    "Privacy decisions of valid bid requests, by regime and outcome");
+  return Families{requests, latency, lookups,   history_reads, timeouts,
+                  bids,     ignored, price_sum, outage,        privacy_decisions};
+}
 
+BidMetrics::BidMetrics(prometheus::Registry& registry,
+                       const std::vector<config::ExchangeConfig>& exchanges,
+                       const std::vector<config::CampaignConfig>& campaigns,
+                       size_t campaign_capacity)
+    : capacity_(std::max(campaigns.size(), campaign_capacity)) {
+  const Families families = RegisterFamilies(registry);
+  DeclareExchanges(exchanges, families);
+  DeclareLookups(families);
+  bids_family_ = &families.bids;
+  price_sum_family_ = &families.price_sum;
+  outage_family_ = &families.outage;
+  price_sum_ = std::make_unique<std::atomic<prometheus::Counter*>[]>(capacity_);
+  outage_withheld_ = std::make_unique<std::atomic<prometheus::Counter*>[]>(capacity_);
+  outage_allowed_ = std::make_unique<std::atomic<prometheus::Counter*>[]>(capacity_);
+  DeclareCampaigns(campaigns);
+  DeclarePrivacyDecisions(families.privacy_decisions);
+}
+
+void BidMetrics::DeclareExchanges(const std::vector<config::ExchangeConfig>& exchanges,
+                                  const Families& families) {
   for (const config::ExchangeConfig& exchange : exchanges) {
     Exchange handles;
     for (size_t i = 0; i < kBidOutcomeCount; ++i) {
-      handles.outcomes[i] = &requests.Add(
+      handles.outcomes[i] = &families.requests.Add(
           {{"exchange", exchange.name}, {"outcome", BidOutcomeName(static_cast<BidOutcome>(i))}});
     }
-    handles.latency = &latency.Add({{"exchange", exchange.name}}, LatencyBuckets());
-    handles.profile_timeouts = &timeouts.Add({{"exchange", exchange.name}});
+    handles.latency = &families.latency.Add({{"exchange", exchange.name}}, LatencyBuckets());
+    handles.profile_timeouts = &families.timeouts.Add({{"exchange", exchange.name}});
     for (size_t i = 0; i < kIgnoredCount; ++i) {
-      handles.ignored[i] = &ignored.Add(
+      handles.ignored[i] = &families.ignored.Add(
           {{"exchange", exchange.name}, {"what", IgnoredName(static_cast<Ignored>(i))}});
     }
     handles.bids = std::make_unique<std::atomic<prometheus::Counter*>[]>(capacity_);
     exchanges_.push_back(std::move(handles));
     exchange_names_.push_back(exchange.name);
   }
+}
+
+void BidMetrics::DeclareLookups(const Families& families) {
   for (size_t i = 0; i < kLookupOutcomeCount; ++i) {
-    lookups_[i] = &lookups.Add({{"outcome", LookupOutcomeName(static_cast<LookupOutcome>(i))}});
-    history_reads_[i] =
-        &history_reads.Add({{"outcome", LookupOutcomeName(static_cast<LookupOutcome>(i))}});
+    const std::string outcome(LookupOutcomeName(static_cast<LookupOutcome>(i)));
+    lookups_[i] = &families.lookups.Add({{"outcome", outcome}});
+    history_reads_[i] = &families.history_reads.Add({{"outcome", outcome}});
   }
-  auto& outage = prometheus::BuildCounter()
-                     .Name("bidder_store_outage_decisions_total")
-                     .Help(
-                         "Candidates that met their store_outage_policy because the profile "
-                         "could not be read, by campaign, policy and decision (withheld or "
-                         "allowed)")
-                     .Register(registry);
-  bids_family_ = &bids;
-  price_sum_family_ = &price_sum;
-  outage_family_ = &outage;
-  price_sum_ = std::make_unique<std::atomic<prometheus::Counter*>[]>(capacity_);
-  outage_withheld_ = std::make_unique<std::atomic<prometheus::Counter*>[]>(capacity_);
-  outage_allowed_ = std::make_unique<std::atomic<prometheus::Counter*>[]>(capacity_);
-  DeclareCampaigns(campaigns);
-  auto& privacy_decisions =
-      prometheus::BuildCounter()
-          .Name(std::string(privacy::kPrivacyDecisionsMetric))
-          .Help("Privacy decisions of valid bid requests, by regime and outcome")
-          .Register(registry);
+}
+
+void BidMetrics::DeclarePrivacyDecisions(prometheus::Family<prometheus::Counter>& family) {
   for (privacy::PrivacyRegime regime : privacy::kPrivacyRegimes) {
     for (privacy::PrivacyOutcome outcome : privacy::kPrivacyOutcomes) {
       privacy_decisions_[static_cast<size_t>(regime)][static_cast<size_t>(outcome)] =
-          &privacy_decisions.Add({{"regime", std::string(privacy::PrivacyRegimeName(regime))},
-                                  {"outcome", std::string(privacy::PrivacyOutcomeName(outcome))}});
+          &family.Add({{"regime", std::string(privacy::PrivacyRegimeName(regime))},
+                       {"outcome", std::string(privacy::PrivacyOutcomeName(outcome))}});
     }
   }
 }

@@ -177,6 +177,14 @@ class BidMetrics {
   static prometheus::Histogram::BucketBoundaries LatencyBuckets();
 
  private:
+  // Every family of the bid path, registered by RegisterFamilies.
+  struct Families;
+  static Families RegisterFamilies(prometheus::Registry& registry);
+  void DeclareExchanges(const std::vector<config::ExchangeConfig>& exchanges,
+                        const Families& families);
+  void DeclareLookups(const Families& families);
+  void DeclarePrivacyDecisions(prometheus::Family<prometheus::Counter>& family);
+
   struct Exchange {
     std::array<prometheus::Counter*, kBidOutcomeCount> outcomes{};
     prometheus::Histogram* latency = nullptr;
