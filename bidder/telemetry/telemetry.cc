@@ -127,6 +127,76 @@ Telemetry::Telemetry(storage::Store& store, TelemetryOptions options)
 
 Telemetry::~Telemetry() = default;
 
+namespace {
+
+// What is wrong with a point's metric name and tags, if anything: an invalid
+// name or tag (`invalid`), or a tag value that looks like an id (`id_like`).
+struct NamesCheck {
+  std::optional<std::string> invalid;
+  std::optional<std::string> id_like;
+};
+
+NamesCheck CheckNames(const DataPoint& p) {
+  NamesCheck check;
+  check.invalid = NameProblem("metric name", p.metric);
+  if (!check.invalid && p.tags.size() > kMaxTags) check.invalid = "more than 8 tags";
+  for (const auto& [k, v] : p.tags) {
+    if (check.invalid || check.id_like) break;
+    check.invalid = NameProblem("tag key", k);
+    if (!check.invalid) check.invalid = NameProblem(absl::StrCat("tag ", k), v);
+    if (!check.invalid) {
+      if (auto why = Telemetry::IdLikeTagValue(v))
+        check.id_like =
+            absl::StrCat("tag ", k, "=", v, " ", *why, "; refused to bound the series count");
+    }
+  }
+  return check;
+}
+
+// The points of one Write as puts into the metrics table: one put per
+// (series, bucket) row, one cell per second.
+class RawPointBatch {
+ public:
+  void Add(size_t index, const internal::SeriesRef& ref, int64_t ts, double value) {
+    const int64_t bucket = ts - ts % internal::kBucketSeconds;
+    std::string row = internal::EncodeRowKey({ref.metric_id, ref.series_id, bucket});
+    auto [it, inserted] = put_of_row_.try_emplace(row, puts_.size());
+    if (inserted) {
+      storage::Put put;
+      put.row = std::move(row);
+      // Telemetry tolerates losing the last ~100 ms on a crash; the bid path's
+      // store should not pay a sync per batch for it.
+      put.durability = storage::Durability::kAsyncWal;
+      puts_.push_back(std::move(put));
+      put_points_.emplace_back();
+    }
+    const auto offset = static_cast<uint16_t>(ts - bucket);
+    auto [cell, fresh] = value_of_cell_.try_emplace(std::make_pair(it->second, offset),
+                                                    puts_[it->second].values.size());
+    storage::PutValue cell_value{std::string(internal::kRawFamily), internal::EncodeUint16(offset),
+                                 internal::EncodeDouble(value), std::nullopt};
+    if (fresh) {
+      puts_[it->second].values.push_back(std::move(cell_value));
+    } else {
+      puts_[it->second].values[cell->second] = std::move(cell_value);
+    }
+    put_points_[it->second].push_back(index);
+  }
+
+  const std::vector<storage::Put>& puts() const { return puts_; }
+  // The indexes of the points each put holds.
+  const std::vector<std::vector<size_t>>& put_points() const { return put_points_; }
+
+ private:
+  std::vector<storage::Put> puts_;
+  std::vector<std::vector<size_t>> put_points_;
+  absl::flat_hash_map<std::string, size_t> put_of_row_;
+  // Within one call the last point of a (series, second) wins, as a later call would.
+  absl::flat_hash_map<std::pair<size_t, uint16_t>, size_t> value_of_cell_;
+};
+
+}  // namespace
+
 WriteSummary Telemetry::Write(std::span<const DataPoint> points) {
   WriteSummary summary;
   auto fail = [&](size_t index, prometheus::Counter* metric, std::string_view why) {
@@ -138,33 +208,16 @@ WriteSummary Telemetry::Write(std::span<const DataPoint> points) {
     }
   };
   const int64_t now_s = options_.clock->NowMillis() / 1000;
-  std::vector<storage::Put> puts;
-  std::vector<std::vector<size_t>> put_points;  // point indexes per put
-  absl::flat_hash_map<std::string, size_t> put_of_row;
-  // Within one call the last point of a (series, second) wins, as a later call would.
-  absl::flat_hash_map<std::pair<size_t, uint16_t>, size_t> value_of_cell;
-
+  RawPointBatch batch;
   for (size_t i = 0; i < points.size(); ++i) {
     const DataPoint& p = points[i];
-    std::optional<std::string> problem = NameProblem("metric name", p.metric);
-    if (!problem && p.tags.size() > kMaxTags) problem = "more than 8 tags";
-    std::optional<std::string> id_like;
-    for (const auto& [k, v] : p.tags) {
-      if (problem || id_like) break;
-      problem = NameProblem("tag key", k);
-      if (!problem) problem = NameProblem(absl::StrCat("tag ", k), v);
-      if (!problem) {
-        if (auto why = IdLikeTagValue(v))
-          id_like =
-              absl::StrCat("tag ", k, "=", v, " ", *why, "; refused to bound the series count");
-      }
-    }
-    if (problem) {
-      fail(i, metrics_->refused_invalid, *problem);
+    NamesCheck names = CheckNames(p);
+    if (names.invalid) {
+      fail(i, metrics_->refused_invalid, *names.invalid);
       continue;
     }
-    if (id_like) {
-      fail(i, metrics_->refused_id_like_tag, *id_like);
+    if (names.id_like) {
+      fail(i, metrics_->refused_id_like_tag, *names.id_like);
       continue;
     }
     int64_t ts = p.timestamp >= kMillisThreshold ? p.timestamp / 1000 : p.timestamp;
@@ -181,33 +234,11 @@ WriteSummary Telemetry::Write(std::span<const DataPoint> points) {
       fail(i, refusal, std::string(ref.status().message()));
       continue;
     }
-    const int64_t bucket = ts - ts % internal::kBucketSeconds;
-    std::string row = internal::EncodeRowKey({ref->metric_id, ref->series_id, bucket});
-    auto [it, inserted] = put_of_row.try_emplace(row, puts.size());
-    if (inserted) {
-      storage::Put put;
-      put.row = std::move(row);
-      // Telemetry tolerates losing the last ~100 ms on a crash; the bid path's
-      // store should not pay a sync per batch for it.
-      put.durability = storage::Durability::kAsyncWal;
-      puts.push_back(std::move(put));
-      put_points.emplace_back();
-    }
-    const auto offset = static_cast<uint16_t>(ts - bucket);
-    auto [cell, fresh] = value_of_cell.try_emplace(std::make_pair(it->second, offset),
-                                                   puts[it->second].values.size());
-    storage::PutValue value{std::string(internal::kRawFamily), internal::EncodeUint16(offset),
-                            internal::EncodeDouble(p.value), std::nullopt};
-    if (fresh) {
-      puts[it->second].values.push_back(std::move(value));
-    } else {
-      puts[it->second].values[cell->second] = std::move(value);
-    }
-    put_points[it->second].push_back(i);
+    batch.Add(i, *ref, ts, p.value);
   }
-  if (!puts.empty()) {
-    absl::Status s = store_.PutBatch(storage::kMetricsTable, puts);
-    for (const std::vector<size_t>& indexes : put_points) {
+  if (!batch.puts().empty()) {
+    absl::Status s = store_.PutBatch(storage::kMetricsTable, batch.puts());
+    for (const std::vector<size_t>& indexes : batch.put_points()) {
       for (size_t index : indexes) {
         if (s.ok()) {
           ++summary.success;
