@@ -35,6 +35,45 @@ double Quantile(double q, const std::vector<uint64_t>& delta, const std::vector<
   return bounds.empty() ? 0 : bounds.back();
 }
 
+// The observations per bucket since `before` (the cumulative counts of the
+// last sample, reset to zeros when the buckets changed), which becomes
+// `cumulative`. A bucket whose count went down (a restarted source) counts
+// what it holds now.
+std::vector<uint64_t> BucketDelta(const std::vector<uint64_t>& cumulative,
+                                  std::vector<uint64_t>* before) {
+  if (before->size() != cumulative.size()) before->assign(cumulative.size(), 0);
+  std::vector<uint64_t> delta(cumulative.size());
+  uint64_t prev_cum = 0, prev_before = 0;
+  for (size_t i = 0; i < cumulative.size(); ++i) {
+    const uint64_t now_count = cumulative[i] - prev_cum;
+    const uint64_t then_count = (*before)[i] - prev_before;
+    delta[i] = now_count >= then_count ? now_count - then_count : now_count;
+    prev_cum = cumulative[i];
+    prev_before = (*before)[i];
+  }
+  *before = cumulative;
+  return delta;
+}
+
+// `name`.p50 and `name`.p99 of the observations in `delta`, nothing when
+// there are none.
+void AppendPercentiles(const std::string& name, const std::map<std::string, std::string>& tags,
+                       int64_t now_s, const std::vector<uint64_t>& delta,
+                       const std::vector<double>& bounds, std::vector<DataPoint>* points) {
+  uint64_t observed = 0;
+  for (uint64_t d : delta) observed += d;
+  if (observed == 0) return;
+  // Durations in whole microseconds: the interpolation inside a bucket
+  // is no finer than that, and such values pack as scaled integers.
+  const bool seconds = name.ends_with("_seconds");
+  auto percentile = [&](double q) {
+    const double v = Quantile(q, delta, bounds);
+    return seconds ? std::round(v * 1e6) / 1e6 : v;
+  };
+  points->push_back({name + ".p50", tags, now_s, percentile(0.50)});
+  points->push_back({name + ".p99", tags, now_s, percentile(0.99)});
+}
+
 }  // namespace
 
 SelfTelemetryOptions SelfTelemetryOptions::FromConfig(const config::TelemetryConfig& config) {
@@ -142,33 +181,12 @@ WriteSummary SelfTelemetry::SampleOnce() {
           bounds.push_back(b.upper_bound);
         }
         const std::string key = family.name + internal::CanonicalTags(tags);
-        std::vector<uint64_t> delta(cumulative.size());
+        std::vector<uint64_t> delta;
         {
           absl::MutexLock lock(&mu_);
-          std::vector<uint64_t>& before = previous_[key];
-          if (before.size() != cumulative.size()) before.assign(cumulative.size(), 0);
-          uint64_t prev_cum = 0, prev_before = 0;
-          for (size_t i = 0; i < cumulative.size(); ++i) {
-            const uint64_t now_count = cumulative[i] - prev_cum;
-            const uint64_t then_count = before[i] - prev_before;
-            delta[i] = now_count >= then_count ? now_count - then_count : now_count;
-            prev_cum = cumulative[i];
-            prev_before = before[i];
-          }
-          before = cumulative;
+          delta = BucketDelta(cumulative, &previous_[key]);
         }
-        uint64_t observed = 0;
-        for (uint64_t d : delta) observed += d;
-        if (observed == 0) continue;
-        // Durations in whole microseconds: the interpolation inside a bucket
-        // is no finer than that, and such values pack as scaled integers.
-        const bool seconds = family.name.ends_with("_seconds");
-        auto percentile = [&](double q) {
-          const double v = Quantile(q, delta, bounds);
-          return seconds ? std::round(v * 1e6) / 1e6 : v;
-        };
-        points.push_back({family.name + ".p50", tags, now_s, percentile(0.50)});
-        points.push_back({family.name + ".p99", tags, now_s, percentile(0.99)});
+        AppendPercentiles(family.name, tags, now_s, delta, bounds, &points);
       }
     }
   }

@@ -111,6 +111,57 @@ absl::StatusOr<PackedRow> PackRow(storage::Store& store, const std::string& row_
   return PackedRow{static_cast<int64_t>(points->size()), static_cast<int64_t>(block->size())};
 }
 
+// When the packer last finished a run, ms; 0 before the first.
+absl::StatusOr<int64_t> LastRunMs(storage::Store& store) {
+  storage::Get state;
+  state.row = std::string(kPackerRow);
+  auto last = store.Get(storage::kMetricIdsTable, state);
+  if (!last.ok()) return last.status();
+  return last->Counter(internal::kIdFamily, kLastRunQualifier).value_or(0);
+}
+
+absl::Status RecordRun(storage::Store& store, int64_t now_ms) {
+  storage::Put done;
+  done.row = std::string(kPackerRow);
+  done.values.push_back({std::string(internal::kIdFamily), std::string(kLastRunQualifier),
+                         storage::EncodeCounter(now_ms), std::nullopt});
+  return store.Put(storage::kMetricIdsTable, done);
+}
+
+// The raw rows written in [from_ms, now_ms] whose bucket is closed (its end
+// plus the grace is past), and the oldest such bucket's end (0 when none).
+struct ClosedRows {
+  std::vector<std::string> rows;
+  int64_t oldest_end = 0;
+};
+
+absl::StatusOr<ClosedRows> FindClosedRows(storage::Store& store, int64_t from_ms, int64_t now_ms,
+                                          int64_t pack_grace_s, PackStats* stats) {
+  const int64_t now_s = now_ms / 1000;
+  storage::Scan scan;
+  scan.columns.push_back({std::string(internal::kRawFamily), std::nullopt});
+  scan.time_range = {from_ms, now_ms + 1};
+  scan.caching = kScanBatchRows;
+  auto scanner = store.OpenScanner(storage::kMetricsTable, scan);
+  if (!scanner.ok()) return scanner.status();
+  ClosedRows closed;
+  while (true) {
+    auto batch = (*scanner)->Next(kScanBatchRows);
+    if (!batch.ok()) return batch.status();
+    if (batch->empty()) break;
+    for (const storage::RowResult& row : *batch) {
+      ++stats->rows_scanned;
+      auto key = internal::DecodeRowKey(row.row);
+      if (!key) continue;
+      const int64_t bucket_end = key->bucket_start + internal::kBucketSeconds;
+      if (bucket_end + pack_grace_s > now_s) continue;  // still open for late points
+      closed.rows.push_back(row.row);
+      if (closed.oldest_end == 0 || bucket_end < closed.oldest_end) closed.oldest_end = bucket_end;
+    }
+  }
+  return closed;
+}
+
 }  // namespace
 
 absl::StatusOr<PackStats> Telemetry::Pack() {
@@ -118,45 +169,22 @@ absl::StatusOr<PackStats> Telemetry::Pack() {
   const int64_t now_ms = options_.clock->NowMillis();
   const int64_t now_s = now_ms / 1000;
 
-  storage::Get state;
-  state.row = std::string(kPackerRow);
-  auto last = store_.Get(storage::kMetricIdsTable, state);
-  if (!last.ok()) return last.status();
-  const int64_t last_run_ms = last->Counter(internal::kIdFamily, kLastRunQualifier).value_or(0);
+  absl::StatusOr<int64_t> last_run_ms = LastRunMs(store_);
+  if (!last_run_ms.ok()) return last_run_ms.status();
   const int64_t lookback_ms =
       (internal::kBucketSeconds + options_.pack_grace_s + options_.max_future_s) * 1000;
-  const int64_t from_ms = last_run_ms == 0 ? 0 : std::max<int64_t>(0, last_run_ms - lookback_ms);
-
-  storage::Scan scan;
-  scan.columns.push_back({std::string(internal::kRawFamily), std::nullopt});
-  scan.time_range = {from_ms, now_ms + 1};
-  scan.caching = kScanBatchRows;
-  auto scanner = store_.OpenScanner(storage::kMetricsTable, scan);
-  if (!scanner.ok()) return scanner.status();
+  const int64_t from_ms = *last_run_ms == 0 ? 0 : std::max<int64_t>(0, *last_run_ms - lookback_ms);
 
   PackStats stats;
-  std::vector<std::string> closed;
-  int64_t oldest_closed_end = 0;
-  while (true) {
-    auto batch = (*scanner)->Next(kScanBatchRows);
-    if (!batch.ok()) return batch.status();
-    if (batch->empty()) break;
-    for (const storage::RowResult& row : *batch) {
-      ++stats.rows_scanned;
-      auto key = internal::DecodeRowKey(row.row);
-      if (!key) continue;
-      const int64_t bucket_end = key->bucket_start + internal::kBucketSeconds;
-      if (bucket_end + options_.pack_grace_s > now_s) continue;  // still open for late points
-      closed.push_back(row.row);
-      if (oldest_closed_end == 0 || bucket_end < oldest_closed_end) oldest_closed_end = bucket_end;
-    }
-  }
+  absl::StatusOr<ClosedRows> closed =
+      FindClosedRows(store_, from_ms, now_ms, options_.pack_grace_s, &stats);
+  if (!closed.ok()) return closed.status();
   metrics_->oldest_unpacked_bucket_age->Set(
-      oldest_closed_end == 0 ? 0.0 : static_cast<double>(now_s - oldest_closed_end));
+      closed->oldest_end == 0 ? 0.0 : static_cast<double>(now_s - closed->oldest_end));
 
   absl::Status first_error;
   int64_t oldest_failed_end = 0;
-  for (const std::string& row : closed) {
+  for (const std::string& row : closed->rows) {
     auto packed = PackRow(store_, row);
     if (!packed.ok()) {
       if (first_error.ok()) first_error = packed.status();
@@ -185,11 +213,7 @@ absl::StatusOr<PackStats> Telemetry::Pack() {
     metrics_->packer_runs_error->Increment();
     return first_error;
   }
-  storage::Put done;
-  done.row = std::string(kPackerRow);
-  done.values.push_back({std::string(internal::kIdFamily), std::string(kLastRunQualifier),
-                         storage::EncodeCounter(now_ms), std::nullopt});
-  if (absl::Status s = store_.Put(storage::kMetricIdsTable, done); !s.ok()) {
+  if (absl::Status s = RecordRun(store_, now_ms); !s.ok()) {
     metrics_->packer_runs_error->Increment();
     return s;
   }
