@@ -276,16 +276,7 @@ class Parser {
 
   absl::StatusOr<std::unique_ptr<Filter>> Build(const std::string& name, size_t start,
                                                 const std::vector<Argument>& args) {
-    if (name == "KeyOnlyFilter") {
-      if (absl::Status s = Count(name, start, args, {0, 1}); !s.ok()) return s;
-      bool length = false;
-      if (args.size() == 1) {
-        absl::StatusOr<bool> b = Bool(args[0]);
-        if (!b.ok()) return b.status();
-        length = *b;
-      }
-      return NewKeyOnlyFilter(length);
-    }
+    if (name == "KeyOnlyFilter") return KeyOnly(name, start, args);
     if (name == "FirstKeyOnlyFilter") {
       if (absl::Status s = Count(name, start, args, {0}); !s.ok()) return s;
       return NewFirstKeyOnlyFilter();
@@ -298,72 +289,104 @@ class Parser {
       if (name == "ColumnPrefixFilter") return NewColumnPrefixFilter(*std::move(text));
       return NewInclusiveStopFilter(*std::move(text));
     }
-    if (name == "MultipleColumnPrefixFilter") {
-      std::set<std::string> prefixes;
-      for (const Argument& a : args) {
-        absl::StatusOr<std::string> text = String(a);
-        if (!text.ok()) return text.status();
-        prefixes.insert(*std::move(text));
-      }
-      return NewMultipleColumnPrefixFilter(std::move(prefixes));
-    }
-    if (name == "ColumnRangeFilter") {
-      if (absl::Status s = Count(name, start, args, {4}); !s.ok()) return s;
-      absl::StatusOr<std::string> min = String(args[0]);
-      absl::StatusOr<bool> min_inclusive = Bool(args[1]);
-      absl::StatusOr<std::string> max = String(args[2]);
-      absl::StatusOr<bool> max_inclusive = Bool(args[3]);
-      for (const absl::Status& s :
-           {min.status(), min_inclusive.status(), max.status(), max_inclusive.status()}) {
-        if (!s.ok()) return s;
-      }
-      return NewColumnRangeFilter(*min, *min_inclusive, *max, *max_inclusive);
-    }
-    if (name == "ColumnCountGetFilter" || name == "PageFilter") {
-      if (absl::Status s = Count(name, start, args, {1}); !s.ok()) return s;
-      absl::StatusOr<int64_t> n = Number(args[0]);
-      if (!n.ok()) return n.status();
-      if (*n < 0) return ErrorAt(absl::StrCat(name, " needs a count >= 0"), args[0].position);
-      if (name == "PageFilter") return NewPageFilter(*n);
-      return NewColumnCountGetFilter(static_cast<int>(*n));
-    }
+    if (name == "MultipleColumnPrefixFilter") return MultipleColumnPrefix(args);
+    if (name == "ColumnRangeFilter") return ColumnRange(name, start, args);
+    if (name == "ColumnCountGetFilter" || name == "PageFilter") return Counted(name, start, args);
     if (name == "RowFilter") return Compare(name, start, args, NewRowFilter);
     if (name == "QualifierFilter") return Compare(name, start, args, NewQualifierFilter);
     if (name == "FamilyFilter") return Compare(name, start, args, NewFamilyFilter);
     if (name == "ValueFilter") return Compare(name, start, args, NewValueFilter);
-    if (name == "SingleColumnValueFilter") {
-      if (absl::Status s = Count(name, start, args, {4, 6}); !s.ok()) return s;
-      absl::StatusOr<std::string> family = String(args[0]);
-      absl::StatusOr<std::string> qualifier = String(args[1]);
-      absl::StatusOr<CompareOperator> op = Operator(args[2]);
-      for (const absl::Status& s : {family.status(), qualifier.status(), op.status()}) {
-        if (!s.ok()) return s;
-      }
-      absl::StatusOr<Comparator> comparator = ComparatorOf(args[3], *op);
-      if (!comparator.ok()) return comparator.status();
-      bool if_missing = false, latest_only = true;
-      if (args.size() == 6) {
-        absl::StatusOr<bool> a = Bool(args[4]);
-        absl::StatusOr<bool> b = Bool(args[5]);
-        if (!a.ok()) return a.status();
-        if (!b.ok()) return b.status();
-        if_missing = *a;
-        latest_only = *b;
-      }
-      return NewSingleColumnValueFilter(*family, *qualifier, *op, *std::move(comparator),
-                                        if_missing, latest_only);
-    }
-    if (name == "TimestampsFilter") {
-      std::vector<int64_t> timestamps;
-      for (const Argument& a : args) {
-        absl::StatusOr<int64_t> n = Number(a);
-        if (!n.ok()) return n.status();
-        if (*n < 0) return ErrorAt("timestamps must be >= 0", a.position);
-        timestamps.push_back(*n);
-      }
-      return NewTimestampsFilter(std::move(timestamps));
-    }
+    if (name == "SingleColumnValueFilter") return SingleColumnValue(name, start, args);
+    if (name == "TimestampsFilter") return Timestamps(args);
     return ErrorAt(absl::StrCat("filter ", name, " is not supported"), start);
+  }
+
+  // KeyOnlyFilter([lenAsVal])
+  absl::StatusOr<std::unique_ptr<Filter>> KeyOnly(const std::string& name, size_t start,
+                                                  const std::vector<Argument>& args) {
+    if (absl::Status s = Count(name, start, args, {0, 1}); !s.ok()) return s;
+    bool length = false;
+    if (args.size() == 1) {
+      absl::StatusOr<bool> b = Bool(args[0]);
+      if (!b.ok()) return b.status();
+      length = *b;
+    }
+    return NewKeyOnlyFilter(length);
+  }
+
+  // MultipleColumnPrefixFilter('prefix', ...)
+  absl::StatusOr<std::unique_ptr<Filter>> MultipleColumnPrefix(const std::vector<Argument>& args) {
+    std::set<std::string> prefixes;
+    for (const Argument& a : args) {
+      absl::StatusOr<std::string> text = String(a);
+      if (!text.ok()) return text.status();
+      prefixes.insert(*std::move(text));
+    }
+    return NewMultipleColumnPrefixFilter(std::move(prefixes));
+  }
+
+  // ColumnRangeFilter('min', minInclusive, 'max', maxInclusive)
+  absl::StatusOr<std::unique_ptr<Filter>> ColumnRange(const std::string& name, size_t start,
+                                                      const std::vector<Argument>& args) {
+    if (absl::Status s = Count(name, start, args, {4}); !s.ok()) return s;
+    absl::StatusOr<std::string> min = String(args[0]);
+    absl::StatusOr<bool> min_inclusive = Bool(args[1]);
+    absl::StatusOr<std::string> max = String(args[2]);
+    absl::StatusOr<bool> max_inclusive = Bool(args[3]);
+    for (const absl::Status& s :
+         {min.status(), min_inclusive.status(), max.status(), max_inclusive.status()}) {
+      if (!s.ok()) return s;
+    }
+    return NewColumnRangeFilter(*min, *min_inclusive, *max, *max_inclusive);
+  }
+
+  // ColumnCountGetFilter(n), PageFilter(n)
+  absl::StatusOr<std::unique_ptr<Filter>> Counted(const std::string& name, size_t start,
+                                                  const std::vector<Argument>& args) {
+    if (absl::Status s = Count(name, start, args, {1}); !s.ok()) return s;
+    absl::StatusOr<int64_t> n = Number(args[0]);
+    if (!n.ok()) return n.status();
+    if (*n < 0) return ErrorAt(absl::StrCat(name, " needs a count >= 0"), args[0].position);
+    if (name == "PageFilter") return NewPageFilter(*n);
+    return NewColumnCountGetFilter(static_cast<int>(*n));
+  }
+
+  // SingleColumnValueFilter('family', 'qualifier', op, 'comparator'
+  //                         [, filterIfMissing, latestVersionOnly])
+  absl::StatusOr<std::unique_ptr<Filter>> SingleColumnValue(const std::string& name, size_t start,
+                                                            const std::vector<Argument>& args) {
+    if (absl::Status s = Count(name, start, args, {4, 6}); !s.ok()) return s;
+    absl::StatusOr<std::string> family = String(args[0]);
+    absl::StatusOr<std::string> qualifier = String(args[1]);
+    absl::StatusOr<CompareOperator> op = Operator(args[2]);
+    for (const absl::Status& s : {family.status(), qualifier.status(), op.status()}) {
+      if (!s.ok()) return s;
+    }
+    absl::StatusOr<Comparator> comparator = ComparatorOf(args[3], *op);
+    if (!comparator.ok()) return comparator.status();
+    bool if_missing = false, latest_only = true;
+    if (args.size() == 6) {
+      absl::StatusOr<bool> a = Bool(args[4]);
+      absl::StatusOr<bool> b = Bool(args[5]);
+      if (!a.ok()) return a.status();
+      if (!b.ok()) return b.status();
+      if_missing = *a;
+      latest_only = *b;
+    }
+    return NewSingleColumnValueFilter(*family, *qualifier, *op, *std::move(comparator), if_missing,
+                                      latest_only);
+  }
+
+  // TimestampsFilter(ts, ...)
+  absl::StatusOr<std::unique_ptr<Filter>> Timestamps(const std::vector<Argument>& args) {
+    std::vector<int64_t> timestamps;
+    for (const Argument& a : args) {
+      absl::StatusOr<int64_t> n = Number(a);
+      if (!n.ok()) return n.status();
+      if (*n < 0) return ErrorAt("timestamps must be >= 0", a.position);
+      timestamps.push_back(*n);
+    }
+    return NewTimestampsFilter(std::move(timestamps));
   }
 
   const std::string_view text_;
