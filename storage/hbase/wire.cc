@@ -121,47 +121,7 @@ MessageScanner::Step MessageScanner::ScanValue(std::string_view data) {
     }
   }
   std::optional<Frame> child;
-  if (int fixed = FixedSize(type); fixed > 0) {
-    if (!available(fixed)) return Step::kNeedMore;
-    p += fixed;
-  } else {
-    switch (type) {
-      case kString: {
-        if (!available(4)) return Step::kNeedMore;
-        uint32_t size = U32At(data, p);
-        if (size > 0x7fffffffu) return Fail("negative size");
-        if (p + 4 + size > max_bytes_) {
-          return Fail(absl::StrCat("reply exceeds max_message_bytes (", max_bytes_, ")"));
-        }
-        if (!available(4 + size)) return Step::kNeedMore;
-        p += 4 + size;
-        break;
-      }
-      case kStruct:
-        child = Frame{kStruct};
-        break;
-      case kSet:
-      case kList: {
-        if (!available(5)) return Step::kNeedMore;
-        uint32_t count = U32At(data, p + 1);
-        if (count > 0x7fffffffu) return Fail("negative size");
-        child = Frame{kList, static_cast<uint8_t>(data[p]), 0, static_cast<int32_t>(count)};
-        p += 5;
-        break;
-      }
-      case kMap: {
-        if (!available(6)) return Step::kNeedMore;
-        uint32_t count = U32At(data, p + 2);
-        if (count > 0x7fffffffu) return Fail("negative size");
-        child = Frame{kMap, static_cast<uint8_t>(data[p]), static_cast<uint8_t>(data[p + 1]),
-                      static_cast<int32_t>(count)};
-        p += 6;
-        break;
-      }
-      default:
-        return Fail(absl::StrCat("unknown field type ", type));
-    }
-  }
+  if (Step step = ScanValueStart(data, type, &p, &child); step != Step::kProgress) return step;
   pos_ = p;
   if (f.kind == kList) {
     --f.remaining;
@@ -174,6 +134,55 @@ MessageScanner::Step MessageScanner::ScanValue(std::string_view data) {
     stack_.push_back(*child);
   }
   return Step::kProgress;
+}
+
+// A value of `type` at *p: a fixed-size value or a string is skipped whole;
+// a struct, list, set or map has its header skipped and becomes `child`, the
+// frame its contents are scanned in. kProgress when it is all there.
+MessageScanner::Step MessageScanner::ScanValueStart(std::string_view data, uint8_t type, size_t* p,
+                                                    std::optional<Frame>* child) {
+  auto available = [&](size_t n) { return data.size() >= *p + n; };
+  if (int fixed = FixedSize(type); fixed > 0) {
+    if (!available(fixed)) return Step::kNeedMore;
+    *p += fixed;
+    return Step::kProgress;
+  }
+  switch (type) {
+    case kString: {
+      if (!available(4)) return Step::kNeedMore;
+      uint32_t size = U32At(data, *p);
+      if (size > 0x7fffffffu) return Fail("negative size");
+      if (*p + 4 + size > max_bytes_) {
+        return Fail(absl::StrCat("reply exceeds max_message_bytes (", max_bytes_, ")"));
+      }
+      if (!available(4 + size)) return Step::kNeedMore;
+      *p += 4 + size;
+      return Step::kProgress;
+    }
+    case kStruct:
+      *child = Frame{kStruct};
+      return Step::kProgress;
+    case kSet:
+    case kList: {
+      if (!available(5)) return Step::kNeedMore;
+      uint32_t count = U32At(data, *p + 1);
+      if (count > 0x7fffffffu) return Fail("negative size");
+      *child = Frame{kList, static_cast<uint8_t>(data[*p]), 0, static_cast<int32_t>(count)};
+      *p += 5;
+      return Step::kProgress;
+    }
+    case kMap: {
+      if (!available(6)) return Step::kNeedMore;
+      uint32_t count = U32At(data, *p + 2);
+      if (count > 0x7fffffffu) return Fail("negative size");
+      *child = Frame{kMap, static_cast<uint8_t>(data[*p]), static_cast<uint8_t>(data[*p + 1]),
+                     static_cast<int32_t>(count)};
+      *p += 6;
+      return Step::kProgress;
+    }
+    default:
+      return Fail(absl::StrCat("unknown field type ", type));
+  }
 }
 
 absl::StatusOr<size_t> MessageScanner::Scan(std::string_view data) {

@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -85,6 +86,7 @@ class MessageScanner {
 
   Step ScanHeader(std::string_view data);
   Step ScanValue(std::string_view data);
+  Step ScanValueStart(std::string_view data, uint8_t type, size_t* p, std::optional<Frame>* child);
   Step Fail(std::string reason);
 
   size_t max_bytes_;
