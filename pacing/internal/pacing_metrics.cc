@@ -4,93 +4,90 @@
 
 namespace rtb::pacing::internal {
 
+namespace {
+
+prometheus::Family<prometheus::Counter>& CounterFamily(prometheus::Registry& registry,
+                                                       const std::string& name,
+                                                       const std::string& help) {
+  return prometheus::BuildCounter().Name(name).Help(help).Register(registry);
+}
+
+prometheus::Family<prometheus::Gauge>& GaugeFamily(prometheus::Registry& registry,
+                                                   const std::string& name,
+                                                   const std::string& help) {
+  return prometheus::BuildGauge().Name(name).Help(help).Register(registry);
+}
+
+}  // namespace
+
 PacingMetrics::PacingMetrics(prometheus::Registry* registry,
                              const std::vector<std::string>& campaign_ids,
                              const std::vector<int64_t>& budgets_micros, bool flushes) {
   if (registry == nullptr) return;
-  if (flushes) {
-    auto& flushed = prometheus::BuildCounter()
-                        .Name("bidder_pacing_spend_flushed_micros_total")
-                        .Help(
-                            "Spend this worker wrote to its budget shard, micro-units of the "
-                            "campaign's currency")
-                        .Register(*registry);
-    flushed_family_ = &flushed;
-    flush_failures_ = &prometheus::BuildCounter()
-                           .Name("bidder_pacing_flush_failures_total")
-                           .Help(
-                               "Budget shard Increments that failed; their amount is kept for "
-                               "the next flush")
-                           .Register(*registry)
-                           .Add({});
-  }
-  auto& spent = prometheus::BuildGauge()
-                    .Name("bidder_pacing_spend_today_micros")
-                    .Help(
-                        "Today's spend over the 16 budget shards, in the campaign's day and "
-                        "currency")
-                    .Register(*registry);
-  auto& budget = prometheus::BuildGauge()
-                     .Name("bidder_pacing_budget_micros")
-                     .Help("Daily budget, micro-units of the campaign's currency")
-                     .Register(*registry);
-  auto& throttle = prometheus::BuildGauge()
-                       .Name("bidder_pacing_throttle_ratio")
-                       .Help("Published probability that the campaign bids; 0 = stopped")
-                       .Register(*registry);
-  auto& bound = prometheus::BuildGauge()
-                    .Name("bidder_pacing_overspend_bound_micros")
-                    .Help(
-                        "Most spend workers may hold unflushed, which the stop keeps below "
-                        "the cap")
-                    .Register(*registry);
-  spent_family_ = &spent;
-  budget_family_ = &budget;
-  throttle_family_ = &throttle;
-  bound_family_ = &bound;
+  if (flushes) RegisterFlushMetrics(*registry);
+  RegisterCampaignMetrics(*registry);
   SetCampaigns(campaign_ids, budgets_micros);
-  state_age_ = &prometheus::BuildGauge()
-                    .Name("bidder_pacing_state_age_seconds")
-                    .Help("Age of the oldest campaign decision the bid path reads")
-                    .Register(*registry)
+  RegisterControllerMetrics(*registry);
+  if (flushes) RegisterJournalMetrics(*registry);
+}
+
+// What a worker's flusher writes to its budget shard.
+void PacingMetrics::RegisterFlushMetrics(prometheus::Registry& registry) {
+  flushed_family_ = &CounterFamily(registry, "bidder_pacing_spend_flushed_micros_total",
+                                   "Spend this worker wrote to its budget shard, micro-units of "
+                                   "the campaign's currency");
+  flush_failures_ = &CounterFamily(registry, "bidder_pacing_flush_failures_total",
+                                   "Budget shard Increments that failed; their amount is kept "
+                                   "for the next flush")
+                         .Add({});
+}
+
+// One series per campaign each (SetCampaigns adds them).
+void PacingMetrics::RegisterCampaignMetrics(prometheus::Registry& registry) {
+  spent_family_ = &GaugeFamily(registry, "bidder_pacing_spend_today_micros",
+                               "Today's spend over the 16 budget shards, in the campaign's day "
+                               "and currency");
+  budget_family_ = &GaugeFamily(registry, "bidder_pacing_budget_micros",
+                                "Daily budget, micro-units of the campaign's currency");
+  throttle_family_ = &GaugeFamily(registry, "bidder_pacing_throttle_ratio",
+                                  "Published probability that the campaign bids; 0 = stopped");
+  bound_family_ = &GaugeFamily(registry, "bidder_pacing_overspend_bound_micros",
+                               "Most spend workers may hold unflushed, which the stop keeps "
+                               "below the cap");
+}
+
+// The controller's decisions as the bid path reads them, and its store calls.
+void PacingMetrics::RegisterControllerMetrics(prometheus::Registry& registry) {
+  state_age_ = &GaugeFamily(registry, "bidder_pacing_state_age_seconds",
+                            "Age of the oldest campaign decision the bid path reads")
                     .Add({});
-  stale_campaigns_ = &prometheus::BuildGauge()
-                          .Name("bidder_pacing_stale_campaigns")
-                          .Help(
-                              "Campaigns stopped because their decision is older than "
-                              "pacing.state_max_age_ms (fail safe)")
-                          .Register(*registry)
+  stale_campaigns_ = &GaugeFamily(registry, "bidder_pacing_stale_campaigns",
+                                  "Campaigns stopped because their decision is older than "
+                                  "pacing.state_max_age_ms (fail safe)")
                           .Add({});
-  refusals_ = &prometheus::BuildCounter()
-                   .Name("bidder_pacing_fail_safe_refusals_total")
-                   .Help("Bids refused because the campaign's pacing decision was too old")
-                   .Register(*registry)
+  refusals_ = &CounterFamily(registry, "bidder_pacing_fail_safe_refusals_total",
+                             "Bids refused because the campaign's pacing decision was too old")
                    .Add({});
-  auto& errors = prometheus::BuildCounter()
-                     .Name("bidder_pacing_store_errors_total")
-                     .Help("Failed store calls of the pacing controller, by operation")
-                     .Register(*registry);
+  auto& errors = CounterFamily(registry, "bidder_pacing_store_errors_total",
+                               "Failed store calls of the pacing controller, by operation");
   for (const char* operation :
        {"scan", "board_read", "board_write", "journal", "impression_read", "position_read"}) {
     store_errors_.push_back(&errors.Add({{"operation", operation}}));
   }
-  if (flushes) {
-    auto& journal = prometheus::BuildCounter()
-                        .Name("bidder_pacing_journal_entries_total")
-                        .Help("Spend journal entries, by what became of them")
-                        .Register(*registry);
-    for (const char* outcome : {"committed", "abandoned", "failed", "unsettled",
-                                "resolved_committed", "resolved_abandoned", "recovered"}) {
-      journal_.push_back(&journal.Add({{"outcome", outcome}}));
-    }
-    journal_waiting_ = &prometheus::BuildGauge()
-                            .Name("bidder_pacing_journal_waiting_entries")
-                            .Help(
-                                "Spend journal entries begun but not yet counted in the budget: "
-                                "in flight, unsettled, or held back by the watermark")
-                            .Register(*registry)
-                            .Add({});
+}
+
+// The spend journal of a worker that flushes.
+void PacingMetrics::RegisterJournalMetrics(prometheus::Registry& registry) {
+  auto& journal = CounterFamily(registry, "bidder_pacing_journal_entries_total",
+                                "Spend journal entries, by what became of them");
+  for (const char* outcome : {"committed", "abandoned", "failed", "unsettled", "resolved_committed",
+                              "resolved_abandoned", "recovered"}) {
+    journal_.push_back(&journal.Add({{"outcome", outcome}}));
   }
+  journal_waiting_ = &GaugeFamily(registry, "bidder_pacing_journal_waiting_entries",
+                                  "Spend journal entries begun but not yet counted in the "
+                                  "budget: in flight, unsettled, or held back by the watermark")
+                          .Add({});
 }
 
 void PacingMetrics::SetCampaigns(const std::vector<std::string>& campaign_ids,

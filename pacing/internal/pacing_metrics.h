@@ -81,6 +81,12 @@ class PacingMetrics {
   void SetJournalWaiting(size_t entries);
 
  private:
+  // The constructor's steps, in the order the families are registered.
+  void RegisterFlushMetrics(prometheus::Registry& registry);
+  void RegisterCampaignMetrics(prometheus::Registry& registry);
+  void RegisterControllerMetrics(prometheus::Registry& registry);
+  void RegisterJournalMetrics(prometheus::Registry& registry);
+
   prometheus::Family<prometheus::Counter>* flushed_family_ = nullptr;
   prometheus::Family<prometheus::Gauge>* spent_family_ = nullptr;
   prometheus::Family<prometheus::Gauge>* budget_family_ = nullptr;
