@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 #include <string_view>
 
 #include "absl/strings/numbers.h"
@@ -18,68 +19,68 @@ const char* LoadUsage() {
          "                [--win-rate F] [--notice-queue N] [--notice-connections C]\n";
 }
 
-absl::StatusOr<LoadOptions> ParseLoadOptions(int argc, char** argv) {
-  LoadOptions o;
-  for (int i = 1; i < argc; ++i) {
-    std::string flag = argv[i];
-    if (i + 1 >= argc) return absl::InvalidArgumentError(absl::StrCat(flag, " needs a value"));
-    std::string value = argv[++i];
-    auto number = [&](double* out) -> absl::Status {
-      if (!absl::SimpleAtod(value, out) || !(*out >= 0)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(flag, ": not a non-negative number: ", value));
-      }
-      return absl::OkStatus();
-    };
-    auto integer = [&](int64_t* out) -> absl::Status {
-      if (!absl::SimpleAtoi(value, out) || *out < 0) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(flag, ": not a non-negative integer: ", value));
-      }
-      return absl::OkStatus();
-    };
-    absl::Status s;
-    int64_t n = 0;
-    if (flag == "--host") {
-      o.host = value;
-    } else if (flag == "--port") {
-      s = integer(&n);
-      o.port = static_cast<int>(n);
-    } else if (flag == "--path") {
-      o.path = value;
-    } else if (flag == "--rate") {
-      s = number(&o.rate);
-    } else if (flag == "--duration") {
-      s = number(&o.duration_s);
-    } else if (flag == "--warmup") {
-      s = number(&o.warmup_s);
-    } else if (flag == "--drain") {
-      s = number(&o.drain_s);
-    } else if (flag == "--connections") {
-      s = integer(&n);
-      o.connections = static_cast<int>(n);
-    } else if (flag == "--requests") {
-      o.requests = absl::StrSplit(value, ',', absl::SkipEmpty());
-    } else if (flag == "--devices") {
-      s = integer(&o.devices);
-    } else if (flag == "--zipf") {
-      s = number(&o.zipf);
-    } else if (flag == "--seed") {
-      s = integer(&n);
-      o.seed = static_cast<uint64_t>(n);
-    } else if (flag == "--win-rate") {
-      s = number(&o.win_rate);
-    } else if (flag == "--notice-queue") {
-      s = integer(&n);
-      o.notice_queue = static_cast<int>(std::min<int64_t>(n, 1 << 30));
-    } else if (flag == "--notice-connections") {
-      s = integer(&n);
-      o.notice_connections = static_cast<int>(std::min<int64_t>(n, 1 << 30));
-    } else {
-      return absl::InvalidArgumentError(absl::StrCat("unknown flag ", flag));
+namespace {
+
+// Sets the option `flag` names from its value.
+absl::Status ApplyFlag(const std::string& flag, const std::string& value, LoadOptions* o) {
+  auto number = [&](double* out) -> absl::Status {
+    if (!absl::SimpleAtod(value, out) || !(*out >= 0)) {
+      return absl::InvalidArgumentError(absl::StrCat(flag, ": not a non-negative number: ", value));
     }
-    if (!s.ok()) return s;
+    return absl::OkStatus();
+  };
+  auto integer = [&](int64_t* out) -> absl::Status {
+    if (!absl::SimpleAtoi(value, out) || *out < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(flag, ": not a non-negative integer: ", value));
+    }
+    return absl::OkStatus();
+  };
+  absl::Status s;
+  int64_t n = 0;
+  if (flag == "--host") {
+    o->host = value;
+  } else if (flag == "--port") {
+    s = integer(&n);
+    o->port = static_cast<int>(n);
+  } else if (flag == "--path") {
+    o->path = value;
+  } else if (flag == "--rate") {
+    s = number(&o->rate);
+  } else if (flag == "--duration") {
+    s = number(&o->duration_s);
+  } else if (flag == "--warmup") {
+    s = number(&o->warmup_s);
+  } else if (flag == "--drain") {
+    s = number(&o->drain_s);
+  } else if (flag == "--connections") {
+    s = integer(&n);
+    o->connections = static_cast<int>(n);
+  } else if (flag == "--requests") {
+    o->requests = absl::StrSplit(value, ',', absl::SkipEmpty());
+  } else if (flag == "--devices") {
+    s = integer(&o->devices);
+  } else if (flag == "--zipf") {
+    s = number(&o->zipf);
+  } else if (flag == "--seed") {
+    s = integer(&n);
+    o->seed = static_cast<uint64_t>(n);
+  } else if (flag == "--win-rate") {
+    s = number(&o->win_rate);
+  } else if (flag == "--notice-queue") {
+    s = integer(&n);
+    o->notice_queue = static_cast<int>(std::min<int64_t>(n, 1 << 30));
+  } else if (flag == "--notice-connections") {
+    s = integer(&n);
+    o->notice_connections = static_cast<int>(std::min<int64_t>(n, 1 << 30));
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat("unknown flag ", flag));
   }
+  return s;
+}
+
+// The options together: a loopback target, values in their ranges.
+absl::Status CheckLoadOptions(const LoadOptions& o) {
   if (o.host != "127.0.0.1" && o.host != "localhost" && o.host != "::1") {
     return absl::InvalidArgumentError("--host must be a loopback address");
   }
@@ -103,6 +104,20 @@ absl::StatusOr<LoadOptions> ParseLoadOptions(int argc, char** argv) {
   if (o.notice_connections < 1 || o.notice_connections > 1000) {
     return absl::InvalidArgumentError("--notice-connections must be in [1, 1000]");
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<LoadOptions> ParseLoadOptions(int argc, char** argv) {
+  LoadOptions o;
+  for (int i = 1; i < argc; ++i) {
+    std::string flag = argv[i];
+    if (i + 1 >= argc) return absl::InvalidArgumentError(absl::StrCat(flag, " needs a value"));
+    std::string value = argv[++i];
+    if (absl::Status s = ApplyFlag(flag, value, &o); !s.ok()) return s;
+  }
+  if (absl::Status s = CheckLoadOptions(o); !s.ok()) return s;
   return o;
 }
 
