@@ -13,7 +13,8 @@ The parser is a small tokenizer, not a compiler: it drops comments, string
 and character literals and preprocessor lines, then walks namespace and
 class scopes and takes as a function body each brace block whose statement
 has a parameter list and no initializer ("= ..."). Brace blocks inside a
-body (lambdas, local classes, initializer lists) belong to that body.
+body (lambdas, local classes, initializer lists) belong to that body; a
+lambda that initializes a variable outside any function is not counted.
 """
 
 import os
