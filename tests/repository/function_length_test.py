@@ -291,7 +291,7 @@ def check(source_dir):
               "named steps):")
         print("\n".join(too_long))
     if stale:
-        print(f"entries of {ALLOW_LIST} that are no longer longer than "
+        print(f"entries of {ALLOW_LIST} that are no longer over "
               f"{MAX_LINES} lines (remove them):")
         print("\n".join(f"  {file} {name}" for file, name in stale))
     if too_long or stale:
