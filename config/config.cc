@@ -1,6 +1,6 @@
 // Decoding of the configuration document into BidderConfig: JSON types,
 // unknown keys, defaults and secrets from the environment. Range, syntax and
-// cross-field rules live in validation.cc.
+// cross-field rules live in config_validation.cc.
 #include "config/config.h"
 
 #include <cerrno>
