@@ -353,6 +353,40 @@ TEST_F(ServiceHandlerTest, HBaseMetaExistsForHealthChecksAndOtherNamespacesDoNot
   EXPECT_FALSE(handler_->tableExists(other));
 }
 
+// A filter string that does not parse is a TIOError naming HBase's exception
+// class, the problem and its byte position, through each call that carries
+// one: get, openScanner (at once, even for a missing table) and
+// getScannerResults.
+TEST_F(ServiceHandlerTest, BadFilterStringsAreTIOErrorsNamingThePosition) {
+  MustPut("t", Put{"a", {{"f", "q", "1", std::nullopt}}});
+  const std::string bad = "PrefixFilter('a') AND NoSuchFilter()";
+  constexpr char kWhere[] = "at position 22";
+  t2::TGet get = GetOf("a");
+  get.__set_filterString(bad);
+  t2::TScan scan;
+  scan.__set_filterString(bad);
+  t2::TResult result;
+  std::vector<t2::TResult> rows;
+  for (const std::string& message :
+       {IOErrorOf([&] { handler_->get(result, "t", get); }),
+        IOErrorOf([&] { handler_->openScanner("t", scan); }),
+        IOErrorOf([&] { handler_->openScanner("nope", scan); }),
+        IOErrorOf([&] { handler_->getScannerResults(rows, "t", scan, 5); })}) {
+    EXPECT_THAT(message, HasSubstr("java.lang.IllegalArgumentException: "));
+    EXPECT_THAT(message, HasSubstr(kWhere));
+  }
+  scan.__set_filterString("PrefixFilter('a");
+  EXPECT_THAT(IOErrorOf([&] { handler_->getScannerResults(rows, "t", scan, 5); }),
+              HasSubstr("unterminated quoted argument at position 13"));
+  scan.__set_filterString("ValueFilter(=, 'x')");
+  EXPECT_THAT(IOErrorOf([&] { handler_->getScannerResults(rows, "t", scan, 5); }),
+              HasSubstr("at position 15"));
+  // The same filters parse when well formed.
+  scan.__set_filterString("PrefixFilter('a')");
+  handler_->getScannerResults(rows, "t", scan, 5);
+  EXPECT_EQ(rows.size(), 1u);
+}
+
 TEST_F(ServiceHandlerTest, DeleteMultipleAnswersAnEmptyList) {
   MustPut("t", Put{"a", {{"f", "q", "1", std::nullopt}}});
   MustPut("t", Put{"b", {{"f", "q", "2", std::nullopt}}});
