@@ -7,6 +7,8 @@
 //   6        US Privacy: the four-character string of us_privacy.h
 //   7        US National (usnat), versions 1 and 2
 //   8 .. 12  California, Virginia, Colorado, Utah, Connecticut, version 1
+//   13 .. 23 Florida, Montana, Oregon, Texas, Delaware, Iowa, Nebraska,
+//            New Hampshire, New Jersey, Tennessee, Minnesota, version 1
 // Any other section is listed in undecoded_section_ids: present, not read.
 //
 // A header that is not a GPP v1 header, a section count that differs from the
@@ -41,6 +43,17 @@ inline constexpr int kGppUsVirginia = 9;
 inline constexpr int kGppUsColorado = 10;
 inline constexpr int kGppUsUtah = 11;
 inline constexpr int kGppUsConnecticut = 12;
+inline constexpr int kGppUsFlorida = 13;
+inline constexpr int kGppUsMontana = 14;
+inline constexpr int kGppUsOregon = 15;
+inline constexpr int kGppUsTexas = 16;
+inline constexpr int kGppUsDelaware = 17;
+inline constexpr int kGppUsIowa = 18;
+inline constexpr int kGppUsNebraska = 19;
+inline constexpr int kGppUsNewHampshire = 20;
+inline constexpr int kGppUsNewJersey = 21;
+inline constexpr int kGppUsTennessee = 22;
+inline constexpr int kGppUsMinnesota = 23;
 
 // Whether the GPP section `id` carries a US law's signals (6 and up, the
 // US Privacy string and the MSPA sections, decoded or not).
@@ -64,6 +77,9 @@ enum class UsValue : uint8_t {
 struct UsSection {
   int section_id = 0;
   int version = 0;
+  // Notice of the processing of personal data (the sections of 13 and up
+  // but Montana's, which has sharing_notice instead).
+  UsValue processing_notice = UsValue::kNotApplicable;
   UsValue sharing_notice = UsValue::kNotApplicable;
   UsValue sale_opt_out_notice = UsValue::kNotApplicable;
   UsValue sharing_opt_out_notice = UsValue::kNotApplicable;
@@ -75,9 +91,13 @@ struct UsSection {
   UsValue targeted_advertising_opt_out = UsValue::kNotApplicable;
   std::array<uint8_t, 16> sensitive_data_processing{};
   uint8_t sensitive_data_processing_count = 0;
-  std::array<uint8_t, 3> known_child_sensitive_data_consents{};
+  std::array<uint8_t, 5> known_child_sensitive_data_consents{};
   uint8_t known_child_sensitive_data_consents_count = 0;
   UsValue personal_data_consents = UsValue::kNotApplicable;
+  // Consent to process personal data for purposes beyond those disclosed
+  // (the sections of 13 and up but Iowa's): kYes (1) is "no consent", kNo
+  // (2) "consent", as the format has it, like personal_data_consents.
+  UsValue additional_data_processing_consent = UsValue::kNotApplicable;
   UsValue mspa_covered_transaction = UsValue::kNotApplicable;
   UsValue mspa_opt_out_option_mode = UsValue::kNotApplicable;
   UsValue mspa_service_provider_mode = UsValue::kNotApplicable;

@@ -118,8 +118,8 @@ UsVerdict VerdictOf(const UsSection& s) {
   const bool opted_out =
       s.sale_opt_out == kYes || s.sharing_opt_out == kYes || s.targeted_advertising_opt_out == kYes;
   // A notice not given leaves the user no way to object: as an opt-out.
-  const bool notice_missing = s.sharing_notice == kNo || s.sale_opt_out_notice == kNo ||
-                              s.sharing_opt_out_notice == kNo ||
+  const bool notice_missing = s.processing_notice == kNo || s.sharing_notice == kNo ||
+                              s.sale_opt_out_notice == kNo || s.sharing_opt_out_notice == kNo ||
                               s.targeted_advertising_opt_out_notice == kNo;
   // In service provider mode the buyer may not sell, share or target.
   const bool service_provider = s.mspa_service_provider_mode == kYes;

@@ -73,6 +73,22 @@ std::string UsnatGpp(std::function<void(UsFields&)> change) {
   return EncodeGppString({{kGppUsNational, Usnat(change)}});
 }
 
+// A section of the later state laws (Texas unless `id` says otherwise) with
+// every notice given and nothing opted out, then `change`.
+std::string Texas(std::function<void(UsFields&)> change, int id = kGppUsTexas) {
+  UsFields f;
+  f.processing_notice = 1;
+  f.sale_opt_out_notice = 1;
+  f.targeted_advertising_opt_out_notice = 1;
+  f.sensitive_data_processing_opt_out_notice = 1;
+  f.sale_opt_out = 2;
+  f.targeted_advertising_opt_out = 2;
+  f.mspa_opt_out_option_mode = 1;
+  f.mspa_service_provider_mode = 2;
+  change(f);
+  return EncodeUsSection(id, f);
+}
+
 // Allowed uses as words: bid profile freq key segments measure geo.
 PrivacyDecision Expect(PrivacyRegime regime, PrivacyOutcome outcome, const std::string& allowed) {
   std::set<std::string> words;
@@ -653,6 +669,82 @@ std::vector<Row> Table() {
        "",
        {},
        Expect(R::kUs, O::kOptedOut, us_contextual)},
+      {"Texas, nothing opted out",
+       {},
+       "",
+       "",
+       EncodeGppString({{16, Texas([](UsFields&) {})}}),
+       {16},
+       "USA",
+       {},
+       Expect(R::kUs, O::kPersonalized, "all")},
+      {"Texas sale opt-out",
+       {},
+       "",
+       "",
+       EncodeGppString({{16, Texas([](UsFields& f) { f.sale_opt_out = 1; })}}),
+       {16},
+       "USA",
+       {},
+       Expect(R::kUs, O::kOptedOut, us_contextual)},
+      {"Texas targeted advertising opt-out",
+       {},
+       "",
+       "",
+       EncodeGppString({{16, Texas([](UsFields& f) { f.targeted_advertising_opt_out = 1; })}}),
+       {16},
+       "USA",
+       {},
+       Expect(R::kUs, O::kOptedOut, us_contextual)},
+      {"Texas processing notice not given",
+       {},
+       "",
+       "",
+       EncodeGppString({{16, Texas([](UsFields& f) { f.processing_notice = 2; })}}),
+       {16},
+       "USA",
+       {},
+       Expect(R::kUs, O::kOptedOut, us_contextual)},
+      {"Texas GPC",
+       {},
+       "",
+       "",
+       EncodeGppString({{16, Texas([](UsFields& f) { f.gpc = true; })}}),
+       {16},
+       "USA",
+       {},
+       Expect(R::kUs, O::kOptedOut, us_contextual)},
+      {"Montana sharing notice not given",
+       {},
+       "",
+       "",
+       EncodeGppString({{14, EncodeUsSection(14, UsFields{.sharing_notice = 2})}}),
+       {14},
+       "USA",
+       {},
+       Expect(R::kUs, O::kOptedOut, us_contextual)},
+      {"Iowa, New Jersey and Minnesota, nothing opted out",
+       {},
+       "",
+       "",
+       EncodeGppString({{18, Texas([](UsFields&) {}, 18)},
+                        {21, Texas([](UsFields&) {}, 21)},
+                        {23, Texas([](UsFields&) {}, 23)}}),
+       {18, 21, 23},
+       "USA",
+       {},
+       Expect(R::kUs, O::kPersonalized, "all")},
+      {"New Jersey opted out beside Iowa and Minnesota",
+       {},
+       "",
+       "",
+       EncodeGppString({{18, Texas([](UsFields&) {}, 18)},
+                        {21, Texas([](UsFields& f) { f.sale_opt_out = 1; }, 21)},
+                        {23, Texas([](UsFields&) {}, 23)}}),
+       {18, 21, 23},
+       "USA",
+       {},
+       Expect(R::kUs, O::kOptedOut, us_contextual)},
       {"only the sections of gpp_sid count",
        {},
        "",
@@ -686,8 +778,8 @@ std::vector<Row> Table() {
        {},
        "",
        "",
-       EncodeGppString({{13, "BVVqAAEABCA"}}),
-       {13},
+       EncodeGppString({{24, "BVVqAAEABCA"}}),
+       {24},
        "",
        {},
        Expect(R::kUs, O::kUndecodedSection, us_contextual)},

@@ -60,16 +60,20 @@ std::vector<std::string> Corpus(std::mt19937_64& rng) {
     if (rng() % 2) f.segment_types = {1 + static_cast<int>(rng() % 3)};
     corpus.push_back(EncodeTcString(f));
   }
-  for (int id = 7; id <= 12; ++id) {
+  // Every US section the decoder reads (7 to 23), then a section it does not
+  // read (24).
+  for (int id = kGppUsNational; id <= kGppUsMinnesota; ++id) {
     for (int version : {1, 2}) {
-      if (version == 2 && id != 7) continue;
+      if (version == 2 && id != kGppUsNational) continue;
       UsFields f;
       f.version = version;
+      f.processing_notice = static_cast<int>(rng() % 3);
       f.sale_opt_out = static_cast<int>(rng() % 3);
       f.targeted_advertising_opt_out = static_cast<int>(rng() % 3);
+      f.additional_data_processing_consent = static_cast<int>(rng() % 3);
       f.gpc = rng() % 2 == 0;
       corpus.push_back(EncodeGppString(
-          {{2, corpus[rng() % 40]}, {6, "1YNN"}, {id, EncodeUsSection(id, f)}, {15, "BAAA"}}));
+          {{2, corpus[rng() % 40]}, {6, "1YNN"}, {id, EncodeUsSection(id, f)}, {24, "BAAA"}}));
     }
   }
   corpus.push_back("1YNN");
