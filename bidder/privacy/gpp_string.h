@@ -9,12 +9,16 @@
 //   8 .. 12  California, Virginia, Colorado, Utah, Connecticut, version 1
 //   13 .. 23 Florida, Montana, Oregon, Texas, Delaware, Iowa, Nebraska,
 //            New Hampshire, New Jersey, Tennessee, Minnesota, version 1
-// Any other section is listed in undecoded_section_ids: present, not read.
+// Any other section, or a version of one the decoder does not read, is
+// present but not read (GppSectionState::kNotRead).
 //
-// A header that is not a GPP v1 header, a section count that differs from the
-// header's list, or a decoded section that is malformed make the whole string
-// InvalidArgument (the caller treats it as "no consent"), never a crash.
-// Which sections apply to a request is the caller's business (`gpp_sid`).
+// A header that is not a GPP v1 header, or a section count that differs from
+// the header's list, make the whole string InvalidArgument: which text
+// belongs to which id is then unknown. A section that breaks its own format
+// only marks that section kMalformed (section_states, first_section_error)
+// and the others are still read: whether it matters depends on whether the
+// request says it applies (`gpp_sid`), which is the caller's business. Never
+// a crash.
 //
 // Thread-safety: GppString is a plain value.
 #ifndef RTB_BIDDER_PRIVACY_GPP_STRING_H_
@@ -107,24 +111,36 @@ struct UsSection {
   bool operator==(const UsSection&) const = default;
 };
 
+// How one section of a GPP string came out.
+enum class GppSectionState : uint8_t {
+  kDecoded,    // read into tcf_eu_v2, us_privacy or us_sections
+  kNotRead,    // a section, or a version of one, this decoder does not read
+  kMalformed,  // a section the decoder reads whose text breaks its format
+};
+
 struct GppString {
   int version = 0;  // of the GPP header, 1
   // Section ids in the order of the string (ascending, as the header lists
-  // them).
+  // them), and how each came out, in the same order.
   absl::InlinedVector<int, 4> section_ids;
+  absl::InlinedVector<GppSectionState, 4> section_states;
+  // Why the first kMalformed section is malformed; OK when none is.
+  absl::Status first_section_error;
   std::optional<TcString> tcf_eu_v2;
   std::optional<UsPrivacy> us_privacy;
   absl::InlinedVector<UsSection, 2> us_sections;
-  // Sections present in the string that this decoder does not read.
-  absl::InlinedVector<int, 2> undecoded_section_ids;
 
   bool HasSection(int id) const;
+  // The state of section `id`, or nullopt when the string does not carry it.
+  std::optional<GppSectionState> StateOf(int id) const;
+  bool HasMalformedSection() const { return !first_section_error.ok(); }
   // The decoded US National or state section `id`, or nullptr.
   const UsSection* FindUsSection(int id) const;
 };
 
 // Decodes a GPP string. `out` is overwritten; reusing one GppString across
-// calls keeps its buffers.
+// calls keeps its buffers. OK with malformed sections (see above): check
+// section_states before trusting a section.
 absl::Status DecodeGppString(std::string_view text, GppString* out);
 absl::StatusOr<GppString> DecodeGppString(std::string_view text);
 

@@ -425,7 +425,8 @@ absl::Status ReadCore(int section_id, std::string_view core, UsSection* out) {
   if (reader.failed()) return Malformed(section_id, "ends inside the version");
   const UsSectionLayout* layout = FindLayout(section_id, out->version);
   if (layout == nullptr) {
-    return Malformed(section_id, absl::StrCat("version ", out->version, " is not read"));
+    return absl::UnimplementedError(
+        absl::StrCat("GPP section ", section_id, ": version ", out->version, " is not read"));
   }
   for (int f = 0; f < layout->field_count; ++f) {
     const FieldSpec& spec = layout->fields[f];

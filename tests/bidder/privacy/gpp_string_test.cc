@@ -25,9 +25,16 @@ using testing::UsFields;
 // The TCF EU section of the specification's GPP string examples.
 constexpr char kSpecTcf[] = "CPXxRfAPXxRfAAfKABENB-CgAAAAAAAAAAYgAAAAAAAA";
 
+constexpr GppSectionState kDecoded = GppSectionState::kDecoded;
+constexpr GppSectionState kNotRead = GppSectionState::kNotRead;
+constexpr GppSectionState kMalformed = GppSectionState::kMalformed;
+
+// The whole string's error, or else the first malformed section's, or "OK".
 std::string ErrorOf(std::string_view text) {
   absl::StatusOr<GppString> gpp = DecodeGppString(text);
-  return gpp.ok() ? std::string("OK") : std::string(gpp.status().message());
+  if (!gpp.ok()) return std::string(gpp.status().message());
+  return gpp->HasMalformedSection() ? std::string(gpp->first_section_error.message())
+                                    : std::string("OK");
 }
 
 TEST(GppStringTest, SpecificationHeaderExamplesListTheirSections) {
@@ -64,13 +71,15 @@ TEST(GppStringTest, SpecificationStringExamplesDecode) {
   ASSERT_TRUE(two->tcf_eu_v2.has_value());
   ASSERT_TRUE(two->us_privacy.has_value());
   EXPECT_EQ(two->us_privacy->opt_out_sale, UsPrivacyFlag::kNo);
-  EXPECT_TRUE(two->undecoded_section_ids.empty());
+  EXPECT_THAT(two->section_states, ElementsAre(kDecoded, kDecoded));
 
   absl::StatusOr<GppString> three = DecodeGppString(std::string("DBABjw~") + kSpecTcf + "~1YNN");
   ASSERT_TRUE(three.ok()) << three.status();
   EXPECT_THAT(three->section_ids, ElementsAre(5, 6));
   EXPECT_FALSE(three->tcf_eu_v2.has_value());
-  EXPECT_THAT(three->undecoded_section_ids, ElementsAre(5));
+  EXPECT_EQ(three->StateOf(5), kNotRead);
+  EXPECT_EQ(three->StateOf(6), kDecoded);
+  EXPECT_EQ(three->StateOf(2), std::nullopt);
   EXPECT_TRUE(three->HasSection(5));
   EXPECT_FALSE(three->HasSection(2));
 }
@@ -211,7 +220,9 @@ TEST(GppStringTest, SeveralSectionsDecodeInHeaderOrder) {
   ASSERT_EQ(gpp->us_sections.size(), 2u);
   ExpectSection(*gpp->FindUsSection(7), 7, national);
   ExpectSection(*gpp->FindUsSection(8), 8, california);
-  EXPECT_THAT(gpp->undecoded_section_ids, ElementsAre(24, 30));
+  EXPECT_THAT(gpp->section_states,
+              ElementsAre(kDecoded, kDecoded, kDecoded, kDecoded, kNotRead, kNotRead));
+  EXPECT_FALSE(gpp->HasMalformedSection());
 }
 
 TEST(GppStringTest, HeaderRangesListEveryIdInThem) {
@@ -254,13 +265,6 @@ TEST(GppStringTest, MalformedStringsAreErrorsNamingTheProblem) {
   EXPECT_THAT(ErrorOf(EncodeGppString({{300, "x"}})), HasSubstr("above 255"));
   // A header cut inside the Fibonacci section ids.
   EXPECT_THAT(ErrorOf("DBAB~1YNN"), HasSubstr("section id list"));
-  // Versions the decoder does not read.
-  UsFields v3;
-  v3.version = 3;
-  EXPECT_THAT(ErrorOf(EncodeGppString({{7, EncodeUsSection(7, v3)}})), HasSubstr("version 3"));
-  UsFields v2;
-  v2.version = 2;
-  EXPECT_THAT(ErrorOf(EncodeGppString({{8, EncodeUsSection(8, v2)}})), HasSubstr("version 2"));
   // A 2-bit field holding 3.
   UsFields three;
   three.sale_opt_out = 3;
@@ -269,14 +273,56 @@ TEST(GppStringTest, MalformedStringsAreErrorsNamingTheProblem) {
   EXPECT_THAT(ErrorOf(EncodeGppString({{7, usnat + ".Y*"}})), HasSubstr("base64url"));
 }
 
-TEST(GppStringTest, EveryTruncationOfAUsSectionIsAnError) {
+TEST(GppStringTest, EveryTruncationOfAUsSectionIsMalformed) {
   for (int id = kGppUsNational; id <= kGppUsMinnesota; ++id) {
     const std::string section = EncodeUsSection(id, DistinctValues(id, 1));
     for (size_t length = 0; length < section.size(); ++length) {
-      EXPECT_FALSE(DecodeGppString(EncodeGppString({{id, section.substr(0, length)}})).ok())
-          << "section " << id << " length " << length;
+      absl::StatusOr<GppString> gpp =
+          DecodeGppString(EncodeGppString({{id, section.substr(0, length)}}));
+      ASSERT_TRUE(gpp.ok()) << gpp.status();
+      EXPECT_EQ(gpp->StateOf(id), kMalformed) << "section " << id << " length " << length;
+      EXPECT_TRUE(gpp->us_sections.empty());
     }
   }
+}
+
+TEST(GppStringTest, AMalformedSectionLeavesTheOthersDecoded) {
+  const std::string usnat = EncodeUsSection(7, DistinctValues(7, 1));
+  const std::string texas = EncodeUsSection(16, DistinctValues(16, 1));
+  // A broken TCF section before a valid US National one.
+  absl::StatusOr<GppString> gpp = DecodeGppString(EncodeGppString({{2, "1YNN"}, {7, usnat}}));
+  ASSERT_TRUE(gpp.ok()) << gpp.status();
+  EXPECT_THAT(gpp->section_states, ElementsAre(kMalformed, kDecoded));
+  EXPECT_THAT(gpp->first_section_error.message(), HasSubstr("section 2"));
+  EXPECT_FALSE(gpp->tcf_eu_v2.has_value());
+  ExpectSection(*gpp->FindUsSection(7), 7, DistinctValues(7, 1));
+  // A broken US section between two valid ones: only the valid ones are held,
+  // and the first error is kept.
+  gpp = DecodeGppString(EncodeGppString(
+      {{6, "1YXN"}, {7, usnat}, {12, usnat.substr(0, 3)}, {16, texas}, {17, "B*"}}));
+  ASSERT_TRUE(gpp.ok()) << gpp.status();
+  EXPECT_THAT(gpp->section_states,
+              ElementsAre(kMalformed, kDecoded, kMalformed, kDecoded, kMalformed));
+  EXPECT_THAT(gpp->first_section_error.message(), HasSubstr("section 6"));
+  EXPECT_FALSE(gpp->us_privacy.has_value());
+  ASSERT_EQ(gpp->us_sections.size(), 2u);
+  EXPECT_EQ(gpp->FindUsSection(12), nullptr);
+  ExpectSection(*gpp->FindUsSection(16), 16, DistinctValues(16, 1));
+}
+
+TEST(GppStringTest, VersionsTheDecoderDoesNotReadAreNotReadNotMalformed) {
+  UsFields v3 = DistinctValues(7, 2);
+  v3.version = 3;
+  UsFields v2 = DistinctValues(8, 1);
+  v2.version = 2;
+  UsFields v0 = DistinctValues(16, 1);
+  v0.version = 0;
+  absl::StatusOr<GppString> gpp = DecodeGppString(EncodeGppString(
+      {{7, EncodeUsSection(7, v3)}, {8, EncodeUsSection(8, v2)}, {16, EncodeUsSection(16, v0)}}));
+  ASSERT_TRUE(gpp.ok()) << gpp.status();
+  EXPECT_THAT(gpp->section_states, ElementsAre(kNotRead, kNotRead, kNotRead));
+  EXPECT_FALSE(gpp->HasMalformedSection());
+  EXPECT_TRUE(gpp->us_sections.empty());
 }
 
 TEST(GppStringTest, DecodingIntoAReusedValueForgetsTheLastString) {
@@ -287,6 +333,11 @@ TEST(GppStringTest, DecodingIntoAReusedValueForgetsTheLastString) {
   EXPECT_FALSE(gpp.tcf_eu_v2.has_value());
   EXPECT_FALSE(gpp.us_privacy.has_value());
   EXPECT_EQ(gpp.us_sections.size(), 1u);
+  ASSERT_TRUE(DecodeGppString(EncodeGppString({{6, "1YXN"}}), &gpp).ok());
+  EXPECT_TRUE(gpp.HasMalformedSection());
+  ASSERT_TRUE(DecodeGppString(EncodeGppString({{6, "1YNN"}}), &gpp).ok());
+  EXPECT_FALSE(gpp.HasMalformedSection());
+  EXPECT_THAT(gpp.section_states, ElementsAre(kDecoded));
 }
 
 }  // namespace

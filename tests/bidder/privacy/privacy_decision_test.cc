@@ -89,12 +89,15 @@ std::string Texas(std::function<void(UsFields&)> change, int id = kGppUsTexas) {
   return EncodeUsSection(id, f);
 }
 
-// Allowed uses as words: bid profile freq key segments measure geo.
+// Allowed uses as words: bid profile freq key segments measure geo, or all;
+// and unused_malformed_gpp when the decision says so.
 PrivacyDecision Expect(PrivacyRegime regime, PrivacyOutcome outcome, const std::string& allowed) {
   std::set<std::string> words;
   std::istringstream in(allowed);
   for (std::string w; in >> w;) words.insert(w);
-  if (allowed == "all") words = {"bid", "profile", "freq", "key", "segments", "measure", "geo"};
+  if (words.count("all")) {
+    words.insert({"bid", "profile", "freq", "key", "segments", "measure", "geo"});
+  }
   PrivacyDecision d;
   d.regime = regime;
   d.outcome = outcome;
@@ -105,6 +108,7 @@ PrivacyDecision Expect(PrivacyRegime regime, PrivacyOutcome outcome, const std::
   d.may_target_segments = words.count("segments");
   d.may_measure = words.count("measure");
   d.may_use_precise_geo = words.count("geo");
+  d.unused_malformed_gpp = words.count("unused_malformed_gpp");
   return d;
 }
 
@@ -118,6 +122,7 @@ std::string Describe(const PrivacyDecision& d) {
   if (d.may_target_segments) out << " segments";
   if (d.may_measure) out << " measure";
   if (d.may_use_precise_geo) out << " geo";
+  if (d.unused_malformed_gpp) out << " unused_malformed_gpp";
   return out.str();
 }
 
@@ -818,7 +823,155 @@ std::vector<Row> Table() {
        {5},
        "USA",
        {},
-       Expect(R::kNone, O::kNotApplicable, "all")},
+       Expect(R::kNone, O::kNotApplicable, "all unused_malformed_gpp")},
+
+      // gpp_sid decides which sections count, each on its own.
+      {"a broken TCF section does not spoil the US National section gpp_sid lists",
+       {},
+       "",
+       "",
+       EncodeGppString({{2, "garbage"}, {7, Usnat([](UsFields&) {})}}),
+       {7},
+       "USA",
+       {},
+       Expect(R::kUs, O::kPersonalized, "all unused_malformed_gpp")},
+      {"a broken TCF section beside a listed US opt-out",
+       {},
+       "",
+       "",
+       EncodeGppString({{2, "garbage"}, {7, Usnat([](UsFields& f) { f.sale_opt_out = 1; })}}),
+       {7},
+       "USA",
+       {},
+       Expect(R::kUs, O::kOptedOut, us_contextual + " unused_malformed_gpp")},
+      {"a broken TCF section gpp_sid lists is malformed consent",
+       {},
+       "",
+       "",
+       EncodeGppString({{2, "garbage"}, {7, Usnat([](UsFields&) {})}}),
+       {2, 7},
+       "USA",
+       {},
+       Expect(R::kGdpr, O::kMalformed, "")},
+      {"a broken TCF section without gpp_sid is malformed consent under GDPR",
+       true,
+       "",
+       "",
+       EncodeGppString({{2, "garbage"}, {7, Usnat([](UsFields&) {})}}),
+       {},
+       "DEU",
+       {},
+       Expect(R::kGdpr, O::kMalformed, "")},
+      {"a broken TCF section user.consent stands in for",
+       {},
+       Full(),
+       "",
+       EncodeGppString({{2, "garbage"}, {7, Usnat([](UsFields&) {})}}),
+       {2, 7},
+       "DEU",
+       {},
+       Expect(R::kGdpr, O::kPersonalized, "all unused_malformed_gpp")},
+      {"a valid TCF section gpp_sid does not list is not consent",
+       true,
+       "",
+       "",
+       EncodeGppString({{2, Full()}, {7, Usnat([](UsFields&) {})}}),
+       {7},
+       "DEU",
+       {},
+       Expect(R::kGdpr, O::kMissingConsent, "")},
+      {"a valid TCF section gpp_sid lists is consent",
+       true,
+       "",
+       "",
+       EncodeGppString({{2, Full()}, {7, Usnat([](UsFields&) {})}}),
+       {2, 7},
+       "DEU",
+       {},
+       Expect(R::kGdpr, O::kPersonalized, "all")},
+      {"a valid TCF section is consent without gpp_sid",
+       true,
+       "",
+       "",
+       EncodeGppString({{2, Full()}, {7, Usnat([](UsFields&) {})}}),
+       {},
+       "DEU",
+       {},
+       Expect(R::kGdpr, O::kPersonalized, "all")},
+      {"a malformed GPP string beside valid consent, no US section listed",
+       true,
+       Full(),
+       "",
+       "garbage",
+       {2},
+       "DEU",
+       {},
+       Expect(R::kGdpr, O::kPersonalized, "all unused_malformed_gpp")},
+      {"a malformed GPP string beside valid consent, a US section listed",
+       true,
+       Full(),
+       "",
+       "garbage",
+       {2, 7},
+       "DEU",
+       {},
+       Expect(R::kGdpr, O::kMalformed, us_contextual)},
+      {"a malformed GPP string beside a valid US Privacy string, gpp_sid lists 2 only",
+       {},
+       "",
+       "1YNN",
+       "garbage",
+       {2},
+       "USA",
+       {},
+       Expect(R::kGdpr, O::kMalformed, "")},
+      {"a broken US section gpp_sid does not list",
+       {},
+       "",
+       "",
+       EncodeGppString({{7, "BV!"}, {16, Texas([](UsFields&) {})}}),
+       {16},
+       "USA",
+       {},
+       Expect(R::kUs, O::kPersonalized, "all unused_malformed_gpp")},
+      {"a broken US section gpp_sid lists beside a valid one",
+       {},
+       "",
+       "",
+       EncodeGppString({{7, "BV!"}, {16, Texas([](UsFields&) {})}}),
+       {7, 16},
+       "USA",
+       {},
+       Expect(R::kUs, O::kMalformed, us_contextual)},
+      {"a broken US section without gpp_sid",
+       {},
+       "",
+       "",
+       EncodeGppString({{7, "BV!"}, {16, Texas([](UsFields&) {})}}),
+       {},
+       "USA",
+       {},
+       Expect(R::kUs, O::kMalformed, us_contextual)},
+      {"a version not read of a section gpp_sid lists",
+       {},
+       "",
+       "",
+       EncodeGppString(
+           {{7, EncodeUsSection(7, UsFields{.version = 3})}, {16, Texas([](UsFields&) {})}}),
+       {7, 16},
+       "USA",
+       {},
+       Expect(R::kUs, O::kUndecodedSection, us_contextual)},
+      {"a version not read of a section gpp_sid does not list",
+       {},
+       "",
+       "",
+       EncodeGppString(
+           {{7, EncodeUsSection(7, UsFields{.version = 3})}, {16, Texas([](UsFields&) {})}}),
+       {16},
+       "USA",
+       {},
+       Expect(R::kUs, O::kPersonalized, "all")},
 
       // Both regimes.
       {"GDPR personalised and a US opt-out",

@@ -144,8 +144,9 @@ TEST(PrivacyFuzzTest, EveryTruncationOfValidStringsIsAValueOrAnError) {
       const std::string cut = text.substr(0, length);
       EXPECT_EQ(RunAll(cut, static_cast<uint8_t>(length)), 0);
     }
-    // Cutting inside the last section of a GPP string: the section is short
-    // and so malformed, or the cut removed a whole section the header lists.
+    // Cutting off the last section, or all of them: the header lists sections
+    // the string lacks, so the whole string is malformed. (A cut inside a
+    // section only makes that section malformed.)
     if (text[0] == 'D') {
       ASSERT_TRUE(DecodeGppString(text).ok()) << text;
       EXPECT_FALSE(DecodeGppString(text.substr(0, text.rfind('~'))).ok());
