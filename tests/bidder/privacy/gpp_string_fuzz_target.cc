@@ -52,7 +52,7 @@ int FuzzGppString(const uint8_t* data, size_t size) {
     }
   }
 
-  static constexpr int32_t kSids[][2] = {{2, 7}, {7, 8}, {6, 13}, {5, 12}};
+  static constexpr int32_t kSids[][2] = {{2, 7}, {7, 16}, {6, 13}, {5, 23}};
   config::PrivacyConfig config;
   config.gvl_vendor_id = 1 + (choice & 0x3f);
   PrivacySignals signals;
