@@ -45,6 +45,7 @@ int Run(int argc, char** argv) {
     case rtb::startup::FlagParser::Outcome::kError:
       return 1;
   }
+  rtb::startup::TuneAllocatorForLongRuns();
   rtb::startup::BlockStopSignals();
 
   absl::StatusOr<rtb::config::BidderConfig> config = rtb::config::LoadConfigFile(config_path);

@@ -1,6 +1,6 @@
 // Decoding of the configuration document into BidderConfig: JSON types,
 // unknown keys, defaults and secrets from the environment. Range, syntax and
-// cross-field rules live in validation.cc.
+// cross-field rules live in config_validation.cc.
 #include "config/config.h"
 
 #include <cerrno>
@@ -227,6 +227,7 @@ void DecodeEmbedded(const json& value, const std::string& path, ErrorList* error
   fields.Read("block_cache_mib", &out->block_cache_mib);
   fields.Read("in_memory_cache_fraction", &out->in_memory_cache_fraction);
   fields.Read("write_buffer_mib", &out->write_buffer_mib);
+  fields.Read("memtable_budget_mib", &out->memtable_budget_mib);
   fields.Read("async_wal_flush_interval_ms", &out->async_wal_flush_interval_ms);
   fields.RejectUnknownKeys();
 }

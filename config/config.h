@@ -193,6 +193,12 @@ struct EmbeddedStorageConfig {
   double in_memory_cache_fraction = 0.25;
   // Memtable size per family, MiB. Default 32. Range [1, 4096].
   int64_t write_buffer_mib = 32;
+  // All families' memtables together, MiB, charged to the block cache so the
+  // store's memory stays near block_cache_mib (see EmbeddedStoreOptions).
+  // 0 turns the shared budget off. Default (-1): a third of the block
+  // cache's share for families that are not IN_MEMORY, 64 for the defaults.
+  // Range [-1, that share].
+  int64_t memtable_budget_mib = -1;
   // How often ASYNC_WAL writes are pushed to the OS, ms: a process kill loses
   // at most about this much of them. Default 100. Range [1, 60000].
   int async_wal_flush_interval_ms = 100;

@@ -23,7 +23,7 @@ using internal::CampaignBudget;
 
 constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
 
-// The checks of config/validation.cc that keep the loop's arithmetic sound,
+// The checks of config/config_validation.cc that keep the loop's arithmetic sound,
 // for configs built in code.
 absl::Status CheckPacingConfig(const config::PacingConfig& pacing) {
   if (pacing.worker_id < 0) return absl::InvalidArgumentError("pacing.worker_id must be >= 0");

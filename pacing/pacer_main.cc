@@ -122,6 +122,7 @@ int Run(int argc, char** argv) {
   if (std::optional<int> exit_code = ParseFlags(argc, argv, &flags); exit_code.has_value()) {
     return *exit_code;
   }
+  rtb::startup::TuneAllocatorForLongRuns();
   rtb::startup::BlockStopSignals();
 
   absl::StatusOr<rtb::config::BidderConfig> config = LoadPacerConfig(flags.config_path);

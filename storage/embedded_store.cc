@@ -131,6 +131,17 @@ absl::Status EmbeddedStoreImpl::Open() {
   db_options.manual_wal_flush = true;
   db_options.env = env_.get();
   db_options.max_background_jobs = 2;
+  const int64_t memtable_budget =
+      options_.memtable_budget_bytes < 0
+          ? static_cast<int64_t>(options_.block_cache_bytes *
+                                 (1.0 - options_.in_memory_cache_fraction)) /
+                3
+          : options_.memtable_budget_bytes;
+  if (memtable_budget > 0) {
+    write_buffer_manager_ = std::make_shared<rocksdb::WriteBufferManager>(
+        static_cast<size_t>(memtable_budget), block_cache_);
+    db_options.write_buffer_manager = write_buffer_manager_;
+  }
 
   FamilyLayout layout = LayOutFamilies(*schemas);
   // A crash inside CreateTable or DeleteTable can leave column families
@@ -319,12 +330,15 @@ std::vector<Store::MemoryPart> EmbeddedStoreImpl::MemoryUsage() {
     if (!db_->GetAggregatedIntProperty(property, &value)) return int64_t{0};
     return static_cast<int64_t>(value);
   };
+  // The memtables' reservations are counted once, as memtables.
+  const size_t reserved_for_memtables =
+      write_buffer_manager_ == nullptr ? 0 : write_buffer_manager_->dummy_entries_in_cache_usage();
   return {
-      {"block_cache",
-       static_cast<int64_t>(block_cache_->GetUsage() + in_memory_cache_->GetUsage())},
+      {"block_cache", static_cast<int64_t>(block_cache_->GetUsage() + in_memory_cache_->GetUsage() -
+                                           reserved_for_memtables)},
       {"block_cache_pinned",
        static_cast<int64_t>(block_cache_->GetPinnedUsage() + in_memory_cache_->GetPinnedUsage())},
-      {"memtables", aggregated(rocksdb::DB::Properties::kCurSizeAllMemTables.c_str())},
+      {"memtables", aggregated(rocksdb::DB::Properties::kSizeAllMemTables.c_str())},
       {"table_readers", aggregated(rocksdb::DB::Properties::kEstimateTableReadersMem.c_str())},
       {"row_cache", static_cast<int64_t>(row_cache_.bytes())},
   };
@@ -353,6 +367,14 @@ absl::StatusOr<std::unique_ptr<Store>> OpenEmbeddedStore(const EmbeddedStoreOpti
   }
   if (options.row_cache_bytes < 0) {
     return absl::InvalidArgumentError("embedded store row_cache_bytes must be >= 0");
+  }
+  if (const int64_t share = static_cast<int64_t>(options.block_cache_bytes *
+                                                 (1.0 - options.in_memory_cache_fraction));
+      options.memtable_budget_bytes > share) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("embedded store memtable_budget_bytes ", options.memtable_budget_bytes,
+                     " is more than the block cache's share for families that are not IN_MEMORY (",
+                     share, " bytes)"));
   }
   if (options.write_buffer_bytes < (int64_t{1} << 16)) {
     return absl::InvalidArgumentError("embedded store write_buffer_bytes must be >= 64 KiB");

@@ -34,6 +34,15 @@ struct EmbeddedStoreOptions {
   int64_t row_cache_bytes = int64_t{64} << 20;
   // Memtable size per family, bytes. Default 32 MiB.
   int64_t write_buffer_bytes = int64_t{32} << 20;
+  // All families' memtables together, bytes; 0 leaves only the per-family
+  // bound (which grows with the number of families). When set, the largest
+  // memtable is flushed once the sum passes it, and the memtables' memory is
+  // charged to the block cache: blocks are evicted to make room for writes,
+  // so the store's memory stays near block_cache_bytes + row_cache_bytes
+  // however the load mixes reads and writes. At most the block cache's share
+  // for families that are not IN_MEMORY. Negative: a third of that share
+  // (64 MiB for the default cache). Default negative.
+  int64_t memtable_budget_bytes = -1;
   // How often ASYNC_WAL writes are pushed from the process to the OS, ms.
   // Default 100: a process kill loses at most about this much of them.
   int async_wal_flush_interval_ms = 100;
@@ -47,11 +56,14 @@ struct EmbeddedStoreOptions {
 
 // Store::MemoryUsage of the embedded engine, one part each:
 //   block_cache         blocks cached for reads, both caches (at most
-//                       block_cache_bytes)
+//                       block_cache_bytes less what memtables have reserved
+//                       in it)
 //   block_cache_pinned  the part of those held by open iterators and
 //                       readers, which eviction cannot free
-//   memtables           writes not yet flushed, every family (up to
-//                       write_buffer_bytes each, two while one flushes)
+//   memtables           writes not yet flushed, every family, and flushed
+//                       memtables readers still hold (about
+//                       memtable_budget_bytes together; without a budget up
+//                       to write_buffer_bytes each, two while one flushes)
 //   table_readers       index and filter blocks of open files outside the
 //                       block cache
 //   row_cache           the row cache's own count of what it holds (at most

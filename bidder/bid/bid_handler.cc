@@ -252,6 +252,9 @@ void BidHandler::Handle(size_t exchange, const HttpRequest& http, Responder resp
   const privacy::PrivacyDecision decision =
       privacy::DecidePrivacy(SignalsOf(request), deps_.config->privacy);
   deps_.metrics->CountPrivacyDecision(decision.regime, decision.outcome);
+  if (decision.unused_malformed_gpp) {
+    deps_.metrics->CountUnusedMalformedGpp(pending->exchange->index);
+  }
   pending->permissions = PermissionsOf(decision);
   if (!pending->permissions.precise_geo) DropPreciseGeo(&pending->request);
 

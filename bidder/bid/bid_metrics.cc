@@ -99,6 +99,8 @@ const char* IgnoredName(Ignored what) {
       return "unusable_native_request";
     case Ignored::kUnknownTaxonomy:
       return "unknown_taxonomy";
+    case Ignored::kUnusedMalformedGpp:
+      return "unused_malformed_gpp";
   }
   return "unknown_field";
 }
@@ -293,6 +295,10 @@ void BidMetrics::CountIgnored(size_t exchange, const openrtb::IgnoredInRequest& 
   add(Ignored::kUnknownValue, ignored.unknown_values);
   add(Ignored::kUnusableNativeRequest, ignored.unusable_native_requests);
   add(Ignored::kUnknownTaxonomy, unknown_taxonomy ? 1 : 0);
+}
+
+void BidMetrics::CountUnusedMalformedGpp(size_t exchange) {
+  exchanges_[exchange].ignored[static_cast<size_t>(Ignored::kUnusedMalformedGpp)]->Increment();
 }
 
 }  // namespace rtb::bidder

@@ -22,7 +22,10 @@
 //                                                unknown_field, unknown_value (each counted
 //                                                per occurrence), unusable_native_request
 //                                                (per impression), unknown_taxonomy (per
-//                                                request whose cattax the tables do not hold)
+//                                                request whose cattax the tables do not hold),
+//                                                unused_malformed_gpp (per request whose GPP
+//                                                string or section is malformed where gpp_sid
+//                                                does not apply it: PrivacyDecision)
 //   bidder_store_outage_decisions_total{campaign,policy,decision}
 //       candidates that met their store_outage_policy because the profile
 //       could not be read: decision "withheld" (no bid) or "allowed" (bid on
@@ -102,8 +105,9 @@ enum class Ignored : size_t {
   kUnknownValue,
   kUnusableNativeRequest,
   kUnknownTaxonomy,
+  kUnusedMalformedGpp,
 };
-inline constexpr size_t kIgnoredCount = 5;
+inline constexpr size_t kIgnoredCount = 6;
 const char* IgnoredName(Ignored what);
 
 class BidMetrics {
@@ -137,6 +141,9 @@ class BidMetrics {
   // its cattax is one the taxonomy tables do not hold.
   void CountIgnored(size_t exchange, const openrtb::IgnoredInRequest& ignored,
                     bool unknown_taxonomy);
+  // A request whose malformed GPP string or section decided nothing
+  // (privacy::PrivacyDecision::unused_malformed_gpp).
+  void CountUnusedMalformedGpp(size_t exchange);
   void CountStoreOutageDecision(size_t campaign, bool withheld);
 
   // The handles, for tests and the telemetry writer.

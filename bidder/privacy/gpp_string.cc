@@ -22,6 +22,7 @@
 #include "bidder/privacy/gpp_string.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "bidder/privacy/internal/bit_reader.h"
@@ -73,25 +74,37 @@ absl::Status ReadHeader(std::string_view header, GppString* out) {
   return absl::OkStatus();
 }
 
-absl::Status ReadSection(int id, std::string_view text, GppString* out) {
+// Reads section `id` into `out` and sets *state. A malformed section is an
+// error with *state kMalformed; the caller records it and goes on.
+absl::Status ReadSection(int id, std::string_view text, GppString* out, GppSectionState* state) {
+  *state = GppSectionState::kMalformed;
   if (text.empty()) return Malformed(absl::StrCat("section ", id, " is empty"));
   if (id == kGppTcfEuV2) {
     absl::Status s = DecodeTcString(text, &out->tcf_eu_v2.emplace());
-    if (!s.ok()) return Malformed(absl::StrCat("section 2: ", s.message()));
-    return absl::OkStatus();
-  }
-  if (id == kGppUsPrivacy) {
+    if (!s.ok()) {
+      out->tcf_eu_v2.reset();
+      return Malformed(absl::StrCat("section 2: ", s.message()));
+    }
+  } else if (id == kGppUsPrivacy) {
     absl::StatusOr<UsPrivacy> usp = DecodeUsPrivacy(text);
     if (!usp.ok()) return Malformed(absl::StrCat("section 6: ", usp.status().message()));
     out->us_privacy = *usp;
-    return absl::OkStatus();
-  }
-  if (internal::IsDecodedUsSection(id)) {
+  } else if (internal::IsDecodedUsSection(id)) {
     absl::Status s = internal::DecodeUsSection(id, text, &out->us_sections.emplace_back());
-    if (!s.ok()) return Malformed(s.message());
+    if (!s.ok()) {
+      out->us_sections.pop_back();
+      // A version this decoder does not read is not a broken section.
+      if (absl::IsUnimplemented(s)) {
+        *state = GppSectionState::kNotRead;
+        return absl::OkStatus();
+      }
+      return Malformed(s.message());
+    }
+  } else {
+    *state = GppSectionState::kNotRead;
     return absl::OkStatus();
   }
-  out->undecoded_section_ids.push_back(id);
+  *state = GppSectionState::kDecoded;
   return absl::OkStatus();
 }
 
@@ -99,6 +112,13 @@ absl::Status ReadSection(int id, std::string_view text, GppString* out) {
 
 bool GppString::HasSection(int id) const {
   return std::find(section_ids.begin(), section_ids.end(), id) != section_ids.end();
+}
+
+std::optional<GppSectionState> GppString::StateOf(int id) const {
+  for (size_t i = 0; i < section_ids.size() && i < section_states.size(); ++i) {
+    if (section_ids[i] == id) return section_states[i];
+  }
+  return std::nullopt;
 }
 
 const UsSection* GppString::FindUsSection(int id) const {
@@ -112,10 +132,11 @@ absl::Status DecodeGppString(std::string_view text, GppString* out) {
   out->version = 0;
   // resize(0), not clear(): clear() frees a heap buffer a reused value keeps.
   out->section_ids.resize(0);
+  out->section_states.resize(0);
+  out->first_section_error = absl::OkStatus();
   out->tcf_eu_v2.reset();
   out->us_privacy.reset();
   out->us_sections.resize(0);
-  out->undecoded_section_ids.resize(0);
 
   size_t tilde = text.find('~');
   if (absl::Status s = ReadHeader(text.substr(0, tilde), out); !s.ok()) return s;
@@ -128,7 +149,10 @@ absl::Status DecodeGppString(std::string_view text, GppString* out) {
           absl::StrCat("more sections than the ", out->section_ids.size(), " the header lists"));
     }
     const int id = out->section_ids[index++];
-    if (absl::Status s = ReadSection(id, text.substr(0, tilde), out); !s.ok()) return s;
+    GppSectionState state;
+    absl::Status s = ReadSection(id, text.substr(0, tilde), out, &state);
+    out->section_states.push_back(state);
+    if (!s.ok() && out->first_section_error.ok()) out->first_section_error = std::move(s);
   }
   if (index != out->section_ids.size()) {
     return Malformed(absl::StrCat(index, " sections, the header lists ", out->section_ids.size()));

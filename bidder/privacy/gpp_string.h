@@ -7,12 +7,18 @@
 //   6        US Privacy: the four-character string of us_privacy.h
 //   7        US National (usnat), versions 1 and 2
 //   8 .. 12  California, Virginia, Colorado, Utah, Connecticut, version 1
-// Any other section is listed in undecoded_section_ids: present, not read.
+//   13 .. 23 Florida, Montana, Oregon, Texas, Delaware, Iowa, Nebraska,
+//            New Hampshire, New Jersey, Tennessee, Minnesota, version 1
+// Any other section, or a version of one the decoder does not read, is
+// present but not read (GppSectionState::kNotRead).
 //
-// A header that is not a GPP v1 header, a section count that differs from the
-// header's list, or a decoded section that is malformed make the whole string
-// InvalidArgument (the caller treats it as "no consent"), never a crash.
-// Which sections apply to a request is the caller's business (`gpp_sid`).
+// A header that is not a GPP v1 header, or a section count that differs from
+// the header's list, make the whole string InvalidArgument: which text
+// belongs to which id is then unknown. A section that breaks its own format
+// only marks that section kMalformed (section_states, first_section_error)
+// and the others are still read: whether it matters depends on whether the
+// request says it applies (`gpp_sid`), which is the caller's business. Never
+// a crash.
 //
 // Thread-safety: GppString is a plain value.
 #ifndef RTB_BIDDER_PRIVACY_GPP_STRING_H_
@@ -41,6 +47,17 @@ inline constexpr int kGppUsVirginia = 9;
 inline constexpr int kGppUsColorado = 10;
 inline constexpr int kGppUsUtah = 11;
 inline constexpr int kGppUsConnecticut = 12;
+inline constexpr int kGppUsFlorida = 13;
+inline constexpr int kGppUsMontana = 14;
+inline constexpr int kGppUsOregon = 15;
+inline constexpr int kGppUsTexas = 16;
+inline constexpr int kGppUsDelaware = 17;
+inline constexpr int kGppUsIowa = 18;
+inline constexpr int kGppUsNebraska = 19;
+inline constexpr int kGppUsNewHampshire = 20;
+inline constexpr int kGppUsNewJersey = 21;
+inline constexpr int kGppUsTennessee = 22;
+inline constexpr int kGppUsMinnesota = 23;
 
 // Whether the GPP section `id` carries a US law's signals (6 and up, the
 // US Privacy string and the MSPA sections, decoded or not).
@@ -64,6 +81,9 @@ enum class UsValue : uint8_t {
 struct UsSection {
   int section_id = 0;
   int version = 0;
+  // Notice of the processing of personal data (the sections of 13 and up
+  // but Montana's, which has sharing_notice instead).
+  UsValue processing_notice = UsValue::kNotApplicable;
   UsValue sharing_notice = UsValue::kNotApplicable;
   UsValue sale_opt_out_notice = UsValue::kNotApplicable;
   UsValue sharing_opt_out_notice = UsValue::kNotApplicable;
@@ -75,9 +95,13 @@ struct UsSection {
   UsValue targeted_advertising_opt_out = UsValue::kNotApplicable;
   std::array<uint8_t, 16> sensitive_data_processing{};
   uint8_t sensitive_data_processing_count = 0;
-  std::array<uint8_t, 3> known_child_sensitive_data_consents{};
+  std::array<uint8_t, 5> known_child_sensitive_data_consents{};
   uint8_t known_child_sensitive_data_consents_count = 0;
   UsValue personal_data_consents = UsValue::kNotApplicable;
+  // Consent to process personal data for purposes beyond those disclosed
+  // (the sections of 13 and up but Iowa's): kYes (1) is "no consent", kNo
+  // (2) "consent", as the format has it, like personal_data_consents.
+  UsValue additional_data_processing_consent = UsValue::kNotApplicable;
   UsValue mspa_covered_transaction = UsValue::kNotApplicable;
   UsValue mspa_opt_out_option_mode = UsValue::kNotApplicable;
   UsValue mspa_service_provider_mode = UsValue::kNotApplicable;
@@ -87,24 +111,36 @@ struct UsSection {
   bool operator==(const UsSection&) const = default;
 };
 
+// How one section of a GPP string came out.
+enum class GppSectionState : uint8_t {
+  kDecoded,    // read into tcf_eu_v2, us_privacy or us_sections
+  kNotRead,    // a section, or a version of one, this decoder does not read
+  kMalformed,  // a section the decoder reads whose text breaks its format
+};
+
 struct GppString {
   int version = 0;  // of the GPP header, 1
   // Section ids in the order of the string (ascending, as the header lists
-  // them).
+  // them), and how each came out, in the same order.
   absl::InlinedVector<int, 4> section_ids;
+  absl::InlinedVector<GppSectionState, 4> section_states;
+  // Why the first kMalformed section is malformed; OK when none is.
+  absl::Status first_section_error;
   std::optional<TcString> tcf_eu_v2;
   std::optional<UsPrivacy> us_privacy;
   absl::InlinedVector<UsSection, 2> us_sections;
-  // Sections present in the string that this decoder does not read.
-  absl::InlinedVector<int, 2> undecoded_section_ids;
 
   bool HasSection(int id) const;
+  // The state of section `id`, or nullopt when the string does not carry it.
+  std::optional<GppSectionState> StateOf(int id) const;
+  bool HasMalformedSection() const { return !first_section_error.ok(); }
   // The decoded US National or state section `id`, or nullptr.
   const UsSection* FindUsSection(int id) const;
 };
 
 // Decodes a GPP string. `out` is overwritten; reusing one GppString across
-// calls keeps its buffers.
+// calls keeps its buffers. OK with malformed sections (see above): check
+// section_states before trusting a section.
 absl::Status DecodeGppString(std::string_view text, GppString* out);
 absl::StatusOr<GppString> DecodeGppString(std::string_view text);
 

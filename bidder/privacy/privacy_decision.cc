@@ -118,8 +118,8 @@ UsVerdict VerdictOf(const UsSection& s) {
   const bool opted_out =
       s.sale_opt_out == kYes || s.sharing_opt_out == kYes || s.targeted_advertising_opt_out == kYes;
   // A notice not given leaves the user no way to object: as an opt-out.
-  const bool notice_missing = s.sharing_notice == kNo || s.sale_opt_out_notice == kNo ||
-                              s.sharing_opt_out_notice == kNo ||
+  const bool notice_missing = s.processing_notice == kNo || s.sharing_notice == kNo ||
+                              s.sale_opt_out_notice == kNo || s.sharing_opt_out_notice == kNo ||
                               s.targeted_advertising_opt_out_notice == kNo;
   // In service provider mode the buyer may not sell, share or target.
   const bool service_provider = s.mspa_service_provider_mode == kYes;
@@ -149,15 +149,16 @@ UsVerdict DecideUs(const PrivacySignals& in, const GppString* gpp, bool gpp_malf
   if (gpp == nullptr) return verdict;
   auto decide_section = [&](int id) {
     if (!IsUsGppSection(id)) return;
-    if (!gpp->HasSection(id)) {
-      // gpp_sid names a section the string does not carry.
+    const std::optional<GppSectionState> state = gpp->StateOf(id);
+    if (!state.has_value() || *state == GppSectionState::kMalformed) {
+      // Broken, or gpp_sid names a section the string does not carry.
       verdict = Stronger(verdict, UsVerdict::kMalformed);
+    } else if (*state == GppSectionState::kNotRead) {
+      verdict = Stronger(verdict, UsVerdict::kUndecodedSection);
     } else if (id == kGppUsPrivacy) {
       verdict = Stronger(verdict, VerdictOf(*gpp->us_privacy));
-    } else if (const UsSection* section = gpp->FindUsSection(id); section != nullptr) {
-      verdict = Stronger(verdict, VerdictOf(*section));
     } else {
-      verdict = Stronger(verdict, UsVerdict::kUndecodedSection);
+      verdict = Stronger(verdict, VerdictOf(*gpp->FindUsSection(id)));
     }
   };
   if (in.gpp_sid.empty()) {
@@ -167,6 +168,29 @@ UsVerdict DecideUs(const PrivacySignals& in, const GppString* gpp, bool gpp_malf
     for (int32_t id : in.gpp_sid) decide_section(id);
   }
   return verdict;
+}
+
+// Whether the GPP string, or one of its sections, is malformed where the
+// request does not apply it (gpp_sid does not list it, or user.consent stands
+// in for the TCF section): it decides nothing, but is counted.
+bool UnusedMalformedGpp(absl::Span<const int32_t> gpp_sid, const GppString* gpp, bool gpp_malformed,
+                        bool tc_from_gpp) {
+  auto us_applies = [&](int id) {
+    return IsUsGppSection(id) && (gpp_sid.empty() || Contains(gpp_sid, id));
+  };
+  if (gpp_malformed) {
+    // As DecideUs: unreadable, it applies wherever gpp_sid could name a US section.
+    return !tc_from_gpp && !gpp_sid.empty() &&
+           std::none_of(gpp_sid.begin(), gpp_sid.end(),
+                        [](int32_t id) { return IsUsGppSection(id); });
+  }
+  if (gpp == nullptr || !gpp->HasMalformedSection()) return false;
+  for (size_t i = 0; i < gpp->section_ids.size(); ++i) {
+    if (gpp->section_states[i] != GppSectionState::kMalformed) continue;
+    const int id = gpp->section_ids[i];
+    if (id == kGppTcfEuV2 ? !tc_from_gpp : !us_applies(id)) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -233,6 +257,12 @@ PrivacyDecision DecidePrivacy(const PrivacySignals& in, const config::PrivacyCon
   const bool gdpr_applies =
       Contains(in.gpp_sid, kGppTcfEuV2) ||
       in.gdpr.value_or(config.gdpr_applies_by_geo && IsGdprCountry(in.device_country));
+  // The GPP TCF section stands in for an empty user.consent where it applies:
+  // gpp_sid lists it, or lists nothing (every section of the string applies).
+  const bool tc_from_gpp = gdpr_applies && in.consent.empty() &&
+                           (in.gpp_sid.empty() || Contains(in.gpp_sid, kGppTcfEuV2));
+  d.unused_malformed_gpp =
+      UnusedMalformedGpp(in.gpp_sid, gpp_decoded ? &gpp : nullptr, gpp_malformed, tc_from_gpp);
   if (gdpr_applies) {
     d.regime = PrivacyRegime::kGdpr;
     TcString from_consent;
@@ -241,10 +271,12 @@ PrivacyDecision DecidePrivacy(const PrivacySignals& in, const config::PrivacyCon
     if (!in.consent.empty()) {
       malformed = !DecodeTcString(in.consent, &from_consent).ok();
       tc = &from_consent;
-    } else if (gpp_decoded && gpp.tcf_eu_v2.has_value()) {
-      tc = &*gpp.tcf_eu_v2;
-    } else {
-      malformed = gpp_malformed;
+    } else if (tc_from_gpp && (gpp_malformed || gpp.HasSection(kGppTcfEuV2))) {
+      if (gpp_decoded && gpp.tcf_eu_v2.has_value()) {
+        tc = &*gpp.tcf_eu_v2;
+      } else {
+        malformed = true;  // the string, or its TCF section
+      }
     }
     if (malformed || tc == nullptr) {
       DenyEverything(&d);

@@ -11,7 +11,8 @@
 //   - GDPR applies when regs.gdpr is 1, when gpp_sid lists section 2 (TCF EU),
 //     or, with no regs.gdpr, when gdpr_applies_by_geo and device.geo.country
 //     is in the EEA, the UK or Switzerland. The TC string is user.consent, or
-//     when that is empty the TCF EU section of the GPP string.
+//     when that is empty the TCF EU section of the GPP string if gpp_sid
+//     lists section 2 or lists nothing.
 //   - Under GDPR each use needs its purposes (PrivacyPurposesConfig): basic
 //     ads (2) or no bid; device access (1) for the profile, frequency caps and
 //     the device key; segment targeting (3, 4) on top of device access;
@@ -24,6 +25,9 @@
 //     profile, no segments, no device key; frequency caps per
 //     us_opt_out_counts_frequency_caps. A malformed US signal, or an
 //     applicable GPP section this decoder does not read, does the same.
+//   - The GPP sections that apply are those gpp_sid lists (every section of
+//     the string when it lists none); each is decoded on its own, so a broken
+//     section that does not apply decides nothing (unused_malformed_gpp).
 //
 // Thread-safety: pure function; safe from any thread.
 #ifndef RTB_BIDDER_PRIVACY_PRIVACY_DECISION_H_
@@ -100,6 +104,11 @@ struct PrivacyDecision {
   bool may_target_segments = true;
   bool may_measure = true;          // impression, click and conversion events
   bool may_use_precise_geo = true;  // device.geo lat/lon
+  // The GPP string, or a section of it, is malformed but does not apply to
+  // the request (gpp_sid does not list it, or user.consent stands in for its
+  // TCF section), so it decided nothing; the bid handler counts it in
+  // bidder_bid_requests_ignored_total{what="unused_malformed_gpp"}.
+  bool unused_malformed_gpp = false;
 
   bool operator==(const PrivacyDecision&) const = default;
 };

@@ -120,6 +120,31 @@ void BM_DecodeGppString_TcfAndUsNational(benchmark::State& state) {
 }
 BENCHMARK(BM_DecodeGppString_TcfAndUsNational);
 
+// US National beside three state sections (California, Texas, New Jersey,
+// the longest lists), each with a GPC subsection: a string that lists every
+// law a national publisher signals.
+void BM_DecodeGppString_UsNationalAndStates(benchmark::State& state) {
+  UsFields f;
+  f.processing_notice = 1;
+  f.sale_opt_out_notice = 1;
+  f.targeted_advertising_opt_out_notice = 1;
+  f.sale_opt_out = 2;
+  f.targeted_advertising_opt_out = 2;
+  f.gpc = false;
+  const std::string text = EncodeGppString({{7, Usnat(2)},
+                                            {kGppUsCalifornia, EncodeUsSection(8, f)},
+                                            {kGppUsTexas, EncodeUsSection(16, f)},
+                                            {kGppUsNewJersey, EncodeUsSection(21, f)}});
+  GppString gpp;
+  for (auto _ : state) {
+    absl::Status s = DecodeGppString(text, &gpp);
+    benchmark::DoNotOptimize(s);
+  }
+  if (gpp.us_sections.size() != 4) state.SkipWithError("not every section decoded");
+  state.counters["chars"] = static_cast<double>(text.size());
+}
+BENCHMARK(BM_DecodeGppString_UsNationalAndStates);
+
 void BM_DecidePrivacy_GdprConsent(benchmark::State& state) {
   const std::string consent = ThreeHundredVendors(5, true);
   config::PrivacyConfig config;

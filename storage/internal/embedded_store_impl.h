@@ -38,6 +38,7 @@
 #include "rocksdb/db.h"
 #include "rocksdb/env.h"
 #include "rocksdb/write_batch.h"
+#include "rocksdb/write_buffer_manager.h"
 #include "storage/embedded_store.h"
 #include "storage/internal/compaction.h"
 #include "storage/internal/row_cache.h"
@@ -255,6 +256,8 @@ class EmbeddedStoreImpl final : public Store {
   rocksdb::ColumnFamilyHandle* nonce_cf_ = nullptr;
   std::shared_ptr<rocksdb::Cache> block_cache_;
   std::shared_ptr<rocksdb::Cache> in_memory_cache_;
+  // Null without a memtable budget.
+  std::shared_ptr<rocksdb::WriteBufferManager> write_buffer_manager_;
 
   absl::Mutex tables_mutex_;
   absl::flat_hash_map<std::string, std::shared_ptr<Table>> tables_ ABSL_GUARDED_BY(tables_mutex_);

@@ -52,6 +52,13 @@ bool UnknownFamily(std::string_view message, std::string_view* table, std::strin
   return true;
 }
 
+bool DisabledTable(std::string_view message, std::string_view* table) {
+  const std::string_view prefix = kTableDisabledPrefix, suffix = kTableDisabledSuffix;
+  if (!message.starts_with(prefix) || !message.ends_with(suffix)) return false;
+  *table = message.substr(prefix.size(), message.size() - prefix.size() - suffix.size());
+  return true;
+}
+
 }  // namespace
 
 thrift2::TIOError IOErrorFromStatus(const absl::Status& status) {
@@ -67,6 +74,13 @@ thrift2::TIOError IOErrorFromStatus(const absl::Status& status) {
                            false);
       }
       return MakeIOError(kDoNotRetry, message, false);
+    }
+    case absl::StatusCode::kFailedPrecondition: {
+      std::string_view table;
+      if (DisabledTable(message, &table)) {
+        return BareIOError(absl::StrCat(AsAbsl(table), " is disabled."));
+      }
+      return MakeIOError(kIOException, message, false);
     }
     case absl::StatusCode::kAlreadyExists:
       return MakeIOError(kTableExists, message, false);

@@ -8,6 +8,8 @@
 //   "org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException: ...";
 // - other InvalidArgument: TIllegalArgument with the message where the call
 //   declares it, else TIOError "org.apache.hadoop.hbase.DoNotRetryIOException: ...";
+// - FailedPrecondition "table 't' is disabled": TIOError "t is disabled.",
+//   the words of the TableNotEnabledException HBase's client raises itself;
 // - AlreadyExists: TIOError "org.apache.hadoop.hbase.TableExistsException: ...";
 // - NotFound: TIOError "org.apache.hadoop.hbase.TableNotFoundException: ...";
 // - Unavailable, DeadlineExceeded, ResourceExhausted, Aborted: TIOError
@@ -40,6 +42,12 @@ inline constexpr char kNamespaceExist[] = "org.apache.hadoop.hbase.NamespaceExis
 inline constexpr char kConstraint[] = "org.apache.hadoop.hbase.constraint.ConstraintException";
 inline constexpr char kDoNotRetry[] = "org.apache.hadoop.hbase.DoNotRetryIOException";
 inline constexpr char kIOException[] = "java.io.IOException";
+
+// The status a read of a disabled table fails with, found out late (at the
+// first read of a scanner, as HBase's client finds out):
+// FailedPrecondition kTableDisabledPrefix + table + kTableDisabledSuffix.
+inline constexpr char kTableDisabledPrefix[] = "table '";
+inline constexpr char kTableDisabledSuffix[] = "' is disabled";
 
 // Whether the failing call lists TIllegalArgument among its exceptions
 // (getScannerRows and closeScanner do); throwing it from another call would

@@ -22,7 +22,14 @@ std::optional<RowResult> RowFiltering::Apply(const RowResult& row) {
     for (size_t begin = 0; begin < cells.size();) {
       size_t end = begin;
       while (end < cells.size() && cells[end].family == cells[begin].family) ++end;
-      if (!closed_families_.contains(cells[begin].family)) ApplyFamily(cells, begin, end, &kept);
+      if (!closed_families_.contains(cells[begin].family)) {
+        ApplyFamily(cells, begin, end, &kept);
+        // The store scanner reads the family's next cell (in a later row)
+        // before the row ends and the filter is reset: a filter done by then
+        // closes the family for the rest of the scan (ColumnCountGetFilter
+        // past its count in a scan).
+        if (filter_->FilterAllRemaining()) closed_families_.insert(cells[begin].family);
+      }
       begin = end;
     }
     const bool empty = kept.empty();

@@ -4,8 +4,10 @@
 // kept and what is skipped (a column, the rest of the family, up to a hint),
 // versions counted only among the cells the filter kept, then the row as a
 // whole. A filter that says the scan is over ends it, and one that says so
-// in the middle of a family closes that family for the rest of the scan, as
-// a region server's store scanner closes.
+// in the middle of a family, or by the end of the family's cells in a row
+// (when the store scanner reads on, before the filter is reset for the next
+// row), closes that family for the rest of the scan, as a region server's
+// store scanner closes.
 //
 // The store must be read with every version (the filter sees versions a
 // reader would not, as in HBase); `max_versions` is the reader's.

@@ -40,7 +40,9 @@ constexpr char kUsage[] =
     "  --idle-timeout-ms <n>         close connections idle this long, 0 never (default 60000)\n"
     "  --max-scanners <n>            scanners open at once (default 1000)\n"
     "  --scanner-idle-timeout-ms <n> close scanners unread this long (default 60000)\n"
-    "  --block-cache-mb <n>          embedded block cache (default 256)\n";
+    "  --block-cache-mb <n>          embedded block cache (default 256)\n"
+    "  --memtable-budget-mb <n>      all memtables together, charged to the block cache; 0 off\n"
+    "                                (default a quarter of the block cache)\n";
 
 void Log(const std::string& line) { rtb::startup::Log(kProgram, line); }
 
@@ -54,6 +56,7 @@ struct Flags {
   std::string port_file;
   bool apply_schemas = false;
   int64_t block_cache_mb = 256;
+  int64_t memtable_budget_mb = -1;  // the store's default
   StorageServerOptions server;
 };
 
@@ -83,6 +86,13 @@ rtb::startup::FlagParser::Outcome ParseFlags(int argc, char** argv, Flags& flags
     auto [end, error] = std::from_chars(v.data(), v.data() + v.size(), mb);
     if (error != std::errc() || end != v.data() + v.size() || mb < 1) return false;
     flags.block_cache_mb = mb;
+    return true;
+  });
+  parser.Value("--memtable-budget-mb", [&](std::string_view v) {
+    int64_t mb = 0;
+    auto [end, error] = std::from_chars(v.data(), v.data() + v.size(), mb);
+    if (error != std::errc() || end != v.data() + v.size() || mb < 0) return false;
+    flags.memtable_budget_mb = mb;
     return true;
   });
   parser.Switch("--apply-schemas", &flags.apply_schemas);
@@ -117,6 +127,7 @@ int Run(int argc, char** argv) {
   if (absl::Status s = rtb::storage::server::ValidateStorageServerOptions(flags.server); !s.ok()) {
     return Fail(s.message());
   }
+  rtb::startup::TuneAllocatorForLongRuns();
   rtb::startup::BlockStopSignals();
   apache::thrift::GlobalOutput.setOutputFunction(
       [](const char* message) { Log(absl::StrCat("thrift: ", message)); });
@@ -124,6 +135,8 @@ int Run(int argc, char** argv) {
   rtb::storage::EmbeddedStoreOptions store_options;
   store_options.path = flags.path;
   store_options.block_cache_bytes = flags.block_cache_mb << 20;
+  if (flags.memtable_budget_mb >= 0)
+    store_options.memtable_budget_bytes = flags.memtable_budget_mb << 20;
   absl::StatusOr<std::unique_ptr<rtb::storage::Store>> store =
       rtb::storage::OpenEmbeddedStore(store_options);
   if (!store.ok()) return Fail(store.status().message());

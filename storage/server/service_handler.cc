@@ -55,6 +55,13 @@ absl::StatusOr<std::unique_ptr<Filter>> ParseFilter(const std::string& text) {
   return filter;
 }
 
+// HBase's gateway turns the request into the client's Get or Scan, parsing
+// the filter string, before anything looks at the table: a filter that does
+// not parse fails the call even on a missing or disabled table.
+void CheckFilter(const std::string& text) {
+  if (!text.empty()) ParseFilter(text).IgnoreError();  // throws when it does not parse
+}
+
 // The store's scanner, behind the request's filter when it has one.
 std::unique_ptr<Scanner> OpenFiltered(Store& store, const std::string& table,
                                       const ScanRequest& request) {
@@ -141,6 +148,7 @@ std::string StoreServiceHandler::ExistingTable(const t2::TTableName& name) {
 
 void StoreServiceHandler::get(t2::TResult& _return, const std::string& table,
                               const t2::TGet& tget) {
+  if (tget.__isset.filterString) CheckFilter(tget.filterString);
   const std::string name = DataTable(table);
   Get get = ValueOrThrow(GetFromThrift(tget));
   if (!tget.__isset.filterString || tget.filterString.empty()) {
@@ -316,10 +324,15 @@ void StoreServiceHandler::append(t2::TResult& _return, const std::string& table,
 // ---- Scans -----------------------------------------------------------------
 
 int32_t StoreServiceHandler::openScanner(const std::string& table, const t2::TScan& tscan) {
-  const std::string name = DataTable(table);
+  if (tscan.__isset.filterString) CheckFilter(tscan.filterString);
+  const std::string name = TableFromThrift(table);
   ScanRequest request = ValueOrThrow(ScanFromThrift(tscan));
   std::unique_ptr<Scanner> scanner;
-  if (!ValueOrThrow(store_.TableExists(name))) {
+  if (IsDisabled(name)) {
+    // As for a missing table, HBase's client finds out at the first read.
+    scanner = std::make_unique<FailingScanner>(absl::FailedPreconditionError(
+        absl::StrCat(kTableDisabledPrefix, name, kTableDisabledSuffix)));
+  } else if (!ValueOrThrow(store_.TableExists(name))) {
     scanner = std::make_unique<FailingScanner>(
         absl::InvalidArgumentError(absl::StrCat("unknown table '", name, "'")));
   } else if (request.matches_nothing) {
@@ -349,6 +362,7 @@ void StoreServiceHandler::closeScanner(int32_t scannerId) {
 void StoreServiceHandler::getScannerResults(std::vector<t2::TResult>& _return,
                                             const std::string& table, const t2::TScan& tscan,
                                             int32_t numRows) {
+  if (tscan.__isset.filterString) CheckFilter(tscan.filterString);
   const std::string name = DataTable(table);
   ScanRequest request = ValueOrThrow(ScanFromThrift(tscan));
   const int rows = std::min<int>(numRows, options_.max_rows_per_call);

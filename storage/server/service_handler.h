@@ -13,7 +13,9 @@
 // system tables hbase:meta and hbase:namespace exist for tableExists and the
 // listings. The one server answers every region location: one region per
 // split key range, region id 0. Slow and large RPC logs are not kept, so
-// those calls answer empty lists. Implemented in service_handler.cc (data,
+// those calls answer as HBase with its slow log buffer off. There is no
+// access control: grant and revoke fail as HBase's master fails them without
+// its AccessController. Implemented in service_handler.cc (data,
 // scans) and service_handler_admin.cc (tables, families, namespaces, regions,
 // cluster).
 //
@@ -147,6 +149,10 @@ class StoreServiceHandler final : public thrift2::THBaseServiceIf {
                            const thrift2::TLogQueryFilter& logQueryFilter) override;
   void clearSlowLogResponses(std::vector<bool>& _return,
                              const std::set<thrift2::TServerName>& serverNames) override;
+  // There is no access control here: both answer what HBase's master
+  // answers without its AccessController.
+  bool grant(const thrift2::TAccessControlEntity& info) override;
+  bool revoke(const thrift2::TAccessControlEntity& info) override;
 
  private:
   // The table a data call names, checked to be enabled.

@@ -1,6 +1,7 @@
 // StoreServiceHandler's administration calls: tables, families, namespaces,
 // region locations and the cluster (storage/server/service_handler.h).
 #include <algorithm>
+#include <limits>
 #include <regex>
 #include <utility>
 
@@ -39,10 +40,32 @@ void OkOrThrow(const absl::Status& status) {
 
 bool IsSystemTable(std::string_view name) { return NamespaceOf(name) == kSystemNamespace; }
 
+// HBase 2.6's system tables as its master describes them with the default
+// configuration (hbase.meta.versions 3, hbase.meta.blocksize 8 KiB): the
+// families and their settings, and IS_META. The coprocessor and store file
+// tracker attributes HBase adds follow its configuration, not the table.
+FamilyOptions SystemFamily(std::string name, int versions, int block_size, BloomType bloom,
+                           const char* encoding) {
+  FamilyOptions f{.name = std::move(name), .max_versions = versions, .in_memory = true};
+  f.bloom = bloom;
+  f.descriptor_values = {{"BLOCKSIZE", absl::StrCat(block_size)},
+                         {"DATA_BLOCK_ENCODING", encoding}};
+  return f;
+}
+
 TableSchema SystemTable(std::string_view name) {
   TableSchema schema;
   schema.name = std::string(name);
-  schema.families = {FamilyOptions{.name = "info", .max_versions = 3, .in_memory = true}};
+  if (name == "hbase:meta") {
+    constexpr int kAllVersions = std::numeric_limits<int32_t>::max();
+    schema.families = {
+        SystemFamily("info", 3, 8192, BloomType::kRowCol, "ROW_INDEX_V1"),
+        SystemFamily("rep_barrier", kAllVersions, 65536, BloomType::kRowCol, "ROW_INDEX_V1"),
+        SystemFamily("table", 3, 8192, BloomType::kRowCol, "ROW_INDEX_V1")};
+    schema.descriptor_values = {{"IS_META", "true"}};
+  } else {
+    schema.families = {SystemFamily("info", 10, 8192, BloomType::kRow, "NONE")};
+  }
   return schema;
 }
 
@@ -516,8 +539,26 @@ void StoreServiceHandler::getSlowLogResponses(std::vector<t2::TOnlineLogRecord>&
 }
 
 void StoreServiceHandler::clearSlowLogResponses(std::vector<bool>& _return,
-                                                const std::set<t2::TServerName>&) {
-  _return.clear();
+                                                const std::set<t2::TServerName>& serverNames) {
+  // HBase's Admin answers one flag per server named, and nothing at all for
+  // an empty set. A region server whose slow log buffer is off (HBase's
+  // default) answers false: there was nothing to clear. This server keeps
+  // no slow log.
+  _return.assign(serverNames.size(), false);
+}
+
+bool StoreServiceHandler::grant(const t2::TAccessControlEntity&) {
+  ThrowIOError(kDoNotRetry,
+               "java.lang.UnsupportedOperationException: "
+               "org.apache.hadoop.hbase.security.access.AccessController is not loaded",
+               false);
+}
+
+bool StoreServiceHandler::revoke(const t2::TAccessControlEntity&) {
+  ThrowIOError(kDoNotRetry,
+               "java.lang.UnsupportedOperationException: "
+               "org.apache.hadoop.hbase.security.access.AccessController is not loaded",
+               false);
 }
 
 }  // namespace rtb::storage::server

@@ -1,9 +1,11 @@
 #include "storage/startup/startup.h"
 
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -27,6 +29,8 @@ storage::EmbeddedStoreOptions EmbeddedOptions(const config::EmbeddedStorageConfi
   options.block_cache_bytes = config.block_cache_mib << 20;
   options.in_memory_cache_fraction = config.in_memory_cache_fraction;
   options.write_buffer_bytes = config.write_buffer_mib << 20;
+  options.memtable_budget_bytes =
+      config.memtable_budget_mib < 0 ? -1 : config.memtable_budget_mib << 20;
   options.async_wal_flush_interval_ms = config.async_wal_flush_interval_ms;
   return options;
 }
@@ -158,6 +162,12 @@ absl::Status WritePortFile(const std::string& path, int port) {
   std::filesystem::rename(temporary, path, ec);
   if (ec) return absl::UnavailableError("cannot write the port file " + path);
   return absl::OkStatus();
+}
+
+void TuneAllocatorForLongRuns() {
+  constexpr int kMmapThresholdBytes = 1 << 20;
+  if (std::getenv("MALLOC_MMAP_THRESHOLD_") == nullptr)
+    mallopt(M_MMAP_THRESHOLD, kMmapThresholdBytes);
 }
 
 void BlockStopSignals() {

@@ -85,6 +85,15 @@ class FlagParser {
 // a reader never sees a partial number.
 absl::Status WritePortFile(const std::string& path, int port);
 
+// Sets glibc malloc for a process that runs for days, before its threads
+// start. Large blocks (1 MiB and up: compaction and flush buffers, memtable
+// arenas) are always mapped on their own and unmapped when freed: by
+// default glibc raises that threshold each time such a block is freed, after
+// which the same buffers come from the arenas and stay there, held but
+// free, a step up in resident memory at every compaction. The environment's
+// MALLOC_MMAP_THRESHOLD_ wins when set.
+void TuneAllocatorForLongRuns();
+
 // Blocks SIGTERM and SIGINT and ignores SIGPIPE. Call before any thread
 // starts: threads inherit the mask, so only WaitForStopSignal receives the
 // signals, and one that arrives during start-up is served as soon as the

@@ -326,6 +326,23 @@ struct TOnlineLogRecord {
   16: optional i64 fsReadTime
 }
 
+// ---- Access control --------------------------------------------------------
+
+enum TPermissionScope {
+  TABLE = 0,
+  NAMESPACE = 1
+}
+
+// One user's permissions on a table or a namespace; actions are letters of
+// "RWXCA" (read, write, exec, create, admin).
+struct TAccessControlEntity {
+  1: required string username,
+  2: required TPermissionScope scope,
+  4: required string actions,
+  5: optional string tableName,
+  6: optional string nsName
+}
+
 // ---- Errors ----------------------------------------------------------------
 
 // Any failure inside HBase; the message starts with the Java exception class.
@@ -530,7 +547,16 @@ service THBaseService {
                                              2: TLogQueryFilter logQueryFilter)
       throws (1: TIOError io),
 
-  // One flag per region server asked (every one when the set is empty).
+  // One flag per region server named; none for an empty set (HBase's Admin
+  // asks no server then).
   list<bool> clearSlowLogResponses(1: set<TServerName> serverNames)
+      throws (1: TIOError io),
+
+  // Grants or revokes a user's permissions on a table or a namespace; needs
+  // HBase's AccessController, without which the master refuses.
+  bool grant(1: required TAccessControlEntity info)
+      throws (1: TIOError io),
+
+  bool revoke(1: required TAccessControlEntity info)
       throws (1: TIOError io)
 }

@@ -198,6 +198,20 @@ TEST(StorageValidationTest, InMemoryFractionOutOfRangeIsRejected) {
               HasSubstr("storage.embedded.in_memory_cache_fraction: must be in [0, 0.9]"));
 }
 
+TEST(StorageValidationTest, MemtableBudgetMustFitInTheBlockCachesShare) {
+  json doc = MinimalConfig();
+  doc["storage"]["embedded"]["block_cache_mib"] = 64;
+  doc["storage"]["embedded"]["in_memory_cache_fraction"] = 0.25;
+  doc["storage"]["embedded"]["memtable_budget_mib"] = 48;
+  EXPECT_EQ(ParseError(doc), "OK");
+  doc["storage"]["embedded"]["memtable_budget_mib"] = 49;
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("storage.embedded.memtable_budget_mib: must be in [-1, 48], got 49"));
+  doc["storage"]["embedded"]["memtable_budget_mib"] = -2;
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("storage.embedded.memtable_budget_mib: must be in [-1, 48]"));
+}
+
 TEST(StorageValidationTest, EmptyEmbeddedPathIsRejected) {
   json doc = MinimalConfig();
   doc["storage"]["embedded"]["path"] = "";

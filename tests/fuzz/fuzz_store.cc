@@ -47,6 +47,7 @@ storage::Store* OpenStore() {
   options.block_cache_bytes = int64_t{8} << 20;
   options.row_cache_bytes = int64_t{4} << 20;
   options.write_buffer_bytes = int64_t{4} << 20;
+  options.memtable_budget_bytes = int64_t{4} << 20;
   options.default_durability = storage::Durability::kAsyncWal;
   options.async_threads = 1;
   absl::StatusOr<std::unique_ptr<storage::Store>> store = storage::OpenEmbeddedStore(options);

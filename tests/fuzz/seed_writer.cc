@@ -297,6 +297,22 @@ void WritePrivacySeeds() {
         std::string(1, '\x03') + EncodeGppString({{2, ranges}, {6, "1YNN"}, {7, national}}));
   Write("gpp_string", "california", std::string(1, '\x01') + EncodeGppString({{8, california}}));
   Write("gpp_string", "spec_header", std::string(1, '\0') + "DBABM~" + bit_field);
+  // The state sections of 13 and up, each alone (no gpp_sid: it applies), an
+  // opt-out in every other one.
+  for (int id = 13; id <= 23; ++id) {
+    UsFields state;
+    state.processing_notice = 1;
+    state.sale_opt_out = id % 2 + 1;
+    state.additional_data_processing_consent = 2;
+    state.gpc = id % 3 == 0;
+    Write("gpp_string", "state_" + std::to_string(id),
+          std::string(1, '\0') + EncodeGppString({{id, EncodeUsSection(id, state)}}));
+  }
+  // A broken TCF section beside valid US National and Texas sections; the
+  // first byte makes gpp_sid [7, 16], so the broken section does not apply.
+  Write("gpp_string", "broken_tcf_beside_us_sections",
+        std::string(1, '\x0c') +
+            EncodeGppString({{2, "1YNN"}, {7, national}, {16, EncodeUsSection(16, us)}}));
   Write("us_privacy", "opted_out", "1YYN");
   Write("us_privacy", "not_applicable", "1---");
 }

@@ -171,6 +171,7 @@ int Main(int argc, char** argv) {
   options.path = argv[1];
   options.block_cache_bytes = 8 << 20;
   options.write_buffer_bytes = 1 << 20;  // small: flushes happen within a life
+  options.memtable_budget_bytes = 2 << 20;
   absl::StatusOr<std::unique_ptr<Store>> store = OpenEmbeddedStore(options);
   if (!store.ok()) {
     std::fprintf(stderr, "open: %s\n", std::string(store.status().message()).c_str());

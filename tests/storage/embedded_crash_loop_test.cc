@@ -134,6 +134,7 @@ class CrashLoopTest : public EmbeddedStoreTest {
     EmbeddedStoreOptions options;
     options.path = path_;
     options.block_cache_bytes = 8 << 20;
+    options.memtable_budget_bytes = 2 << 20;
     auto store = OpenEmbeddedStore(options);  // the system clock, as the writer's
     ASSERT_TRUE(store.ok()) << store.status();
     store_ = *std::move(store);

@@ -3,7 +3,9 @@
 #include <filesystem>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
 #include "boost/asio/io_context.hpp"
+#include "gmock/gmock.h"
 #include "rocksdb/db.h"
 #include "storage/types.h"
 #include "tests/storage/test_store.h"
@@ -530,6 +532,97 @@ TEST_F(StoreApiTest, AsyncScanReturnsRows) {
                     });
   io.run_for(std::chrono::seconds(5));
   EXPECT_EQ(rows, 1u);
+}
+
+// The memtables of many families together, with and without the shared budget.
+class MemtableBudgetTest : public ::testing::Test {
+ protected:
+  static constexpr int kFamilies = 6;
+  static constexpr int64_t kBytesPerFamily = int64_t{3} << 19;  // 1.5 MiB
+  static constexpr int64_t kValueBytes = int64_t{64} << 10;
+
+  void TearDown() override {
+    store_.reset();
+    std::filesystem::remove_all(path_);
+  }
+  absl::Status Open(int64_t budget_bytes) {
+    path_ = TempDir(::testing::UnitTest::GetInstance()->current_test_info()->name());
+    EmbeddedStoreOptions options;
+    options.path = path_;
+    options.block_cache_bytes = int64_t{32} << 20;  // 24 MiB for families not IN_MEMORY
+    options.write_buffer_bytes = int64_t{8} << 20;  // no family fills its own
+    options.row_cache_bytes = 0;
+    options.memtable_budget_bytes = budget_bytes;
+    absl::StatusOr<std::unique_ptr<Store>> store = OpenEmbeddedStore(options);
+    if (!store.ok()) return store.status();
+    store_ = *std::move(store);
+    TableSchema table;
+    table.name = "wide";
+    for (int f = 0; f < kFamilies; ++f) {
+      FamilyOptions family;
+      family.name = absl::StrCat("f", f);
+      table.families.push_back(family);
+    }
+    return store_->CreateTable(table);
+  }
+  // Round robin over the families, as a live load writes.
+  void WriteEveryFamily() {
+    for (int64_t written = 0; written < kBytesPerFamily; written += kValueBytes) {
+      for (int f = 0; f < kFamilies; ++f) Write(f, absl::StrCat("r", f, "-", written), kValueBytes);
+    }
+  }
+  void Write(int family, const std::string& row, int64_t bytes) {
+    Put put{.row = row};
+    put.values.push_back({absl::StrCat("f", family), "q", std::string(bytes, 'v'), std::nullopt});
+    ASSERT_TRUE(store_->Put("wide", put).ok());
+  }
+  int64_t Part(std::string_view name) {
+    for (const Store::MemoryPart& p : store_->MemoryUsage()) {
+      if (p.part == name) return p.bytes;
+    }
+    ADD_FAILURE() << "no part " << name;
+    return -1;
+  }
+  // Flushes run in the background, and RocksDB checks the budget as it
+  // writes: keep a trickle of small writes going until (bounded) the
+  // memtables are within `bytes`, and answer what they hold then.
+  int64_t MemtablesOnceWithin(int64_t bytes) {
+    for (int i = 0; i < 200 && Part("memtables") > bytes; ++i) {
+      Write(i % kFamilies, absl::StrCat("trickle-", i), 16);
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return Part("memtables");
+  }
+
+  std::string path_;
+  std::unique_ptr<Store> store_;
+};
+
+TEST_F(MemtableBudgetTest, WithoutABudgetEveryFamilyKeepsItsOwnMemtable) {
+  ASSERT_TRUE(Open(0).ok());
+  WriteEveryFamily();
+  EXPECT_GE(Part("memtables"), kFamilies * kBytesPerFamily);
+}
+
+TEST_F(MemtableBudgetTest, TheBudgetBoundsAllFamiliesTogetherAndIsCountedOnce) {
+  constexpr int64_t kBudget = int64_t{4} << 20;
+  ASSERT_TRUE(Open(kBudget).ok());
+  WriteEveryFamily();
+  EXPECT_LE(MemtablesOnceWithin(kBudget), kBudget) << "the largest memtables were flushed";
+  // The memtables' reservations in the block cache are not counted again
+  // as cached blocks: nothing has been read.
+  EXPECT_LT(Part("block_cache"), int64_t{1} << 20);
+  for (int f = 0; f < kFamilies; ++f) {
+    absl::StatusOr<RowResult> row = store_->Get("wide", Get{absl::StrCat("r", f, "-0")});
+    ASSERT_TRUE(row.ok()) << row.status();
+    EXPECT_EQ(row->cells.size(), 1u) << "family " << f << " kept its writes through the flushes";
+  }
+}
+
+TEST_F(MemtableBudgetTest, ABudgetBeyondTheBlockCachesShareIsRefused) {
+  absl::Status opened = Open(int64_t{25} << 20);
+  EXPECT_EQ(opened.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(opened.message()), ::testing::HasSubstr("memtable_budget_bytes"));
 }
 
 }  // namespace

@@ -25,6 +25,32 @@
 //   (7 US National, 8 California, 9 Virginia, 10 Colorado, 11 Utah,
 //   12 Connecticut; "-": the section has no such field.)
 //
+// The sections of the later state laws, all at version 1, share one order;
+// only the notice that opens them, Iowa's sensitive-data notice and the list
+// sizes differ:
+//
+//   field                               13  14  15  16  17  18  19  20  21  22  23
+//   ProcessingNotice                     1   -   1   1   1   1   1   1   1   1   1
+//   SharingNotice                        -   1   -   -   -   -   -   -   -   -   -
+//   SaleOptOutNotice                     1   1   1   1   1   1   1   1   1   1   1
+//   TargetedAdvertisingOptOutNotice      1   1   1   1   1   1   1   1   1   1   1
+//   SensitiveDataOptOutNotice            -   -   -   -   -   1   -   -   -   -   -
+//   SaleOptOut                           1   1   1   1   1   1   1   1   1   1   1
+//   TargetedAdvertisingOptOut            1   1   1   1   1   1   1   1   1   1   1
+//   SensitiveDataProcessing              8   8  11   8   9   8   8   8  10   8   8
+//   KnownChildSensitiveDataConsents      3   3   3   1   5   1   1   3   5   1   1
+//   AdditionalDataProcessingConsent      1   1   1   1   1   -   1   1   1   1   1
+//   MspaCoveredTransaction               1   1   1   1   1   1   1   1   1   1   1
+//   MspaOptOutOptionMode                 1   1   1   1   1   1   1   1   1   1   1
+//   MspaServiceProviderMode              1   1   1   1   1   1   1   1   1   1   1
+//
+//   (13 Florida, 14 Montana, 15 Oregon, 16 Texas, 17 Delaware, 18 Iowa,
+//   19 Nebraska, 20 New Hampshire, 21 New Jersey, 22 Tennessee, 23 Minnesota.
+//   Iowa's SensitiveDataOptOutNotice is read as the
+//   sensitive_data_processing_opt_out_notice of UsSection, Utah's field of the
+//   same meaning. Florida's specification has no GPC subsection; one that is
+//   sent anyway is read like any other.)
+//
 // Further subsections start with SubsectionType (2 bits). Type 1 is GPC:
 // one bit, the Global Privacy Control signal. Other types are skipped.
 #include "bidder/privacy/internal/us_sections.h"
@@ -39,6 +65,7 @@ namespace rtb::bidder::privacy::internal {
 namespace {
 
 enum class UsField : uint8_t {
+  kProcessingNotice,
   kSharingNotice,
   kSaleOptOutNotice,
   kSharingOptOutNotice,
@@ -51,6 +78,7 @@ enum class UsField : uint8_t {
   kSensitiveDataProcessing,
   kKnownChildSensitiveDataConsents,
   kPersonalDataConsents,
+  kAdditionalDataProcessingConsent,
   kMspaCoveredTransaction,
   kMspaOptOutOptionMode,
   kMspaServiceProviderMode,
@@ -174,6 +202,160 @@ constexpr UsSectionLayout kLayouts[] = {
        {F::kMspaOptOutOptionMode},
        {F::kMspaServiceProviderMode}}},
      10},
+    {kGppUsFlorida,
+     1,
+     {{{F::kProcessingNotice},
+       {F::kSaleOptOutNotice},
+       {F::kTargetedAdvertisingOptOutNotice},
+       {F::kSaleOptOut},
+       {F::kTargetedAdvertisingOptOut},
+       {F::kSensitiveDataProcessing, 8},
+       {F::kKnownChildSensitiveDataConsents, 3},
+       {F::kAdditionalDataProcessingConsent},
+       {F::kMspaCoveredTransaction},
+       {F::kMspaOptOutOptionMode},
+       {F::kMspaServiceProviderMode}}},
+     11},
+    {kGppUsMontana,
+     1,
+     {{{F::kSharingNotice},
+       {F::kSaleOptOutNotice},
+       {F::kTargetedAdvertisingOptOutNotice},
+       {F::kSaleOptOut},
+       {F::kTargetedAdvertisingOptOut},
+       {F::kSensitiveDataProcessing, 8},
+       {F::kKnownChildSensitiveDataConsents, 3},
+       {F::kAdditionalDataProcessingConsent},
+       {F::kMspaCoveredTransaction},
+       {F::kMspaOptOutOptionMode},
+       {F::kMspaServiceProviderMode}}},
+     11},
+    {kGppUsOregon,
+     1,
+     {{{F::kProcessingNotice},
+       {F::kSaleOptOutNotice},
+       {F::kTargetedAdvertisingOptOutNotice},
+       {F::kSaleOptOut},
+       {F::kTargetedAdvertisingOptOut},
+       {F::kSensitiveDataProcessing, 11},
+       {F::kKnownChildSensitiveDataConsents, 3},
+       {F::kAdditionalDataProcessingConsent},
+       {F::kMspaCoveredTransaction},
+       {F::kMspaOptOutOptionMode},
+       {F::kMspaServiceProviderMode}}},
+     11},
+    {kGppUsTexas,
+     1,
+     {{{F::kProcessingNotice},
+       {F::kSaleOptOutNotice},
+       {F::kTargetedAdvertisingOptOutNotice},
+       {F::kSaleOptOut},
+       {F::kTargetedAdvertisingOptOut},
+       {F::kSensitiveDataProcessing, 8},
+       {F::kKnownChildSensitiveDataConsents, 1},
+       {F::kAdditionalDataProcessingConsent},
+       {F::kMspaCoveredTransaction},
+       {F::kMspaOptOutOptionMode},
+       {F::kMspaServiceProviderMode}}},
+     11},
+    {kGppUsDelaware,
+     1,
+     {{{F::kProcessingNotice},
+       {F::kSaleOptOutNotice},
+       {F::kTargetedAdvertisingOptOutNotice},
+       {F::kSaleOptOut},
+       {F::kTargetedAdvertisingOptOut},
+       {F::kSensitiveDataProcessing, 9},
+       {F::kKnownChildSensitiveDataConsents, 5},
+       {F::kAdditionalDataProcessingConsent},
+       {F::kMspaCoveredTransaction},
+       {F::kMspaOptOutOptionMode},
+       {F::kMspaServiceProviderMode}}},
+     11},
+    {kGppUsIowa,
+     1,
+     {{{F::kProcessingNotice},
+       {F::kSaleOptOutNotice},
+       {F::kTargetedAdvertisingOptOutNotice},
+       {F::kSensitiveDataProcessingOptOutNotice},
+       {F::kSaleOptOut},
+       {F::kTargetedAdvertisingOptOut},
+       {F::kSensitiveDataProcessing, 8},
+       {F::kKnownChildSensitiveDataConsents, 1},
+       {F::kMspaCoveredTransaction},
+       {F::kMspaOptOutOptionMode},
+       {F::kMspaServiceProviderMode}}},
+     11},
+    {kGppUsNebraska,
+     1,
+     {{{F::kProcessingNotice},
+       {F::kSaleOptOutNotice},
+       {F::kTargetedAdvertisingOptOutNotice},
+       {F::kSaleOptOut},
+       {F::kTargetedAdvertisingOptOut},
+       {F::kSensitiveDataProcessing, 8},
+       {F::kKnownChildSensitiveDataConsents, 1},
+       {F::kAdditionalDataProcessingConsent},
+       {F::kMspaCoveredTransaction},
+       {F::kMspaOptOutOptionMode},
+       {F::kMspaServiceProviderMode}}},
+     11},
+    {kGppUsNewHampshire,
+     1,
+     {{{F::kProcessingNotice},
+       {F::kSaleOptOutNotice},
+       {F::kTargetedAdvertisingOptOutNotice},
+       {F::kSaleOptOut},
+       {F::kTargetedAdvertisingOptOut},
+       {F::kSensitiveDataProcessing, 8},
+       {F::kKnownChildSensitiveDataConsents, 3},
+       {F::kAdditionalDataProcessingConsent},
+       {F::kMspaCoveredTransaction},
+       {F::kMspaOptOutOptionMode},
+       {F::kMspaServiceProviderMode}}},
+     11},
+    {kGppUsNewJersey,
+     1,
+     {{{F::kProcessingNotice},
+       {F::kSaleOptOutNotice},
+       {F::kTargetedAdvertisingOptOutNotice},
+       {F::kSaleOptOut},
+       {F::kTargetedAdvertisingOptOut},
+       {F::kSensitiveDataProcessing, 10},
+       {F::kKnownChildSensitiveDataConsents, 5},
+       {F::kAdditionalDataProcessingConsent},
+       {F::kMspaCoveredTransaction},
+       {F::kMspaOptOutOptionMode},
+       {F::kMspaServiceProviderMode}}},
+     11},
+    {kGppUsTennessee,
+     1,
+     {{{F::kProcessingNotice},
+       {F::kSaleOptOutNotice},
+       {F::kTargetedAdvertisingOptOutNotice},
+       {F::kSaleOptOut},
+       {F::kTargetedAdvertisingOptOut},
+       {F::kSensitiveDataProcessing, 8},
+       {F::kKnownChildSensitiveDataConsents, 1},
+       {F::kAdditionalDataProcessingConsent},
+       {F::kMspaCoveredTransaction},
+       {F::kMspaOptOutOptionMode},
+       {F::kMspaServiceProviderMode}}},
+     11},
+    {kGppUsMinnesota,
+     1,
+     {{{F::kProcessingNotice},
+       {F::kSaleOptOutNotice},
+       {F::kTargetedAdvertisingOptOutNotice},
+       {F::kSaleOptOut},
+       {F::kTargetedAdvertisingOptOut},
+       {F::kSensitiveDataProcessing, 8},
+       {F::kKnownChildSensitiveDataConsents, 1},
+       {F::kAdditionalDataProcessingConsent},
+       {F::kMspaCoveredTransaction},
+       {F::kMspaOptOutOptionMode},
+       {F::kMspaServiceProviderMode}}},
+     11},
 };
 
 const UsSectionLayout* FindLayout(int section_id, int version) {
@@ -189,6 +371,8 @@ absl::Status Malformed(int section_id, absl::string_view what) {
 
 UsValue* SingleValueField(UsField field, UsSection* out) {
   switch (field) {
+    case UsField::kProcessingNotice:
+      return &out->processing_notice;
     case UsField::kSharingNotice:
       return &out->sharing_notice;
     case UsField::kSaleOptOutNotice:
@@ -209,6 +393,8 @@ UsValue* SingleValueField(UsField field, UsSection* out) {
       return &out->targeted_advertising_opt_out;
     case UsField::kPersonalDataConsents:
       return &out->personal_data_consents;
+    case UsField::kAdditionalDataProcessingConsent:
+      return &out->additional_data_processing_consent;
     case UsField::kMspaCoveredTransaction:
       return &out->mspa_covered_transaction;
     case UsField::kMspaOptOutOptionMode:
@@ -239,7 +425,8 @@ absl::Status ReadCore(int section_id, std::string_view core, UsSection* out) {
   if (reader.failed()) return Malformed(section_id, "ends inside the version");
   const UsSectionLayout* layout = FindLayout(section_id, out->version);
   if (layout == nullptr) {
-    return Malformed(section_id, absl::StrCat("version ", out->version, " is not read"));
+    return absl::UnimplementedError(
+        absl::StrCat("GPP section ", section_id, ": version ", out->version, " is not read"));
   }
   for (int f = 0; f < layout->field_count; ++f) {
     const FieldSpec& spec = layout->fields[f];

@@ -15,7 +15,9 @@ namespace rtb::bidder::privacy::internal {
 bool IsDecodedUsSection(int section_id);
 
 // Decodes the text of section `section_id` (its core subsection and any
-// further '.'-separated subsections) into *out.
+// further '.'-separated subsections) into *out. Unimplemented for a version
+// of the section this decoder does not read; InvalidArgument for a text that
+// breaks the section's format.
 absl::Status DecodeUsSection(int section_id, std::string_view text, UsSection* out);
 
 }  // namespace rtb::bidder::privacy::internal

@@ -130,6 +130,7 @@ class OperationalEndpointsTest : public ::testing::Test {
     storage::EmbeddedStoreOptions options;
     options.path = path_;
     options.block_cache_bytes = 8 << 20;
+    options.memtable_budget_bytes = 2 << 20;
     options.row_cache_bytes = 0;
     auto inner = storage::OpenEmbeddedStore(options);
     ASSERT_TRUE(inner.ok()) << inner.status();

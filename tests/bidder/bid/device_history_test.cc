@@ -177,11 +177,13 @@ class SlowHistoryTest : public DeviceHistoryTest,
 
 TEST_P(SlowHistoryTest, ALateHistoryFallsBackToTheCampaignsRate) {
   Record(events::EventType::kClick, 5, kNoonUtcMillis - kDayMs);
-  harness_.store().SetDelay(milliseconds(400), GetParam());
+  // Reads answer long after the request's deadline; the deadline is wide
+  // enough that a busy machine does not make the answer itself late.
+  harness_.store().SetDelay(milliseconds(1000), GetParam());
   const auto arrival = std::chrono::steady_clock::now();
-  const Answer answer = harness_.Call(Mrec(R"(,"tmax":120)"), arrival);
+  const Answer answer = harness_.Call(Mrec(R"(,"tmax":300)"), arrival);
   EXPECT_NEAR(Price(answer), 0.5, 1e-9);
-  EXPECT_LT(answer.answered_at - arrival, milliseconds(120));
+  EXPECT_LT(answer.answered_at - arrival, milliseconds(300));
   EXPECT_EQ(HistoryReads(LookupOutcome::kTimeout), 1);
   EXPECT_EQ(harness_.Lookups(LookupOutcome::kTimeout), 1);
 }

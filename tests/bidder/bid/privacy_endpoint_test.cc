@@ -333,6 +333,48 @@ TEST_F(PrivacyEndpointTest, UsPrivacyAndGppOptOutsGetAContextualBid) {
   EXPECT_EQ(Requests("bid"), 2);
 }
 
+TEST_F(PrivacyEndpointTest, GppSidDecidesWhichSectionsCount) {
+  // A Texas section (16) with a sale opt-out: contextual, as US National.
+  privacy::testing::UsFields texas;
+  texas.processing_notice = 1;
+  texas.sale_opt_out_notice = 1;
+  texas.targeted_advertising_opt_out_notice = 1;
+  texas.sale_opt_out = 1;
+  texas.targeted_advertising_opt_out = 2;
+  const std::string opted_out = privacy::testing::EncodeUsSection(16, texas);
+  texas.sale_opt_out = 2;
+  const std::string not_opted_out = privacy::testing::EncodeUsSection(16, texas);
+  auto us_request = [&](std::string_view id, const std::string& gpp, std::vector<int> sid) {
+    nlohmann::json request = Request(id, {{"gpp", gpp}, {"gpp_sid", sid}});
+    request["device"]["geo"] = {{"country", "USA"}};
+    return request;
+  };
+  const Bid contextual =
+      BidOn(us_request("ustx-opt-out", privacy::testing::EncodeGppString({{16, opted_out}}), {16}));
+  EXPECT_EQ(contextual.campaign, kNorthwind);  // no segments
+  EXPECT_THAT(contextual.nurl, Not(HasSubstr("dk=")));
+  EXPECT_EQ(Decisions("us", "opted_out"), 1);
+  EXPECT_TRUE(Calls(storage::kProfilesTable).empty());
+
+  // A broken TCF section (2) that gpp_sid does not list spoils nothing: the
+  // Texas section without an opt-out gives a personalised bid, and the broken
+  // section is counted as ignored.
+  const std::string ignored_label = "unused_malformed_gpp";
+  auto ignored = [&] {
+    return Metric("bidder_bid_requests_ignored_total",
+                  {{"exchange", app_->config().server.exchanges[0].name}, {"what", ignored_label}});
+  };
+  EXPECT_EQ(ignored(), 0);
+  const Bid personalized = BidOn(us_request(
+      "ustx-broken-tcf",
+      privacy::testing::EncodeGppString({{2, "not-a-tc-string"}, {16, not_opted_out}}), {16}));
+  EXPECT_EQ(personalized.campaign, kLitware);  // the profile's segment was read
+  EXPECT_THAT(personalized.nurl, HasSubstr("dk="));
+  EXPECT_EQ(Decisions("us", "personalized"), 1);
+  EXPECT_EQ(Decisions("us", "malformed"), 0);
+  EXPECT_EQ(ignored(), 1);
+}
+
 TEST_F(PrivacyEndpointTest, DsaRequiredWithoutACampaignDsaBlockIsNoBidFromThatCampaign) {
   // Only fabrikam, which has no dsa block, fits this request.
   TestResponse response =

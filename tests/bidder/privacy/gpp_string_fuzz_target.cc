@@ -5,8 +5,8 @@
 //
 // Input: one byte choosing regs.gdpr and gpp_sid, then the text. Whatever the
 // bytes, the decoder returns a value or an error without reading outside the
-// input; a value lists ascending section ids and decodes no more sections
-// than it lists. The decision, fed the text as GPP, TC and US Privacy
+// input; a value lists ascending section ids, one state per id, and holds
+// exactly the sections it says it decoded. The decision, fed the text as GPP, TC and US Privacy
 // string, never fails and never allows a use without a bid or segments
 // without the profile.
 #include <cstddef>
@@ -37,15 +37,22 @@ int FuzzGppString(const uint8_t* data, size_t size) {
     for (size_t i = 1; i < gpp->section_ids.size(); ++i) {
       if (gpp->section_ids[i] <= gpp->section_ids[i - 1]) std::abort();
     }
-    const size_t decoded = gpp->us_sections.size() + gpp->undecoded_section_ids.size() +
-                           (gpp->tcf_eu_v2 ? 1 : 0) + (gpp->us_privacy ? 1 : 0);
-    if (decoded != gpp->section_ids.size()) std::abort();
+    if (gpp->section_states.size() != gpp->section_ids.size()) std::abort();
+    size_t decoded_states = 0;
+    bool malformed_state = false;
+    for (GppSectionState state : gpp->section_states) {
+      decoded_states += state == GppSectionState::kDecoded;
+      malformed_state |= state == GppSectionState::kMalformed;
+    }
+    const size_t decoded =
+        gpp->us_sections.size() + (gpp->tcf_eu_v2 ? 1 : 0) + (gpp->us_privacy ? 1 : 0);
+    if (decoded != decoded_states || malformed_state != gpp->HasMalformedSection()) std::abort();
     for (const UsSection& s : gpp->us_sections) {
       if (!gpp->HasSection(s.section_id) || s.sensitive_data_processing_count > 16) std::abort();
     }
   }
 
-  static constexpr int32_t kSids[][2] = {{2, 7}, {7, 8}, {6, 13}, {5, 12}};
+  static constexpr int32_t kSids[][2] = {{2, 7}, {7, 16}, {6, 13}, {5, 23}};
   config::PrivacyConfig config;
   config.gvl_vendor_id = 1 + (choice & 0x3f);
   PrivacySignals signals;

@@ -25,9 +25,16 @@ using testing::UsFields;
 // The TCF EU section of the specification's GPP string examples.
 constexpr char kSpecTcf[] = "CPXxRfAPXxRfAAfKABENB-CgAAAAAAAAAAYgAAAAAAAA";
 
+constexpr GppSectionState kDecoded = GppSectionState::kDecoded;
+constexpr GppSectionState kNotRead = GppSectionState::kNotRead;
+constexpr GppSectionState kMalformed = GppSectionState::kMalformed;
+
+// The whole string's error, or else the first malformed section's, or "OK".
 std::string ErrorOf(std::string_view text) {
   absl::StatusOr<GppString> gpp = DecodeGppString(text);
-  return gpp.ok() ? std::string("OK") : std::string(gpp.status().message());
+  if (!gpp.ok()) return std::string(gpp.status().message());
+  return gpp->HasMalformedSection() ? std::string(gpp->first_section_error.message())
+                                    : std::string("OK");
 }
 
 TEST(GppStringTest, SpecificationHeaderExamplesListTheirSections) {
@@ -64,13 +71,15 @@ TEST(GppStringTest, SpecificationStringExamplesDecode) {
   ASSERT_TRUE(two->tcf_eu_v2.has_value());
   ASSERT_TRUE(two->us_privacy.has_value());
   EXPECT_EQ(two->us_privacy->opt_out_sale, UsPrivacyFlag::kNo);
-  EXPECT_TRUE(two->undecoded_section_ids.empty());
+  EXPECT_THAT(two->section_states, ElementsAre(kDecoded, kDecoded));
 
   absl::StatusOr<GppString> three = DecodeGppString(std::string("DBABjw~") + kSpecTcf + "~1YNN");
   ASSERT_TRUE(three.ok()) << three.status();
   EXPECT_THAT(three->section_ids, ElementsAre(5, 6));
   EXPECT_FALSE(three->tcf_eu_v2.has_value());
-  EXPECT_THAT(three->undecoded_section_ids, ElementsAre(5));
+  EXPECT_EQ(three->StateOf(5), kNotRead);
+  EXPECT_EQ(three->StateOf(6), kDecoded);
+  EXPECT_EQ(three->StateOf(2), std::nullopt);
   EXPECT_TRUE(three->HasSection(5));
   EXPECT_FALSE(three->HasSection(2));
 }
@@ -80,6 +89,7 @@ UsFields DistinctValues(int id, int version) {
   // shows.
   UsFields f;
   f.version = version;
+  f.processing_notice = 2;
   f.sharing_notice = 1;
   f.sale_opt_out_notice = 2;
   f.sharing_opt_out_notice = 1;
@@ -93,33 +103,63 @@ UsFields DistinctValues(int id, int version) {
   for (int i = 0; i < sensitive; ++i) f.sensitive_data_processing.push_back(i % 3);
   for (int i = 0; i < child; ++i) f.known_child_sensitive_data_consents.push_back(2 - i % 3);
   f.personal_data_consents = 2;
+  f.additional_data_processing_consent = 1;
   f.mspa_covered_transaction = 1;
   f.mspa_opt_out_option_mode = 2;
   f.mspa_service_provider_mode = 1;
   return f;
 }
 
+// Which of the optional fields section `id` has, from the field tables of
+// the specifications (us_sections.cc draws them).
+struct Present {
+  bool processing_notice, sharing_notice, sharing_opt_out_notice,
+      targeted_advertising_opt_out_notice, sensitive_data_processing_opt_out_notice,
+      sensitive_data_limit_use_notice, sharing_opt_out, targeted_advertising_opt_out,
+      personal_data_consents, additional_data_processing_consent;
+};
+
+Present FieldsOf(int id) {
+  const bool national = id == kGppUsNational, california = id == kGppUsCalifornia;
+  const bool later = id >= kGppUsFlorida;  // the laws of 2023 and after
+  return Present{
+      .processing_notice = later && id != kGppUsMontana,
+      .sharing_notice = !california && (!later || id == kGppUsMontana),
+      .sharing_opt_out_notice = national || california,
+      .targeted_advertising_opt_out_notice = !california,
+      .sensitive_data_processing_opt_out_notice = national || id == kGppUsUtah || id == kGppUsIowa,
+      .sensitive_data_limit_use_notice = national || california,
+      .sharing_opt_out = national || california,
+      .targeted_advertising_opt_out = !california,
+      .personal_data_consents = national || california,
+      .additional_data_processing_consent = later && id != kGppUsIowa,
+  };
+}
+
 // What the decoder should hold for `f` in section `id`: the fields the
 // section has, kNotApplicable for the rest.
 void ExpectSection(const UsSection& s, int id, const UsFields& f) {
-  const bool national = id == kGppUsNational, california = id == kGppUsCalifornia;
+  const Present has = FieldsOf(id);
   auto value = [](bool present, int v) {
     return present ? static_cast<UsValue>(v) : UsValue::kNotApplicable;
   };
   EXPECT_EQ(s.section_id, id);
   EXPECT_EQ(s.version, f.version);
-  EXPECT_EQ(s.sharing_notice, value(!california, f.sharing_notice));
+  EXPECT_EQ(s.processing_notice, value(has.processing_notice, f.processing_notice));
+  EXPECT_EQ(s.sharing_notice, value(has.sharing_notice, f.sharing_notice));
   EXPECT_EQ(s.sale_opt_out_notice, value(true, f.sale_opt_out_notice));
-  EXPECT_EQ(s.sharing_opt_out_notice, value(national || california, f.sharing_opt_out_notice));
+  EXPECT_EQ(s.sharing_opt_out_notice, value(has.sharing_opt_out_notice, f.sharing_opt_out_notice));
   EXPECT_EQ(s.targeted_advertising_opt_out_notice,
-            value(!california, f.targeted_advertising_opt_out_notice));
+            value(has.targeted_advertising_opt_out_notice, f.targeted_advertising_opt_out_notice));
   EXPECT_EQ(s.sensitive_data_processing_opt_out_notice,
-            value(national || id == kGppUsUtah, f.sensitive_data_processing_opt_out_notice));
+            value(has.sensitive_data_processing_opt_out_notice,
+                  f.sensitive_data_processing_opt_out_notice));
   EXPECT_EQ(s.sensitive_data_limit_use_notice,
-            value(national || california, f.sensitive_data_limit_use_notice));
+            value(has.sensitive_data_limit_use_notice, f.sensitive_data_limit_use_notice));
   EXPECT_EQ(s.sale_opt_out, value(true, f.sale_opt_out));
-  EXPECT_EQ(s.sharing_opt_out, value(national || california, f.sharing_opt_out));
-  EXPECT_EQ(s.targeted_advertising_opt_out, value(!california, f.targeted_advertising_opt_out));
+  EXPECT_EQ(s.sharing_opt_out, value(has.sharing_opt_out, f.sharing_opt_out));
+  EXPECT_EQ(s.targeted_advertising_opt_out,
+            value(has.targeted_advertising_opt_out, f.targeted_advertising_opt_out));
   ASSERT_EQ(s.sensitive_data_processing_count, f.sensitive_data_processing.size());
   for (size_t i = 0; i < f.sensitive_data_processing.size(); ++i) {
     EXPECT_EQ(s.sensitive_data_processing[i], f.sensitive_data_processing[i]) << i;
@@ -129,7 +169,9 @@ void ExpectSection(const UsSection& s, int id, const UsFields& f) {
   for (size_t i = 0; i < f.known_child_sensitive_data_consents.size(); ++i) {
     EXPECT_EQ(s.known_child_sensitive_data_consents[i], f.known_child_sensitive_data_consents[i]);
   }
-  EXPECT_EQ(s.personal_data_consents, value(national || california, f.personal_data_consents));
+  EXPECT_EQ(s.personal_data_consents, value(has.personal_data_consents, f.personal_data_consents));
+  EXPECT_EQ(s.additional_data_processing_consent,
+            value(has.additional_data_processing_consent, f.additional_data_processing_consent));
   EXPECT_EQ(s.mspa_covered_transaction, value(true, f.mspa_covered_transaction));
   EXPECT_EQ(s.mspa_opt_out_option_mode, value(true, f.mspa_opt_out_option_mode));
   EXPECT_EQ(s.mspa_service_provider_mode, value(true, f.mspa_service_provider_mode));
@@ -141,8 +183,9 @@ TEST(GppStringTest, EveryFieldOfEveryUsSectionRoundTrips) {
     int id;
     int version;
   };
-  for (const Case c :
-       {Case{7, 1}, Case{7, 2}, Case{8, 1}, Case{9, 1}, Case{10, 1}, Case{11, 1}, Case{12, 1}}) {
+  std::vector<Case> cases = {{7, 1}, {7, 2}};
+  for (int id = kGppUsCalifornia; id <= kGppUsMinnesota; ++id) cases.push_back({id, 1});
+  for (const Case c : cases) {
     SCOPED_TRACE(::testing::Message() << "section " << c.id << " version " << c.version);
     for (std::optional<bool> gpc :
          {std::optional<bool>(), std::optional<bool>(false), std::optional<bool>(true)}) {
@@ -167,17 +210,19 @@ TEST(GppStringTest, SeveralSectionsDecodeInHeaderOrder) {
                                             {kGppUsPrivacy, "1YYN"},
                                             {kGppUsNational, EncodeUsSection(7, national)},
                                             {kGppUsCalifornia, EncodeUsSection(8, california)},
-                                            {13, "BVVqAAEABCA"},
-                                            {21, "anything"}});
+                                            {24, "BVVqAAEABCA"},
+                                            {30, "anything"}});
   absl::StatusOr<GppString> gpp = DecodeGppString(text);
   ASSERT_TRUE(gpp.ok()) << gpp.status();
-  EXPECT_THAT(gpp->section_ids, ElementsAre(2, 6, 7, 8, 13, 21));
+  EXPECT_THAT(gpp->section_ids, ElementsAre(2, 6, 7, 8, 24, 30));
   ASSERT_TRUE(gpp->tcf_eu_v2.has_value());
   EXPECT_EQ(gpp->us_privacy->opt_out_sale, UsPrivacyFlag::kYes);
   ASSERT_EQ(gpp->us_sections.size(), 2u);
   ExpectSection(*gpp->FindUsSection(7), 7, national);
   ExpectSection(*gpp->FindUsSection(8), 8, california);
-  EXPECT_THAT(gpp->undecoded_section_ids, ElementsAre(13, 21));
+  EXPECT_THAT(gpp->section_states,
+              ElementsAre(kDecoded, kDecoded, kDecoded, kDecoded, kNotRead, kNotRead));
+  EXPECT_FALSE(gpp->HasMalformedSection());
 }
 
 TEST(GppStringTest, HeaderRangesListEveryIdInThem) {
@@ -220,13 +265,6 @@ TEST(GppStringTest, MalformedStringsAreErrorsNamingTheProblem) {
   EXPECT_THAT(ErrorOf(EncodeGppString({{300, "x"}})), HasSubstr("above 255"));
   // A header cut inside the Fibonacci section ids.
   EXPECT_THAT(ErrorOf("DBAB~1YNN"), HasSubstr("section id list"));
-  // Versions the decoder does not read.
-  UsFields v3;
-  v3.version = 3;
-  EXPECT_THAT(ErrorOf(EncodeGppString({{7, EncodeUsSection(7, v3)}})), HasSubstr("version 3"));
-  UsFields v2;
-  v2.version = 2;
-  EXPECT_THAT(ErrorOf(EncodeGppString({{8, EncodeUsSection(8, v2)}})), HasSubstr("version 2"));
   // A 2-bit field holding 3.
   UsFields three;
   three.sale_opt_out = 3;
@@ -235,14 +273,56 @@ TEST(GppStringTest, MalformedStringsAreErrorsNamingTheProblem) {
   EXPECT_THAT(ErrorOf(EncodeGppString({{7, usnat + ".Y*"}})), HasSubstr("base64url"));
 }
 
-TEST(GppStringTest, EveryTruncationOfAUsSectionIsAnError) {
-  for (int id = 7; id <= 12; ++id) {
+TEST(GppStringTest, EveryTruncationOfAUsSectionIsMalformed) {
+  for (int id = kGppUsNational; id <= kGppUsMinnesota; ++id) {
     const std::string section = EncodeUsSection(id, DistinctValues(id, 1));
     for (size_t length = 0; length < section.size(); ++length) {
-      EXPECT_FALSE(DecodeGppString(EncodeGppString({{id, section.substr(0, length)}})).ok())
-          << "section " << id << " length " << length;
+      absl::StatusOr<GppString> gpp =
+          DecodeGppString(EncodeGppString({{id, section.substr(0, length)}}));
+      ASSERT_TRUE(gpp.ok()) << gpp.status();
+      EXPECT_EQ(gpp->StateOf(id), kMalformed) << "section " << id << " length " << length;
+      EXPECT_TRUE(gpp->us_sections.empty());
     }
   }
+}
+
+TEST(GppStringTest, AMalformedSectionLeavesTheOthersDecoded) {
+  const std::string usnat = EncodeUsSection(7, DistinctValues(7, 1));
+  const std::string texas = EncodeUsSection(16, DistinctValues(16, 1));
+  // A broken TCF section before a valid US National one.
+  absl::StatusOr<GppString> gpp = DecodeGppString(EncodeGppString({{2, "1YNN"}, {7, usnat}}));
+  ASSERT_TRUE(gpp.ok()) << gpp.status();
+  EXPECT_THAT(gpp->section_states, ElementsAre(kMalformed, kDecoded));
+  EXPECT_THAT(gpp->first_section_error.message(), HasSubstr("section 2"));
+  EXPECT_FALSE(gpp->tcf_eu_v2.has_value());
+  ExpectSection(*gpp->FindUsSection(7), 7, DistinctValues(7, 1));
+  // A broken US section between two valid ones: only the valid ones are held,
+  // and the first error is kept.
+  gpp = DecodeGppString(EncodeGppString(
+      {{6, "1YXN"}, {7, usnat}, {12, usnat.substr(0, 3)}, {16, texas}, {17, "B*"}}));
+  ASSERT_TRUE(gpp.ok()) << gpp.status();
+  EXPECT_THAT(gpp->section_states,
+              ElementsAre(kMalformed, kDecoded, kMalformed, kDecoded, kMalformed));
+  EXPECT_THAT(gpp->first_section_error.message(), HasSubstr("section 6"));
+  EXPECT_FALSE(gpp->us_privacy.has_value());
+  ASSERT_EQ(gpp->us_sections.size(), 2u);
+  EXPECT_EQ(gpp->FindUsSection(12), nullptr);
+  ExpectSection(*gpp->FindUsSection(16), 16, DistinctValues(16, 1));
+}
+
+TEST(GppStringTest, VersionsTheDecoderDoesNotReadAreNotReadNotMalformed) {
+  UsFields v3 = DistinctValues(7, 2);
+  v3.version = 3;
+  UsFields v2 = DistinctValues(8, 1);
+  v2.version = 2;
+  UsFields v0 = DistinctValues(16, 1);
+  v0.version = 0;
+  absl::StatusOr<GppString> gpp = DecodeGppString(EncodeGppString(
+      {{7, EncodeUsSection(7, v3)}, {8, EncodeUsSection(8, v2)}, {16, EncodeUsSection(16, v0)}}));
+  ASSERT_TRUE(gpp.ok()) << gpp.status();
+  EXPECT_THAT(gpp->section_states, ElementsAre(kNotRead, kNotRead, kNotRead));
+  EXPECT_FALSE(gpp->HasMalformedSection());
+  EXPECT_TRUE(gpp->us_sections.empty());
 }
 
 TEST(GppStringTest, DecodingIntoAReusedValueForgetsTheLastString) {
@@ -253,6 +333,11 @@ TEST(GppStringTest, DecodingIntoAReusedValueForgetsTheLastString) {
   EXPECT_FALSE(gpp.tcf_eu_v2.has_value());
   EXPECT_FALSE(gpp.us_privacy.has_value());
   EXPECT_EQ(gpp.us_sections.size(), 1u);
+  ASSERT_TRUE(DecodeGppString(EncodeGppString({{6, "1YXN"}}), &gpp).ok());
+  EXPECT_TRUE(gpp.HasMalformedSection());
+  ASSERT_TRUE(DecodeGppString(EncodeGppString({{6, "1YNN"}}), &gpp).ok());
+  EXPECT_FALSE(gpp.HasMalformedSection());
+  EXPECT_THAT(gpp.section_states, ElementsAre(kDecoded));
 }
 
 }  // namespace

@@ -174,6 +174,22 @@ std::pair<int, int> UsSectionListSizes(int id, int version) {
       return {8, 1};
     case 12:
       return {8, 3};
+    case 13:  // Florida
+    case 14:  // Montana
+    case 20:  // New Hampshire
+      return {8, 3};
+    case 15:  // Oregon
+      return {11, 3};
+    case 16:  // Texas
+    case 18:  // Iowa
+    case 19:  // Nebraska
+    case 22:  // Tennessee
+    case 23:  // Minnesota
+      return {8, 1};
+    case 17:  // Delaware
+      return {9, 5};
+    case 21:  // New Jersey
+      return {10, 5};
     default:
       return {0, 0};
   }
@@ -227,6 +243,43 @@ std::string EncodeUsSection(int id, const UsFields& f) {
       }
       list(f.sensitive_data_processing, sensitive);
       list(f.known_child_sensitive_data_consents, child);
+      break;
+    case 14:  // Montana: a sharing notice where the others have a processing notice
+      for (int v : {f.sharing_notice, f.sale_opt_out_notice, f.targeted_advertising_opt_out_notice,
+                    f.sale_opt_out, f.targeted_advertising_opt_out}) {
+        w.Write(static_cast<uint64_t>(v), 2);
+      }
+      list(f.sensitive_data_processing, sensitive);
+      list(f.known_child_sensitive_data_consents, child);
+      w.Write(static_cast<uint64_t>(f.additional_data_processing_consent), 2);
+      break;
+    case 18:  // Iowa: a sensitive-data notice, no additional-processing consent
+      for (int v :
+           {f.processing_notice, f.sale_opt_out_notice, f.targeted_advertising_opt_out_notice,
+            f.sensitive_data_processing_opt_out_notice, f.sale_opt_out,
+            f.targeted_advertising_opt_out}) {
+        w.Write(static_cast<uint64_t>(v), 2);
+      }
+      list(f.sensitive_data_processing, sensitive);
+      list(f.known_child_sensitive_data_consents, child);
+      break;
+    case 13:  // Florida
+    case 15:  // Oregon
+    case 16:  // Texas
+    case 17:  // Delaware
+    case 19:  // Nebraska
+    case 20:  // New Hampshire
+    case 21:  // New Jersey
+    case 22:  // Tennessee
+    case 23:  // Minnesota
+      for (int v :
+           {f.processing_notice, f.sale_opt_out_notice, f.targeted_advertising_opt_out_notice,
+            f.sale_opt_out, f.targeted_advertising_opt_out}) {
+        w.Write(static_cast<uint64_t>(v), 2);
+      }
+      list(f.sensitive_data_processing, sensitive);
+      list(f.known_child_sensitive_data_consents, child);
+      w.Write(static_cast<uint64_t>(f.additional_data_processing_consent), 2);
       break;
     default:
       throw std::invalid_argument("no US section encoding for this id");

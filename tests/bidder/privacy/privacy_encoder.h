@@ -89,6 +89,7 @@ std::string EncodeGppString(const std::vector<std::pair<int, std::string>>& sect
 // not written.
 struct UsFields {
   int version = 1;
+  int processing_notice = 0;
   int sharing_notice = 0;
   int sale_opt_out_notice = 0;
   int sharing_opt_out_notice = 0;
@@ -101,6 +102,7 @@ struct UsFields {
   std::vector<int> sensitive_data_processing;  // as many as the section has
   std::vector<int> known_child_sensitive_data_consents;
   int personal_data_consents = 0;
+  int additional_data_processing_consent = 0;
   int mspa_covered_transaction = 1;
   int mspa_opt_out_option_mode = 0;
   int mspa_service_provider_mode = 0;
@@ -111,7 +113,7 @@ struct UsFields {
 // has (0, 0 when the encoder does not know the section).
 std::pair<int, int> UsSectionListSizes(int id, int version);
 
-// Section `id` (7..12) of `fields`; lists shorter than the section's are
+// Section `id` (7..23) of `fields`; lists shorter than the section's are
 // padded with 0.
 std::string EncodeUsSection(int id, const UsFields& fields);
 

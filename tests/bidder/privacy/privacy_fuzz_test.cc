@@ -60,16 +60,20 @@ std::vector<std::string> Corpus(std::mt19937_64& rng) {
     if (rng() % 2) f.segment_types = {1 + static_cast<int>(rng() % 3)};
     corpus.push_back(EncodeTcString(f));
   }
-  for (int id = 7; id <= 12; ++id) {
+  // Every US section the decoder reads (7 to 23), then a section it does not
+  // read (24).
+  for (int id = kGppUsNational; id <= kGppUsMinnesota; ++id) {
     for (int version : {1, 2}) {
-      if (version == 2 && id != 7) continue;
+      if (version == 2 && id != kGppUsNational) continue;
       UsFields f;
       f.version = version;
+      f.processing_notice = static_cast<int>(rng() % 3);
       f.sale_opt_out = static_cast<int>(rng() % 3);
       f.targeted_advertising_opt_out = static_cast<int>(rng() % 3);
+      f.additional_data_processing_consent = static_cast<int>(rng() % 3);
       f.gpc = rng() % 2 == 0;
       corpus.push_back(EncodeGppString(
-          {{2, corpus[rng() % 40]}, {6, "1YNN"}, {id, EncodeUsSection(id, f)}, {15, "BAAA"}}));
+          {{2, corpus[rng() % 40]}, {6, "1YNN"}, {id, EncodeUsSection(id, f)}, {24, "BAAA"}}));
     }
   }
   corpus.push_back("1YNN");
@@ -140,8 +144,9 @@ TEST(PrivacyFuzzTest, EveryTruncationOfValidStringsIsAValueOrAnError) {
       const std::string cut = text.substr(0, length);
       EXPECT_EQ(RunAll(cut, static_cast<uint8_t>(length)), 0);
     }
-    // Cutting inside the last section of a GPP string: the section is short
-    // and so malformed, or the cut removed a whole section the header lists.
+    // Cutting off the last section, or all of them: the header lists sections
+    // the string lacks, so the whole string is malformed. (A cut inside a
+    // section only makes that section malformed.)
     if (text[0] == 'D') {
       ASSERT_TRUE(DecodeGppString(text).ok()) << text;
       EXPECT_FALSE(DecodeGppString(text.substr(0, text.rfind('~'))).ok());

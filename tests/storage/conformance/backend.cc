@@ -52,6 +52,7 @@ class EmbeddedBackend final : public Backend {
     o.clock = clock_;
     o.block_cache_bytes = 8 << 20;
     o.write_buffer_bytes = 4 << 20;
+    o.memtable_budget_bytes = 4 << 20;
     absl::StatusOr<std::unique_ptr<Store>> store = OpenEmbeddedStore(o);
     if (!store.ok()) return store.status();
     store_ = *std::move(store);

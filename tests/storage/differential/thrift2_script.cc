@@ -31,7 +31,9 @@ void AdminAndData(Transcript& s, const std::string& t1) {
     d.__set_columns({FamilyOf("f", 3), FamilyOf("g")});
     d.columns[1].__set_blockSize(8192);
     d.columns[1].__set_dataBlockEncoding(t2::TDataBlockEncoding::FAST_DIFF);
-    d.columns[1].__set_timeToLive(86400 * 365 * 50);
+    // No TTL on g: the script writes its cells at small explicit timestamps
+    // (1970), which any TTL would expire, leaving the filters nothing to
+    // see. TTL round-trips through modifyColumnFamily (family h).
     c.createTable(d, {});
     return std::string("ok");
   });
@@ -87,6 +89,27 @@ void AdminAndData(Transcript& s, const std::string& t1) {
     std::vector<bool> cleared;
     c.clearSlowLogResponses(cleared, {});
     return absl::StrCat(cleared.size(), " servers");
+  });
+  // The server that holds t1's region, as the server reports it: the calls
+  // that take server names must answer for exactly the servers named.
+  t2::TServerName holder;
+  s.Step("getRegionLocation for server name", [&] {
+    t2::THRegionLocation l;
+    c.getRegionLocation(l, t1, "", false);
+    holder = l.serverName;
+    return std::string(holder.hostName.empty() ? "no host" : "host set");
+  });
+  s.Step("getSlowLogResponses one server", [&] {
+    std::vector<t2::TOnlineLogRecord> records;
+    c.getSlowLogResponses(records, {holder}, t2::TLogQueryFilter());
+    return absl::StrCat(records.size(), " records");
+  });
+  s.Step("clearSlowLogResponses one server", [&] {
+    std::vector<bool> cleared;
+    c.clearSlowLogResponses(cleared, {holder});
+    std::vector<std::string> out;
+    for (bool b : cleared) out.push_back(Bool(b));
+    return absl::StrCat(cleared.size(), " servers: ", absl::StrJoin(out, ","));
   });
 
   // ---- Writes and reads ----
@@ -332,6 +355,8 @@ void Scans(Transcript& s, const std::string& t1) {
                                  Value("f", absl::StrCat("q", i % 3), "x", 10),
                                  Value("g", "c", absl::StrCat("G", i % 4), 10)}));
     }
+    puts.push_back(PutOf(
+        "tv", {Value("f", "t", "t1", 1), Value("f", "t", "t2", 2), Value("f", "t", "t3", 3)}));
     c.putMultiple(t1, puts);
     return std::string("ok");
   });
@@ -393,43 +418,123 @@ void Scans(Transcript& s, const std::string& t1) {
     ranged.__set_timeRange(range);
     results("scan time range", ranged, 10);
   }
+  // Each filter below is chosen so that its answer differs from the whole
+  // table (what a filter that does nothing returns); the comment says what
+  // a broken filter would show instead. Rows: ap, c1, r1, r2, r5, r7 (from
+  // the calls above, g:m only on r5), s00..s11 (f:a@10=v<i> over
+  // f:a@5=old<i>, f:q<i%3>@10=x, g:c@10=G<i%4>), tv (f:t at 1, 2 and 3).
   const std::vector<std::pair<std::string, int>> filters = {
+      // Values emptied; a no-op keeps them.
       {"KeyOnlyFilter()", 1},
       {"KeyOnlyFilter(true)", 1},
+      // One cell a row; a no-op gives every cell.
       {"FirstKeyOnlyFilter()", 1},
+      // s10, s11 only; a no-op gives every row.
       {"PrefixFilter('s1')", 1},
+      // Only the q columns; a no-op keeps f:a and g:c.
       {"ColumnPrefixFilter('q')", 1},
+      // f:a and f:q1 only; a no-op keeps q0, q2, g:c and the others.
       {"MultipleColumnPrefixFilter('a', 'q1')", 1},
+      // Exclusive 'a', inclusive 'q1': f:b, g:c, f:n, q0 and q1 kept, f:a
+      // and q2 dropped; with the bounds' inclusion swapped f:a is kept and q1
+      // dropped (the next step), a no-op keeps everything.
       {"ColumnRangeFilter('a', false, 'q1', true)", 1},
+      // Inclusive 'a', exclusive 'q1': f:a and q0 kept, q1 and q2 dropped.
+      {"ColumnRangeFilter('a', true, 'q1', false)", 1},
+      // Open low end up to 'c' inclusive: f:a, f:b and g:c, no q columns.
+      {"ColumnRangeFilter('', true, 'c', true)", 1},
+      // Two cells a row: the s rows lose g:c; a no-op keeps all three.
       {"ColumnCountGetFilter(2)", 1},
+      // In a scan, HBase closes a family whose store scanner finds the count
+      // passed when it reads on: after r1 (f:a, f:b) family f is closed for
+      // the rest of the scan, so r2, r7 and tv vanish and the s rows give
+      // g:c. A filter counting per row only gives f:a on every row, a no-op
+      // every cell.
+      {"ColumnCountGetFilter(1)", 1},
+      // Three rows; a no-op gives every row.
       {"PageFilter(3)", 1},
       {"RowFilter(<, 'binary:s03')", 1},
       {"RowFilter(>=, 'binaryprefix:s1')", 1},
+      // r1, r2, r5, r7; a comparator reading 'r' as the whole key finds none.
+      {"RowFilter(=, 'binaryprefix:r')", 1},
       {"RowFilter(=, 'substring:1')", 1},
+      // Rows without a '0' in the key; a no-op keeps s00..s09 and s10.
+      {"RowFilter(!=, 'substring:0')", 1},
       {"QualifierFilter(=, 'binary:a')", 1},
       {"QualifierFilter(!=, 'binaryprefix:q')", 1},
+      // The q columns alone.
+      {"QualifierFilter(=, 'binaryprefix:q')", 1},
+      // f:q1 alone (the only qualifier holding a '1'); q0, q2, a, c dropped.
+      {"QualifierFilter(=, 'substring:1')", 1},
+      // g:c on the s rows and g:m on r5; a no-op keeps the f cells too.
       {"FamilyFilter(=, 'binary:g')", 1},
+      // Same cells through a prefix comparator.
+      {"FamilyFilter(=, 'binaryprefix:g')", 1},
+      // Family f only: every g cell dropped.
+      {"FamilyFilter(!=, 'substring:g')", 1},
+      // g:c=G1 on s01, s05, s09 only.
       {"ValueFilter(=, 'binary:G1')", 1},
+      // old1, old10, old11 (older versions, two read); not old2 and the rest.
+      {"ValueFilter(=, 'binaryprefix:old1')", 2},
       {"ValueFilter(=, 'substring:OLD')", 1},
       {"ValueFilter(>, 'binary:v5')", 2},
+      // Present column, latest version: s02, s06, s10 whose g:c is G2, and
+      // the rows with no g:c (filterIfMissing false); a no-op keeps the other
+      // s rows, a filter that drops rows missing the column loses ap, c1, ...
       {"SingleColumnValueFilter('g', 'c', =, 'binary:G2')", 1},
+      // filterIfMissing true, some rows with the column and some without: the
+      // s rows but s02, s06, s10, and no row lacking g:c.
       {"SingleColumnValueFilter('g', 'c', !=, 'binary:G2', true, true)", 1},
       {"SingleColumnValueFilter('g', 'zz', =, 'binary:G2', true, true)", 1},
+      // Every version looked at: s03 (old3 is its older f:a) and the rows
+      // without f:a; with latestVersionOnly ignored the answer is the same,
+      // so the next two steps tell the two apart.
       {"SingleColumnValueFilter('f', 'a', =, 'binary:old3', false, false)", 2},
+      // Latest version only: s03's latest f:a is v3, so s03 is gone and only
+      // the rows without f:a remain; a filter reading every version keeps s03.
+      {"SingleColumnValueFilter('f', 'a', =, 'binary:old3', false, true)", 2},
+      // Older version, rows without the column dropped: s03 alone; with
+      // latestVersionOnly misread as true the answer is empty.
+      {"SingleColumnValueFilter('f', 'a', =, 'binary:old3', true, false)", 2},
       {"TimestampsFilter(5)", 2},
       {"TimestampsFilter(5, 10)", 2},
+      // tv's f:t@3 and f:t@1 of three versions, not f:t@2.
+      {"TimestampsFilter(1, 3)", 3},
+      // One version read, but the filter comes first: tv's f:t@1 (the oldest);
+      // a reader that cut versions before filtering returns nothing for tv.
+      {"TimestampsFilter(1)", 1},
       {"InclusiveStopFilter('s03')", 1},
       {"PrefixFilter('s0') AND ValueFilter(=, 'binary:x')", 1},
       {"PrefixFilter('s10') OR PrefixFilter('s02')", 1},
+      // Drops s03, s07, s11 whole (their g:c is G3) and keeps every cell of
+      // the other rows; a SKIP that only drops the cell keeps those rows.
       {"SKIP ValueFilter(!=, 'binary:G3')", 1},
+      // Drops the rows with any q0 column (s00, s03, s06, s09).
+      {"SKIP QualifierFilter(!=, 'binary:q0')", 1},
       {"WHILE RowFilter(<, 'binary:s04')", 1},
+      // Stops at the first cell equal to G2 (s02's g:c), mid-scan: nothing
+      // after s02 comes back; a WHILE that only skips the cell goes on.
+      {"WHILE ValueFilter(!=, 'binary:G2')", 1},
       {"(FamilyFilter(=, 'binary:f') AND ColumnPrefixFilter('q')) OR ValueFilter(=, 'binary:G0')",
        1},
-      {"PageFilter(2) AND SingleColumnValueFilter('g', 'c', =, 'binary:G1')", 1},
+      // Empty: in an AND list PageFilter counts every row the scan reaches,
+      // the ones SingleColumnValueFilter drops too, so ap and c1 (no g:c) use
+      // up the page before s01. A PageFilter counting only the rows kept
+      // answers s01, s05; one ignored answers s01, s05, s09.
+      {"PageFilter(2) AND SingleColumnValueFilter('g', 'c', =, 'binary:G1', true, true)", 1},
       {"FirstKeyOnlyFilter() AND KeyOnlyFilter()", 1},
   };
   for (const auto& [filter, versions] : filters) {
     results(absl::StrCat("scan ", filter), FilterScan(filter, versions), 20);
+  }
+  {
+    // From s05: WHILE stops after s07, PageFilter counts from the start row.
+    t2::TScan ranged = FilterScan("WHILE RowFilter(<=, 'binary:s07')");
+    ranged.__set_startRow("s05");
+    results("scan from s05 WHILE RowFilter(<=, 'binary:s07')", ranged, 20);
+    ranged = FilterScan("PageFilter(2)");
+    ranged.__set_startRow("s05");
+    results("scan from s05 PageFilter(2)", ranged, 20);
   }
   {
     t2::TScan limited = FilterScan("QualifierFilter(=, 'binary:q1')");
@@ -454,9 +559,14 @@ void Scans(Transcript& s, const std::string& t1) {
     c.closeScanner(id);
     return std::string("ok");
   });
+  // s03: f:a@10=v3, f:a@5=old3, f:q0@10=x, g:c@10=G3. The SingleColumnValue
+  // gets see g:c present: G3 keeps the row, G0 drops it (a no-op keeps it).
   for (const char* filter :
        {"KeyOnlyFilter()", "ColumnPrefixFilter('q')", "ValueFilter(=, 'binary:nope')",
-        "SingleColumnValueFilter('g', 'c', =, 'binary:G3')", "TimestampsFilter(5)"}) {
+        "ValueFilter(=, 'binary:G3')", "SingleColumnValueFilter('g', 'c', =, 'binary:G3')",
+        "SingleColumnValueFilter('g', 'c', =, 'binary:G0')",
+        "SingleColumnValueFilter('g', 'c', =, 'binary:G0', true, true)", "TimestampsFilter(5)",
+        "FamilyFilter(=, 'binary:g')", "ColumnCountGetFilter(2)"}) {
     s.Step(absl::StrCat("get ", filter), [&c, &t1, filter] {
       t2::TGet g = GetOf("s03");
       g.__set_filterString(filter);
@@ -466,14 +576,40 @@ void Scans(Transcript& s, const std::string& t1) {
       return ResultText(r);
     });
   }
+  // A filter string that does not parse fails the call that carries it:
+  // getScannerResults, get and openScanner (at once, not at the first read,
+  // and even on a missing table: the gateway parses it before it looks).
   for (const char* bad : {"PrefixFilter('abc", "NoSuchFilter()", "KeyOnlyFilter() AND",
-                          "ValueFilter(<, 'substring:x')"}) {
+                          "ValueFilter(<, 'substring:x')", "PageFilter(2", "ValueFilter(=, 'x')",
+                          "PrefixFilter('a') OR"}) {
     s.Step(absl::StrCat("scan bad filter ", bad), [&c, &t1, bad] {
       std::vector<t2::TResult> out;
       c.getScannerResults(out, t1, FilterScan(bad), 5);
       return ResultsText(out);
     });
   }
+  for (const char* bad : {"PrefixFilter('abc", "NoSuchFilter()", "KeyOnlyFilter() AND"}) {
+    s.Step(absl::StrCat("get bad filter ", bad), [&c, &t1, bad] {
+      t2::TGet g = GetOf("s03");
+      g.__set_filterString(bad);
+      t2::TResult r;
+      c.get(r, t1, g);
+      return ResultText(r);
+    });
+    s.Step(absl::StrCat("openScanner bad filter ", bad),
+           [&s, &c, &t1, bad] { return s.ScannerText(c.openScanner(t1, FilterScan(bad))); });
+  }
+  s.Step("openScanner bad filter missing table",
+         [&] { return s.ScannerText(c.openScanner(t1 + "nope", FilterScan("NoSuchFilter()"))); });
+  s.Step("openScanner good filter missing table", [&] {
+    id = c.openScanner(t1 + "nope", FilterScan("KeyOnlyFilter()"));
+    return s.ScannerText(id);
+  });
+  s.Step("getScannerRows good filter missing table", [&] {
+    std::vector<t2::TResult> rows;
+    c.getScannerRows(rows, id, 3);
+    return ResultsText(rows);
+  });
 }
 
 }  // namespace
@@ -486,6 +622,7 @@ std::vector<std::string> RunThrift2Script(t2::THBaseServiceClient& client,
   Scans(script, t1);
   Namespaces(script, prefix + "ns");
   Families(script, t1);
+  AccessControl(script, t1);
   Lifecycle(script, t1);
   return script.Finish();
 }

@@ -32,6 +32,7 @@ class Transcript;
 void Namespaces(Transcript& s, const std::string& ns);
 void Families(Transcript& s, const std::string& t1);
 void Lifecycle(Transcript& s, const std::string& t1);
+void AccessControl(Transcript& s, const std::string& t1);
 
 }  // namespace rtb::storage::testing
 

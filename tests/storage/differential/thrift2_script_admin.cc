@@ -239,6 +239,45 @@ void Families(Transcript& s, const std::string& t1) {
     for (const auto& n : names) out.push_back(NameText(n));
     return absl::StrJoin(out, ",");
   });
+  s.Step("getTableDescriptor hbase:meta", [&] {
+    t2::TTableDescriptor d;
+    c.getTableDescriptor(d, Name("meta", "hbase"));
+    return SystemDescriptorText(d);
+  });
+  s.Step("getTableDescriptor hbase:namespace", [&] {
+    t2::TTableDescriptor d;
+    c.getTableDescriptor(d, Name("namespace", "hbase"));
+    return SystemDescriptorText(d);
+  });
+  s.Step("getTableDescriptorsByNamespace hbase", [&] {
+    std::vector<t2::TTableDescriptor> all;
+    c.getTableDescriptorsByNamespace(all, "hbase");
+    std::vector<std::string> out;
+    for (const auto& d : all) out.push_back(SystemDescriptorText(d));
+    return absl::StrJoin(out, " || ");
+  });
+}
+
+void AccessControl(Transcript& s, const std::string& t1) {
+  auto& c = s.c_;
+  auto entity = [](t2::TPermissionScope::type scope, const std::string& name) {
+    t2::TAccessControlEntity e;
+    e.username = "bidder";
+    e.scope = scope;
+    e.actions = "RW";
+    if (scope == t2::TPermissionScope::TABLE) {
+      e.__set_tableName(name);
+    } else {
+      e.__set_nsName(name);
+    }
+    return e;
+  };
+  s.Step("grant table", [&] { return Bool(c.grant(entity(t2::TPermissionScope::TABLE, t1))); });
+  s.Step("revoke table", [&] { return Bool(c.revoke(entity(t2::TPermissionScope::TABLE, t1))); });
+  s.Step("grant namespace",
+         [&] { return Bool(c.grant(entity(t2::TPermissionScope::NAMESPACE, "default"))); });
+  s.Step("revoke namespace",
+         [&] { return Bool(c.revoke(entity(t2::TPermissionScope::NAMESPACE, "default"))); });
 }
 
 void Lifecycle(Transcript& s, const std::string& t1) {
@@ -256,6 +295,31 @@ void Lifecycle(Transcript& s, const std::string& t1) {
   s.Step("isTableAvailable disabled", [&] { return Bool(c.isTableAvailable(Name(t1))); });
   step("disableTable disabled", [&] { c.disableTable(Name(t1)); });
   step("put disabled", [&] { c.put(t1, PutOf("r1", {Value("f", "a", "v")})); });
+  s.Step("get disabled", [&] {
+    t2::TResult r;
+    c.get(r, t1, GetOf("s03"));
+    return ResultText(r);
+  });
+  s.Step("getScannerResults disabled", [&] {
+    std::vector<t2::TResult> out;
+    c.getScannerResults(out, t1, ScanOf(), 10);
+    return ResultsText(out);
+  });
+  // Whether opening a scanner on a disabled table fails at once or at the
+  // first read, as for a missing table.
+  int32_t id = -1;
+  s.Step("openScanner disabled", [&] {
+    id = c.openScanner(t1, ScanOf());
+    return s.ScannerText(id);
+  });
+  s.Step("getScannerRows disabled", [&] {
+    std::vector<t2::TResult> rows;
+    c.getScannerRows(rows, id, 3);
+    return ResultsText(rows);
+  });
+  step("closeScanner disabled", [&] { c.closeScanner(id); });
+  s.Step("openScanner bad filter disabled",
+         [&] { return s.ScannerText(c.openScanner(t1, FilterScan("NoSuchFilter()"))); });
   step("truncateTable", [&] { c.truncateTable(Name(t1), true); });
   s.Step("isTableEnabled after truncate", [&] { return Bool(c.isTableEnabled(Name(t1))); });
   s.Step("get after truncate", [&] {

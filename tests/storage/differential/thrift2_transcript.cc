@@ -98,6 +98,17 @@ std::string DescriptorText(const t2::TTableDescriptor& d) {
                       "]");
 }
 
+std::string SystemDescriptorText(const t2::TTableDescriptor& d) {
+  // The table attributes past IS_META (HBase's coprocessors and store file
+  // tracker) follow the cluster's configuration; the families do not.
+  t2::TTableDescriptor kept = d;
+  kept.attributes.clear();
+  if (auto it = d.attributes.find("IS_META"); it != d.attributes.end()) {
+    kept.attributes.insert(*it);
+  }
+  return DescriptorText(kept);
+}
+
 std::string LocationText(const t2::THRegionLocation& l) {
   const t2::THRegionInfo& r = l.regionInfo;
   return absl::StrCat(Escape(r.tableName), " [", Escape(r.startKey), ",", Escape(r.endKey),

@@ -24,6 +24,9 @@ std::string ResultsText(const std::vector<thrift2::TResult>& rows);
 std::string MapText(const std::map<std::string, std::string>& map);
 std::string NameText(const thrift2::TTableName& n);
 std::string DescriptorText(const thrift2::TTableDescriptor& d);
+// A system table's descriptor in the parts that do not follow the cluster's
+// configuration: the name, IS_META and every family field.
+std::string SystemDescriptorText(const thrift2::TTableDescriptor& d);
 // Without the region server's address and start code.
 std::string LocationText(const thrift2::THRegionLocation& l);
 

@@ -342,6 +342,57 @@ TEST_F(ServiceHandlerTest, RegionLocationsFollowTheSplitKeysOnTheOneServer) {
   EXPECT_EQ(handler_->getThriftServerType(), t2::TThriftServerType::TWO);
 }
 
+// HBase's Admin asks only the servers named, and a region server with its
+// slow log buffer off (the default) has nothing to clear.
+TEST_F(ServiceHandlerTest, ClearSlowLogResponsesAnswersOneFalsePerServerNamed) {
+  std::vector<bool> cleared = {true};
+  handler_->clearSlowLogResponses(cleared, {});
+  EXPECT_TRUE(cleared.empty());
+  t2::TServerName one, two;
+  one.hostName = "127.0.0.1";
+  one.__set_port(1);
+  two.hostName = "127.0.0.1";
+  two.__set_port(2);
+  handler_->clearSlowLogResponses(cleared, {one, two});
+  EXPECT_EQ(cleared, (std::vector<bool>{false, false}));
+}
+
+TEST_F(ServiceHandlerTest, AScannerOnADisabledTableOpensAndFailsAtTheFirstRead) {
+  handler_->disableTable(Name("t"));
+  t2::TScan scan;
+  const int32_t id = handler_->openScanner("t", scan);
+  std::vector<t2::TResult> rows;
+  EXPECT_EQ(IOErrorOf([&] { handler_->getScannerRows(rows, id, 1); }), "t is disabled.");
+  EXPECT_EQ(IOErrorOf([&] { handler_->getScannerResults(rows, "t", scan, 1); }), "t is disabled.");
+}
+
+TEST_F(ServiceHandlerTest, GrantAndRevokeFailAsWithoutHBasesAccessController) {
+  t2::TAccessControlEntity entity;
+  entity.username = "bidder";
+  entity.scope = t2::TPermissionScope::TABLE;
+  entity.actions = "RW";
+  entity.__set_tableName("t");
+  EXPECT_THAT(IOErrorOf([&] { handler_->grant(entity); }),
+              HasSubstr("DoNotRetryIOException: java.lang.UnsupportedOperationException"));
+  EXPECT_THAT(IOErrorOf([&] { handler_->revoke(entity); }), HasSubstr("is not loaded"));
+}
+
+TEST_F(ServiceHandlerTest, SystemTablesAreDescribedWithHBasesFamilies) {
+  t2::TTableDescriptor meta;
+  handler_->getTableDescriptor(meta, NameIn("hbase", "meta"));
+  EXPECT_EQ(meta.attributes["IS_META"], "true");
+  std::vector<std::string> families;
+  for (const auto& f : meta.columns) families.push_back(f.name);
+  EXPECT_THAT(families, ::testing::ElementsAre("info", "rep_barrier", "table"));
+  EXPECT_EQ(meta.columns[0].blockSize, 8192);
+  EXPECT_EQ(meta.columns[0].dataBlockEncoding, t2::TDataBlockEncoding::ROW_INDEX_V1);
+  t2::TTableDescriptor ns;
+  handler_->getTableDescriptor(ns, NameIn("hbase", "namespace"));
+  EXPECT_EQ(ns.attributes["IS_META"], "false");
+  ASSERT_EQ(ns.columns.size(), 1u);
+  EXPECT_EQ(ns.columns[0].maxVersions, 10);
+}
+
 TEST_F(ServiceHandlerTest, HBaseMetaExistsForHealthChecksAndOtherNamespacesDoNot) {
   t2::TTableName meta;
   meta.__set_ns("hbase");
@@ -351,6 +402,40 @@ TEST_F(ServiceHandlerTest, HBaseMetaExistsForHealthChecksAndOtherNamespacesDoNot
   other.__set_ns("tenant");
   other.qualifier = "t";
   EXPECT_FALSE(handler_->tableExists(other));
+}
+
+// A filter string that does not parse is a TIOError naming HBase's exception
+// class, the problem and its byte position, through each call that carries
+// one: get, openScanner (at once, even for a missing table) and
+// getScannerResults.
+TEST_F(ServiceHandlerTest, BadFilterStringsAreTIOErrorsNamingThePosition) {
+  MustPut("t", Put{"a", {{"f", "q", "1", std::nullopt}}});
+  const std::string bad = "PrefixFilter('a') AND NoSuchFilter()";
+  constexpr char kWhere[] = "at position 22";
+  t2::TGet get = GetOf("a");
+  get.__set_filterString(bad);
+  t2::TScan scan;
+  scan.__set_filterString(bad);
+  t2::TResult result;
+  std::vector<t2::TResult> rows;
+  for (const std::string& message :
+       {IOErrorOf([&] { handler_->get(result, "t", get); }),
+        IOErrorOf([&] { handler_->openScanner("t", scan); }),
+        IOErrorOf([&] { handler_->openScanner("nope", scan); }),
+        IOErrorOf([&] { handler_->getScannerResults(rows, "t", scan, 5); })}) {
+    EXPECT_THAT(message, HasSubstr("java.lang.IllegalArgumentException: "));
+    EXPECT_THAT(message, HasSubstr(kWhere));
+  }
+  scan.__set_filterString("PrefixFilter('a");
+  EXPECT_THAT(IOErrorOf([&] { handler_->getScannerResults(rows, "t", scan, 5); }),
+              HasSubstr("unterminated quoted argument at position 13"));
+  scan.__set_filterString("ValueFilter(=, 'x')");
+  EXPECT_THAT(IOErrorOf([&] { handler_->getScannerResults(rows, "t", scan, 5); }),
+              HasSubstr("at position 15"));
+  // The same filters parse when well formed.
+  scan.__set_filterString("PrefixFilter('a')");
+  handler_->getScannerResults(rows, "t", scan, 5);
+  EXPECT_EQ(rows.size(), 1u);
 }
 
 TEST_F(ServiceHandlerTest, DeleteMultipleAnswersAnEmptyList) {

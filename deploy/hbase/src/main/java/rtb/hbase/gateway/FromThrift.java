@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -34,6 +35,7 @@ import org.apache.hadoop.hbase.filter.ParseFilter;
 import org.apache.hadoop.hbase.io.compress.Compression;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
 import org.apache.hadoop.hbase.regionserver.BloomType;
+import org.apache.hadoop.hbase.security.access.Permission;
 import org.apache.hadoop.hbase.security.visibility.Authorizations;
 import org.apache.hadoop.hbase.security.visibility.CellVisibility;
 import org.apache.hadoop.hbase.shaded.protobuf.ProtobufUtil;
@@ -526,6 +528,19 @@ final class FromThrift {
       }
     }
     return out;
+  }
+
+  /** Letters of "RWXCA"; others are ignored, as HBase's gateway ignores them. */
+  static Permission.Action[] permissionActions(String letters) {
+    Set<Permission.Action> out = EnumSet.noneOf(Permission.Action.class);
+    for (char letter : (letters == null ? "" : letters).toCharArray()) {
+      for (Permission.Action action : Permission.Action.values()) {
+        if (action.code() == letter) {
+          out.add(action);
+        }
+      }
+    }
+    return out.toArray(new Permission.Action[0]);
   }
 
   static LogQueryFilter logQueryFilter(TLogQueryFilter in) {

@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
+import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.CheckAndMutate;
 import org.apache.hadoop.hbase.client.Connection;
@@ -18,11 +19,14 @@ import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.security.access.AccessControlClient;
+import org.apache.hadoop.hbase.security.access.Permission;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import rtb.storage.thrift2.TAccessControlEntity;
 import rtb.storage.thrift2.TAppend;
 import rtb.storage.thrift2.TColumnFamilyDescriptor;
 import rtb.storage.thrift2.TCompareOperator;
@@ -36,6 +40,7 @@ import rtb.storage.thrift2.TIncrement;
 import rtb.storage.thrift2.TLogQueryFilter;
 import rtb.storage.thrift2.TNamespaceDescriptor;
 import rtb.storage.thrift2.TOnlineLogRecord;
+import rtb.storage.thrift2.TPermissionScope;
 import rtb.storage.thrift2.TPut;
 import rtb.storage.thrift2.TResult;
 import rtb.storage.thrift2.TRowMutations;
@@ -597,6 +602,52 @@ final class HBaseService implements THBaseService.Iface {
         return admin.clearSlowLogResponses(FromThrift.serverNames(serverNames));
       }
     });
+  }
+
+  // ---- Access control ------------------------------------------------------------
+
+  @Override
+  public boolean grant(TAccessControlEntity info) throws TException {
+    return call("grant", false, () -> {
+      changePermissions(info, true);
+      return true;
+    });
+  }
+
+  @Override
+  public boolean revoke(TAccessControlEntity info) throws TException {
+    return call("revoke", false, () -> {
+      changePermissions(info, false);
+      return true;
+    });
+  }
+
+  /**
+   * Grants or revokes through HBase's AccessControlClient, as HBase's gateway does; the master
+   * refuses both unless its AccessController is loaded.
+   */
+  private void changePermissions(TAccessControlEntity info, boolean grant) throws IOException {
+    Permission.Action[] actions = FromThrift.permissionActions(info.getActions());
+    try {
+      if (info.getScope() == TPermissionScope.NAMESPACE) {
+        if (grant) {
+          AccessControlClient.grant(connection, info.getNsName(), info.getUsername(), actions);
+        } else {
+          AccessControlClient.revoke(connection, info.getNsName(), info.getUsername(), actions);
+        }
+      } else {
+        TableName table = TableName.valueOf(info.getTableName());
+        if (grant) {
+          AccessControlClient.grant(connection, table, info.getUsername(), null, null, actions);
+        } else {
+          AccessControlClient.revoke(connection, table, info.getUsername(), null, null, actions);
+        }
+      }
+    } catch (IOException | IllegalArgumentException e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new DoNotRetryIOException(t.getMessage());
+    }
   }
 
   // ---- Shutdown ----------------------------------------------------------------

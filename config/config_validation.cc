@@ -245,6 +245,9 @@ void ValidateStorage(const StorageConfig& storage, ErrorList* errors) {
         em.Fail("in_memory_cache_fraction", "must be in [0, 0.9]");
       }
       em.InRange("write_buffer_mib", embedded.write_buffer_mib, 1, 4096);
+      em.InRange("memtable_budget_mib", embedded.memtable_budget_mib, -1,
+                 static_cast<int64_t>(static_cast<double>(embedded.block_cache_mib) *
+                                      (1.0 - embedded.in_memory_cache_fraction)));
       em.InRange("async_wal_flush_interval_ms", embedded.async_wal_flush_interval_ms, 1, 60000);
       break;
     }
