@@ -467,15 +467,11 @@ TEST_F(PrivacyEndpointTest, UsOptOutDeviceAtItsCapGetsNoBidFromTheCappedCampaign
   put.values.push_back({std::string(storage::kProfileFrequencyCapFamily), northwind_column,
                         storage::EncodeCounter(12), std::nullopt});
   ASSERT_TRUE(app_->store().Put(storage::kProfilesTable, put).ok());
+  // Northwind was the only campaign that could bid (litware needs its
+  // segment): no bid, and the cap is the reason.
   const TestResponse response = Post(UsOptOut("usp-capped"));
-  if (response.status == 200) {
-    for (const nlohmann::json& bid : nlohmann::json::parse(response.body)["seatbid"][0]["bid"]) {
-      EXPECT_NE(bid["cid"], kNorthwind);
-    }
-  } else {
-    EXPECT_EQ(response.status, 204u);
-    EXPECT_EQ(Requests("nobid_frequency_cap"), 1);
-  }
+  EXPECT_EQ(response.status, 204u) << response.body;
+  EXPECT_EQ(Requests("nobid_frequency_cap"), 1);
   // The same device without the opt-out is counted under its profile row,
   // where it has no count: the two never mix.
   nlohmann::json plain = Request("no-signals", nullptr);
