@@ -18,14 +18,17 @@ constexpr size_t kSignatureBytes = 16;
 constexpr std::string_view kSignatureVersion = "rtb-beacon-v1";
 constexpr std::string_view kSignatureVersionWithPermissions = "rtb-beacon-v2";
 
-// The pf mask: the uses BeaconPermissions denies.
+// The pf mask: the uses BeaconPermissions denies, and whether the device
+// is named by a cap-only key (fk) instead.
 constexpr int kDenyFrequencyCap = 1;
 constexpr int kDenyMeasurement = 2;
-constexpr int kDeniedMax = kDenyFrequencyCap | kDenyMeasurement;
+constexpr int kFrequencyCapKey = 4;
+constexpr int kDeniedMax = kDenyFrequencyCap | kDenyMeasurement | kFrequencyCapKey;
 
-int DeniedMask(const BeaconPermissions& permissions) {
-  return (permissions.count_frequency_cap ? 0 : kDenyFrequencyCap) |
-         (permissions.measure ? 0 : kDenyMeasurement);
+int DeniedMask(const BeaconParams& p) {
+  return (p.permissions.count_frequency_cap ? 0 : kDenyFrequencyCap) |
+         (p.permissions.measure ? 0 : kDenyMeasurement) |
+         (p.frequency_cap_key.empty() ? 0 : kFrequencyCapKey);
 }
 
 constexpr std::string_view kAuctionPriceMacro = "${AUCTION_PRICE}";
@@ -109,6 +112,7 @@ enum Param : size_t {
   kTs,
   kTest,
   kPf,
+  kFk,
   kAid,
   kIid,
   kBid,
@@ -121,8 +125,8 @@ enum Param : size_t {
   kParamCount
 };
 constexpr std::array<std::string_view, kParamCount> kParamNames = {
-    "x",   "c",   "cr",  "dk", "dl",  "bp",   "bc", "ts",  "test", "pf",
-    "aid", "iid", "bid", "p",  "cur", "loss", "pb", "mtw", "sig"};
+    "x",  "c",   "cr",  "dk",  "dl", "bp",  "bc",   "ts", "test", "pf",
+    "fk", "aid", "iid", "bid", "p",  "cur", "loss", "pb", "mtw",  "sig"};
 
 }  // namespace
 
@@ -150,6 +154,7 @@ BeaconParams ParamsOf(const VerifiedBeacon& beacon) {
   params.campaign_id = beacon.campaign_id;
   params.creative_id = beacon.creative_id;
   params.device_key = beacon.device_key;
+  params.frequency_cap_key = beacon.frequency_cap_key;
   params.deal_id = beacon.deal_id;
   params.bid_price_micros = beacon.bid_price_micros;
   params.bid_currency = beacon.bid_currency;
@@ -199,7 +204,7 @@ BeaconSigner::BeaconSigner(std::string_view secret) : hmac_(secret) {}
 internal::HmacSha256::Partial BeaconSigner::SignedPrefix(const BeaconParams& p) const {
   thread_local std::string text;
   text.clear();
-  const int denied = DeniedMask(p.permissions);
+  const int denied = DeniedMask(p);
   AppendField(denied == 0 ? kSignatureVersion : kSignatureVersionWithPermissions, &text);
   AppendField(p.exchange, &text);
   AppendField(p.campaign_id, &text);
@@ -216,6 +221,7 @@ internal::HmacSha256::Partial BeaconSigner::SignedPrefix(const BeaconParams& p) 
   write_number(p.bid_time_ms);
   AppendField(p.test ? "1" : "0", &text);
   if (denied != 0) write_number(denied);
+  if (denied & kFrequencyCapKey) AppendField(p.frequency_cap_key, &text);
   AppendField(p.request_id, &text);
   AppendField(p.imp_id, &text);
   AppendField(p.bid_id, &text);
@@ -278,7 +284,8 @@ void AppendSharedQuery(const BeaconParams& p, std::string* out) {
   param("bc", p.bid_currency);
   number("ts", p.bid_time_ms);
   out->append(p.test ? "&test=1" : "&test=0");
-  if (const int denied = DeniedMask(p.permissions); denied != 0) number("pf", denied);
+  if (const int denied = DeniedMask(p); denied != 0) number("pf", denied);
+  if (!p.frequency_cap_key.empty()) param("fk", p.frequency_cap_key);
   out->append("&aid=${AUCTION_ID}&iid=${AUCTION_IMP_ID}&bid=${AUCTION_BID_ID}");
   if (p.pricing_bucket != 0) param("pb", pricing::BucketText(p.pricing_bucket));
 }
@@ -457,6 +464,17 @@ absl::StatusOr<VerifiedBeacon> BeaconSigner::Verify(BeaconKind kind, std::string
     }
     beacon.permissions.count_frequency_cap = (denied & kDenyFrequencyCap) == 0;
     beacon.permissions.measure = (denied & kDenyMeasurement) == 0;
+    // The cap-only key comes alone: never beside a device key, and only
+    // under the bit that signs it.
+    if (denied & kFrequencyCapKey) {
+      if (!values[kFk].has_value() || text(kFk).empty() || values[kDk].has_value()) {
+        return absl::InvalidArgumentError("beacon parameter pf: a cap-only key needs fk and no dk");
+      }
+      beacon.frequency_cap_key = text(kFk);
+    }
+  }
+  if (values[kFk].has_value() && beacon.frequency_cap_key.empty()) {
+    return absl::InvalidArgumentError("beacon parameter fk: not announced by pf");
   }
   beacon.exchange = text(kX);
   beacon.campaign_id = text(kC);

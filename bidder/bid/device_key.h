@@ -66,6 +66,17 @@ class DeviceKeyHasher {
   // (IsKnownInvalidDeviceId); this hashes whatever it is given.
   DeviceKey Hash(std::string_view id) const;
 
+  // The cap-only key of `device` for one frequency-cap count: the first 16
+  // bytes of HMAC-SHA256(secret, domain tag, device key, `qualifier`), where
+  // `qualifier` is the count's FrequencyCapQualifier (campaign and day,
+  // bidder/bid/frequency_cap.h). It names that one count and nothing else:
+  // without the secret, two cap keys of one device (another campaign or
+  // another day) cannot be linked to each other or to the device key, so a
+  // beacon URL may carry it where the device key may not (a US opt-out).
+  // The domain tag starts with a byte no normalised id starts with, so no
+  // cap key is ever a device key.
+  DeviceKey FrequencyCapKey(const DeviceKey& device, std::string_view qualifier) const;
+
  private:
   internal::HmacSha256 hmac_;
 };

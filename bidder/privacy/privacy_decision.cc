@@ -297,8 +297,14 @@ PrivacyDecision DecidePrivacy(const PrivacySignals& in, const config::PrivacyCon
   d.may_read_profile = false;
   d.may_target_segments = false;
   d.may_use_device_key = false;
-  d.may_count_frequency_caps =
-      d.may_count_frequency_caps && config.us_opt_out_counts_frequency_caps;
+  // Frequency caps are measurement of ad frequency, which the state laws
+  // exempt from the opt-outs (README "Privacy", per section). Only a signal
+  // that was read says no more than an opt-out: a malformed one, or a
+  // section this decoder does not read, might say anything, so nothing is
+  // counted under it.
+  d.may_count_frequency_caps = d.may_count_frequency_caps &&
+                               config.us_opt_out_counts_frequency_caps &&
+                               us == UsVerdict::kOptedOut;
   // A GDPR contextual decision already says as much; keep its reason.
   if (d.outcome != PrivacyOutcome::kContextual) {
     d.outcome = us == UsVerdict::kMalformed          ? PrivacyOutcome::kMalformed
