@@ -52,6 +52,14 @@ void AppendHex(std::string_view bytes, std::string* out);
 // The bytes of `hex` (either case); nullopt for an odd length or a non-hex
 // character.
 std::optional<std::string> FromHex(std::string_view hex);
+// The value of one hex digit (either case), or -1 for any other character:
+// for decoders of formats that mix hex with other text (percent-escapes).
+inline int HexDigitValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
 
 }  // namespace rtb::storage
 

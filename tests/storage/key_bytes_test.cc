@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "absl/strings/escaping.h"
 #include "gtest/gtest.h"
 
 namespace rtb::storage {
@@ -44,6 +45,24 @@ TEST(KeyBytesTest, HexRoundTripsAndRefusesWhatIsNotHex) {
   EXPECT_FALSE(FromHex("abc").has_value());
   EXPECT_FALSE(FromHex("zz").has_value());
   EXPECT_FALSE(FromHex("0g").has_value());
+}
+
+TEST(KeyBytesTest, HexDigitValueReadsEitherCaseAndNothingElse) {
+  EXPECT_EQ(HexDigitValue('0'), 0);
+  EXPECT_EQ(HexDigitValue('9'), 9);
+  EXPECT_EQ(HexDigitValue('a'), 10);
+  EXPECT_EQ(HexDigitValue('F'), 15);
+  EXPECT_EQ(HexDigitValue('g'), -1);
+  EXPECT_EQ(HexDigitValue('%'), -1);
+  EXPECT_EQ(HexDigitValue('\0'), -1);
+}
+
+// Device keys, session ids and hot-key prefixes were shown with
+// absl::BytesToHexString before Hex served them: the same text.
+TEST(KeyBytesTest, HexIsTheTextAbslShowedForEveryByte) {
+  std::string every_byte;
+  for (int b = 0; b < 256; ++b) every_byte.push_back(static_cast<char>(b));
+  EXPECT_EQ(Hex(every_byte), absl::BytesToHexString(every_byte));
 }
 
 }  // namespace
