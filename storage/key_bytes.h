@@ -25,6 +25,13 @@ inline void AppendBigEndian(uint64_t value, int width, std::string* out) {
 inline void AppendBigEndian64(uint64_t value, std::string* out) { AppendBigEndian(value, 8, out); }
 inline void AppendBigEndian32(uint32_t value, std::string* out) { AppendBigEndian(value, 4, out); }
 inline void AppendBigEndian16(uint16_t value, std::string* out) { AppendBigEndian(value, 2, out); }
+// Writes the low `width` bytes of `value` (1 to 8) at `out`, most significant
+// first: for fixed-size buffers and for a field filled in after what follows
+// it was written.
+inline void StoreBigEndian(uint64_t value, int width, char* out) {
+  for (int i = 0; i < width; ++i)
+    out[i] = static_cast<char>((value >> (8 * (width - 1 - i))) & 0xff);
+}
 
 // The number `bytes` holds, most significant byte first; `bytes` has 1 to 8
 // bytes (callers check the size of what they read: a short field is theirs to

@@ -47,6 +47,16 @@ TEST(KeyBytesTest, HexRoundTripsAndRefusesWhatIsNotHex) {
   EXPECT_FALSE(FromHex("0g").has_value());
 }
 
+TEST(KeyBytesTest, StoreBigEndianWritesInPlaceWhatAppendBigEndianAppends) {
+  std::string appended;
+  AppendBigEndian(0x0102030405ull, 5, &appended);
+  std::string stored = "xxxxxxx";
+  StoreBigEndian(0x0102030405ull, 5, stored.data() + 1);
+  EXPECT_EQ(stored, "x" + appended + "x");
+  StoreBigEndian(0xabcd, 2, stored.data());
+  EXPECT_EQ(stored.substr(0, 2), "\xab\xcd");
+}
+
 TEST(KeyBytesTest, HexDigitValueReadsEitherCaseAndNothingElse) {
   EXPECT_EQ(HexDigitValue('0'), 0);
   EXPECT_EQ(HexDigitValue('9'), 9);

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "storage/key_bytes.h"
 
 namespace rtb::bidder::beacons {
 namespace {
@@ -88,8 +89,7 @@ absl::StatusOr<int64_t> PriceDecrypter::DecryptMicros(std::string_view text) con
       0) {
     return absl::UnauthenticatedError("encrypted price: integrity signature does not match");
   }
-  uint64_t micros = 0;
-  for (char c : price) micros = (micros << 8) | static_cast<unsigned char>(c);
+  const uint64_t micros = storage::ReadBigEndian64(price);
   if (micros > static_cast<uint64_t>(INT64_MAX)) {
     return absl::InvalidArgumentError("encrypted price: out of range");
   }
@@ -97,11 +97,8 @@ absl::StatusOr<int64_t> PriceDecrypter::DecryptMicros(std::string_view text) con
 }
 
 std::string PriceDecrypter::EncryptMicros(int64_t micros, std::string_view iv) const {
-  std::string price(kPriceBytes, '\0');
-  for (size_t i = 0; i < kPriceBytes; ++i) {
-    price[i] =
-        static_cast<char>((static_cast<uint64_t>(micros) >> (8 * (kPriceBytes - 1 - i))) & 0xff);
-  }
+  std::string price;
+  storage::AppendBigEndian64(static_cast<uint64_t>(micros), &price);
   const Sha1 pad = HmacSha1(encryption_key_, iv);
   std::string message(iv);
   for (size_t i = 0; i < kPriceBytes; ++i) {
