@@ -13,12 +13,7 @@ uint64_t StableHash64(std::string_view bytes) {
     h ^= c;
     h *= 1099511628211ull;
   }
-  h ^= h >> 30;
-  h *= 0xbf58476d1ce4e5b9ull;
-  h ^= h >> 27;
-  h *= 0x94d049bb133111ebull;
-  h ^= h >> 31;
-  return h;
+  return SplitMix64Finalize(h);
 }
 
 void AppendHex(std::string_view bytes, std::string* out) {

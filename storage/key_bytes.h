@@ -48,6 +48,19 @@ inline uint32_t ReadBigEndian32(std::string_view bytes) {
   return static_cast<uint32_t>(ReadBigEndian(bytes.substr(0, 4)));
 }
 
+// splitmix64's finaliser: a bijection that spreads every input bit over all
+// 64 output bits. Inline: pricing buckets are mixed for every impression.
+// Row keys (pricing buckets, row salts) are built from it: it must never
+// change.
+inline uint64_t SplitMix64Finalize(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  x ^= x >> 31;
+  return x;
+}
+
 // FNV-1a over `bytes` with splitmix64's finaliser (FNV's low bits, which pick
 // a salt, are weak on their own). The same in every process and build: row
 // salts and series ids are derived from it.
