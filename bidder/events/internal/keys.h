@@ -46,12 +46,12 @@
 #include <string>
 #include <string_view>
 
+#include "bidder/events/events.h"
 #include "storage/schemas.h"
 
 namespace rtb::bidder::events::internal {
 
-inline constexpr size_t kUserKeyBytes = 16;
-inline constexpr size_t kEventIdBytes = 16;
+// kUserKeyBytes and kEventIdBytes: bidder/events/events.h.
 inline constexpr size_t kSaltBytes = 2;
 inline constexpr size_t kTimeBytes = 8;
 inline constexpr size_t kTypeBytes = 4;
