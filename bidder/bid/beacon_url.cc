@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "codecs/base64url.h"
 #include "pricing/bucket.h"
 #include "storage/key_bytes.h"
 
@@ -227,22 +228,11 @@ BeaconSigner::SignatureText BeaconSigner::Signature(internal::HmacSha256::Partia
   AppendField(BeaconPath(kind), &kind_field);
   prefix.Update(kind_field);
   const internal::HmacSha256::Digest digest = hmac_.Finish(prefix);
-  // base64url without padding: 16 bytes are five 3-byte groups and one byte.
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  static_assert(kSignatureBytes == 16);
+  // base64url without padding of the digest's first 16 bytes.
+  static_assert(codecs::Base64UrlLength(kSignatureBytes) == std::tuple_size_v<SignatureText>);
   SignatureText out;
-  size_t o = 0;
-  for (size_t i = 0; i < 15; i += 3) {
-    const uint32_t group =
-        (uint32_t{digest[i]} << 16) | (uint32_t{digest[i + 1]} << 8) | digest[i + 2];
-    out[o++] = kAlphabet[(group >> 18) & 63];
-    out[o++] = kAlphabet[(group >> 12) & 63];
-    out[o++] = kAlphabet[(group >> 6) & 63];
-    out[o++] = kAlphabet[group & 63];
-  }
-  out[o++] = kAlphabet[digest[15] >> 2];
-  out[o++] = kAlphabet[(digest[15] & 3) << 4];
+  codecs::WriteBase64Url(
+      std::string_view(reinterpret_cast<const char*>(digest.data()), kSignatureBytes), out.data());
   return out;
 }
 
