@@ -3,7 +3,6 @@
 #include <string>
 
 #include "absl/container/flat_hash_set.h"
-#include "storage/internal/validation.h"
 #include "tests/storage/test_store.h"
 
 namespace rtb::storage::testing {
@@ -21,7 +20,7 @@ const TableSchema& Find(const std::vector<TableSchema>& tables, std::string_view
 TEST(SchemasTest, EveryTableIsValidAndNamedOnce) {
   absl::flat_hash_set<std::string> names;
   for (const TableSchema& t : BidderTables()) {
-    EXPECT_TRUE(internal::ValidateSchema(t).ok()) << t.name;
+    EXPECT_TRUE(ValidateSchema(t).ok()) << t.name;
     EXPECT_TRUE(names.insert(t.name).second) << t.name;
   }
   for (std::string_view name : {kProfilesTable, kImpressionsTable, kBudgetTable, kSpendJournalTable,
