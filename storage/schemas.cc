@@ -73,7 +73,7 @@ std::vector<TableSchema> BidderTables(const TableOptions& options) {
   {
     TableSchema t;
     t.name = std::string(kBudgetTable);
-    t.families = {Family("spend", 400 * kDay)};
+    t.families = {Family(kBudgetSpendFamily, 400 * kDay)};
     tables.push_back(std::move(t));
   }
   // spend_journal: row = worker id(2) + sequence(8) per recorded impression not yet
@@ -84,7 +84,8 @@ std::vector<TableSchema> BidderTables(const TableOptions& options) {
   {
     TableSchema t;
     t.name = std::string(kSpendJournalTable);
-    t.families = {Family("e", 7 * kDay), Family("n", kForever)};
+    t.families = {Family(kSpendJournalEntryFamily, 7 * kDay),
+                  Family(kSpendJournalCounterFamily, kForever)};
     tables.push_back(std::move(t));
   }
   // events (timeline): salt(2) + user(16) + reverse ms(8) + event id(16); d holds
@@ -93,7 +94,7 @@ std::vector<TableSchema> BidderTables(const TableOptions& options) {
   {
     TableSchema t;
     t.name = std::string(kEventsTable);
-    t.families = {Family("d", 90 * kDay)};
+    t.families = {Family(kEventsTimelineFamily, 90 * kDay)};
     t.split_keys = HashSplits(16);
     tables.push_back(std::move(t));
   }
@@ -102,7 +103,7 @@ std::vector<TableSchema> BidderTables(const TableOptions& options) {
   {
     TableSchema t;
     t.name = std::string(kEventsByTypeTable);
-    t.families = {Family("i", 30 * kDay)};
+    t.families = {Family(kEventsByTypeIndexFamily, 30 * kDay)};
     t.split_keys = SaltSplits(16);
     tables.push_back(std::move(t));
   }
@@ -111,7 +112,7 @@ std::vector<TableSchema> BidderTables(const TableOptions& options) {
   {
     TableSchema t;
     t.name = std::string(kEventRollupsTable);
-    t.families = {Family("c", 730 * kDay)};
+    t.families = {Family(kEventRollupsCountFamily, 730 * kDay)};
     t.split_keys = HashSplits(16);
     tables.push_back(std::move(t));
   }
@@ -121,7 +122,7 @@ std::vector<TableSchema> BidderTables(const TableOptions& options) {
   {
     TableSchema t;
     t.name = std::string(kErasuresTable);
-    t.families = {Family("e", kForever)};
+    t.families = {Family(kErasuresFamily, kForever)};
     tables.push_back(std::move(t));
   }
   // metrics: salt(1) + metric id(4) + series id(8) + bucket start(4).
@@ -130,7 +131,7 @@ std::vector<TableSchema> BidderTables(const TableOptions& options) {
   {
     TableSchema t;
     t.name = std::string(kMetricsTable);
-    FamilyOptions d = Family("d", 2 * kDay);
+    FamilyOptions d = Family(kMetricsRawFamily, 2 * kDay);
     d.compression = Compression::kSnappy;
     d.fifo_compaction = true;
     d.configuration = {
@@ -138,7 +139,7 @@ std::vector<TableSchema> BidderTables(const TableOptions& options) {
          "org.apache.hadoop.hbase.regionserver.compactions.FIFOCompactionPolicy"},
         {"hbase.hstore.blockingStoreFiles", "1000"},
     };
-    FamilyOptions p = Family("p", kForever);
+    FamilyOptions p = Family(kMetricsPackedFamily, kForever);
     p.compression = Compression::kNone;
     p.bloom = BloomType::kRow;
     t.families = {d, p};
@@ -152,7 +153,7 @@ std::vector<TableSchema> BidderTables(const TableOptions& options) {
   {
     TableSchema t;
     t.name = std::string(kMetricIdsTable);
-    t.families = {Family("i", kForever)};
+    t.families = {Family(kMetricIdsFamily, kForever)};
     tables.push_back(std::move(t));
   }
   // metric_series: the series index. "s" + metric id(4) + series id(8) -> sorted tags;
@@ -161,7 +162,7 @@ std::vector<TableSchema> BidderTables(const TableOptions& options) {
   {
     TableSchema t;
     t.name = std::string(kMetricSeriesTable);
-    t.families = {Family("s", kForever)};
+    t.families = {Family(kMetricSeriesFamily, kForever)};
     tables.push_back(std::move(t));
   }
   // metric_rollups: salt(1) + metric id(4) + series id(8) + day start(4), as metrics.
@@ -170,9 +171,9 @@ std::vector<TableSchema> BidderTables(const TableOptions& options) {
   {
     TableSchema t;
     t.name = std::string(kMetricRollupsTable);
-    FamilyOptions m = Family("m", 400 * kDay);
+    FamilyOptions m = Family(kMetricRollupsMinuteFamily, 400 * kDay);
     m.compression = Compression::kSnappy;
-    FamilyOptions h = Family("h", kForever);
+    FamilyOptions h = Family(kMetricRollupsHourFamily, kForever);
     h.compression = Compression::kSnappy;
     t.families = {m, h};
     t.split_keys = SaltSplits(16);
@@ -182,7 +183,7 @@ std::vector<TableSchema> BidderTables(const TableOptions& options) {
   {
     TableSchema t;
     t.name = std::string(kSessionsTable);
-    FamilyOptions s = Family("s", options.session_lifetime_seconds);
+    FamilyOptions s = Family(kSessionsFamily, options.session_lifetime_seconds);
     s.bloom = BloomType::kRow;
     s.compression = Compression::kSnappy;
     t.families = {s};
@@ -193,7 +194,7 @@ std::vector<TableSchema> BidderTables(const TableOptions& options) {
   {
     TableSchema t;
     t.name = std::string(kUserSessionsTable);
-    t.families = {Family("s", options.session_lifetime_seconds)};
+    t.families = {Family(kUserSessionsFamily, options.session_lifetime_seconds)};
     t.split_keys = HashSplits(16);
     tables.push_back(std::move(t));
   }
@@ -204,19 +205,19 @@ std::vector<TableSchema> BidderTables(const TableOptions& options) {
   {
     TableSchema t;
     t.name = std::string(kCampaignsTable);
-    t.families = {Family("c", kForever)};
+    t.families = {Family(kCampaignsFamily, kForever)};
     tables.push_back(std::move(t));
   }
   {
     TableSchema t;
     t.name = std::string(kCampaignChangesTable);
-    t.families = {Family("x", 7 * kDay)};
+    t.families = {Family(kCampaignChangesFamily, 7 * kDay)};
     tables.push_back(std::move(t));
   }
   {
     TableSchema t;
     t.name = std::string(kCampaignAuditTable);
-    t.families = {Family("a", kForever)};
+    t.families = {Family(kCampaignAuditFamily, kForever)};
     tables.push_back(std::move(t));
   }
   // pricing: what bid shading and goal values learn from. Auction outcomes
@@ -227,7 +228,9 @@ std::vector<TableSchema> BidderTables(const TableOptions& options) {
   {
     TableSchema t;
     t.name = std::string(kPricingTable);
-    t.families = {Family("o", 8 * kDay), Family("r", 62 * kDay), Family("m", 2 * kDay)};
+    t.families = {Family(kPricingOutcomeFamily, 8 * kDay),
+                  Family(kPricingEngagementFamily, 62 * kDay),
+                  Family(kPricingModelFamily, 2 * kDay)};
     t.split_keys = SaltSplits(16);
     tables.push_back(std::move(t));
   }

@@ -4,9 +4,12 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <optional>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "codecs/base64url.h"
 #include "pricing/bucket.h"
 #include "storage/key_bytes.h"
 
@@ -56,13 +59,6 @@ void AppendEscaped(std::string_view value, std::string* out) {
   }
 }
 
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 // Percent-decodes `in` ('+' is a space, as form encoding has it); false on a
 // malformed escape.
 bool Unescape(std::string_view in, std::string* out) {
@@ -71,8 +67,8 @@ bool Unescape(std::string_view in, std::string* out) {
     const char c = in[i];
     if (c == '%') {
       if (i + 2 >= in.size()) return false;
-      const int hi = HexValue(in[i + 1]);
-      const int lo = HexValue(in[i + 2]);
+      const int hi = storage::HexDigitValue(in[i + 1]);
+      const int lo = storage::HexDigitValue(in[i + 2]);
       if (hi < 0 || lo < 0) return false;
       out->push_back(static_cast<char>(hi * 16 + lo));
       i += 2;
@@ -238,22 +234,11 @@ BeaconSigner::SignatureText BeaconSigner::Signature(internal::HmacSha256::Partia
   AppendField(BeaconPath(kind), &kind_field);
   prefix.Update(kind_field);
   const internal::HmacSha256::Digest digest = hmac_.Finish(prefix);
-  // base64url without padding: 16 bytes are five 3-byte groups and one byte.
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  static_assert(kSignatureBytes == 16);
+  // base64url without padding of the digest's first 16 bytes.
+  static_assert(codecs::Base64UrlLength(kSignatureBytes) == std::tuple_size_v<SignatureText>);
   SignatureText out;
-  size_t o = 0;
-  for (size_t i = 0; i < 15; i += 3) {
-    const uint32_t group =
-        (uint32_t{digest[i]} << 16) | (uint32_t{digest[i + 1]} << 8) | digest[i + 2];
-    out[o++] = kAlphabet[(group >> 18) & 63];
-    out[o++] = kAlphabet[(group >> 12) & 63];
-    out[o++] = kAlphabet[(group >> 6) & 63];
-    out[o++] = kAlphabet[group & 63];
-  }
-  out[o++] = kAlphabet[digest[15] >> 2];
-  out[o++] = kAlphabet[(digest[15] & 3) << 4];
+  codecs::WriteBase64Url(
+      std::string_view(reinterpret_cast<const char*>(digest.data()), kSignatureBytes), out.data());
   return out;
 }
 
@@ -384,18 +369,13 @@ absl::StatusOr<std::string> BeaconSigner::VerifyClickToken(std::string_view toke
   if (dot != 2 * kImpressionIdBytes) {
     return absl::InvalidArgumentError("click token: not <32 hex digits>.<signature>");
   }
-  std::string impression_id;
-  for (size_t i = 0; i < dot; i += 2) {
-    const int hi = HexValue(token[i]);
-    const int lo = HexValue(token[i + 1]);
-    if (hi < 0 || lo < 0) return absl::InvalidArgumentError("click token: not hex");
-    impression_id.push_back(static_cast<char>(hi * 16 + lo));
-  }
-  const std::string expected = ClickToken(impression_id);
+  std::optional<std::string> impression_id = storage::FromHex(token.substr(0, dot));
+  if (!impression_id) return absl::InvalidArgumentError("click token: not hex");
+  const std::string expected = ClickToken(*impression_id);
   if (!internal::ConstantTimeEquals(expected, token)) {
     return absl::UnauthenticatedError("click token signature does not match");
   }
-  return impression_id;
+  return *std::move(impression_id);
 }
 
 std::string BeaconSigner::Url(BeaconKind kind, std::string_view base_url,

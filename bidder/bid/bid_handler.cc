@@ -44,30 +44,6 @@ std::string NewResponseId() {
   return id;
 }
 
-void AppendJsonString(std::string_view text, std::string* out) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out->push_back('"');
-  for (char c : text) {
-    switch (c) {
-      case '"':
-        out->append("\\\"");
-        break;
-      case '\\':
-        out->append("\\\\");
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out->append("\\u00");
-          out->push_back(kHex[(c >> 4) & 0xf]);
-          out->push_back(kHex[c & 0xf]);
-        } else {
-          out->push_back(c);
-        }
-    }
-  }
-  out->push_back('"');
-}
-
 std::string_view HeaderValue(const boost::beast::http::fields* headers, std::string_view name) {
   if (headers == nullptr) return {};
   auto it = headers->find(boost::beast::string_view(name.data(), name.size()));
@@ -256,8 +232,8 @@ void BidHandler::Handle(size_t exchange, const HttpRequest& http, Responder resp
     response.status = 400;
     response.content_type = std::string(kJson);
     response.body = "{\"error\":";
-    AppendJsonString(std::string_view(parsed.message().data(), parsed.message().size()),
-                     &response.body);
+    openrtb::AppendJsonString(std::string_view(parsed.message().data(), parsed.message().size()),
+                              &response.body);
     absl::StrAppend(&response.body,
                     ",\"nbr\":", static_cast<int>(openrtb::NoBidReason::kInvalidRequest), "}");
     return Finish(*pending, BidOutcome::kInvalid, std::move(response));

@@ -43,7 +43,8 @@ DeviceKey DeviceKeyHasher::Hash(std::string_view id) const {
   std::transform(id.begin(), id.end(), normalised, LowerAscii);
   const internal::HmacSha256::Digest digest = hmac_.Mac(std::string_view(normalised, id.size()));
   DeviceKey key;
-  std::copy_n(reinterpret_cast<const char*>(digest.data()), kDeviceKeySize, key.bytes_.begin());
+  std::copy_n(reinterpret_cast<const char*>(digest.data()), events::kUserKeyBytes,
+              key.bytes_.begin());
   return key;
 }
 

@@ -37,11 +37,10 @@
 #include <string_view>
 
 #include "bidder/bid/internal/hmac_sha256.h"
+#include "bidder/events/events.h"
 #include "bidder/openrtb/openrtb.h"
 
 namespace rtb::bidder {
-
-inline constexpr size_t kDeviceKeySize = 16;
 
 class DeviceKey {
  public:
@@ -54,7 +53,8 @@ class DeviceKey {
 
  private:
   friend class DeviceKeyHasher;
-  std::array<char, kDeviceKeySize> bytes_{};
+  // The device key is the events' user key: its width is declared there.
+  std::array<char, events::kUserKeyBytes> bytes_{};
 };
 
 class DeviceKeyHasher {

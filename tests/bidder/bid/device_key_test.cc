@@ -12,6 +12,7 @@
 #include <string>
 
 #include "bidder/bid/internal/hmac_sha256.h"
+#include "bidder/events/events.h"
 #include "gtest/gtest.h"
 #include "tests/bidder/decision_fixtures.h"
 
@@ -70,7 +71,7 @@ TEST(DeviceKeyTest, NormalisesByTrimmingAndLowerCasing) {
 TEST(DeviceKeyTest, KeyIsSixteenBytesOfTheMac) {
   DeviceKeyHasher hasher(kDeviceKeySecret);
   const DeviceKey key = hasher.Hash("b-77d1a0c3");
-  ASSERT_EQ(key.bytes().size(), kDeviceKeySize);
+  ASSERT_EQ(key.bytes().size(), events::kUserKeyBytes);
   EXPECT_EQ(static_cast<unsigned char>(key.bytes()[0]), 0x95);
   EXPECT_EQ(static_cast<unsigned char>(key.bytes()[15]), 0x3c);
 }
