@@ -121,11 +121,12 @@ struct PrivacyDecision {
 
 PrivacyDecision DecidePrivacy(const PrivacySignals& signals, const config::PrivacyConfig& config);
 
-// Whether `alpha3` (ISO 3166-1 alpha-3, either case) is a country where the
-// GDPR or its UK and Swiss counterparts apply: the EU (with its outermost
-// regions that have codes of their own), Iceland, Liechtenstein, Norway, the
-// United Kingdom, Switzerland.
-bool IsGdprCountry(std::string_view alpha3);
+// Whether `code` (ISO 3166-1 alpha-3 as OpenRTB has it, or alpha-2 as some
+// exchanges send; either case) is a country where the GDPR or its UK and
+// Swiss counterparts apply: the EU (with its outermost regions that have
+// codes of their own), Iceland, Liechtenstein, Norway, the United Kingdom,
+// Switzerland.
+bool IsGdprCountry(std::string_view code);
 
 }  // namespace rtb::bidder::privacy
 

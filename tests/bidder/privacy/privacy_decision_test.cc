@@ -1038,7 +1038,12 @@ TEST(PrivacyDecisionTest, GdprCountries) {
         "SVN", "ESP", "SWE", "ISL", "LIE", "NOR", "GBR", "CHE", "REU", "deu"}) {
     EXPECT_TRUE(IsGdprCountry(c)) << c;
   }
-  for (const char* c : {"USA", "CAN", "TUR", "RUS", "UKR", "SRB", "DE", "DEUX", "", "GIB"}) {
+  // Alpha-2, which some exchanges send: the same countries.
+  for (const char* c : {"DE", "AT", "FR", "GB", "CH", "NO", "AX", "RE", "YT", "de", "se"}) {
+    EXPECT_TRUE(IsGdprCountry(c)) << c;
+  }
+  for (const char* c :
+       {"USA", "CAN", "TUR", "RUS", "UKR", "SRB", "US", "TR", "GI", "D", "DEUX", "", "GIB"}) {
     EXPECT_FALSE(IsGdprCountry(c)) << c;
   }
 }
