@@ -880,9 +880,12 @@ struct PrivacyConfig {
   std::vector<int> precise_geo_special_features = {1};
   // Under a US opt-out of sale, sharing or targeted advertising (US Privacy
   // or GPP) the bid is contextual: no profile, no segments, no device key in
-  // beacon URLs. Whether frequency caps are still counted against the
-  // device: the state laws do not count measuring ad frequency as targeted
-  // advertising. Default true.
+  // beacon URLs. Whether frequency caps are still read and counted, under
+  // cap-only keys (one per campaign and day, never the device key; README
+  // "Privacy"): the state laws do not count measuring ad frequency as a
+  // sale, sharing or targeted advertising. Only for a US signal that was
+  // read: a malformed one, or a section the decoder does not read, counts no
+  // caps whatever this says. Default true.
   bool us_opt_out_counts_frequency_caps = true;
 };
 

@@ -7,16 +7,6 @@ namespace {
 
 constexpr uint64_t kLowBits = 0x0000ffffffffffffULL;
 
-// splitmix64's finaliser: spreads a combination of two hashes over all bits.
-uint64_t Mix(uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebULL;
-  x ^= x >> 31;
-  return x;
-}
-
 uint64_t Clamp16(int v) { return v < 0 ? 0 : v > 0xffff ? 0xffff : static_cast<uint64_t>(v); }
 
 }  // namespace
@@ -28,12 +18,15 @@ uint64_t ExchangeBucketBits(std::string_view exchange) {
 uint64_t InventoryHash(char kind, std::string_view id) {
   // The kind first, then the id: a site and an app of the same name differ.
   uint64_t h = storage::StableHash64(id);
-  return Mix(h ^ (static_cast<uint64_t>(static_cast<unsigned char>(kind)) << 56));
+  return storage::SplitMix64Finalize(
+      h ^ (static_cast<uint64_t>(static_cast<unsigned char>(kind)) << 56));
 }
 
 uint64_t BucketOf(uint64_t exchange_bits, uint64_t inventory_hash, int media, int w, int h) {
   const uint64_t format = (Clamp16(media) << 32) | (Clamp16(w) << 16) | Clamp16(h);
-  uint64_t low = Mix(inventory_hash ^ (format * 0x9e3779b97f4a7c15ULL)) & kLowBits;
+  // The finaliser spreads the combination of the two hashes over all bits.
+  uint64_t low =
+      storage::SplitMix64Finalize(inventory_hash ^ (format * 0x9e3779b97f4a7c15ULL)) & kLowBits;
   const uint64_t bucket = (exchange_bits & ~kLowBits) | low;
   return bucket == 0 ? 1 : bucket;
 }

@@ -5,13 +5,6 @@ namespace {
 
 constexpr char kHexDigits[] = "0123456789abcdef";
 
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 }  // namespace
 
 uint64_t StableHash64(std::string_view bytes) {
@@ -20,12 +13,7 @@ uint64_t StableHash64(std::string_view bytes) {
     h ^= c;
     h *= 1099511628211ull;
   }
-  h ^= h >> 30;
-  h *= 0xbf58476d1ce4e5b9ull;
-  h ^= h >> 27;
-  h *= 0x94d049bb133111ebull;
-  h ^= h >> 31;
-  return h;
+  return SplitMix64Finalize(h);
 }
 
 void AppendHex(std::string_view bytes, std::string* out) {
@@ -47,8 +35,8 @@ std::optional<std::string> FromHex(std::string_view hex) {
   std::string out;
   out.reserve(hex.size() / 2);
   for (size_t i = 0; i < hex.size(); i += 2) {
-    const int high = HexValue(hex[i]);
-    const int low = HexValue(hex[i + 1]);
+    const int high = HexDigitValue(hex[i]);
+    const int low = HexDigitValue(hex[i + 1]);
     if (high < 0 || low < 0) return std::nullopt;
     out.push_back(static_cast<char>(high * 16 + low));
   }

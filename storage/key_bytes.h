@@ -25,6 +25,13 @@ inline void AppendBigEndian(uint64_t value, int width, std::string* out) {
 inline void AppendBigEndian64(uint64_t value, std::string* out) { AppendBigEndian(value, 8, out); }
 inline void AppendBigEndian32(uint32_t value, std::string* out) { AppendBigEndian(value, 4, out); }
 inline void AppendBigEndian16(uint16_t value, std::string* out) { AppendBigEndian(value, 2, out); }
+// Writes the low `width` bytes of `value` (1 to 8) at `out`, most significant
+// first: for fixed-size buffers and for a field filled in after what follows
+// it was written.
+inline void StoreBigEndian(uint64_t value, int width, char* out) {
+  for (int i = 0; i < width; ++i)
+    out[i] = static_cast<char>((value >> (8 * (width - 1 - i))) & 0xff);
+}
 
 // The number `bytes` holds, most significant byte first; `bytes` has 1 to 8
 // bytes (callers check the size of what they read: a short field is theirs to
@@ -41,6 +48,19 @@ inline uint32_t ReadBigEndian32(std::string_view bytes) {
   return static_cast<uint32_t>(ReadBigEndian(bytes.substr(0, 4)));
 }
 
+// splitmix64's finaliser: a bijection that spreads every input bit over all
+// 64 output bits. Inline: pricing buckets are mixed for every impression.
+// Row keys (pricing buckets, row salts) are built from it: it must never
+// change.
+inline uint64_t SplitMix64Finalize(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  x ^= x >> 31;
+  return x;
+}
+
 // FNV-1a over `bytes` with splitmix64's finaliser (FNV's low bits, which pick
 // a salt, are weak on their own). The same in every process and build: row
 // salts and series ids are derived from it.
@@ -52,6 +72,14 @@ void AppendHex(std::string_view bytes, std::string* out);
 // The bytes of `hex` (either case); nullopt for an odd length or a non-hex
 // character.
 std::optional<std::string> FromHex(std::string_view hex);
+// The value of one hex digit (either case), or -1 for any other character:
+// for decoders of formats that mix hex with other text (percent-escapes).
+inline int HexDigitValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
 
 }  // namespace rtb::storage
 

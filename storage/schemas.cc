@@ -71,7 +71,7 @@ TableSchema DeviceImpressionsTable(const TableOptions& options) {
 
 // budget: row = campaignId|NN (NN = worker id mod 16); family spend,
 // qualifier = day in the campaign's time zone, value = micro-currency counter.
-TableSchema BudgetTable() { return Table(kBudgetTable, {Family("spend", 400 * kDay)}); }
+TableSchema BudgetTable() { return Table(kBudgetTable, {Family(kBudgetSpendFamily, 400 * kDay)}); }
 
 // spend_journal: row = worker id(2) + sequence(8) per recorded impression not yet
 // flushed to `budget` (family e: campaign, day, amount, impression id; 7-day TTL as
@@ -79,36 +79,39 @@ TableSchema BudgetTable() { return Table(kBudgetTable, {Family("spend", 400 * kD
 // sequence the worker reserved (no TTL: sequences are never reused).
 // Layout: pacing/internal/spend_journal_layout.h.
 TableSchema SpendJournalTable() {
-  return Table(kSpendJournalTable, {Family("e", 7 * kDay), Family("n", kForever)});
+  return Table(kSpendJournalTable, {Family(kSpendJournalEntryFamily, 7 * kDay),
+                                    Family(kSpendJournalCounterFamily, kForever)});
 }
 
 // events (timeline): salt(2) + user(16) + reverse ms(8) + event id(16); d holds
 // type, ts (event time), body, summary and the replay marker. TTL 90 days counted
 // from ingest: cell timestamps are the server's. Layout: bidder/events/internal/keys.h.
-TableSchema EventsTable() { return Table(kEventsTable, {Family("d", 90 * kDay)}, HashSplits(16)); }
+TableSchema EventsTable() {
+  return Table(kEventsTable, {Family(kEventsTimelineFamily, 90 * kDay)}, HashSplits(16));
+}
 
 // events_by_type (index): bucket(1, event id hash mod 16) + type(4) + reverse ms(8) +
 // user(16) + event id(16); i:s holds the summary. TTL 30 days.
 TableSchema EventsByTypeTable() {
-  return Table(kEventsByTypeTable, {Family("i", 30 * kDay)}, SaltSplits(16));
+  return Table(kEventsByTypeTable, {Family(kEventsByTypeIndexFamily, 30 * kDay)}, SaltSplits(16));
 }
 
 // event_rollups: salt(2) + user(16) + day (yyyymmdd, UTC); c holds one counter per
 // event type, qualifier = type name. TTL 2 years.
 TableSchema EventRollupsTable() {
-  return Table(kEventRollupsTable, {Family("c", 730 * kDay)}, HashSplits(16));
+  return Table(kEventRollupsTable, {Family(kEventRollupsCountFamily, 730 * kDay)}, HashSplits(16));
 }
 
 // erasures: row = 's' + device key: the erasure request and its steps (kept for
 // good, so replayed beacons for an erased device are skipped at ingest); row =
 // 'p' + device key while the erasure still has steps to finish.
-TableSchema ErasuresTable() { return Table(kErasuresTable, {Family("e", kForever)}); }
+TableSchema ErasuresTable() { return Table(kErasuresTable, {Family(kErasuresFamily, kForever)}); }
 
 // metrics: salt(1) + metric id(4) + series id(8) + bucket start(4).
 // d: raw points, qualifier = 2-byte offset, two days, FIFO-compacted.
 // p: one packed block per closed bucket.
 TableSchema MetricsTable() {
-  FamilyOptions d = Family("d", 2 * kDay);
+  FamilyOptions d = Family(kMetricsRawFamily, 2 * kDay);
   d.compression = Compression::kSnappy;
   d.fifo_compaction = true;
   d.configuration = {
@@ -116,7 +119,7 @@ TableSchema MetricsTable() {
        "org.apache.hadoop.hbase.regionserver.compactions.FIFOCompactionPolicy"},
       {"hbase.hstore.blockingStoreFiles", "1000"},
   };
-  FamilyOptions p = Family("p", kForever);
+  FamilyOptions p = Family(kMetricsPackedFamily, kForever);
   p.compression = Compression::kNone;
   p.bloom = BloomType::kRow;
   return Table(kMetricsTable, {d, p}, SaltSplits(16));
@@ -126,27 +129,31 @@ TableSchema MetricsTable() {
 // CheckAndMutate), "n" + metric name -> 4-byte id, "r" + id -> name, "k"/"v" + tag
 // key/value -> "" for suggestions, "packer" -> the packer's last run.
 // Layout: bidder/telemetry/internal/keys.h.
-TableSchema MetricIdsTable() { return Table(kMetricIdsTable, {Family("i", kForever)}); }
+TableSchema MetricIdsTable() {
+  return Table(kMetricIdsTable, {Family(kMetricIdsFamily, kForever)});
+}
 
 // metric_series: the series index. "s" + metric id(4) + series id(8) -> sorted tags;
 // "t" + metric id(4) + tag key + 0 + tag value + 0 + series id(8) -> ""; row "c" holds
 // the series counters (total and per metric id) the cardinality limits read.
-TableSchema MetricSeriesTable() { return Table(kMetricSeriesTable, {Family("s", kForever)}); }
+TableSchema MetricSeriesTable() {
+  return Table(kMetricSeriesTable, {Family(kMetricSeriesFamily, kForever)});
+}
 
 // metric_rollups: salt(1) + metric id(4) + series id(8) + day start(4), as metrics.
 // qualifier = 2-byte hour of the day. h: the hour's rollup, count(8) + sum, min,
 // max (8 each); m: the hour's 1-minute rollups in one cell (minute(2) + rollup each).
 TableSchema MetricRollupsTable() {
-  FamilyOptions m = Family("m", 400 * kDay);
+  FamilyOptions m = Family(kMetricRollupsMinuteFamily, 400 * kDay);
   m.compression = Compression::kSnappy;
-  FamilyOptions h = Family("h", kForever);
+  FamilyOptions h = Family(kMetricRollupsHourFamily, kForever);
   h.compression = Compression::kSnappy;
   return Table(kMetricRollupsTable, {m, h}, SaltSplits(16));
 }
 
 // sessions: row = SHA-256(token); s holds one state cell and a ver cell.
 TableSchema SessionsTable(const TableOptions& options) {
-  FamilyOptions s = Family("s", options.session_lifetime_seconds);
+  FamilyOptions s = Family(kSessionsFamily, options.session_lifetime_seconds);
   s.bloom = BloomType::kRow;
   s.compression = Compression::kSnappy;
   return Table(kSessionsTable, {s}, HashSplits(16));
@@ -154,16 +161,23 @@ TableSchema SessionsTable(const TableOptions& options) {
 
 // user_sessions: salt(2) + user + reverse creation time; qualifier = session key.
 TableSchema UserSessionsTable(const TableOptions& options) {
-  return Table(kUserSessionsTable, {Family("s", options.session_lifetime_seconds)}, HashSplits(16));
+  return Table(kUserSessionsTable, {Family(kUserSessionsFamily, options.session_lifetime_seconds)},
+               HashSplits(16));
 }
 
 // Campaigns, changed while the bidder runs (bidder/campaigns/internal/keys.h):
 // one row per campaign (its JSON, version, state); the change log the
 // workers follow (a week is far longer than any worker lags); the audit
 // history, kept for good.
-TableSchema CampaignsTable() { return Table(kCampaignsTable, {Family("c", kForever)}); }
-TableSchema CampaignChangesTable() { return Table(kCampaignChangesTable, {Family("x", 7 * kDay)}); }
-TableSchema CampaignAuditTable() { return Table(kCampaignAuditTable, {Family("a", kForever)}); }
+TableSchema CampaignsTable() {
+  return Table(kCampaignsTable, {Family(kCampaignsFamily, kForever)});
+}
+TableSchema CampaignChangesTable() {
+  return Table(kCampaignChangesTable, {Family(kCampaignChangesFamily, 7 * kDay)});
+}
+TableSchema CampaignAuditTable() {
+  return Table(kCampaignAuditTable, {Family(kCampaignAuditFamily, kForever)});
+}
 
 // pricing: what bid shading and goal values learn from. Auction outcomes
 // salt(1) + hour(4) + bucket(8), family o (8 days: the longest fit window
@@ -172,7 +186,8 @@ TableSchema CampaignAuditTable() { return Table(kCampaignAuditTable, {Family("a"
 // pricing/internal/pricing_rows.h.
 TableSchema PricingTable() {
   return Table(kPricingTable,
-               {Family("o", 8 * kDay), Family("r", 62 * kDay), Family("m", 2 * kDay)},
+               {Family(kPricingOutcomeFamily, 8 * kDay),
+                Family(kPricingEngagementFamily, 62 * kDay), Family(kPricingModelFamily, 2 * kDay)},
                SaltSplits(16));
 }
 

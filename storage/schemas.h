@@ -34,12 +34,35 @@ inline constexpr std::string_view kCampaignChangesTable = "campaign_changes";
 inline constexpr std::string_view kCampaignAuditTable = "campaign_audit";
 inline constexpr std::string_view kPricingTable = "pricing";
 
-// Family and column names a second module reads or writes by name (the rest
-// live beside the row layout that uses them).
-inline constexpr std::string_view kProfileSegmentFamily = "seg";
-inline constexpr std::string_view kProfileFrequencyCapFamily = "fc";
-inline constexpr std::string_view kImpressionFamily = "i";
-inline constexpr std::string_view kDeviceImpressionFamily = "x";
+// Family names, by table: BidderTables() creates the families under these
+// names and the modules that read and write the rows use the same constants
+// (their row layouts may give them a local alias), so a family is named once.
+// Column names live beside the row layout that uses them.
+inline constexpr std::string_view kProfileSegmentFamily = "seg";      // profiles
+inline constexpr std::string_view kProfileFrequencyCapFamily = "fc";  // profiles
+inline constexpr std::string_view kImpressionFamily = "i";            // impressions
+inline constexpr std::string_view kDeviceImpressionFamily = "x";      // device_impressions
+inline constexpr std::string_view kBudgetSpendFamily = "spend";       // budget
+inline constexpr std::string_view kSpendJournalEntryFamily = "e";     // spend_journal
+inline constexpr std::string_view kSpendJournalCounterFamily = "n";   // spend_journal
+inline constexpr std::string_view kEventsTimelineFamily = "d";        // events
+inline constexpr std::string_view kEventsByTypeIndexFamily = "i";     // events_by_type
+inline constexpr std::string_view kEventRollupsCountFamily = "c";     // event_rollups
+inline constexpr std::string_view kErasuresFamily = "e";              // erasures
+inline constexpr std::string_view kMetricsRawFamily = "d";            // metrics
+inline constexpr std::string_view kMetricsPackedFamily = "p";         // metrics
+inline constexpr std::string_view kMetricIdsFamily = "i";             // metric_ids
+inline constexpr std::string_view kMetricSeriesFamily = "s";          // metric_series
+inline constexpr std::string_view kMetricRollupsMinuteFamily = "m";   // metric_rollups
+inline constexpr std::string_view kMetricRollupsHourFamily = "h";     // metric_rollups
+inline constexpr std::string_view kSessionsFamily = "s";              // sessions
+inline constexpr std::string_view kUserSessionsFamily = "s";          // user_sessions
+inline constexpr std::string_view kCampaignsFamily = "c";             // campaigns
+inline constexpr std::string_view kCampaignChangesFamily = "x";       // campaign_changes
+inline constexpr std::string_view kCampaignAuditFamily = "a";         // campaign_audit
+inline constexpr std::string_view kPricingOutcomeFamily = "o";        // pricing
+inline constexpr std::string_view kPricingEngagementFamily = "r";     // pricing
+inline constexpr std::string_view kPricingModelFamily = "m";          // pricing
 // The `impressions` column naming the spend journal entry of the claim
 // (layout: bidder/events/impressions.h); pacing reads it to tell whether an
 // entry's impression was claimed.

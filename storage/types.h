@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
+#include "absl/status/status.h"
 
 namespace rtb::storage {
 
@@ -75,6 +76,13 @@ struct TableSchema {
   const FamilyOptions* Family(std::string_view family) const;
   bool operator==(const TableSchema&) const = default;
 };
+
+// Whether every backend can create `schema`: table and family names HBase
+// accepts, at least one family and each once, versions, TTLs, FIFO
+// compaction with a TTL, split keys strictly ascending. InvalidArgument
+// saying what is wrong. Stores check it when a table is created; the storage
+// server also checks names it builds itself.
+absl::Status ValidateSchema(const TableSchema& schema);
 
 struct Cell {
   Cell() = default;

@@ -65,7 +65,10 @@
 // signed URL (BeaconPermissions, bidder/bid/beacon_url.h) and are followed
 // here: a bid whose URLs carry no device key writes nothing under the
 // device (no device_impressions entry, cap count or key in the impression
-// row; its events go under the impression id); one that may not count
+// row; its events go under the impression id), except that a URL carrying
+// a cap-only key instead (fk, pf bit 4: a US opt-out's capped bid) has its
+// billing notice add the impression to the count under that key, for the
+// day of the signed bid time, and nothing else; one that may not count
 // frequency caps writes no device_impressions entry and no cap count; one
 // that may not measure records no event (win, loss, impression, click; the
 // outcome is not_measured, though the impression row and spend still are)

@@ -4,9 +4,12 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <optional>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "codecs/base64url.h"
 #include "pricing/bucket.h"
 #include "storage/key_bytes.h"
 
@@ -18,14 +21,17 @@ constexpr size_t kSignatureBytes = 16;
 constexpr std::string_view kSignatureVersion = "rtb-beacon-v1";
 constexpr std::string_view kSignatureVersionWithPermissions = "rtb-beacon-v2";
 
-// The pf mask: the uses BeaconPermissions denies.
+// The pf mask: the uses BeaconPermissions denies, and whether the device
+// is named by a cap-only key (fk) instead.
 constexpr int kDenyFrequencyCap = 1;
 constexpr int kDenyMeasurement = 2;
-constexpr int kDeniedMax = kDenyFrequencyCap | kDenyMeasurement;
+constexpr int kFrequencyCapKey = 4;
+constexpr int kDeniedMax = kDenyFrequencyCap | kDenyMeasurement | kFrequencyCapKey;
 
-int DeniedMask(const BeaconPermissions& permissions) {
-  return (permissions.count_frequency_cap ? 0 : kDenyFrequencyCap) |
-         (permissions.measure ? 0 : kDenyMeasurement);
+int DeniedMask(const BeaconParams& p) {
+  return (p.permissions.count_frequency_cap ? 0 : kDenyFrequencyCap) |
+         (p.permissions.measure ? 0 : kDenyMeasurement) |
+         (p.frequency_cap_key.empty() ? 0 : kFrequencyCapKey);
 }
 
 constexpr std::string_view kAuctionPriceMacro = "${AUCTION_PRICE}";
@@ -53,13 +59,6 @@ void AppendEscaped(std::string_view value, std::string* out) {
   }
 }
 
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 // Percent-decodes `in` ('+' is a space, as form encoding has it); false on a
 // malformed escape.
 bool Unescape(std::string_view in, std::string* out) {
@@ -68,8 +67,8 @@ bool Unescape(std::string_view in, std::string* out) {
     const char c = in[i];
     if (c == '%') {
       if (i + 2 >= in.size()) return false;
-      const int hi = HexValue(in[i + 1]);
-      const int lo = HexValue(in[i + 2]);
+      const int hi = storage::HexDigitValue(in[i + 1]);
+      const int lo = storage::HexDigitValue(in[i + 2]);
       if (hi < 0 || lo < 0) return false;
       out->push_back(static_cast<char>(hi * 16 + lo));
       i += 2;
@@ -109,6 +108,7 @@ enum Param : size_t {
   kTs,
   kTest,
   kPf,
+  kFk,
   kAid,
   kIid,
   kBid,
@@ -121,8 +121,8 @@ enum Param : size_t {
   kParamCount
 };
 constexpr std::array<std::string_view, kParamCount> kParamNames = {
-    "x",   "c",   "cr",  "dk", "dl",  "bp",   "bc", "ts",  "test", "pf",
-    "aid", "iid", "bid", "p",  "cur", "loss", "pb", "mtw", "sig"};
+    "x",  "c",   "cr",  "dk",  "dl", "bp",  "bc",   "ts", "test", "pf",
+    "fk", "aid", "iid", "bid", "p",  "cur", "loss", "pb", "mtw",  "sig"};
 
 }  // namespace
 
@@ -150,6 +150,7 @@ BeaconParams ParamsOf(const VerifiedBeacon& beacon) {
   params.campaign_id = beacon.campaign_id;
   params.creative_id = beacon.creative_id;
   params.device_key = beacon.device_key;
+  params.frequency_cap_key = beacon.frequency_cap_key;
   params.deal_id = beacon.deal_id;
   params.bid_price_micros = beacon.bid_price_micros;
   params.bid_currency = beacon.bid_currency;
@@ -199,7 +200,7 @@ BeaconSigner::BeaconSigner(std::string_view secret) : hmac_(secret) {}
 internal::HmacSha256::Partial BeaconSigner::SignedPrefix(const BeaconParams& p) const {
   thread_local std::string text;
   text.clear();
-  const int denied = DeniedMask(p.permissions);
+  const int denied = DeniedMask(p);
   AppendField(denied == 0 ? kSignatureVersion : kSignatureVersionWithPermissions, &text);
   AppendField(p.exchange, &text);
   AppendField(p.campaign_id, &text);
@@ -216,6 +217,7 @@ internal::HmacSha256::Partial BeaconSigner::SignedPrefix(const BeaconParams& p) 
   write_number(p.bid_time_ms);
   AppendField(p.test ? "1" : "0", &text);
   if (denied != 0) write_number(denied);
+  if (denied & kFrequencyCapKey) AppendField(p.frequency_cap_key, &text);
   AppendField(p.request_id, &text);
   AppendField(p.imp_id, &text);
   AppendField(p.bid_id, &text);
@@ -232,22 +234,11 @@ BeaconSigner::SignatureText BeaconSigner::Signature(internal::HmacSha256::Partia
   AppendField(BeaconPath(kind), &kind_field);
   prefix.Update(kind_field);
   const internal::HmacSha256::Digest digest = hmac_.Finish(prefix);
-  // base64url without padding: 16 bytes are five 3-byte groups and one byte.
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  static_assert(kSignatureBytes == 16);
+  // base64url without padding of the digest's first 16 bytes.
+  static_assert(codecs::Base64UrlLength(kSignatureBytes) == std::tuple_size_v<SignatureText>);
   SignatureText out;
-  size_t o = 0;
-  for (size_t i = 0; i < 15; i += 3) {
-    const uint32_t group =
-        (uint32_t{digest[i]} << 16) | (uint32_t{digest[i + 1]} << 8) | digest[i + 2];
-    out[o++] = kAlphabet[(group >> 18) & 63];
-    out[o++] = kAlphabet[(group >> 12) & 63];
-    out[o++] = kAlphabet[(group >> 6) & 63];
-    out[o++] = kAlphabet[group & 63];
-  }
-  out[o++] = kAlphabet[digest[15] >> 2];
-  out[o++] = kAlphabet[(digest[15] & 3) << 4];
+  codecs::WriteBase64Url(
+      std::string_view(reinterpret_cast<const char*>(digest.data()), kSignatureBytes), out.data());
   return out;
 }
 
@@ -278,7 +269,8 @@ void AppendSharedQuery(const BeaconParams& p, std::string* out) {
   param("bc", p.bid_currency);
   number("ts", p.bid_time_ms);
   out->append(p.test ? "&test=1" : "&test=0");
-  if (const int denied = DeniedMask(p.permissions); denied != 0) number("pf", denied);
+  if (const int denied = DeniedMask(p); denied != 0) number("pf", denied);
+  if (!p.frequency_cap_key.empty()) param("fk", p.frequency_cap_key);
   out->append("&aid=${AUCTION_ID}&iid=${AUCTION_IMP_ID}&bid=${AUCTION_BID_ID}");
   if (p.pricing_bucket != 0) param("pb", pricing::BucketText(p.pricing_bucket));
 }
@@ -377,18 +369,13 @@ absl::StatusOr<std::string> BeaconSigner::VerifyClickToken(std::string_view toke
   if (dot != 2 * kImpressionIdBytes) {
     return absl::InvalidArgumentError("click token: not <32 hex digits>.<signature>");
   }
-  std::string impression_id;
-  for (size_t i = 0; i < dot; i += 2) {
-    const int hi = HexValue(token[i]);
-    const int lo = HexValue(token[i + 1]);
-    if (hi < 0 || lo < 0) return absl::InvalidArgumentError("click token: not hex");
-    impression_id.push_back(static_cast<char>(hi * 16 + lo));
-  }
-  const std::string expected = ClickToken(impression_id);
+  std::optional<std::string> impression_id = storage::FromHex(token.substr(0, dot));
+  if (!impression_id) return absl::InvalidArgumentError("click token: not hex");
+  const std::string expected = ClickToken(*impression_id);
   if (!internal::ConstantTimeEquals(expected, token)) {
     return absl::UnauthenticatedError("click token signature does not match");
   }
-  return impression_id;
+  return *std::move(impression_id);
 }
 
 std::string BeaconSigner::Url(BeaconKind kind, std::string_view base_url,
@@ -475,6 +462,17 @@ absl::StatusOr<VerifiedBeacon> ReadSignedParams(BeaconKind kind, const ParamValu
     }
     beacon.permissions.count_frequency_cap = (denied & kDenyFrequencyCap) == 0;
     beacon.permissions.measure = (denied & kDenyMeasurement) == 0;
+    // The cap-only key comes alone: never beside a device key, and only
+    // under the bit that signs it.
+    if (denied & kFrequencyCapKey) {
+      if (!values[kFk].has_value() || text(kFk).empty() || values[kDk].has_value()) {
+        return absl::InvalidArgumentError("beacon parameter pf: a cap-only key needs fk and no dk");
+      }
+      beacon.frequency_cap_key = text(kFk);
+    }
+  }
+  if (values[kFk].has_value() && beacon.frequency_cap_key.empty()) {
+    return absl::InvalidArgumentError("beacon parameter fk: not announced by pf");
   }
   beacon.exchange = text(kX);
   beacon.campaign_id = text(kC);

@@ -5,6 +5,7 @@
 //   <base>/win?x=<exchange>&c=<campaign>&cr=<creative>[&dk=<device key hex>]
 //             [&dl=<deal>]&bp=<bid price, micro-units>&bc=<bid currency>
 //             &ts=<bid time, Unix ms>&test=<0|1>[&pf=<denied uses>]
+//             [&fk=<frequency-cap key hex>]
 //             &aid=${AUCTION_ID}&iid=${AUCTION_IMP_ID}&bid=${AUCTION_BID_ID}
 //             &p=${AUCTION_PRICE}&cur=${AUCTION_CURRENCY}&sig=<signature>
 //   <base>/billing?...  same parameters as win
@@ -40,11 +41,16 @@
 //
 // `pf` carries what the request's privacy signals denied the beacon side
 // (BeaconPermissions), as a decimal bit mask: 1 no frequency-cap count (nor
-// device_impressions entry), 2 no measurement events. It is written only
-// when something is denied, and it selects the signed text: without `pf`
+// device_impressions entry), 2 no measurement events, 4 the device is named
+// only by the cap-only key in `fk` (bidder/bid/device_key.h,
+// FrequencyCapKey: one campaign's count of one day, unlinkable to the device
+// key or to any other count; a US opt-out's capped bids). It is written only
+// when one of them is set, and it selects the signed text: without `pf`
 // the text is version 1 (every use allowed; every URL issued before `pf`
 // existed verifies as it did), with `pf` it is version 2, which signs the
-// mask too. Dropping or changing `pf` therefore breaks the signature.
+// mask too, and after it `fk` when bit 4 is set. Dropping or changing `pf`
+// or `fk` therefore breaks the signature; `fk` without bit 4, or bit 4
+// beside a `dk`, is refused.
 //
 // Thread-safety: a BeaconSigner is immutable; use it from any thread.
 #ifndef RTB_BIDDER_BID_BEACON_URL_H_
@@ -87,7 +93,10 @@ struct BeaconParams {
   std::string_view exchange;
   std::string_view campaign_id;
   std::string_view creative_id;
-  std::string_view device_key;   // hex; "" when untracked
+  std::string_view device_key;  // hex; "" when untracked
+  // hex; the cap-only key of this bid's frequency-cap count (pf bit 4), set
+  // only when device_key is not.
+  std::string_view frequency_cap_key;
   std::string_view deal_id;      // "" for the open auction
   int64_t bid_price_micros = 0;  // our bid, CPM in micro-units of bid_currency
   std::string_view bid_currency;
@@ -109,6 +118,7 @@ struct VerifiedBeacon {
   std::string campaign_id;
   std::string creative_id;
   std::string device_key;
+  std::string frequency_cap_key;  // hex, as signed; "" when none
   std::string deal_id;
   int64_t bid_price_micros = 0;
   std::string bid_currency;

@@ -27,6 +27,7 @@ constexpr std::string_view kJson = "application/json";
 // The reads of step 6, as bits of PendingBid::reads_sent and reads_done.
 constexpr unsigned kProfileRead = 1;
 constexpr unsigned kHistoryRead = 2;
+constexpr unsigned kCapRead = 4;  // all of the cap-only keys' reads
 
 // Bid response ids: unique, not secret. 128 random bits per response from a
 // per-thread generator seeded from the OS.
@@ -41,30 +42,6 @@ std::string NewResponseId() {
   id.reserve(2 * sizeof(bits));
   storage::AppendHex(std::string_view(reinterpret_cast<const char*>(bits), sizeof(bits)), &id);
   return id;
-}
-
-void AppendJsonString(std::string_view text, std::string* out) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out->push_back('"');
-  for (char c : text) {
-    switch (c) {
-      case '"':
-        out->append("\\\"");
-        break;
-      case '\\':
-        out->append("\\\\");
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out->append("\\u00");
-          out->push_back(kHex[(c >> 4) & 0xf]);
-          out->push_back(kHex[c & 0xf]);
-        } else {
-          out->push_back(c);
-        }
-    }
-  }
-  out->push_back('"');
 }
 
 std::string_view HeaderValue(const boost::beast::http::fields* headers, std::string_view name) {
@@ -105,6 +82,18 @@ BidOutcome NoBidOutcome(const AuctionResult& result) {
   return BidOutcome::kNoBidError;
 }
 
+// A bid's bidder_dsa_decisions_total outcome. `dsarequired` read as
+// bidder/privacy/dsa.h does: absent or 0 not required, 1 supported, anything
+// else required.
+DsaOutcome DsaOutcomeOf(std::optional<int> dsarequired, bool attached) {
+  const int required = dsarequired.value_or(0);
+  if (required == 0) return DsaOutcome::kNotRequired;
+  if (required == 1) {
+    return attached ? DsaOutcome::kSupportedAndSupplied : DsaOutcome::kSupportedNotSupplied;
+  }
+  return DsaOutcome::kRequiredAndSupplied;
+}
+
 }  // namespace
 
 struct BidHandler::ExchangeContext {
@@ -126,8 +115,11 @@ struct BidHandler::PendingBid {
   std::shared_ptr<const LiveIndex> campaigns;
   openrtb::BidRequest request;
   openrtb::OpenRtbVersion version = openrtb::OpenRtbVersion::k2_5;
-  // What the request's privacy signals let this bid do.
+  // What the request's privacy signals let this bid do, and the decision's
+  // labels.
   RequestPermissions permissions;
+  privacy::PrivacyRegime privacy_regime = privacy::PrivacyRegime::kNone;
+  privacy::PrivacyOutcome privacy_outcome = privacy::PrivacyOutcome::kNotApplicable;
   DeviceIdentity identity;
   // The reads of step 6 (kProfileRead, kHistoryRead) sent, and those
   // answered: each completion writes its own result below, then sets its
@@ -135,6 +127,12 @@ struct BidHandler::PendingBid {
   unsigned reads_sent = 0;
   std::atomic<unsigned> reads_done{0};
   std::optional<absl::StatusOr<storage::RowResult>> profile;
+  // The cap-only reads (RequestPermissions::frequency_cap_keys): one Get per
+  // capped candidate, of its count's column; each completion writes its own
+  // slot, and the last to answer completes kCapRead.
+  std::vector<std::string> cap_columns;
+  std::vector<std::optional<absl::StatusOr<storage::RowResult>>> caps;
+  std::atomic<size_t> caps_pending{0};
   LookupOutcome history_outcome = LookupOutcome::kSkipped;
   pricing::DeviceHistory history;
   // Set by whichever settles first.
@@ -234,8 +232,8 @@ void BidHandler::Handle(size_t exchange, const HttpRequest& http, Responder resp
     response.status = 400;
     response.content_type = std::string(kJson);
     response.body = "{\"error\":";
-    AppendJsonString(std::string_view(parsed.message().data(), parsed.message().size()),
-                     &response.body);
+    openrtb::AppendJsonString(std::string_view(parsed.message().data(), parsed.message().size()),
+                              &response.body);
     absl::StrAppend(&response.body,
                     ",\"nbr\":", static_cast<int>(openrtb::NoBidReason::kInvalidRequest), "}");
     return Finish(*pending, BidOutcome::kInvalid, std::move(response));
@@ -255,6 +253,8 @@ void BidHandler::Handle(size_t exchange, const HttpRequest& http, Responder resp
   if (decision.unused_malformed_gpp) {
     deps_.metrics->CountUnusedMalformedGpp(pending->exchange->index);
   }
+  pending->privacy_regime = decision.regime;
+  pending->privacy_outcome = decision.outcome;
   pending->permissions = PermissionsOf(decision);
   if (!pending->permissions.precise_geo) DropPreciseGeo(&pending->request);
 
@@ -271,7 +271,11 @@ void BidHandler::Handle(size_t exchange, const HttpRequest& http, Responder resp
       request.regs->coppa.value_or(false)) {
     return Finish(*pending, BidOutcome::kNoBidCoppa, NoBid(*pending));
   }
-  const AuctionPreview preview = pending->campaigns->auction.Preview(request);
+  // The capped candidates are listed only for a bid whose caps live under
+  // cap-only keys (a read per campaign).
+  thread_local std::vector<size_t> capped;
+  const AuctionPreview preview = pending->campaigns->auction.Preview(
+      request, pending->permissions.frequency_cap_keys ? &capped : nullptr);
   if (!preview.currency_acceptable) {
     return Finish(*pending, BidOutcome::kNoBidCurrency, NoBid(*pending));
   }
@@ -279,11 +283,15 @@ void BidHandler::Handle(size_t exchange, const HttpRequest& http, Responder resp
     return Finish(*pending, BidOutcome::kNoBidNoCandidates, NoBid(*pending));
   }
   const RequestPermissions& permissions = pending->permissions;
-  if (!permissions.bid) return Finish(*pending, BidOutcome::kNoBidPrivacy, NoBid(*pending));
+  if (!permissions.bid) {
+    // The reason of the privacy no-bid, where the no-bids are counted.
+    deps_.metrics->CountPrivacyNoBid(pending->privacy_regime, pending->privacy_outcome);
+    return Finish(*pending, BidOutcome::kNoBidPrivacy, NoBid(*pending));
+  }
 
-  // 5. Device key, unless privacy allows neither the lookup nor the key in
-  // beacon URLs; whether to look up.
-  if (permissions.lookup() || permissions.device_key) {
+  // 5. Device key, unless privacy allows neither the lookup, nor the key in
+  // beacon URLs, nor cap-only keys; whether to look up.
+  if (permissions.needs_device_key()) {
     pending->identity = ResolveDeviceIdentity(request, key_policy_, device_keys_);
   } else {
     pending->identity.skip = LookupSkipReason::kPrivacy;
@@ -295,24 +303,41 @@ void BidHandler::Handle(size_t exchange, const HttpRequest& http, Responder resp
                                 (preview.needs_frequency_caps && permissions.read_frequency_caps));
   const bool read_history = preview.needs_history && permissions.read_history &&
                             deps_.config->pricing.device_history_days > 0;
+  // Under cap-only keys the caps are read apart from the profile (which is
+  // then not read for them).
+  const bool read_caps = permissions.frequency_cap_keys && !capped.empty();
   const bool can_read = pending->identity.key.has_value() && pending->deadline.LookupPossible(now);
-  if (preview.needs_profile && !(read_profile && can_read)) {
+  if (preview.needs_profile && !((read_profile || read_caps) && can_read)) {
     deps_.metrics->CountLookup(pending->exchange->index, LookupOutcome::kSkipped);
   }
   if (preview.needs_history && !(read_history && can_read)) {
     deps_.metrics->CountHistoryRead(LookupOutcome::kSkipped);
   }
-  if (!can_read || (!read_profile && !read_history)) {
+  if (!can_read || (!read_profile && !read_history && !read_caps)) {
     return Decide(*pending, nullptr, StoreUnhealthy(), {});
   }
 
   // 6. The reads.
+  if (read_caps) {
+    // Each capped candidate's count of today (in its own zone) under its
+    // cap-only key.
+    const absl::Time today = absl::FromUnixMillis(deps_.wall_clock->NowMillis());
+    const CampaignIndex& index = pending->campaigns->index;
+    pending->cap_columns.reserve(capped.size());
+    for (size_t position : capped) {
+      const Campaign& campaign = index.campaign(position);
+      pending->cap_columns.push_back(
+          FrequencyCapQualifier(campaign.id, today, campaign.frequency_cap.zone()));
+    }
+  }
   ReadDevice(std::move(pending), read_profile, read_history);
 }
 
 void BidHandler::ReadDevice(std::shared_ptr<PendingBid> pending, bool read_profile,
                             bool read_history) {
-  pending->reads_sent = (read_profile ? kProfileRead : 0u) | (read_history ? kHistoryRead : 0u);
+  const bool read_caps = !pending->cap_columns.empty();
+  pending->reads_sent = (read_profile ? kProfileRead : 0u) | (read_history ? kHistoryRead : 0u) |
+                        (read_caps ? kCapRead : 0u);
   // One timer per request at most: a store that keeps its deadline has its
   // own (the embedded one's only for reads that go to its pool).
   if (!deps_.store->KeepsAsyncDeadlines()) {
@@ -348,6 +373,28 @@ void BidHandler::ReadDevice(std::shared_ptr<PendingBid> pending, bool read_profi
                             pending->profile.emplace(std::move(row));
                             complete(*pending, kProfileRead);
                           });
+  }
+
+  if (read_caps) {
+    const size_t count = pending->cap_columns.size();
+    pending->caps.resize(count);
+    pending->caps_pending.store(count, std::memory_order_relaxed);
+    for (size_t i = 0; i < count; ++i) {
+      storage::Get get;
+      get.row = std::string(
+          device_keys_.FrequencyCapKey(*pending->identity.key, pending->cap_columns[i]).bytes());
+      get.columns.push_back(
+          {std::string(storage::kProfileFrequencyCapFamily), pending->cap_columns[i]});
+      get.consistency = storage::Consistency::kTimeline;
+      deps_.store->AsyncGet(
+          storage::kProfilesTable, std::move(get), lookup_deadline, pending->executor,
+          [pending, complete, i](absl::StatusOr<storage::RowResult> row) {
+            pending->caps[i].emplace(std::move(row));
+            if (pending->caps_pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+              complete(*pending, kCapRead);
+            }
+          });
+    }
   }
 
   if (read_history) {
@@ -407,6 +454,49 @@ void BidHandler::SettleReads(PendingBid& pending, unsigned done) {
     }
     deps_.metrics->CountLookup(pending.exchange->index, outcome);
   }
+  // The counts read under cap-only keys, as the `fc` cells of the profile
+  // (after the profile's own cells, if it was read for its segments).
+  storage::RowResult with_caps;
+  if (pending.reads_sent & kCapRead) {
+    LookupOutcome outcome = LookupOutcome::kTimeout;
+    bool failed = !(done & kCapRead);
+    if (!failed) {
+      outcome = LookupOutcome::kMiss;
+      std::vector<storage::Cell> counts;
+      for (size_t i = 0; i < pending.caps.size() && !failed; ++i) {
+        const absl::StatusOr<storage::RowResult>& read = *pending.caps[i];
+        if (!read.ok()) {
+          failed = true;
+          outcome = read.status().code() == absl::StatusCode::kDeadlineExceeded
+                        ? LookupOutcome::kTimeout
+                        : LookupOutcome::kError;
+          break;
+        }
+        if (read->stale) outcome = LookupOutcome::kStale;
+        const std::string& column = pending.cap_columns[i];
+        if (std::optional<std::string_view> value =
+                read->Value(storage::kProfileFrequencyCapFamily, column)) {
+          if (outcome == LookupOutcome::kMiss) outcome = LookupOutcome::kHit;
+          counts.emplace_back(storage::kProfileFrequencyCapFamily, column, 0, *value);
+        }
+      }
+      if (!failed && !counts.empty()) {
+        std::sort(counts.begin(), counts.end(), [](const storage::Cell& a, const storage::Cell& b) {
+          return a.qualifier < b.qualifier;
+        });
+        if (row != nullptr) with_caps.cells.AppendShared(row->cells);
+        for (storage::Cell& cell : counts) with_caps.cells.push_back(std::move(cell));
+        row = &with_caps;
+      }
+    }
+    // A count that could not be read leaves the caps unknown, as a profile
+    // that could not be read: each campaign's store_outage_policy decides.
+    if (failed) profile_unavailable = true;
+    // Not counted again when the profile read already counted this request.
+    if (!(pending.reads_sent & kProfileRead)) {
+      deps_.metrics->CountLookup(pending.exchange->index, outcome);
+    }
+  }
   pricing::DeviceHistory history;
   if (pending.reads_sent & kHistoryRead) {
     deps_.metrics->CountHistoryRead((done & kHistoryRead) ? pending.history_outcome
@@ -434,6 +524,7 @@ void BidHandler::Decide(PendingBid& pending, const storage::RowResult* row,
   for (const auto& [campaign, withheld] : result.outage_decisions) {
     deps_.metrics->CountStoreOutageDecision(campaign, withheld);
   }
+  deps_.metrics->CountDsa(DsaOutcome::kRequiredMissingCampaignSkipped, result.dsa_skipped);
 
   if (result.bids.empty()) return Finish(pending, NoBidOutcome(result), NoBid(pending));
 
@@ -446,7 +537,12 @@ void BidHandler::Decide(PendingBid& pending, const storage::RowResult* row,
   if (pending.deadline.Expired(SteadyClock::now())) {
     return Finish(pending, BidOutcome::kLate, NoBid(pending));
   }
+  const std::optional<int> dsarequired =
+      pending.request.regs.has_value() && pending.request.regs->dsa.has_value()
+          ? pending.request.regs->dsa->dsarequired
+          : std::optional<int>(0);
   for (const ImpBid& bid : result.bids) {
+    deps_.metrics->CountDsa(DsaOutcomeOf(dsarequired, bid.dsa.attach));
     const double price = currencies_
                              .Convert(bid.price, PackCurrencyCode(result.currency),
                                       PackCurrencyCode(deps_.config->bid.default_currency))
@@ -500,6 +596,22 @@ bool BidHandler::WriteResponse(const PendingBid& pending, const AuctionResult& r
     params.bid_time_ms = bid_time_ms;
     params.test = request.test;
     params.permissions = pending.permissions.beacons;
+    // Under cap-only keys a capped campaign's URLs name its count of the
+    // bid's day, and nothing else; an uncapped one's count nothing.
+    std::string cap_key;
+    if (pending.permissions.frequency_cap_keys) {
+      if (campaign.frequency_cap.capped() && pending.identity.key.has_value()) {
+        cap_key = device_keys_
+                      .FrequencyCapKey(
+                          *pending.identity.key,
+                          FrequencyCapQualifier(campaign.id, absl::FromUnixMillis(bid_time_ms),
+                                                campaign.frequency_cap.zone()))
+                      .Hex();
+        params.frequency_cap_key = cap_key;
+      } else {
+        params.permissions.count_frequency_cap = false;
+      }
+    }
     params.request_id = request.id;
     params.imp_id = imp.id;
     params.bid_id = bid.id;

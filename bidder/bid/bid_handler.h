@@ -13,9 +13,11 @@
 //   4. Policies: regs.coppa=1 with coppa_policy "no-bid" -> 204. No usable
 //      currency in `cur`, or no campaign that could serve any impression
 //      (bidder/campaign_index.h) -> 204 without a lookup. Then a privacy
-//      decision that allows no bid -> 204 (nobid_privacy).
+//      decision that allows no bid -> 204 (nobid_privacy, its reason in
+//      bidder_privacy_nobids_total).
 //   5. Device key (bidder/device_key.h), computed only when privacy allows
-//      the lookup or the key in beacon URLs. The profile is looked up only
+//      the lookup, the key in beacon URLs or cap-only keys (frequency caps
+//      without the device key: a US opt-out). The profile is looked up only
 //      when a candidate campaign can use it (required segments or a
 //      frequency cap) and privacy allows reading that part of it; the
 //      device's engagement history only when a candidate has a cpc or cpa
@@ -26,7 +28,9 @@
 //      own rates.
 //   6. The reads, sent together and bounded by the lookup deadline: one
 //      AsyncGet on `profiles` (families seg and fc as privacy allows,
-//      TIMELINE) and one AsyncScan of the device's `event_rollups` rows
+//      TIMELINE), or under cap-only keys one AsyncGet per capped candidate
+//      of its count's fc column under its key (the counts become the fc
+//      cells of the auction's profile), and one AsyncScan of the device's `event_rollups` rows
 //      over the last pricing.device_history_days UTC days (at most that
 //      many rows; bidder/events/events.h, DailyCountsScan), whose
 //      impression, click and conversion counters sum to the device's
@@ -44,8 +48,10 @@
 //      bidder_device_history_reads_total).
 //   7. The auction (bidder/auction.h, with the DSA signal per campaign),
 //      then the response: signed beacon URLs (bidder/beacon_url.h: the
-//      device key only when privacy allows it, and what the beacon side may
-//      record), the markup's ${CLICK_URL} replaced by the click URL, ext.dsa
+//      device key only when privacy allows it, else a capped bid's cap-only
+//      key when caps are counted, and what the beacon side may record;
+//      bidder_dsa_decisions_total per bid and per DSA-skipped candidate),
+//      the markup's ${CLICK_URL} replaced by the click URL, ext.dsa
 //      where the DSA signal asks for it, serialised by openrtb's writer.
 //      Ready after the deadline -> 204 instead ("late").
 //

@@ -105,6 +105,22 @@ const char* IgnoredName(Ignored what) {
   return "unknown_field";
 }
 
+const char* DsaOutcomeName(DsaOutcome outcome) {
+  switch (outcome) {
+    case DsaOutcome::kNotRequired:
+      return "not_required";
+    case DsaOutcome::kSupportedNotSupplied:
+      return "supported_not_supplied";
+    case DsaOutcome::kSupportedAndSupplied:
+      return "supported_and_supplied";
+    case DsaOutcome::kRequiredAndSupplied:
+      return "required_and_supplied";
+    case DsaOutcome::kRequiredMissingCampaignSkipped:
+      return "required_missing_campaign_skipped";
+  }
+  return "not_required";
+}
+
 prometheus::Histogram::BucketBoundaries BidMetrics::LatencyBuckets() {
   return {0.00005, 0.0001, 0.0002, 0.0003, 0.0005, 0.00075, 0.001, 0.0015, 0.002, 0.003, 0.005,
           0.0075,  0.01,   0.015,  0.02,   0.03,   0.05,    0.075, 0.1,    0.15,  0.25};
@@ -223,6 +239,39 @@ void BidMetrics::DeclarePrivacyDecisions(prometheus::Family<prometheus::Counter>
                        {"outcome", std::string(privacy::PrivacyOutcomeName(outcome))}});
     }
   }
+  // Only the outcomes that refuse a bid: 3 regimes x 4 outcomes.
+  auto& privacy_nobids =
+      prometheus::BuildCounter()
+          .Name("bidder_privacy_nobids_total")
+          .Help(
+              "Bid requests answered nobid_privacy, by the regime and outcome of the privacy "
+              "decision that refused the bid")
+          .Register(registry);
+  for (privacy::PrivacyRegime regime : privacy::kPrivacyRegimes) {
+    for (privacy::PrivacyOutcome outcome : kPrivacyNoBidOutcomes) {
+      privacy_nobids_[static_cast<size_t>(regime)][static_cast<size_t>(outcome)] =
+          &privacy_nobids.Add({{"regime", std::string(privacy::PrivacyRegimeName(regime))},
+                               {"outcome", std::string(privacy::PrivacyOutcomeName(outcome))}});
+    }
+  }
+  auto& dsa = prometheus::BuildCounter()
+                  .Name("bidder_dsa_decisions_total")
+                  .Help(
+                      "What the DSA signal did: bids made by whether they carry ext.dsa and "
+                      "whether it was required, and candidate campaigns skipped because it was "
+                      "required and they cannot supply it")
+                  .Register(registry);
+  for (size_t i = 0; i < kDsaOutcomeCount; ++i) {
+    dsa_[i] = &dsa.Add({{"outcome", DsaOutcomeName(static_cast<DsaOutcome>(i))}});
+  }
+}
+
+void BidMetrics::CountPrivacyNoBid(privacy::PrivacyRegime regime, privacy::PrivacyOutcome outcome) {
+  if (prometheus::Counter* counter = privacy_nobids(regime, outcome)) counter->Increment();
+}
+
+void BidMetrics::CountDsa(DsaOutcome outcome, int count) {
+  if (count > 0) dsa_[static_cast<size_t>(outcome)]->Increment(count);
 }
 
 void BidMetrics::CountPrivacyDecision(privacy::PrivacyRegime regime,

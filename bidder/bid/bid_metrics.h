@@ -15,6 +15,19 @@
 //                                                one per valid request: the privacy
 //                                                decision (bidder/privacy/privacy_decision.h
 //                                                names the labels)
+//   bidder_privacy_nobids_total{regime,outcome}  the requests answered nobid_privacy, by the
+//                                                decision that refused them: the reason of
+//                                                the privacy no-bids (outcome one of
+//                                                kPrivacyNoBidOutcomes)
+//   bidder_dsa_decisions_total{outcome}          what the DSA signal (regs.ext.dsa) did:
+//                                                per bid made, required_and_supplied
+//                                                (dsarequired 2 or 3, ext.dsa attached),
+//                                                supported_and_supplied (1, attached),
+//                                                supported_not_supplied (1, nothing to
+//                                                attach), not_required (no signal or 0);
+//                                                per impression and candidate campaign,
+//                                                required_missing_campaign_skipped (2 or 3
+//                                                and the campaign cannot supply ext.dsa)
 //   bidder_bid_requests_ignored_total{exchange,what}
 //                                                what valid requests carried that the bidder
 //                                                ignored rather than refused (OpenRTB asks
@@ -37,7 +50,8 @@
 // one of: expired (no time left on arrival), coppa (regs.coppa=1 under the
 // no-bid policy), currency (no acceptable currency), no_candidates (no
 // campaign offers the formats, country, device type or deals), privacy (the
-// request's privacy signals allow no bid; the decision's outcome says why),
+// request's privacy signals allow no bid; bidder_privacy_nobids_total says
+// why),
 // seat, blocked, targeting, segments, dsa, creative, floor, store_outage (the
 // profile could not be read and the campaigns' store_outage_policy withheld
 // them), frequency_cap, pacing (the furthest stage a candidate reached, see
@@ -110,6 +124,27 @@ enum class Ignored : size_t {
 inline constexpr size_t kIgnoredCount = 6;
 const char* IgnoredName(Ignored what);
 
+// The privacy outcomes that refuse the bid: the `outcome` values of
+// bidder_privacy_nobids_total (a decision with another outcome never makes
+// a privacy no-bid).
+inline constexpr privacy::PrivacyOutcome kPrivacyNoBidOutcomes[] = {
+    privacy::PrivacyOutcome::kMalformed,
+    privacy::PrivacyOutcome::kMissingConsent,
+    privacy::PrivacyOutcome::kOutdatedPolicy,
+    privacy::PrivacyOutcome::kNoBasicAds,
+};
+
+// Label values of bidder_dsa_decisions_total{outcome}.
+enum class DsaOutcome : size_t {
+  kNotRequired,
+  kSupportedNotSupplied,
+  kSupportedAndSupplied,
+  kRequiredAndSupplied,
+  kRequiredMissingCampaignSkipped,
+};
+inline constexpr size_t kDsaOutcomeCount = 5;
+const char* DsaOutcomeName(DsaOutcome outcome);
+
 class BidMetrics {
  public:
   // Declares the families in `registry` (which must outlive this) with one
@@ -137,6 +172,9 @@ class BidMetrics {
   void CountHistoryRead(LookupOutcome outcome);
   void CountBid(size_t exchange, size_t campaign, double price_cpm);
   void CountPrivacyDecision(privacy::PrivacyRegime regime, privacy::PrivacyOutcome outcome);
+  // A request answered nobid_privacy, by the decision that refused it.
+  void CountPrivacyNoBid(privacy::PrivacyRegime regime, privacy::PrivacyOutcome outcome);
+  void CountDsa(DsaOutcome outcome, int count = 1);
   // What one parsed request carried that was ignored; `unknown_taxonomy`:
   // its cattax is one the taxonomy tables do not hold.
   void CountIgnored(size_t exchange, const openrtb::IgnoredInRequest& ignored,
@@ -170,6 +208,13 @@ class BidMetrics {
                                          privacy::PrivacyOutcome outcome) {
     return *privacy_decisions_[static_cast<size_t>(regime)][static_cast<size_t>(outcome)];
   }
+
+  // Null for an outcome that is not in kPrivacyNoBidOutcomes.
+  prometheus::Counter* privacy_nobids(privacy::PrivacyRegime regime,
+                                      privacy::PrivacyOutcome outcome) {
+    return privacy_nobids_[static_cast<size_t>(regime)][static_cast<size_t>(outcome)];
+  }
+  prometheus::Counter& dsa(DsaOutcome outcome) { return *dsa_[static_cast<size_t>(outcome)]; }
 
   prometheus::Counter& ignored(size_t exchange, Ignored what) {
     return *exchanges_[exchange].ignored[static_cast<size_t>(what)];
@@ -217,6 +262,11 @@ class BidMetrics {
   std::array<std::array<prometheus::Counter*, std::size(privacy::kPrivacyOutcomes)>,
              std::size(privacy::kPrivacyRegimes)>
       privacy_decisions_{};
+  // [regime][outcome]; null where the outcome is never a no-bid.
+  std::array<std::array<prometheus::Counter*, std::size(privacy::kPrivacyOutcomes)>,
+             std::size(privacy::kPrivacyRegimes)>
+      privacy_nobids_{};
+  std::array<prometheus::Counter*, kDsaOutcomeCount> dsa_{};
 };
 
 }  // namespace rtb::bidder

@@ -43,6 +43,18 @@ DeviceKey DeviceKeyHasher::Hash(std::string_view id) const {
   std::transform(id.begin(), id.end(), normalised, LowerAscii);
   const internal::HmacSha256::Digest digest = hmac_.Mac(std::string_view(normalised, id.size()));
   DeviceKey key;
+  std::copy_n(reinterpret_cast<const char*>(digest.data()), events::kUserKeyBytes,
+              key.bytes_.begin());
+  return key;
+}
+
+DeviceKey DeviceKeyHasher::FrequencyCapKey(const DeviceKey& device,
+                                           std::string_view qualifier) const {
+  // Normalised ids never start with a byte <= 0x20 (Trim), so this message
+  // is never one that Hash() MACs.
+  static constexpr std::string_view kDomain("\0rtb-frequency-cap-key-v1\0", 26);
+  const internal::HmacSha256::Digest digest = hmac_.Mac({kDomain, device.bytes(), qualifier});
+  DeviceKey key;
   std::copy_n(reinterpret_cast<const char*>(digest.data()), kDeviceKeySize, key.bytes_.begin());
   return key;
 }

@@ -37,11 +37,10 @@
 #include <string_view>
 
 #include "bidder/bid/internal/hmac_sha256.h"
+#include "bidder/events/events.h"
 #include "bidder/openrtb/openrtb.h"
 
 namespace rtb::bidder {
-
-inline constexpr size_t kDeviceKeySize = 16;
 
 class DeviceKey {
  public:
@@ -54,7 +53,8 @@ class DeviceKey {
 
  private:
   friend class DeviceKeyHasher;
-  std::array<char, kDeviceKeySize> bytes_{};
+  // The device key is the events' user key: its width is declared there.
+  std::array<char, events::kUserKeyBytes> bytes_{};
 };
 
 class DeviceKeyHasher {
@@ -65,6 +65,17 @@ class DeviceKeyHasher {
   // The key of `id`, normalised first. The caller decides validity
   // (IsKnownInvalidDeviceId); this hashes whatever it is given.
   DeviceKey Hash(std::string_view id) const;
+
+  // The cap-only key of `device` for one frequency-cap count: the first 16
+  // bytes of HMAC-SHA256(secret, domain tag, device key, `qualifier`), where
+  // `qualifier` is the count's FrequencyCapQualifier (campaign and day,
+  // bidder/bid/frequency_cap.h). It names that one count and nothing else:
+  // without the secret, two cap keys of one device (another campaign or
+  // another day) cannot be linked to each other or to the device key, so a
+  // beacon URL may carry it where the device key may not (a US opt-out).
+  // The domain tag starts with a byte no normalised id starts with, so no
+  // cap key is ever a device key.
+  DeviceKey FrequencyCapKey(const DeviceKey& device, std::string_view qualifier) const;
 
  private:
   internal::HmacSha256 hmac_;

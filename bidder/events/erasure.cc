@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <utility>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "bidder/events/impressions.h"
 #include "bidder/events/internal/keys.h"
@@ -101,7 +100,7 @@ ErasureStep ErasureStatus::step() const {
 std::string ErasureStatusJson(const ErasureStatus& s) {
   const ErasedRows& r = s.rows_deleted;
   return absl::StrCat(
-      "{\"device_key\":\"", absl::BytesToHexString(s.user_key), "\",\"step\":\"",
+      "{\"device_key\":\"", storage::Hex(s.user_key), "\",\"step\":\"",
       Str(ErasureStepName(s.step())), "\",\"complete\":", s.complete() ? "true" : "false",
       ",\"requested_ms\":", s.requested_ms, ",\"tombstoned_ms\":", OptionalJson(s.tombstoned_ms),
       ",\"major_compacted_ms\":", OptionalJson(s.major_compacted_ms),

@@ -5,7 +5,6 @@
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "bidder/events/internal/hot_keys.h"
 #include "bidder/events/internal/keys.h"
@@ -259,7 +258,7 @@ void EventStore::PublishHotKeys(const std::vector<HotKey>& top) {
   for (prometheus::Gauge* g : metrics_->hot_key_series) metrics_->hot_keys->Remove(g);
   metrics_->hot_key_series.clear();
   for (size_t i = 0; i < top.size(); ++i) {
-    const std::string prefix = absl::BytesToHexString(top[i].user_key.substr(0, 4));
+    const std::string prefix = storage::Hex(top[i].user_key.substr(0, 4));
     prometheus::Gauge& g =
         metrics_->hot_keys->Add({{"rank", absl::StrCat(i + 1)}, {"key_prefix", prefix}});
     g.Set(static_cast<double>(top[i].events));

@@ -729,6 +729,10 @@ struct BidResponse {
 // price, or with `dsa` lacking behalf or paid.
 absl::Status SerializeBidResponse(const BidResponse& response, std::string* out);
 
+// Appends `text` as a quoted JSON string, escaped as SerializeBidResponse
+// escapes strings: the one JSON string escaper of the bidder.
+void AppendJsonString(std::string_view text, std::string* out);
+
 }  // namespace rtb::openrtb
 
 #endif  // RTB_BIDDER_OPENRTB_OPENRTB_H_

@@ -98,6 +98,50 @@ size_t Utf8SequenceLength(std::string_view s, size_t i) {
   return 0;
 }
 
+// Grows the output once by the worst case (every byte written as \u00XX),
+// writes through a pointer, then trims: escape-heavy markup would
+// otherwise cost two appends per escape.
+inline void AppendQuoted(std::string_view s, std::string& out) {
+  const size_t start = out.size();
+  out.resize(start + 2 + 6 * s.size());
+  char* p = out.data() + start;
+  const auto copy = [&p](const char* from, size_t n) {
+    std::memcpy(p, from, n);
+    p += n;
+  };
+  *p++ = '"';
+  size_t run = 0;  // start of the bytes not copied yet
+  size_t i = FindSpecial(s, 0);
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x80) {
+      if (const size_t length = Utf8SequenceLength(s, i); length > 0) {
+        i = FindSpecial(s, i + length);
+        continue;
+      }
+      copy(s.data() + run, i - run);
+      copy("\xEF\xBF\xBD", 3);  // U+FFFD REPLACEMENT CHARACTER
+    } else {
+      copy(s.data() + run, i - run);
+      const char escape = kEscapes[c];
+      *p++ = '\\';
+      *p++ = escape;
+      if (escape == 'u') {
+        static constexpr char kHex[] = "0123456789abcdef";
+        *p++ = '0';
+        *p++ = '0';
+        *p++ = kHex[c >> 4];
+        *p++ = kHex[c & 0xF];
+      }
+    }
+    run = ++i;
+    i = FindSpecial(s, i);
+  }
+  copy(s.data() + run, s.size() - run);
+  *p++ = '"';
+  out.resize(static_cast<size_t>(p - out.data()));
+}
+
 class JsonWriter {
  public:
   explicit JsonWriter(std::string* out) : out_(*out) {}
@@ -105,49 +149,7 @@ class JsonWriter {
   void Raw(char c) { out_.push_back(c); }
   void Raw(std::string_view s) { out_.append(s); }
 
-  // Grows the output once by the worst case (every byte written as \u00XX),
-  // writes through a pointer, then trims: escape-heavy markup would
-  // otherwise cost two appends per escape.
-  void String(std::string_view s) {
-    const size_t start = out_.size();
-    out_.resize(start + 2 + 6 * s.size());
-    char* p = out_.data() + start;
-    const auto copy = [&p](const char* from, size_t n) {
-      std::memcpy(p, from, n);
-      p += n;
-    };
-    *p++ = '"';
-    size_t run = 0;  // start of the bytes not copied yet
-    size_t i = FindSpecial(s, 0);
-    while (i < s.size()) {
-      const auto c = static_cast<unsigned char>(s[i]);
-      if (c >= 0x80) {
-        if (const size_t length = Utf8SequenceLength(s, i); length > 0) {
-          i = FindSpecial(s, i + length);
-          continue;
-        }
-        copy(s.data() + run, i - run);
-        copy("\xEF\xBF\xBD", 3);  // U+FFFD REPLACEMENT CHARACTER
-      } else {
-        copy(s.data() + run, i - run);
-        const char escape = kEscapes[c];
-        *p++ = '\\';
-        *p++ = escape;
-        if (escape == 'u') {
-          static constexpr char kHex[] = "0123456789abcdef";
-          *p++ = '0';
-          *p++ = '0';
-          *p++ = kHex[c >> 4];
-          *p++ = kHex[c & 0xF];
-        }
-      }
-      run = ++i;
-      i = FindSpecial(s, i);
-    }
-    copy(s.data() + run, s.size() - run);
-    *p++ = '"';
-    out_.resize(static_cast<size_t>(p - out_.data()));
-  }
+  void String(std::string_view s) { AppendQuoted(s, out_); }
 
   void Integer(int64_t n) {
     char buffer[24];
@@ -333,6 +335,8 @@ void WriteBid(JsonWriter& json, const Bid& bid, OpenRtbVersion version) {
 }
 
 }  // namespace
+
+void AppendJsonString(std::string_view text, std::string* out) { AppendQuoted(text, *out); }
 
 absl::Status SerializeBidResponse(const BidResponse& response, std::string* out) {
   out->clear();

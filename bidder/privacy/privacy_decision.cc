@@ -19,6 +19,15 @@ constexpr std::array<std::string_view, 39> kGdprCountries = {
 };
 static_assert(std::is_sorted(kGdprCountries.begin(), kGdprCountries.end()));
 
+// The same countries in ISO 3166-1 alpha-2, for exchanges that send those
+// against OpenRTB's alpha-3: privacy must not fail open on them. Sorted.
+constexpr std::array<std::string_view, 39> kGdprCountriesAlpha2 = {
+    "AT", "AX", "BE", "BG", "CH", "CY", "CZ", "DE", "DK", "EE", "ES", "FI", "FR",
+    "GB", "GF", "GP", "GR", "HR", "HU", "IE", "IS", "IT", "LI", "LT", "LU", "LV",
+    "MF", "MQ", "MT", "NL", "NO", "PL", "PT", "RE", "RO", "SE", "SI", "SK", "YT",
+};
+static_assert(std::is_sorted(kGdprCountriesAlpha2.begin(), kGdprCountriesAlpha2.end()));
+
 constexpr uint8_t Bit(RestrictionType type) {
   return static_cast<uint8_t>(1u << static_cast<int>(type));
 }
@@ -233,15 +242,18 @@ std::string_view PrivacyOutcomeName(PrivacyOutcome outcome) {
   return "malformed";
 }
 
-bool IsGdprCountry(std::string_view alpha3) {
-  if (alpha3.size() != 3) return false;
+bool IsGdprCountry(std::string_view code) {
+  if (code.size() != 2 && code.size() != 3) return false;
   char upper[3];
-  for (int i = 0; i < 3; ++i) {
-    const char c = alpha3[i];
+  for (size_t i = 0; i < code.size(); ++i) {
+    const char c = code[i];
     upper[i] = (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c;
   }
-  return std::binary_search(kGdprCountries.begin(), kGdprCountries.end(),
-                            std::string_view(upper, 3));
+  const std::string_view normalized(upper, code.size());
+  return code.size() == 3
+             ? std::binary_search(kGdprCountries.begin(), kGdprCountries.end(), normalized)
+             : std::binary_search(kGdprCountriesAlpha2.begin(), kGdprCountriesAlpha2.end(),
+                                  normalized);
 }
 
 PrivacyDecision DecidePrivacy(const PrivacySignals& in, const config::PrivacyConfig& config) {
@@ -297,8 +309,14 @@ PrivacyDecision DecidePrivacy(const PrivacySignals& in, const config::PrivacyCon
   d.may_read_profile = false;
   d.may_target_segments = false;
   d.may_use_device_key = false;
-  d.may_count_frequency_caps =
-      d.may_count_frequency_caps && config.us_opt_out_counts_frequency_caps;
+  // Frequency caps are measurement of ad frequency, which the state laws
+  // exempt from the opt-outs (README "Privacy", per section). Only a signal
+  // that was read says no more than an opt-out: a malformed one, or a
+  // section this decoder does not read, might say anything, so nothing is
+  // counted under it.
+  d.may_count_frequency_caps = d.may_count_frequency_caps &&
+                               config.us_opt_out_counts_frequency_caps &&
+                               us == UsVerdict::kOptedOut;
   // A GDPR contextual decision already says as much; keep its reason.
   if (d.outcome != PrivacyOutcome::kContextual) {
     d.outcome = us == UsVerdict::kMalformed          ? PrivacyOutcome::kMalformed

@@ -22,9 +22,12 @@
 //   - A US opt-out of sale, sharing or targeted advertising (US Privacy
 //     string or an applicable GPP US section), a notice the user was not
 //     given, GPC, or MSPA service provider mode make the bid contextual: no
-//     profile, no segments, no device key; frequency caps per
-//     us_opt_out_counts_frequency_caps. A malformed US signal, or an
-//     applicable GPP section this decoder does not read, does the same.
+//     profile, no segments, no device key; frequency caps still counted
+//     when us_opt_out_counts_frequency_caps (every US section read allows
+//     them: measuring ad frequency is not a sale, sharing or targeted
+//     advertising under the state laws). A malformed US signal, or an
+//     applicable GPP section this decoder does not read, makes the bid
+//     contextual too, and counts no frequency caps (what it says is unknown).
 //   - The GPP sections that apply are those gpp_sid lists (every section of
 //     the string when it lists none); each is decoded on its own, so a broken
 //     section that does not apply decides nothing (unused_malformed_gpp).
@@ -98,9 +101,12 @@ struct PrivacyDecision {
   PrivacyRegime regime = PrivacyRegime::kNone;
   PrivacyOutcome outcome = PrivacyOutcome::kNotApplicable;
   bool may_bid = true;
-  bool may_read_profile = true;          // profile lookup
-  bool may_count_frequency_caps = true;  // device_impressions read and write
-  bool may_use_device_key = true;        // device key in beacon URLs
+  bool may_read_profile = true;  // profile lookup
+  // Frequency caps read and counted; with the device key (and the profile),
+  // under the device's profile row and with its device_impressions entry,
+  // else under cap-only keys (bidder/bid/frequency_cap.h).
+  bool may_count_frequency_caps = true;
+  bool may_use_device_key = true;  // device key in beacon URLs
   bool may_target_segments = true;
   bool may_measure = true;          // impression, click and conversion events
   bool may_use_precise_geo = true;  // device.geo lat/lon
@@ -115,11 +121,12 @@ struct PrivacyDecision {
 
 PrivacyDecision DecidePrivacy(const PrivacySignals& signals, const config::PrivacyConfig& config);
 
-// Whether `alpha3` (ISO 3166-1 alpha-3, either case) is a country where the
-// GDPR or its UK and Swiss counterparts apply: the EU (with its outermost
-// regions that have codes of their own), Iceland, Liechtenstein, Norway, the
-// United Kingdom, Switzerland.
-bool IsGdprCountry(std::string_view alpha3);
+// Whether `code` (ISO 3166-1 alpha-3 as OpenRTB has it, or alpha-2 as some
+// exchanges send; either case) is a country where the GDPR or its UK and
+// Swiss counterparts apply: the EU (with its outermost regions that have
+// codes of their own), Iceland, Liechtenstein, Norway, the United Kingdom,
+// Switzerland.
+bool IsGdprCountry(std::string_view code);
 
 }  // namespace rtb::bidder::privacy
 

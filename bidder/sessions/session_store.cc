@@ -15,7 +15,9 @@
 namespace rtb::bidder::sessions {
 namespace {
 
-constexpr char kFamily[] = "s";
+// The families' names (storage/schemas.h) as the strings requests hold.
+std::string SessionFamily() { return std::string(storage::kSessionsFamily); }
+std::string IndexFamily() { return std::string(storage::kUserSessionsFamily); }
 constexpr char kStateColumn[] = "state";
 constexpr char kVerColumn[] = "ver";
 // Index rounds of one RevokeAll: bounds the work even if logins keep coming.
@@ -82,20 +84,20 @@ absl::StatusOr<CreatedSession> SessionStore::Create(std::string_view user,
   // at nothing, which every reader skips.
   storage::Put index;
   index.row = internal::UserIndexRow(user, now);
-  index.values.push_back({kFamily, created.session.key, storage::EncodeCounter(now), {}});
+  index.values.push_back({IndexFamily(), created.session.key, storage::EncodeCounter(now), {}});
   index.ttl_ms = Millis(options_.absolute_lifetime);
   index.durability = storage::Durability::kSyncWal;
   if (absl::Status s = store_.Put(storage::kUserSessionsTable, index); !s.ok()) return s;
 
   storage::CheckAndMutate cam;
   cam.row = created.session.key;
-  cam.family = kFamily;
+  cam.family = SessionFamily();
   cam.qualifier = kVerColumn;
   cam.value = std::nullopt;  // the row must not exist yet
   storage::Put put;
   put.row = created.session.key;
-  put.values.push_back({kFamily, kStateColumn, internal::EncodeState(state), {}});
-  put.values.push_back({kFamily, kVerColumn, storage::EncodeCounter(1), {}});
+  put.values.push_back({SessionFamily(), kStateColumn, internal::EncodeState(state), {}});
+  put.values.push_back({SessionFamily(), kVerColumn, storage::EncodeCounter(1), {}});
   put.ttl_ms = Millis(options_.absolute_lifetime);
   put.durability = storage::Durability::kSyncWal;
   cam.puts.push_back(std::move(put));
@@ -110,11 +112,11 @@ absl::StatusOr<CreatedSession> SessionStore::Create(std::string_view user,
 absl::StatusOr<Session> SessionStore::Read(const std::string& key) {
   storage::Get get;
   get.row = key;
-  get.columns.push_back({kFamily, std::nullopt});
+  get.columns.push_back({SessionFamily(), std::nullopt});
   absl::StatusOr<storage::RowResult> row = store_.Get(storage::kSessionsTable, get);
   if (!row.ok()) return row.status();
-  std::optional<std::string_view> cell = row->Value(kFamily, kStateColumn);
-  std::optional<int64_t> version = row->Counter(kFamily, kVerColumn);
+  std::optional<std::string_view> cell = row->Value(storage::kSessionsFamily, kStateColumn);
+  std::optional<int64_t> version = row->Counter(storage::kSessionsFamily, kVerColumn);
   if (!cell || !version) return absl::NotFoundError("no such session");
   absl::StatusOr<SessionState> state = internal::DecodeState(*cell);
   if (!state.ok()) return state.status();
@@ -133,15 +135,16 @@ absl::Status SessionStore::Write(const Session& before, const SessionState& next
   if (remaining <= 0) return absl::UnauthenticatedError("session expired");
   storage::CheckAndMutate cam;
   cam.row = before.key;
-  cam.family = kFamily;
+  cam.family = SessionFamily();
   cam.qualifier = kVerColumn;
   cam.value = storage::EncodeCounter(before.version);
   storage::Put put;
   put.row = before.key;
   // Both cells every time, so their timestamps stay aligned and neither
   // expires before the other.
-  put.values.push_back({kFamily, kStateColumn, internal::EncodeState(next), {}});
-  put.values.push_back({kFamily, kVerColumn, storage::EncodeCounter(before.version + 1), {}});
+  put.values.push_back({SessionFamily(), kStateColumn, internal::EncodeState(next), {}});
+  put.values.push_back(
+      {SessionFamily(), kVerColumn, storage::EncodeCounter(before.version + 1), {}});
   // A touch must not carry the session past its absolute lifetime.
   put.ttl_ms = remaining;
   put.durability = sync ? storage::Durability::kSyncWal : storage::Durability::kAsyncWal;
@@ -229,7 +232,7 @@ absl::Status SessionStore::RevokeKey(const std::string& key, std::string_view us
   if (absl::Status s = store_.Delete(storage::kSessionsTable, del); !s.ok()) return s;
   storage::Delete index;
   index.row = internal::UserIndexRow(user, created_ms);
-  index.targets.push_back({kFamily, key, storage::DeleteKind::kColumnAll, std::nullopt});
+  index.targets.push_back({IndexFamily(), key, storage::DeleteKind::kColumnAll, std::nullopt});
   index.durability = storage::Durability::kSyncWal;
   return store_.Delete(storage::kUserSessionsTable, index);
 }
@@ -255,7 +258,7 @@ absl::StatusOr<int> SessionStore::RevokeAll(std::string_view user) {
   for (int round = 0; round < kMaxRevokeRounds; ++round) {
     storage::Scan scan;
     scan.prefix = internal::UserIndexPrefix(user);
-    scan.columns.push_back({kFamily, std::nullopt});
+    scan.columns.push_back({IndexFamily(), std::nullopt});
     scan.limit = options_.max_sessions_per_user;
     absl::StatusOr<std::vector<storage::RowResult>> rows =
         store_.Scan(storage::kUserSessionsTable, scan);
@@ -271,7 +274,7 @@ absl::StatusOr<int> SessionStore::RevokeAll(std::string_view user) {
       for (const storage::Cell& cell : row.cells) {
         storage::Get get;
         get.row = cell.qualifier;
-        get.columns.push_back({kFamily, std::string(kVerColumn)});
+        get.columns.push_back({SessionFamily(), std::string(kVerColumn)});
         gets.push_back(std::move(get));
         storage::Delete del;
         del.row = cell.qualifier;
@@ -279,7 +282,7 @@ absl::StatusOr<int> SessionStore::RevokeAll(std::string_view user) {
         session_deletes.push_back(std::move(del));
         // Only the entries seen: a login landing meanwhile keeps its own.
         index.targets.push_back(
-            {kFamily, cell.qualifier, storage::DeleteKind::kColumnAll, std::nullopt});
+            {IndexFamily(), cell.qualifier, storage::DeleteKind::kColumnAll, std::nullopt});
       }
       index_deletes.push_back(std::move(index));
     }
@@ -308,7 +311,7 @@ absl::StatusOr<int> SessionStore::RevokeAll(std::string_view user) {
 absl::StatusOr<std::vector<Session>> SessionStore::ListSessions(std::string_view user) {
   storage::Scan scan;
   scan.prefix = internal::UserIndexPrefix(user);
-  scan.columns.push_back({kFamily, std::nullopt});
+  scan.columns.push_back({IndexFamily(), std::nullopt});
   scan.limit = options_.max_sessions_per_user;
   absl::StatusOr<std::vector<storage::RowResult>> rows =
       store_.Scan(storage::kUserSessionsTable, scan);

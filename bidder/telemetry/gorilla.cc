@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "storage/key_bytes.h"
 
 namespace rtb::bidder::telemetry {
 namespace {
@@ -347,8 +348,7 @@ absl::Status GorillaEncoder::Append(int64_t timestamp, double value) {
 std::string GorillaEncoder::Finish() {
   if (count_ == 0) return std::string();
   std::string bytes = out_.Finish();
-  bytes[1] = static_cast<char>(count_ >> 8);
-  bytes[2] = static_cast<char>(count_);
+  storage::StoreBigEndian(count_, 2, bytes.data() + 1);  // after the version byte
   return bytes;
 }
 

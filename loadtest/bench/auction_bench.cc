@@ -175,15 +175,19 @@ class Bidder {
     // counters (below the caps).
     storage::Put put;
     put.row = std::string(DeviceKeyHasher(kDeviceKeySecret).Hash("b-77d1a0c3").bytes());
-    put.values.push_back({"seg", "cart-abandoner-30d", "\x64", std::nullopt});
-    put.values.push_back({"seg", "in-market-travel", "\x32", std::nullopt});
+    put.values.push_back(
+        {std::string(storage::kProfileSegmentFamily), "cart-abandoner-30d", "\x64", std::nullopt});
+    put.values.push_back(
+        {std::string(storage::kProfileSegmentFamily), "in-market-travel", "\x32", std::nullopt});
     const std::string today = absl::FormatTime("%Y%m%d", absl::Now(), absl::UTCTimeZone());
-    put.values.push_back(
-        {"fc", "litware-retargeting|" + today, storage::EncodeCounter(1), std::nullopt});
-    put.values.push_back(
-        {"fc", "northwind-travel-display|" + today, storage::EncodeCounter(2), std::nullopt});
+    put.values.push_back({std::string(storage::kProfileFrequencyCapFamily),
+                          "litware-retargeting|" + today, storage::EncodeCounter(1), std::nullopt});
+    put.values.push_back({std::string(storage::kProfileFrequencyCapFamily),
+                          "northwind-travel-display|" + today, storage::EncodeCounter(2),
+                          std::nullopt});
     for (int i = 0; i < setup.filler_segments; ++i) {
-      put.values.push_back({"seg", absl::StrCat("filler-segment-", i), "\x10", std::nullopt});
+      put.values.push_back({std::string(storage::kProfileSegmentFamily),
+                            absl::StrCat("filler-segment-", i), "\x10", std::nullopt});
     }
     (void)store_->Put(storage::kProfilesTable, put);
     metrics_ = std::make_unique<BidMetrics>(registry_, config_.server.exchanges, config_.campaigns);

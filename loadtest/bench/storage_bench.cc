@@ -36,11 +36,13 @@ Put ProfileRow(const std::string& row) {
   for (int i = 0; i < 80; ++i) {
     char q[9];
     std::snprintf(q, sizeof(q), "s%07d", i * 37);
-    p.values.push_back(PutValue{"seg", q, std::string("\x00\x00\x00\x5a", 4), std::nullopt});
+    p.values.push_back(PutValue{std::string(kProfileSegmentFamily), q,
+                                std::string("\x00\x00\x00\x5a", 4), std::nullopt});
   }
   for (int i = 0; i < 24; ++i) {
-    p.values.push_back(PutValue{"fc", "c" + std::to_string(1000 + i) + "|20261004",
-                                EncodeCounter(i), std::nullopt});
+    p.values.push_back(PutValue{std::string(kProfileFrequencyCapFamily),
+                                "c" + std::to_string(1000 + i) + "|20261004", EncodeCounter(i),
+                                std::nullopt});
   }
   return p;
 }
@@ -152,7 +154,8 @@ BENCHMARK(BM_RawRocksDbGetCopied);
 void ProfileGet(benchmark::State& state, EmbeddedFixture& f) {
   Get get;
   get.row = kDevice;
-  get.columns = {Column{"seg", std::nullopt}, Column{"fc", std::nullopt}};
+  get.columns = {Column{std::string(kProfileSegmentFamily), std::nullopt},
+                 Column{std::string(kProfileFrequencyCapFamily), std::nullopt}};
   get.consistency = Consistency::kTimeline;
   size_t cells = 0;
   for (auto _ : state) {
@@ -189,7 +192,7 @@ BENCHMARK(BM_EmbeddedProfileGetMiss);
 
 void BM_EmbeddedIncrement(benchmark::State& state) {
   EmbeddedFixture& f = Embedded();
-  Increment inc{kDevice, {{"fc", "c1000|20261004", 1}}};
+  Increment inc{kDevice, {{std::string(kProfileFrequencyCapFamily), "c1000|20261004", 1}}};
   inc.ttl_ms = int64_t{2} * 24 * 3600 * 1000;
   inc.durability = Durability::kAsyncWal;
   for (auto _ : state) {

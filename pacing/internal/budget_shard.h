@@ -36,12 +36,13 @@
 #include <string_view>
 
 #include "absl/time/civil_time.h"
+#include "storage/schemas.h"
 #include "storage/types.h"
 
 namespace rtb::pacing::internal {
 
 inline constexpr int kBudgetShards = 16;
-inline constexpr std::string_view kSpendFamily = "spend";
+inline constexpr std::string_view kSpendFamily = storage::kBudgetSpendFamily;
 
 // The shard a worker writes: worker_id mod 16 (worker ids are >= 0).
 int ShardOf(int worker_id);

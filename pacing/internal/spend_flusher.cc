@@ -5,18 +5,15 @@
 
 #include "pacing/internal/budget_controller.h"
 #include "pacing/internal/budget_shard.h"
+#include "storage/key_bytes.h"
 #include "storage/schemas.h"
 
 namespace rtb::pacing::internal {
 namespace {
 
-// SplitMix64's finaliser: distinct inputs give distinct, well-spread outputs.
-uint64_t Mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
+// A splitmix64 step: the golden-ratio increment, then the finaliser. Distinct
+// inputs give distinct, well-spread outputs.
+uint64_t Mix(uint64_t x) { return storage::SplitMix64Finalize(x + 0x9e3779b97f4a7c15ULL); }
 
 }  // namespace
 

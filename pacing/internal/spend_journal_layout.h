@@ -31,16 +31,17 @@
 #include <string>
 #include <string_view>
 
+#include "storage/schemas.h"
 #include "storage/types.h"
 
 namespace rtb::pacing::internal {
 
-inline constexpr std::string_view kJournalEntryFamily = "e";
+inline constexpr std::string_view kJournalEntryFamily = storage::kSpendJournalEntryFamily;
 inline constexpr std::string_view kJournalCampaignColumn = "c";
 inline constexpr std::string_view kJournalDayColumn = "d";
 inline constexpr std::string_view kJournalAmountColumn = "a";
 inline constexpr std::string_view kJournalImpressionColumn = "i";
-inline constexpr std::string_view kJournalCounterFamily = "n";
+inline constexpr std::string_view kJournalCounterFamily = storage::kSpendJournalCounterFamily;
 inline constexpr std::string_view kJournalCounterColumn = "seq";
 inline constexpr size_t kJournalEntryRowBytes = 10;
 

@@ -58,11 +58,13 @@
 #include <string>
 #include <string_view>
 
+#include "storage/schemas.h"
+
 namespace rtb::pricing::internal {
 
-inline constexpr std::string_view kOutcomeFamily = "o";
-inline constexpr std::string_view kEngagementFamily = "r";
-inline constexpr std::string_view kModelFamily = "m";
+inline constexpr std::string_view kOutcomeFamily = storage::kPricingOutcomeFamily;
+inline constexpr std::string_view kEngagementFamily = storage::kPricingEngagementFamily;
+inline constexpr std::string_view kModelFamily = storage::kPricingModelFamily;
 
 inline constexpr int kSalts = 16;
 

@@ -8,7 +8,6 @@
 #include "absl/strings/str_cat.h"
 #include "storage/hbase/absl_compat.h"
 #include "storage/hbase/row_range_filter.h"
-#include "storage/internal/validation.h"
 
 namespace rtb::storage::hbase {
 namespace {
@@ -472,7 +471,7 @@ RowResult FromThrift(t2::TResult&& result, std::string_view requested_row) {
 }
 
 absl::StatusOr<t2::TTableDescriptor> ToThrift(const TableSchema& schema) {
-  if (absl::Status s = internal::ValidateSchema(schema); !s.ok()) return s;
+  if (absl::Status s = ValidateSchema(schema); !s.ok()) return s;
   t2::TTableDescriptor out;
   out.tableName = ToThriftTableName(schema.name);
   out.__isset.columns = true;

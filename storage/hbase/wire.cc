@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "storage/hbase/absl_compat.h"
+#include "storage/key_bytes.h"
 
 namespace rtb::storage::hbase {
 namespace {
@@ -210,13 +211,13 @@ absl::StatusOr<size_t> CompleteMessageSize(std::string_view data, size_t max_byt
 }
 
 std::array<uint8_t, 4> FrameHeader(uint32_t size) {
-  return {static_cast<uint8_t>(size >> 24), static_cast<uint8_t>(size >> 16),
-          static_cast<uint8_t>(size >> 8), static_cast<uint8_t>(size)};
+  std::array<uint8_t, 4> header;
+  StoreBigEndian(size, 4, reinterpret_cast<char*>(header.data()));
+  return header;
 }
 
 uint32_t ReadFrameHeader(const uint8_t* header) {
-  return (uint32_t{header[0]} << 24) | (uint32_t{header[1]} << 16) | (uint32_t{header[2]} << 8) |
-         uint32_t{header[3]};
+  return ReadBigEndian32(std::string_view(reinterpret_cast<const char*>(header), 4));
 }
 
 }  // namespace rtb::storage::hbase

@@ -70,8 +70,13 @@ absl::Status CheckTtl(const TableSchema& table, const std::optional<int64_t>& tt
 }
 
 }  // namespace
+}  // namespace rtb::storage::internal
+
+namespace rtb::storage {
 
 absl::Status ValidateSchema(const TableSchema& schema) {
+  using internal::IsValidName;
+  using internal::IsValidTableName;
   if (!IsValidTableName(schema.name)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "table name '", schema.name,
@@ -118,6 +123,10 @@ absl::Status ValidateSchema(const TableSchema& schema) {
   }
   return absl::OkStatus();
 }
+
+}  // namespace rtb::storage
+
+namespace rtb::storage::internal {
 
 absl::Status ValidateGet(const TableSchema& table, const Get& get) {
   if (absl::Status s = CheckRow(table, "Get", get.row); !s.ok()) return s;

@@ -8,7 +8,7 @@
 
 namespace rtb::storage::internal {
 
-absl::Status ValidateSchema(const TableSchema& schema);
+// ValidateSchema is public: storage/types.h.
 
 absl::Status ValidateGet(const TableSchema& table, const Get& get);
 absl::Status ValidatePut(const TableSchema& table, const Put& put);

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/ascii.h"
+#include "storage/key_bytes.h"
 
 namespace rtb::storage::server {
 namespace {
@@ -24,8 +25,8 @@ class KeyOnlyFilter final : public Filter {
       return;
     }
     const uint32_t n = static_cast<uint32_t>(cell.value.size());
-    cell.value = {static_cast<char>(n >> 24), static_cast<char>(n >> 16), static_cast<char>(n >> 8),
-                  static_cast<char>(n)};
+    cell.value.clear();
+    AppendBigEndian32(n, &cell.value);
   }
 
  private:

@@ -9,7 +9,6 @@
 // or SIGINT; then it stops accepting, lets calls in progress finish, flushes
 // every table and closes the store, and exits 0. A start-up error is one line
 // on stderr naming the problem, and exit code 1.
-#include <charconv>
 #include <memory>
 #include <string>
 #include <vector>
@@ -81,20 +80,8 @@ rtb::startup::FlagParser::Outcome ParseFlags(int argc, char** argv, Flags& flags
   parser.Integer("--idle-timeout-ms", &flags.server.idle_timeout_ms);
   parser.Integer("--max-scanners", &flags.server.handler.max_open_scanners);
   parser.Integer("--scanner-idle-timeout-ms", &flags.server.handler.scanner_idle_timeout_ms);
-  parser.Value("--block-cache-mb", [&](std::string_view v) {
-    int64_t mb = 0;
-    auto [end, error] = std::from_chars(v.data(), v.data() + v.size(), mb);
-    if (error != std::errc() || end != v.data() + v.size() || mb < 1) return false;
-    flags.block_cache_mb = mb;
-    return true;
-  });
-  parser.Value("--memtable-budget-mb", [&](std::string_view v) {
-    int64_t mb = 0;
-    auto [end, error] = std::from_chars(v.data(), v.data() + v.size(), mb);
-    if (error != std::errc() || end != v.data() + v.size() || mb < 0) return false;
-    flags.memtable_budget_mb = mb;
-    return true;
-  });
+  parser.Integer("--block-cache-mb", &flags.block_cache_mb, int64_t{1});
+  parser.Integer("--memtable-budget-mb", &flags.memtable_budget_mb, int64_t{0});
   parser.Switch("--apply-schemas", &flags.apply_schemas);
   parser.Require("--path");
   return parser.Parse(argc, argv);

@@ -6,7 +6,6 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "storage/internal/validation.h"
 #include "storage/server/convert.h"
 #include "storage/server/descriptors.h"
 #include "storage/server/errors.h"
@@ -435,7 +434,7 @@ void StoreServiceHandler::createNamespace(const t2::TNamespaceDescriptor& namesp
   TableSchema probe;
   probe.name = absl::StrCat(namespaceDesc.name, ":t");
   probe.families = {FamilyOptions{.name = "f"}};
-  OkOrThrow(internal::ValidateSchema(probe));
+  OkOrThrow(ValidateSchema(probe));
   WriteNamespace(namespaceDesc);
 }
 

@@ -18,6 +18,7 @@
 #include <charconv>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -50,12 +51,16 @@ class FlagParser {
   void Value(std::string name, std::function<bool(std::string_view)> parse);
   // A non-empty string.
   void Text(std::string name, std::string* out);
-  // A whole number in the range of Int.
+  // A whole number in the range of Int, at least `min` when given (sizes,
+  // counts); `*out` keeps its default unless the value is good.
   template <typename Int>
-  void Integer(std::string name, Int* out) {
-    Value(std::move(name), [out](std::string_view text) {
-      auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), *out);
-      return error == std::errc() && end == text.data() + text.size();
+  void Integer(std::string name, Int* out, Int min = std::numeric_limits<Int>::min()) {
+    Value(std::move(name), [out, min](std::string_view text) {
+      Int value{};
+      auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+      if (error != std::errc() || end != text.data() + text.size() || value < min) return false;
+      *out = value;
+      return true;
     });
   }
   // A flag without a value, true when given.

@@ -3,7 +3,8 @@
 //   0: a received beacon query, verified as each kind: an answer or
 //      InvalidArgument / Unauthenticated; one that verifies as a kind fails
 //      as every other kind (the kind is signed).
-//   1: a bid's parameters (text fields split on NUL, then numbers): each of
+//   1: a bid's parameters (text fields split on NUL, then numbers and
+//      flags: test, a cap-only key instead of the device key, denied uses): each of
 //      its URLs, with the exchange's macros substituted as an exchange would
 //      (values percent-encoded), verifies as its kind with every parameter
 //      back as signed; Url() and AppendUrls() write the same URLs.
@@ -108,6 +109,14 @@ void RoundTrip(std::string_view input) {
   params.bid_price_micros = Int64At(input, 0);
   params.bid_time_ms = Int64At(input, 8);
   params.test = input.size() > 16 && (input[16] & 1) != 0;
+  // Bit 1: the fourth field is a cap-only key (fk, pf bit 4) instead of
+  // the device key; bits 2 and 3 deny counting and measurement.
+  if (input.size() > 16 && (input[16] & 2) != 0) {
+    params.frequency_cap_key = params.device_key;
+    params.device_key = {};
+  }
+  params.permissions.count_frequency_cap = !(input.size() > 16 && (input[16] & 4) != 0);
+  params.permissions.measure = !(input.size() > 16 && (input[16] & 8) != 0);
 
   std::string urls[5];
   Signer().AppendUrls(kBase, params, &urls[0], &urls[1], &urls[2], &urls[3], &urls[4]);
@@ -128,9 +137,11 @@ void RoundTrip(std::string_view input) {
     const BeaconParams back = bidder::ParamsOf(*beacon);
     if (back.exchange != params.exchange || back.campaign_id != params.campaign_id ||
         back.creative_id != params.creative_id || back.device_key != params.device_key ||
-        back.deal_id != params.deal_id || back.bid_currency != params.bid_currency ||
-        back.request_id != params.request_id || back.imp_id != params.imp_id ||
-        back.bid_id != params.bid_id || back.bid_price_micros != params.bid_price_micros ||
+        back.frequency_cap_key != params.frequency_cap_key ||
+        back.permissions != params.permissions || back.deal_id != params.deal_id ||
+        back.bid_currency != params.bid_currency || back.request_id != params.request_id ||
+        back.imp_id != params.imp_id || back.bid_id != params.bid_id ||
+        back.bid_price_micros != params.bid_price_micros ||
         back.bid_time_ms != params.bid_time_ms || back.test != params.test) {
       Fail("a verified beacon does not carry what was signed");
     }

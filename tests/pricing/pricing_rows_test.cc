@@ -117,5 +117,19 @@ TEST(BucketTest, BucketsSeparateExchangesInventoryAndFormats) {
   EXPECT_FALSE(ParseBucket("zz00000000000001").has_value());
 }
 
+// Buckets are row keys of the pricing tables: the same inputs give the same
+// bucket in every build. Taken before the finaliser moved to storage/key_bytes.
+TEST(BucketTest, BucketsArePinned) {
+  EXPECT_EQ(ExchangeBucketBits("adx"), 0x778d000000000000ULL);
+  EXPECT_EQ(InventoryHash('s', "news.example.com"), 0x5e99105254368ebeULL);
+  EXPECT_EQ(InventoryHash('a', "news.example.com"), 0x8b5cb78b81ceb493ULL);
+  EXPECT_EQ(
+      BucketOf(ExchangeBucketBits("adx"), InventoryHash('s', "news.example.com"), 1, 300, 250),
+      0x778dd01d3c8891bcULL);
+  EXPECT_EQ(
+      BucketOf(ExchangeBucketBits("adx"), InventoryHash('a', "com.example.game"), 2, 640, 480),
+      0x778d4a078c597e48ULL);
+}
+
 }  // namespace
 }  // namespace rtb::pricing::internal

@@ -1,7 +1,8 @@
 #include "storage/schemas.h"
 
+#include <string>
+
 #include "absl/container/flat_hash_set.h"
-#include "storage/internal/validation.h"
 #include "tests/storage/test_store.h"
 
 namespace rtb::storage::testing {
@@ -19,7 +20,7 @@ const TableSchema& Find(const std::vector<TableSchema>& tables, std::string_view
 TEST(SchemasTest, EveryTableIsValidAndNamedOnce) {
   absl::flat_hash_set<std::string> names;
   for (const TableSchema& t : BidderTables()) {
-    EXPECT_TRUE(internal::ValidateSchema(t).ok()) << t.name;
+    EXPECT_TRUE(ValidateSchema(t).ok()) << t.name;
     EXPECT_TRUE(names.insert(t.name).second) << t.name;
   }
   for (std::string_view name : {kProfilesTable, kImpressionsTable, kBudgetTable, kSpendJournalTable,
@@ -27,6 +28,42 @@ TEST(SchemasTest, EveryTableIsValidAndNamedOnce) {
                                 kSessionsTable, kUserSessionsTable}) {
     EXPECT_TRUE(names.contains(std::string(name))) << name;
   }
+}
+
+// Every table's families by name and TTL, written out as literals: family
+// names are stored in every cell, so renaming a constant must not rename a
+// family.
+TEST(SchemasTest, FamilyNamesAndTtlsArePinned) {
+  constexpr int64_t kDay = 86400;
+  std::string listing;
+  for (const TableSchema& t : BidderTables(TableOptions())) {
+    listing += t.name + ":";
+    for (const FamilyOptions& f : t.families) {
+      listing += " " + f.name + "/" + std::to_string(f.ttl_seconds / kDay) + "d" +
+                 std::to_string(f.ttl_seconds % kDay) + "s";
+    }
+    listing += "\n";
+  }
+  EXPECT_EQ(listing,
+            "profiles: seg/30d0s fc/2d0s\n"
+            "impressions: i/7d0s\n"
+            "device_impressions: x/7d0s\n"
+            "budget: spend/400d0s\n"
+            "spend_journal: e/7d0s n/0d0s\n"
+            "events: d/90d0s\n"
+            "events_by_type: i/30d0s\n"
+            "event_rollups: c/730d0s\n"
+            "erasures: e/0d0s\n"
+            "metrics: d/2d0s p/0d0s\n"
+            "metric_ids: i/0d0s\n"
+            "metric_series: s/0d0s\n"
+            "metric_rollups: m/400d0s h/0d0s\n"
+            "sessions: s/0d28800s\n"
+            "user_sessions: s/0d28800s\n"
+            "campaigns: c/0d0s\n"
+            "campaign_changes: x/7d0s\n"
+            "campaign_audit: a/0d0s\n"
+            "pricing: o/8d0s r/62d0s m/2d0s\n");
 }
 
 TEST(SchemasTest, ProfilesMatchTheAdTechDesign) {

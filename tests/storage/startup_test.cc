@@ -2,6 +2,7 @@
 // the configured store with the bidder's tables.
 #include "storage/startup/startup.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -31,6 +32,7 @@ struct Parsed {
   Outcome outcome;
   std::string path;
   int port = 7;
+  int64_t cache_mb = 256;
   bool apply = false;
   std::string stderr_text;
 };
@@ -40,6 +42,7 @@ Parsed Parse(std::vector<std::string> args) {
   FlagParser parser("prog", "usage: prog --path P [--port N] [--apply]\n");
   parser.Text("--path", &parsed.path);
   parser.Integer("--port", &parsed.port);
+  parser.Integer("--cache-mb", &parsed.cache_mb, int64_t{1});
   parser.Switch("--apply", &parsed.apply);
   parser.Require("--path");
   Argv argv(std::move(args));
@@ -58,6 +61,9 @@ TEST(FlagParserTest, ValuesComeSpacedOrAfterAnEqualsSign) {
   Parsed defaults = Parse({"--path=/y"});
   EXPECT_EQ(defaults.outcome, Outcome::kRun);
   EXPECT_EQ(defaults.port, 7);
+  EXPECT_EQ(defaults.cache_mb, 256);
+  EXPECT_EQ(Parse({"--path=/y", "--cache-mb", "1"}).cache_mb, 1);
+  EXPECT_EQ(Parse({"--path=/y", "--port=-3"}).port, -3);  // no minimum given
   EXPECT_FALSE(defaults.apply);
 }
 
@@ -70,6 +76,8 @@ TEST(FlagParserTest, ProblemsNameTheFlagAndPrintTheUsage) {
       {{"--path", "/x", "--port", "9x"}, "prog: bad value \"9x\" for --port"},
       {{"--path", "/x", "--port", "99999999999"}, "prog: bad value \"99999999999\" for --port"},
       {{"--path", "/x", "--apply=1"}, "prog: unknown argument \"--apply=1\""},
+      {{"--path", "/x", "--cache-mb", "0"}, "prog: bad value \"0\" for --cache-mb"},
+      {{"--path", "/x", "--cache-mb", "-5"}, "prog: bad value \"-5\" for --cache-mb"},
   };
   for (const auto& [args, message] : cases) {
     Parsed p = Parse(args);

@@ -154,27 +154,17 @@ absl::StatusOr<Device> DeviceOf(BeaconContext& context, const VerifiedBeacon& b)
   return device;
 }
 
-// Step 2 for the device: its device -> impression entry and the
-// frequency-cap count of the campaign's day, counted once per impression id
-// even when the notice is retried after a crash (see "Frequency caps after a
-// crash" in beacon_handler.h).
-absl::Status RecordDeviceImpression(BeaconContext& context, const std::string& device_key,
-                                    const CampaignEntry& campaign, int64_t now,
-                                    std::string_view impression_id) {
+// Adds the impression to the frequency-cap count `count_column` of `row`
+// (the device key, or a cap-only key), once per impression id even when the
+// notice is retried after a crash (see "Frequency caps after a crash" in
+// beacon_handler.h).
+absl::Status IncrementFrequencyCap(BeaconContext& context, const std::string& row,
+                                   const std::string& count_column,
+                                   std::string_view impression_id) {
   storage::Store& store = *context.deps().store;
-  storage::Put index;
-  index.row = events::DeviceImpressionRow(device_key, now, impression_id);
-  index.values.push_back({std::string(storage::kDeviceImpressionFamily),
-                          std::string(events::kDeviceImpressionCampaignColumn), campaign.config->id,
-                          std::nullopt});
-  index.durability = storage::Durability::kSyncWal;
-  if (absl::Status s = store.Put(storage::kDeviceImpressionsTable, index); !s.ok()) return s;
-  if (campaign.config->frequency_cap_per_day <= 0) return absl::OkStatus();
-  const std::string count_column =
-      FrequencyCapQualifier(campaign.config->id, absl::FromUnixMillis(now), campaign.zone);
   const std::string marker_column = FrequencyCapMarkerQualifier(impression_id);
   storage::Increment cap;
-  cap.row = device_key;
+  cap.row = row;
   // The count and the impression's marker move together (one row, one
   // atomic Increment): the marker says how many times this impression was
   // added.
@@ -193,12 +183,53 @@ absl::Status RecordDeviceImpression(BeaconContext& context, const std::string& d
   // caller whose Increment made it the n-th (n > 1) takes its own one back,
   // so each retry undoes exactly itself.
   storage::Increment undo;
-  undo.row = device_key;
+  undo.row = row;
   undo.columns.push_back({std::string(storage::kProfileFrequencyCapFamily), count_column, -1});
   undo.ttl_ms = cap.ttl_ms;
   undo.durability = storage::Durability::kAsyncWal;
   undo.nonce = Nonce(impression_id) ^ (static_cast<uint64_t>(times) << 56) ^ 0x5bd1e995u;
   return store.Increment(storage::kProfilesTable, undo).status();
+}
+
+// Step 2 for the device: its device -> impression entry and the
+// frequency-cap count of the campaign's day.
+absl::Status RecordDeviceImpression(BeaconContext& context, const std::string& device_key,
+                                    const CampaignEntry& campaign, int64_t now,
+                                    std::string_view impression_id) {
+  storage::Put index;
+  index.row = events::DeviceImpressionRow(device_key, now, impression_id);
+  index.values.push_back({std::string(storage::kDeviceImpressionFamily),
+                          std::string(events::kDeviceImpressionCampaignColumn), campaign.config->id,
+                          std::nullopt});
+  index.durability = storage::Durability::kSyncWal;
+  if (absl::Status s = context.deps().store->Put(storage::kDeviceImpressionsTable, index);
+      !s.ok()) {
+    return s;
+  }
+  if (campaign.config->frequency_cap_per_day <= 0) return absl::OkStatus();
+  return IncrementFrequencyCap(
+      context, device_key,
+      FrequencyCapQualifier(campaign.config->id, absl::FromUnixMillis(now), campaign.zone),
+      impression_id);
+}
+
+// Step 2 for a bid that names the device by a cap-only key (a US opt-out,
+// pf bit 4): the count under that key and nothing else: no
+// device_impressions entry, no device key anywhere. The key was made for
+// the day of the bid (DeviceKeyHasher::FrequencyCapKey), so the count's
+// column is that day's too, whenever the notice arrives. A key that is not
+// 16 bytes of hex counts nothing (it was signed, so it is ours; this is a
+// guard, not a check).
+absl::Status CountCapOnly(BeaconContext& context, const VerifiedBeacon& b,
+                          const CampaignEntry& campaign, std::string_view impression_id) {
+  if (campaign.config->frequency_cap_per_day <= 0) return absl::OkStatus();
+  const std::optional<std::string> key = storage::FromHex(b.frequency_cap_key);
+  if (!key.has_value() || key->size() != events::kUserKeyBytes) return absl::OkStatus();
+  return IncrementFrequencyCap(
+      context, *key,
+      FrequencyCapQualifier(campaign.config->id, absl::FromUnixMillis(b.bid_time_ms),
+                            campaign.zone),
+      impression_id);
 }
 
 // Step 3: puts the impression row if it is absent, naming the spend journal
@@ -367,6 +398,10 @@ Answer ClaimImpression(BeaconContext& context, Endpoint endpoint, const Verified
   if (CountsFrequencyCap(*device, b)) {
     if (absl::Status s = RecordDeviceImpression(context, device->key, campaign, now, impression_id);
         !s.ok()) {
+      return Failed(s);
+    }
+  } else if (b.permissions.count_frequency_cap && !b.frequency_cap_key.empty()) {
+    if (absl::Status s = CountCapOnly(context, b, campaign, impression_id); !s.ok()) {
       return Failed(s);
     }
   }

@@ -122,6 +122,7 @@ void AuctionResult::Clear() {
   no_candidates = true;
   rejection = Rejection::kNone;
   outage_decisions.clear();
+  dsa_skipped = 0;
 }
 
 Auction::Auction(const CampaignIndex& index, const CurrencyTable& currencies,
@@ -147,22 +148,32 @@ uint32_t ResponseCurrency(const openrtb::BidRequest& request, const CurrencyTabl
 
 }  // namespace
 
-AuctionPreview Auction::Preview(const openrtb::BidRequest& request) const {
+AuctionPreview Auction::Preview(const openrtb::BidRequest& request,
+                                std::vector<size_t>* capped) const {
   AuctionPreview preview;
   preview.currency_acceptable = ResponseCurrency(request, currencies_, usd_) != 0;
   thread_local CampaignSet candidates;
+  if (capped != nullptr) capped->clear();
   for (const openrtb::Imp& imp : request.imp) {
     index_.Candidates(request, imp, &candidates);
     candidates.ForEach([&](size_t i) {
       preview.any_candidates = true;
       const Campaign& campaign = index_.campaign(i);
       if (!campaign.required_segments.empty()) preview.needs_segments = true;
-      if (campaign.frequency_cap.capped()) preview.needs_frequency_caps = true;
+      if (campaign.frequency_cap.capped()) {
+        preview.needs_frequency_caps = true;
+        if (capped != nullptr && std::find(capped->begin(), capped->end(), i) == capped->end()) {
+          capped->push_back(i);
+        }
+      }
       if (pricer_ != nullptr && campaign.goal.type != config::CampaignGoal::kCpm) {
         preview.needs_history = true;
       }
     });
-    if (preview.needs_segments && preview.needs_frequency_caps && preview.needs_history) break;
+    if (capped == nullptr && preview.needs_segments && preview.needs_frequency_caps &&
+        preview.needs_history) {
+      break;
+    }
   }
   preview.needs_profile = preview.needs_segments || preview.needs_frequency_caps;
   return preview;
@@ -250,7 +261,10 @@ class ImpressionRound {
                                          ? privacy::DsaDecision{}
                                          : privacy::DecideDsa(dsa_->dsarequired, dsa_->pubrender,
                                                               dsa_->datatopub, campaign.dsa_offer);
-    if (!dsa.may_bid) return Rejection::kDsa;
+    if (!dsa.may_bid) {
+      ++result->dsa_skipped;
+      return Rejection::kDsa;
+    }
     Rejection creative_rejection = Rejection::kNone;
     const Creative* creative = ChooseCreative(campaign, imp_, scratch_, &creative_rejection);
     if (creative == nullptr) return creative_rejection;

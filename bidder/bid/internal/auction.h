@@ -115,6 +115,9 @@ struct AuctionResult {
   // With profile_unavailable: each candidate that reached the outage policy
   // (campaign index, true when the policy withheld its bid).
   std::vector<std::pair<size_t, bool>> outage_decisions;
+  // Candidates skipped on an impression because the DSA signal requires
+  // ext.dsa and the campaign cannot supply it (per impression and campaign).
+  int dsa_skipped = 0;
 
   void Clear();
 };
@@ -140,7 +143,10 @@ class Auction {
 
   // Cheap checks on `request` alone (currency, index candidates), so that
   // a request nobody can bid on costs no lookup.
-  AuctionPreview Preview(const openrtb::BidRequest& request) const;
+  // With `capped` set, it is replaced by the positions of the candidates
+  // with a frequency cap, each once (for reads of their cap-only keys).
+  AuctionPreview Preview(const openrtb::BidRequest& request,
+                         std::vector<size_t>* capped = nullptr) const;
 
   // Replaces `*result` (reusing its capacity).
   void Run(const AuctionInput& input, AuctionResult* result) const;

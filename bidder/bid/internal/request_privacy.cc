@@ -22,12 +22,17 @@ RequestPermissions PermissionsOf(const privacy::PrivacyDecision& d) {
   RequestPermissions p;
   p.bid = d.may_bid;
   p.read_segments = d.may_bid && d.may_read_profile && d.may_target_segments;
-  p.read_frequency_caps = d.may_bid && d.may_read_profile && d.may_count_frequency_caps;
   p.read_history = p.read_segments;
   p.device_key = d.may_bid && d.may_use_device_key;
   p.precise_geo = d.may_bid && d.may_use_precise_geo;
-  // Counting needs the key in the URL as well; say so in the URL too.
-  p.beacons.count_frequency_cap = p.device_key && d.may_count_frequency_caps;
+  const bool caps = d.may_bid && d.may_count_frequency_caps;
+  // Caps live under the device's profile row when the bid may name the
+  // device in its URLs, else under cap-only keys.
+  p.read_frequency_caps = caps && d.may_read_profile && p.device_key;
+  p.frequency_cap_keys = caps && !p.device_key;
+  // Counting needs the device named in the URL, by its key or a cap key;
+  // say so in the URL too.
+  p.beacons.count_frequency_cap = caps;
   p.beacons.measure = d.may_bid && d.may_measure;
   return p;
 }

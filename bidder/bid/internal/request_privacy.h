@@ -9,8 +9,15 @@
 //                             and a device's engagement history is read for
 //                             cpc and cpa values (personalised like a
 //                             segment; else they use the campaign's rates)
-//   may_count_frequency_caps  the lookup reads `fc`; the beacons may write
-//                             the device_impressions entry and the cap count
+//   may_count_frequency_caps  with the profile and the device key: the
+//                             lookup reads `fc`; the beacons may write the
+//                             device_impressions entry and the cap count.
+//                             Without the device key in URLs (a US
+//                             opt-out): the caps are read and counted under
+//                             cap-only keys, one per campaign and day
+//                             (DeviceKeyHasher::FrequencyCapKey), which the
+//                             beacon URLs of capped bids carry in place of
+//                             the device key; no device_impressions entry.
 //   may_use_device_key        the device key is computed and put in beacon
 //                             URLs (without it the beacons write nothing
 //                             under the device)
@@ -41,6 +48,10 @@ struct RequestPermissions {
   // The families the profile lookup may read; neither: no lookup.
   bool read_segments = true;
   bool read_frequency_caps = true;
+  // Frequency caps are read and counted under cap-only keys instead (no
+  // device key in URLs, caps allowed); the device key is computed for them
+  // but used for nothing else.
+  bool frequency_cap_keys = false;
   // The device's engagement history (event_rollups) may set cpc and cpa
   // values.
   bool read_history = true;
@@ -51,6 +62,8 @@ struct RequestPermissions {
   BeaconPermissions beacons;
 
   bool lookup() const { return read_segments || read_frequency_caps; }
+  // Whether the device key must be computed at all.
+  bool needs_device_key() const { return lookup() || device_key || frequency_cap_keys; }
   bool operator==(const RequestPermissions&) const = default;
 };
 

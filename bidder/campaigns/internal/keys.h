@@ -25,9 +25,11 @@
 #include <string>
 #include <string_view>
 
+#include "storage/schemas.h"
+
 namespace rtb::bidder::campaigns::internal {
 
-inline constexpr std::string_view kCampaignFamily = "c";
+inline constexpr std::string_view kCampaignFamily = storage::kCampaignsFamily;
 inline constexpr std::string_view kJsonColumn = "json";
 inline constexpr std::string_view kVersionColumn = "ver";
 inline constexpr std::string_view kStateColumn = "state";
@@ -36,11 +38,11 @@ inline constexpr std::string_view kUpdatedByColumn = "by";
 inline constexpr std::string_view kChangeCounterRow = "~changes";
 inline constexpr std::string_view kChangeCounterColumn = "seq";
 
-inline constexpr std::string_view kChangeFamily = "x";
+inline constexpr std::string_view kChangeFamily = storage::kCampaignChangesFamily;
 inline constexpr std::string_view kChangeIdColumn = "id";
 inline constexpr std::string_view kChangeAtColumn = "at";
 
-inline constexpr std::string_view kAuditFamily = "a";
+inline constexpr std::string_view kAuditFamily = storage::kCampaignAuditFamily;
 inline constexpr std::string_view kAuditOperatorColumn = "op";
 inline constexpr std::string_view kAuditActionColumn = "action";
 inline constexpr std::string_view kAuditVersionColumn = "ver";

@@ -19,7 +19,9 @@ uint64_t ReverseTime(int64_t event_time_ms) {
 
 std::string UserSalt(std::string_view user_key) {
   const uint64_t h = storage::StableHash64(user_key);
-  return std::string{static_cast<char>(h >> 56), static_cast<char>(h >> 48)};
+  std::string salt;
+  storage::AppendBigEndian16(static_cast<uint16_t>(h >> 48), &salt);  // the hash's top two bytes
+  return salt;
 }
 
 std::string UserPrefix(std::string_view user_key) {

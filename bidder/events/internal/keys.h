@@ -46,10 +46,12 @@
 #include <string>
 #include <string_view>
 
+#include "bidder/events/events.h"
+#include "storage/schemas.h"
+
 namespace rtb::bidder::events::internal {
 
-inline constexpr size_t kUserKeyBytes = 16;
-inline constexpr size_t kEventIdBytes = 16;
+// kUserKeyBytes and kEventIdBytes: bidder/events/events.h.
 inline constexpr size_t kSaltBytes = 2;
 inline constexpr size_t kTimeBytes = 8;
 inline constexpr size_t kTypeBytes = 4;
@@ -64,7 +66,7 @@ inline constexpr size_t kRollupKeyBytes = kUserPrefixBytes + kDayBytes;  // 26
 inline constexpr size_t kErasureKeyBytes = 1 + kUserKeyBytes;            // 17
 
 // Families and qualifiers.
-inline constexpr std::string_view kTimelineFamily = "d";
+inline constexpr std::string_view kTimelineFamily = storage::kEventsTimelineFamily;
 inline constexpr std::string_view kTypeColumn = "type";        // 4-byte type code
 inline constexpr std::string_view kTimeColumn = "ts";          // 8-byte event time, ms
 inline constexpr std::string_view kBodyColumn = "body";        // JSON record
@@ -72,10 +74,11 @@ inline constexpr std::string_view kSummaryColumn = "summary";  // copy of the in
 // Written last by Record, after the rollup increment: a replay that finds it
 // knows every write of the event happened and changes nothing.
 inline constexpr std::string_view kRolledUpColumn = "rolled";
-inline constexpr std::string_view kIndexFamily = "i";
+inline constexpr std::string_view kIndexFamily = storage::kEventsByTypeIndexFamily;
 inline constexpr std::string_view kIndexSummaryColumn = "s";
-inline constexpr std::string_view kRollupFamily = "c";  // qualifier = EventTypeName
-inline constexpr std::string_view kErasureFamily = "e";
+inline constexpr std::string_view kRollupFamily =
+    storage::kEventRollupsCountFamily;  // qualifier = EventTypeName
+inline constexpr std::string_view kErasureFamily = storage::kErasuresFamily;
 // Status row: when the erasure was requested, 8-byte ms. Its presence is what
 // IsErased checks.
 inline constexpr std::string_view kErasureRequestedColumn = "requested";

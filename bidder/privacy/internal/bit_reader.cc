@@ -5,21 +5,17 @@
 #include <cstring>
 #include <limits>
 
+#include "codecs/base64url.h"
+
 namespace rtb::bidder::privacy::internal {
 namespace {
 
+// The alphabet is codecs/base64url.h's (both alphabets, as this file's
+// header describes); the table makes a character one load.
+static_assert(kNotBase64 == codecs::kNotBase64);
 constexpr std::array<uint8_t, 256> MakeBase64Table() {
   std::array<uint8_t, 256> table{};
-  for (auto& v : table) v = kNotBase64;
-  for (int i = 0; i < 26; ++i) {
-    table['A' + i] = static_cast<uint8_t>(i);
-    table['a' + i] = static_cast<uint8_t>(26 + i);
-  }
-  for (int i = 0; i < 10; ++i) table['0' + i] = static_cast<uint8_t>(52 + i);
-  table['-'] = 62;
-  table['_'] = 63;
-  table['+'] = 62;
-  table['/'] = 63;
+  for (int c = 0; c < 256; ++c) table[c] = codecs::Base64Value(static_cast<char>(c));
   return table;
 }
 constexpr std::array<uint8_t, 256> kBase64Table = MakeBase64Table();

@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "absl/strings/ascii.h"
-#include "absl/strings/escaping.h"
+#include "storage/key_bytes.h"
 #include "storage/types.h"
 
 namespace rtb::bidder::sessions::internal {
@@ -102,7 +102,7 @@ bool ConstantTimeEquals(std::string_view a, std::string_view b) {
 
 std::string SessionIdOf(std::string_view session_key) {
   std::string_view head = session_key.substr(0, 8);
-  return absl::BytesToHexString(absl::string_view(head.data(), head.size()));
+  return storage::Hex(head);
 }
 
 }  // namespace rtb::bidder::sessions::internal

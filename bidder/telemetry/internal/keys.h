@@ -34,19 +34,21 @@
 #include <string>
 #include <string_view>
 
+#include "storage/schemas.h"
+
 namespace rtb::bidder::telemetry::internal {
 
 inline constexpr int64_t kBucketSeconds = 3600;
 inline constexpr int64_t kRollupRowSeconds = 86400;
 inline constexpr int kSaltBuckets = 16;
 inline constexpr size_t kRowKeySize = 17;
-inline constexpr std::string_view kRawFamily = "d";
-inline constexpr std::string_view kPackedFamily = "p";
+inline constexpr std::string_view kRawFamily = storage::kMetricsRawFamily;
+inline constexpr std::string_view kPackedFamily = storage::kMetricsPackedFamily;
 inline constexpr std::string_view kPackedQualifier = "b";
-inline constexpr std::string_view kMinuteFamily = "m";
-inline constexpr std::string_view kHourFamily = "h";
-inline constexpr std::string_view kIdFamily = "i";
-inline constexpr std::string_view kSeriesFamily = "s";
+inline constexpr std::string_view kMinuteFamily = storage::kMetricRollupsMinuteFamily;
+inline constexpr std::string_view kHourFamily = storage::kMetricRollupsHourFamily;
+inline constexpr std::string_view kIdFamily = storage::kMetricIdsFamily;
+inline constexpr std::string_view kSeriesFamily = storage::kMetricSeriesFamily;
 
 struct RowKey {
   uint32_t metric_id = 0;

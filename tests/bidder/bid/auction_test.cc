@@ -2,6 +2,7 @@
 // requests, floors and currencies, deals, caps, segments, pacing.
 #include "bidder/bid/internal/auction.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -433,6 +434,32 @@ TEST_F(AuctionTest, PreviewSaysWhetherAProfileCouldMatter) {
   EXPECT_FALSE(preview.any_candidates);
   preview = auction.Preview(MustParse(R"({"id":"r","cur":["XXX"],"imp":[{"id":"1"}]})"));
   EXPECT_FALSE(preview.currency_acceptable);
+}
+
+// The capped candidates, for reads under cap-only keys: each once, however
+// many impressions it is a candidate for.
+TEST_F(AuctionTest, PreviewListsTheCappedCandidates) {
+  const UnpacedSnapshot unpaced;
+  Auction auction(index_, currencies_, unpaced);
+  auto ids = [&](const std::vector<size_t>& positions) {
+    std::vector<std::string> out;
+    for (size_t position : positions) out.push_back(index_.campaign(position).id);
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  std::vector<size_t> capped = {99};  // replaced
+  auction.Preview(MustParse(kMrec), &capped);
+  EXPECT_EQ(ids(capped),
+            (std::vector<std::string>{"litware-retargeting", "northwind-travel-display"}));
+  openrtb::BidRequest two = MustParse(FixtureRequest("app-banner-leaderboard.json"));
+  two.imp.push_back(two.imp[0]);
+  two.imp.back().id = "2";
+  auction.Preview(two, &capped);
+  EXPECT_EQ(ids(capped),
+            (std::vector<std::string>{"fabrikam-mobile-apps", "northwind-travel-display"}));
+  // contoso has no cap.
+  auction.Preview(MustParse(FixtureRequest("site-pmp-deals.json")), &capped);
+  EXPECT_TRUE(capped.empty());
 }
 
 }  // namespace

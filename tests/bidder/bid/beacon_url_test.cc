@@ -242,11 +242,69 @@ TEST(BeaconUrlTest, DroppedOrChangedPfIsRejected) {
   const std::string v1 = SubstituteAsExpected(signer.Url(BeaconKind::kBilling, kBase, Params()));
   EXPECT_EQ(signer.Verify(BeaconKind::kBilling, v1 + "&pf=3").status().code(),
             absl::StatusCode::kUnauthenticated);
-  for (std::string_view bad : {"&pf=0", "&pf=4", "&pf=-1", "&pf=x", "&pf="}) {
+  // pf=4 names a cap-only key this URL does not carry.
+  for (std::string_view bad : {"&pf=0", "&pf=4", "&pf=8", "&pf=-1", "&pf=x", "&pf="}) {
     EXPECT_EQ(signer.Verify(BeaconKind::kBilling, replaced("&pf=2", bad)).status().code(),
               absl::StatusCode::kInvalidArgument)
         << bad;
   }
+}
+
+// A US opt-out's capped bid: no device key, its count's cap-only key in
+// fk, announced by pf bit 4 and signed.
+TEST(BeaconUrlTest, CapOnlyKeyIsSignedAndStandsAlone) {
+  BeaconSigner signer(kBeaconSecret);
+  BeaconParams p = Params();
+  p.device_key = "";
+  p.frequency_cap_key = "0f1e2d3c4b5a69788796a5b4c3d2e1f0";
+  for (BeaconKind kind : {BeaconKind::kWin, BeaconKind::kBilling, BeaconKind::kLoss,
+                          BeaconKind::kClick, BeaconKind::kImpression}) {
+    const std::string url = signer.Url(kind, kBase, p);
+    EXPECT_NE(url.find("&test=0&pf=4&fk=0f1e2d3c4b5a69788796a5b4c3d2e1f0&aid="), std::string::npos)
+        << url;
+    EXPECT_EQ(url.find("dk="), std::string::npos) << url;
+    absl::StatusOr<VerifiedBeacon> beacon = signer.Verify(kind, SubstituteAsExpected(url));
+    ASSERT_TRUE(beacon.ok()) << beacon.status();
+    EXPECT_EQ(beacon->frequency_cap_key, p.frequency_cap_key);
+    EXPECT_TRUE(beacon->device_key.empty());
+    EXPECT_TRUE(beacon->permissions.count_frequency_cap);
+    EXPECT_TRUE(beacon->permissions.measure);
+    EXPECT_EQ(ParamsOf(*beacon).frequency_cap_key, p.frequency_cap_key);
+  }
+  // With measurement denied too.
+  p.permissions.measure = false;
+  const std::string url = signer.Url(BeaconKind::kBilling, kBase, p);
+  EXPECT_NE(url.find("&pf=6&fk="), std::string::npos) << url;
+  ASSERT_TRUE(signer.Verify(BeaconKind::kBilling, SubstituteAsExpected(url)).ok());
+
+  p.permissions.measure = true;
+  const std::string query = SubstituteAsExpected(signer.Url(BeaconKind::kBilling, kBase, p));
+  auto replaced = [&](std::string_view from, std::string_view to) {
+    std::string out = query;
+    const size_t at = out.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) out.replace(at, from.size(), to);
+    return out;
+  };
+  // Another count's key, or the key passed off as a device key: not signed.
+  EXPECT_EQ(signer.Verify(BeaconKind::kBilling, replaced("fk=0f", "fk=1f")).status().code(),
+            absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(signer.Verify(BeaconKind::kBilling, replaced("&pf=4&fk=", "&dk=")).status().code(),
+            absl::StatusCode::kUnauthenticated);
+  // fk without pf bit 4, bit 4 without fk, or beside a device key: refused.
+  EXPECT_EQ(signer.Verify(BeaconKind::kBilling, replaced("&pf=4", "")).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(signer.Verify(BeaconKind::kBilling, replaced("&pf=4", "&pf=1")).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      signer.Verify(BeaconKind::kBilling, replaced("&fk=0f1e2d3c4b5a69788796a5b4c3d2e1f0", ""))
+          .status()
+          .code(),
+      absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(signer.Verify(BeaconKind::kBilling, query + "&dk=9bc38e10b2058c87388acbd40bb6a6a0")
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 TEST(BeaconUrlTest, EncryptedPriceIsKeptAsText) {

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "bidder/bid/internal/hmac_sha256.h"
+#include "bidder/events/events.h"
 #include "gtest/gtest.h"
 #include "tests/bidder/decision_fixtures.h"
 
@@ -70,7 +71,7 @@ TEST(DeviceKeyTest, NormalisesByTrimmingAndLowerCasing) {
 TEST(DeviceKeyTest, KeyIsSixteenBytesOfTheMac) {
   DeviceKeyHasher hasher(kDeviceKeySecret);
   const DeviceKey key = hasher.Hash("b-77d1a0c3");
-  ASSERT_EQ(key.bytes().size(), kDeviceKeySize);
+  ASSERT_EQ(key.bytes().size(), events::kUserKeyBytes);
   EXPECT_EQ(static_cast<unsigned char>(key.bytes()[0]), 0x95);
   EXPECT_EQ(static_cast<unsigned char>(key.bytes()[15]), 0x3c);
 }
@@ -201,6 +202,27 @@ TEST(ResolveDeviceIdentityTest, LmtDntAndCoppaFollowPolicy) {
   request.regs->coppa = true;
   policy.coppa_contextual = true;
   EXPECT_EQ(ResolveDeviceIdentity(request, policy, hasher).skip, LookupSkipReason::kCoppa);
+}
+
+// The cap-only key of one count: the MAC of the domain tag, the device key
+// and the count's column; one per campaign and day, none a device key.
+TEST(DeviceKeyTest, FrequencyCapKeyNamesOneCountOnly) {
+  DeviceKeyHasher hasher(kDeviceKeySecret);
+  const DeviceKey device = hasher.Hash("6d92078a-8246-4ba4-ae5b-76104861e7dc");
+  const DeviceKey key = hasher.FrequencyCapKey(device, "northwind-travel-display|20261204");
+  const std::string message = std::string("\0rtb-frequency-cap-key-v1\0", 26) +
+                              std::string(device.bytes()) + "northwind-travel-display|20261204";
+  EXPECT_EQ(key.Hex(), EvpHmacHex(kDeviceKeySecret, message).substr(0, 32));
+  EXPECT_EQ(hasher.FrequencyCapKey(device, "northwind-travel-display|20261204"), key);
+  EXPECT_NE(hasher.FrequencyCapKey(device, "northwind-travel-display|20261205"), key);
+  EXPECT_NE(hasher.FrequencyCapKey(device, "litware-retargeting|20261204"), key);
+  EXPECT_NE(
+      hasher.FrequencyCapKey(hasher.Hash("another-device"), "northwind-travel-display|20261204"),
+      key);
+  EXPECT_NE(key, device);
+  EXPECT_NE(DeviceKeyHasher("another secret of the bidder, 32+ bytes")
+                .FrequencyCapKey(device, "northwind-travel-display|20261204"),
+            key);
 }
 
 }  // namespace

@@ -11,10 +11,14 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "bidder/bid/device_key.h"
+#include "bidder/bid/frequency_cap.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "storage/key_bytes.h"
 #include "storage/schemas.h"
 #include "tests/bidder/bidder_app_fixture.h"
 #include "tests/bidder/decision_fixtures.h"
@@ -50,8 +54,11 @@ struct Bid {
 
 class PrivacyEndpointTest : public testing::BidderAppTest {
  protected:
-  void SetUp() override {
-    Boot("privacy-endpoint", nullptr, [this](std::unique_ptr<storage::Store> inner) {
+  void SetUp() override { BootRecording(nullptr); }
+
+  // A bidder on a recording store, with the device's profile.
+  void BootRecording(const std::function<void(config::BidderConfig&)>& change) {
+    Boot("privacy-endpoint", change, [this](std::unique_ptr<storage::Store> inner) {
       auto store = std::make_unique<RecordingStore>(std::move(inner));
       recorder_ = store.get();
       return std::unique_ptr<storage::Store>(std::move(store));
@@ -158,6 +165,34 @@ class PrivacyEndpointTest : public testing::BidderAppTest {
       if (names) out.push_back(call);
     }
     return out;
+  }
+
+  // The cap-only key of the device's count of `campaign` today, and that
+  // count's column.
+  std::pair<std::string, std::string> CapKeyToday(std::string_view campaign) const {
+    const auto& campaigns = app_->config().campaigns;
+    auto it = std::find_if(campaigns.begin(), campaigns.end(),
+                           [&](const config::CampaignConfig& c) { return c.id == campaign; });
+    absl::TimeZone zone;
+    EXPECT_TRUE(it != campaigns.end() && absl::LoadTimeZone(it->time_zone, &zone));
+    const std::string column = FrequencyCapQualifier(campaign, absl::Now(), zone);
+    const DeviceKeyHasher hasher(app_->config().bid.device_key_secret);
+    return {std::string(hasher.FrequencyCapKey(hasher.Hash(kDeviceId), column).bytes()), column};
+  }
+
+  // The count stored under `key`'s `column` (0 when absent).
+  int64_t StoredCount(const std::string& key, const std::string& column) {
+    storage::Get get;
+    get.row = key;
+    absl::StatusOr<storage::RowResult> row = app_->store().Get(storage::kProfilesTable, get);
+    EXPECT_TRUE(row.ok());
+    return row.ok() ? row->Counter(storage::kProfileFrequencyCapFamily, column).value_or(0) : 0;
+  }
+
+  nlohmann::json UsOptOut(std::string_view id) {
+    nlohmann::json request = Request(id, {{"us_privacy", "1YYN"}});
+    request["device"]["geo"]["country"] = "USA";
+    return request;
   }
 
   double Metric(const std::string& name, const std::map<std::string, std::string>& labels) {
@@ -308,6 +343,36 @@ TEST_F(PrivacyEndpointTest, GdprWithoutBasicAdsOrOurVendorGetsNoBid) {
   EXPECT_EQ(Requests("nobid_privacy"), 4);
   EXPECT_TRUE(Calls(storage::kProfilesTable).empty());
   EXPECT_TRUE(CallsNamingTheDevice().empty());
+
+  // The reason of each privacy no-bid, as a scrape of the metrics endpoint
+  // shows it; a request refused for another reason first is not one.
+  nlohmann::json nobody = Request("gdpr-no-candidates", kGdpr);
+  nobody["imp"][0]["banner"]["format"] = {{{"w", 1}, {"h", 1}}};
+  nobody["imp"][0]["banner"].erase("w");
+  nobody["imp"][0]["banner"].erase("h");
+  EXPECT_EQ(Post(nobody).status, 204u);
+  EXPECT_EQ(Requests("nobid_no_candidates"), 1);
+  const TestResponse scrape = Send(GetRequest(app_->config().metrics.path));
+  ASSERT_EQ(scrape.status, 200u);
+  for (const char* line : {
+           "bidder_privacy_nobids_total{outcome=\"no_basic_ads\",regime=\"gdpr\"} 2\n",
+           "bidder_privacy_nobids_total{outcome=\"missing_consent\",regime=\"gdpr\"} 1\n",
+           "bidder_privacy_nobids_total{outcome=\"malformed\",regime=\"gdpr\"} 1\n",
+           "bidder_privacy_nobids_total{outcome=\"outdated_policy\",regime=\"gdpr\"} 0\n",
+           "bidder_privacy_nobids_total{outcome=\"malformed\",regime=\"us\"} 0\n",
+       }) {
+    EXPECT_THAT(scrape.body, HasSubstr(line));
+  }
+  // Only the outcomes that refuse a bid have series: 3 regimes x 4.
+  EXPECT_THAT(scrape.body, Not(HasSubstr("bidder_privacy_nobids_total{outcome=\"opted_out\"")));
+  size_t series = 0;
+  for (size_t at = scrape.body.find("\nbidder_privacy_nobids_total{"); at != std::string::npos;
+       at = scrape.body.find("\nbidder_privacy_nobids_total{", at + 1)) {
+    ++series;
+  }
+  EXPECT_EQ(series, 12u);
+  // Every decision is still counted once, the one without candidates too.
+  EXPECT_EQ(Decisions("gdpr", "missing_consent"), 2);
 }
 
 TEST_F(PrivacyEndpointTest, UsPrivacyAndGppOptOutsGetAContextualBid) {
@@ -321,11 +386,20 @@ TEST_F(PrivacyEndpointTest, UsPrivacyAndGppOptOutsGetAContextualBid) {
     EXPECT_EQ(bid.campaign, kNorthwind);  // no segments
     EXPECT_THAT(bid.nurl, Not(HasSubstr("dk=")));
     FireBeacons(bid);
-    // Measurement stays allowed; nothing is counted against the device.
-    EXPECT_THAT(bid.nurl, HasSubstr("&pf=1&"));
+    // Measurement stays allowed; northwind's cap is counted under its
+    // cap-only key (pf bit 4), never under the device.
+    EXPECT_THAT(bid.nurl, HasSubstr("&pf=4&fk="));
     EXPECT_THAT(click_location_, HasSubstr("rtb_click="));
   }
-  EXPECT_TRUE(Calls(storage::kProfilesTable).empty());
+  // Only cap counts were read and written: `fc` columns of rows that are
+  // not the device's.
+  for (const RecordingStore::Call& call : Calls(storage::kProfilesTable)) {
+    EXPECT_NE(call.row, device_key_);
+    for (const std::string& family : call.families) {
+      EXPECT_EQ(family, storage::kProfileFrequencyCapFamily) << call.op;
+    }
+  }
+  EXPECT_EQ(Calls(storage::kProfilesTable, "Increment").size(), 2u);
   EXPECT_TRUE(Calls(storage::kDeviceImpressionsTable).empty());
   EXPECT_TRUE(CallsNamingTheDevice().empty());
   EXPECT_FALSE(Calls(storage::kEventsTable).empty());
@@ -354,7 +428,7 @@ TEST_F(PrivacyEndpointTest, GppSidDecidesWhichSectionsCount) {
   EXPECT_EQ(contextual.campaign, kNorthwind);  // no segments
   EXPECT_THAT(contextual.nurl, Not(HasSubstr("dk=")));
   EXPECT_EQ(Decisions("us", "opted_out"), 1);
-  EXPECT_TRUE(Calls(storage::kProfilesTable).empty());
+  EXPECT_TRUE(CallsNamingTheDevice().empty());  // cap counts only, under cap-only keys
 
   // A broken TCF section (2) that gpp_sid does not list spoils nothing: the
   // Texas section without an opt-out gives a personalised bid, and the broken
@@ -373,6 +447,97 @@ TEST_F(PrivacyEndpointTest, GppSidDecidesWhichSectionsCount) {
   EXPECT_EQ(Decisions("us", "personalized"), 1);
   EXPECT_EQ(Decisions("us", "malformed"), 0);
   EXPECT_EQ(ignored(), 1);
+}
+
+// A US opt-out still counts frequency caps (us_opt_out_counts_frequency_caps,
+// the default): each capped candidate's count of today is read under its
+// cap-only key, the capped bid's beacon URLs carry that key and nothing else
+// naming the device, and its billing notice increments it.
+TEST_F(PrivacyEndpointTest, UsOptOutCountsFrequencyCapsUnderCapOnlyKeys) {
+  const auto [northwind_key, northwind_column] = CapKeyToday(kNorthwind);
+  const Bid bid = BidOn(UsOptOut("usp-caps-1"));
+  EXPECT_EQ(bid.campaign, kNorthwind);
+  const std::string fk = absl::StrCat("&fk=", storage::Hex(northwind_key), "&");
+  for (const std::string* url : {&bid.nurl, &bid.burl, &bid.lurl, &bid.click}) {
+    EXPECT_THAT(*url, HasSubstr("&pf=4" + fk)) << *url;
+    EXPECT_THAT(*url, Not(HasSubstr("dk="))) << *url;
+  }
+  // The reads: one Get of one `fc` column per capped candidate, northwind's
+  // among them; no row of the device, no segment, no history.
+  const std::vector<RecordingStore::Call> reads = Calls(storage::kProfilesTable, "AsyncGet");
+  ASSERT_FALSE(reads.empty());
+  bool northwind_read = false;
+  for (const RecordingStore::Call& read : reads) {
+    EXPECT_EQ(read.families,
+              std::vector<std::string>{std::string(storage::kProfileFrequencyCapFamily)});
+    northwind_read = northwind_read || read.row == northwind_key;
+  }
+  EXPECT_TRUE(northwind_read);
+  // Nothing else of a device: no other profiles call, no history.
+  EXPECT_EQ(Calls(storage::kProfilesTable).size(), reads.size());
+  EXPECT_TRUE(Calls(storage::kEventRollupsTable).empty());
+  EXPECT_TRUE(CallsNamingTheDevice().empty());
+
+  recorder_->Clear();
+  FireBeacons(bid);
+  // The billing notice counted once (its replay is a duplicate), under the
+  // cap-only key: the count and the impression's marker.
+  const std::vector<RecordingStore::Call> increments = Calls(storage::kProfilesTable, "Increment");
+  ASSERT_EQ(increments.size(), 1u);
+  EXPECT_EQ(increments[0].row, northwind_key);
+  EXPECT_EQ(increments[0].values[0], northwind_column);
+  EXPECT_EQ(Calls(storage::kProfilesTable).size(), 1u);
+  EXPECT_EQ(StoredCount(northwind_key, northwind_column), 1);
+  EXPECT_TRUE(Calls(storage::kDeviceImpressionsTable).empty());
+  EXPECT_TRUE(CallsNamingTheDevice().empty());
+  // The impression row names no device.
+  for (const RecordingStore::Call& call : Calls(storage::kImpressionsTable, "CheckAndMutate")) {
+    for (const std::string& value : call.values) EXPECT_NE(value, storage::Hex(northwind_key));
+  }
+
+  // The next opt-out request reads the count it left.
+  recorder_->Clear();
+  EXPECT_EQ(BidOn(UsOptOut("usp-caps-2")).campaign, kNorthwind);
+  EXPECT_EQ(Decisions("us", "opted_out"), 2);
+}
+
+TEST_F(PrivacyEndpointTest, UsOptOutDeviceAtItsCapGetsNoBidFromTheCappedCampaign) {
+  const auto [northwind_key, northwind_column] = CapKeyToday(kNorthwind);
+  // Northwind's cap is 12 a day: the device has had them under the key.
+  storage::Put put;
+  put.row = northwind_key;
+  put.values.push_back({std::string(storage::kProfileFrequencyCapFamily), northwind_column,
+                        storage::EncodeCounter(12), std::nullopt});
+  ASSERT_TRUE(app_->store().Put(storage::kProfilesTable, put).ok());
+  // Northwind was the only campaign that could bid (litware needs its
+  // segment): no bid, and the cap is the reason.
+  const TestResponse response = Post(UsOptOut("usp-capped"));
+  EXPECT_EQ(response.status, 204u) << response.body;
+  EXPECT_EQ(Requests("nobid_frequency_cap"), 1);
+  // The same device without the opt-out is counted under its profile row,
+  // where it has no count: the two never mix.
+  nlohmann::json plain = Request("no-signals", nullptr);
+  plain["device"]["geo"]["country"] = "USA";
+  EXPECT_EQ(Post(plain).status, 200u);
+}
+
+// With us_opt_out_counts_frequency_caps off an opt-out reads and writes no
+// cap at all.
+TEST_F(PrivacyEndpointTest, UsOptOutWithCapsSwitchedOffReadsAndCountsNothing) {
+  Stop();
+  BootRecording([](config::BidderConfig& config) {
+    config.privacy.us_opt_out_counts_frequency_caps = false;
+  });
+  const Bid bid = BidOn(UsOptOut("usp-no-caps"));
+  EXPECT_EQ(bid.campaign, kNorthwind);
+  EXPECT_THAT(bid.nurl, HasSubstr("&pf=1&"));
+  EXPECT_THAT(bid.nurl, Not(HasSubstr("fk=")));
+  EXPECT_THAT(bid.nurl, Not(HasSubstr("dk=")));
+  FireBeacons(bid);
+  EXPECT_TRUE(Calls(storage::kProfilesTable).empty());
+  EXPECT_TRUE(Calls(storage::kDeviceImpressionsTable).empty());
+  EXPECT_TRUE(CallsNamingTheDevice().empty());
+  EXPECT_EQ(Metric("bidder_beacons_total", {{"kind", "billing"}, {"outcome", "recorded"}}), 1);
 }
 
 TEST_F(PrivacyEndpointTest, DsaRequiredWithoutACampaignDsaBlockIsNoBidFromThatCampaign) {
@@ -400,6 +565,26 @@ TEST_F(PrivacyEndpointTest, DsaRequiredWithoutACampaignDsaBlockIsNoBidFromThatCa
     EXPECT_FALSE(bid["ext"]["dsa"]["behalf"].get<std::string>().empty());
     EXPECT_FALSE(bid["ext"]["dsa"]["paid"].get<std::string>().empty());
   }
+
+  // The DSA decisions, counted: the skipped campaign of the first request,
+  // the bid without a signal, the two that supplied ext.dsa.
+  auto dsa = [&](const char* outcome) {
+    return Metric("bidder_dsa_decisions_total", {{"outcome", outcome}});
+  };
+  EXPECT_GE(dsa("required_missing_campaign_skipped"), 1);
+  EXPECT_EQ(dsa("not_required"), 1);
+  EXPECT_EQ(dsa("required_and_supplied"), 2);
+  EXPECT_EQ(dsa("supported_and_supplied"), 0);
+  EXPECT_EQ(dsa("supported_not_supplied"), 0);
+  // dsarequired 1 (supported): a campaign that cannot supply it still bids.
+  nlohmann::json supported =
+      nlohmann::json::parse(FixtureRequest("regs-dsa-required-without-campaign-dsa.json"));
+  supported["regs"]["ext"]["dsa"]["dsarequired"] = 1;
+  EXPECT_EQ(BidOn(supported).campaign, "fabrikam-mobile-apps");
+  EXPECT_EQ(dsa("supported_not_supplied"), 1);
+  const TestResponse scrape = Send(GetRequest(app_->config().metrics.path));
+  EXPECT_THAT(scrape.body,
+              HasSubstr("bidder_dsa_decisions_total{outcome=\"required_and_supplied\"} 2\n"));
 }
 
 }  // namespace

@@ -23,8 +23,9 @@ PrivacyDecision Allowing(std::vector<bool PrivacyDecision::*> denied) {
 }
 
 RequestPermissions Expect(bool bid, bool segments, bool frequency_caps, bool device_key,
-                          bool precise_geo, bool count, bool measure) {
+                          bool precise_geo, bool count, bool measure, bool cap_keys = false) {
   RequestPermissions p;
+  p.frequency_cap_keys = cap_keys;
   p.bid = bid;
   p.read_segments = segments;
   // A device's engagement history personalises the price as a segment does.
@@ -44,17 +45,20 @@ TEST(RequestPrivacyTest, DecisionToBehaviourTable) {
     PrivacyDecision decision;
     RequestPermissions expected;
   } table[] = {
-      //                                          bid    seg    fc     key    geo    count  measure
+      //                                   bid    seg    fc     key    geo    count  measure  cap
+      //                                   keys
       {"everything", Allowing({}), Expect(true, true, true, true, true, true, true)},
       {"no bid", Allowing({&D::may_bid}), Expect(false, false, false, false, false, false, false)},
+      // Counted under the key in the URL, not read (errs towards bidding).
       {"no profile", Allowing({&D::may_read_profile}),
        Expect(true, false, false, true, true, true, true)},
       {"no segments", Allowing({&D::may_target_segments}),
        Expect(true, false, true, true, true, true, true)},
       {"no frequency caps", Allowing({&D::may_count_frequency_caps}),
        Expect(true, true, false, true, true, false, true)},
+      // Caps, but no device key in URLs: they move to cap-only keys.
       {"no device key", Allowing({&D::may_use_device_key}),
-       Expect(true, true, true, false, true, false, true)},
+       Expect(true, true, false, false, true, true, true, true)},
       {"no measurement", Allowing({&D::may_measure}),
        Expect(true, true, true, true, true, true, false)},
       {"no precise geo", Allowing({&D::may_use_precise_geo}),
@@ -64,9 +68,15 @@ TEST(RequestPrivacyTest, DecisionToBehaviourTable) {
        Allowing({&D::may_read_profile, &D::may_count_frequency_caps, &D::may_use_device_key,
                  &D::may_target_segments, &D::may_measure}),
        Expect(true, false, false, false, true, false, false)},
-      // A US opt-out that still counts caps: no key, so nothing to count under.
+      // A US opt-out that still counts caps: read and counted under
+      // cap-only keys, never under the device key, which no URL carries.
       {"us opt-out",
        Allowing({&D::may_read_profile, &D::may_use_device_key, &D::may_target_segments}),
+       Expect(true, false, false, false, true, true, true, true)},
+      // The same with us_opt_out_counts_frequency_caps off: no caps at all.
+      {"us opt-out, caps off",
+       Allowing({&D::may_read_profile, &D::may_use_device_key, &D::may_target_segments,
+                 &D::may_count_frequency_caps}),
        Expect(true, false, false, false, true, false, true)},
   };
   for (const auto& row : table) {
@@ -74,6 +84,9 @@ TEST(RequestPrivacyTest, DecisionToBehaviourTable) {
     const RequestPermissions got = PermissionsOf(row.decision);
     EXPECT_EQ(got, row.expected);
     EXPECT_EQ(got.lookup(), row.expected.read_segments || row.expected.read_frequency_caps);
+    // The device key is computed only for a use that needs it.
+    EXPECT_EQ(got.needs_device_key(),
+              got.lookup() || got.device_key || row.expected.frequency_cap_keys);
   }
 }
 
@@ -135,6 +148,9 @@ TEST(RequestPrivacyTest, RequestsToBehaviourTable) {
        R"("regs":{"gdpr":1},"user":{"consent":")" + tc({1, 2, 7, 9}, {1}) + R"("})",
        Expect(true, false, true, true, true, true, true)},
       {"us privacy opt-out", R"("regs":{"us_privacy":"1YYN"})",
+       Expect(true, false, false, false, true, true, true, /*cap_keys=*/true)},
+      // What the US signal says cannot be read: no caps either.
+      {"us privacy malformed", R"("regs":{"us_privacy":"yes"})",
        Expect(true, false, false, false, true, false, true)},
       {"us privacy, not opted out", R"("regs":{"us_privacy":"1YNN"})",
        Expect(true, true, true, true, true, true, true)},

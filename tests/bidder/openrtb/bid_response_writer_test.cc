@@ -187,6 +187,24 @@ TEST(BidResponseWriterTest, InvalidUtf8BecomesReplacementCharacters) {
   }
 }
 
+// The escaper SerializeBidResponse uses, also the one for error bodies.
+TEST(BidResponseWriterTest, AppendJsonStringQuotesAndEscapes) {
+  std::string out = "{\"error\":";
+  AppendJsonString("ext.a\"b\\c: malformed", &out);
+  EXPECT_EQ(out, R"({"error":"ext.a\"b\\c: malformed")");
+  out.clear();
+  AppendJsonString(std::string("\n\t\x01\x1f\0x", 6), &out);
+  EXPECT_EQ(out, R"("\n\t\u0001\u001f\u0000x")");
+  out.clear();
+  AppendJsonString("caf\xc3\xa9 \xff", &out);
+  EXPECT_EQ(out, "\"caf\xc3\xa9 \xef\xbf\xbd\"");
+  // Whatever goes in reads back as the same string (valid UTF-8 input).
+  const std::string text = "key\nwith \"all\" \\ sorts\x02 \xe2\x82\xac";
+  out.clear();
+  AppendJsonString(text, &out);
+  EXPECT_EQ(Json::parse(out).get<std::string>(), text);
+}
+
 TEST(BidResponseWriterTest, PricesArePlainDecimalsThatReadBackExactly) {
   const double prices[] = {0,    0.01,   0.1 + 0.2, 1.23456789012345, 1e-7, 123456789.125,
                            1e21, 2.5e-5, 7,         1.0 / 3.0,        -0.0};

@@ -581,7 +581,7 @@ std::vector<Row> Table() {
        {},
        "USA",
        {},
-       Expect(R::kUs, O::kMalformed, us_contextual)},
+       Expect(R::kUs, O::kMalformed, contextual)},
 
       // GPP US sections.
       {"usnat, nothing opted out",
@@ -778,7 +778,7 @@ std::vector<Row> Table() {
        {8},
        "",
        {},
-       Expect(R::kUs, O::kMalformed, us_contextual)},
+       Expect(R::kUs, O::kMalformed, contextual)},
       {"applicable section not decoded",
        {},
        "",
@@ -787,7 +787,7 @@ std::vector<Row> Table() {
        {24},
        "",
        {},
-       Expect(R::kUs, O::kUndecodedSection, us_contextual)},
+       Expect(R::kUs, O::kUndecodedSection, contextual)},
       {"GPP US Privacy section opt-out",
        {},
        "",
@@ -805,7 +805,7 @@ std::vector<Row> Table() {
        {7},
        "",
        {},
-       Expect(R::kUs, O::kMalformed, us_contextual)},
+       Expect(R::kUs, O::kMalformed, contextual)},
       {"malformed GPP, no gpp_sid",
        {},
        "",
@@ -814,7 +814,7 @@ std::vector<Row> Table() {
        {},
        "USA",
        {},
-       Expect(R::kUs, O::kMalformed, us_contextual)},
+       Expect(R::kUs, O::kMalformed, contextual)},
       {"malformed GPP for a Canadian section only",
        {},
        "",
@@ -1038,7 +1038,12 @@ TEST(PrivacyDecisionTest, GdprCountries) {
         "SVN", "ESP", "SWE", "ISL", "LIE", "NOR", "GBR", "CHE", "REU", "deu"}) {
     EXPECT_TRUE(IsGdprCountry(c)) << c;
   }
-  for (const char* c : {"USA", "CAN", "TUR", "RUS", "UKR", "SRB", "DE", "DEUX", "", "GIB"}) {
+  // Alpha-2, which some exchanges send: the same countries.
+  for (const char* c : {"DE", "AT", "FR", "GB", "CH", "NO", "AX", "RE", "YT", "de", "se"}) {
+    EXPECT_TRUE(IsGdprCountry(c)) << c;
+  }
+  for (const char* c :
+       {"USA", "CAN", "TUR", "RUS", "UKR", "SRB", "US", "TR", "GI", "D", "DEUX", "", "GIB"}) {
     EXPECT_FALSE(IsGdprCountry(c)) << c;
   }
 }
