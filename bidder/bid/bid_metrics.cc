@@ -137,6 +137,8 @@ struct BidMetrics::Families {
   prometheus::Family<prometheus::Counter>& price_sum;
   prometheus::Family<prometheus::Counter>& outage;
   prometheus::Family<prometheus::Counter>& privacy_decisions;
+  prometheus::Family<prometheus::Counter>& privacy_nobids;
+  prometheus::Family<prometheus::Counter>& dsa;
 };
 
 namespace {
@@ -181,8 +183,16 @@ BidMetrics::Families BidMetrics::RegisterFamilies(prometheus::Registry& registry
   auto& privacy_decisions =
       CounterFamily(registry, std::string(privacy::kPrivacyDecisionsMetric),
                     "Privacy decisions of valid bid requests, by regime and outcome");
-  return Families{requests, latency, lookups,   history_reads, timeouts,
-                  bids,     ignored, price_sum, outage,        privacy_decisions};
+  auto& privacy_nobids =
+      CounterFamily(registry, "bidder_privacy_nobids_total",
+                    "Bid requests answered nobid_privacy, by the regime and outcome of the "
+                    "privacy decision that refused the bid");
+  auto& dsa = CounterFamily(registry, "bidder_dsa_decisions_total",
+                            "What the DSA signal did: bids made by whether they carry ext.dsa "
+                            "and whether it was required, and candidate campaigns skipped "
+                            "because it was required and they cannot supply it");
+  return Families{requests, latency,   lookups, history_reads,     timeouts,       bids,
+                  ignored,  price_sum, outage,  privacy_decisions, privacy_nobids, dsa};
 }
 
 BidMetrics::BidMetrics(prometheus::Registry& registry,
@@ -200,7 +210,8 @@ BidMetrics::BidMetrics(prometheus::Registry& registry,
   outage_withheld_ = std::make_unique<std::atomic<prometheus::Counter*>[]>(capacity_);
   outage_allowed_ = std::make_unique<std::atomic<prometheus::Counter*>[]>(capacity_);
   DeclareCampaigns(campaigns);
-  DeclarePrivacyDecisions(families.privacy_decisions);
+  DeclarePrivacyDecisions(families);
+  DeclareDsa(families);
 }
 
 void BidMetrics::DeclareExchanges(const std::vector<config::ExchangeConfig>& exchanges,
@@ -231,38 +242,29 @@ void BidMetrics::DeclareLookups(const Families& families) {
   }
 }
 
-void BidMetrics::DeclarePrivacyDecisions(prometheus::Family<prometheus::Counter>& family) {
+void BidMetrics::DeclarePrivacyDecisions(const Families& families) {
   for (privacy::PrivacyRegime regime : privacy::kPrivacyRegimes) {
     for (privacy::PrivacyOutcome outcome : privacy::kPrivacyOutcomes) {
       privacy_decisions_[static_cast<size_t>(regime)][static_cast<size_t>(outcome)] =
-          &family.Add({{"regime", std::string(privacy::PrivacyRegimeName(regime))},
-                       {"outcome", std::string(privacy::PrivacyOutcomeName(outcome))}});
+          &families.privacy_decisions.Add(
+              {{"regime", std::string(privacy::PrivacyRegimeName(regime))},
+               {"outcome", std::string(privacy::PrivacyOutcomeName(outcome))}});
     }
   }
   // Only the outcomes that refuse a bid: 3 regimes x 4 outcomes.
-  auto& privacy_nobids =
-      prometheus::BuildCounter()
-          .Name("bidder_privacy_nobids_total")
-          .Help(
-              "Bid requests answered nobid_privacy, by the regime and outcome of the privacy "
-              "decision that refused the bid")
-          .Register(registry);
   for (privacy::PrivacyRegime regime : privacy::kPrivacyRegimes) {
     for (privacy::PrivacyOutcome outcome : kPrivacyNoBidOutcomes) {
       privacy_nobids_[static_cast<size_t>(regime)][static_cast<size_t>(outcome)] =
-          &privacy_nobids.Add({{"regime", std::string(privacy::PrivacyRegimeName(regime))},
-                               {"outcome", std::string(privacy::PrivacyOutcomeName(outcome))}});
+          &families.privacy_nobids.Add(
+              {{"regime", std::string(privacy::PrivacyRegimeName(regime))},
+               {"outcome", std::string(privacy::PrivacyOutcomeName(outcome))}});
     }
   }
-  auto& dsa = prometheus::BuildCounter()
-                  .Name("bidder_dsa_decisions_total")
-                  .Help(
-                      "What the DSA signal did: bids made by whether they carry ext.dsa and "
-                      "whether it was required, and candidate campaigns skipped because it was "
-                      "required and they cannot supply it")
-                  .Register(registry);
+}
+
+void BidMetrics::DeclareDsa(const Families& families) {
   for (size_t i = 0; i < kDsaOutcomeCount; ++i) {
-    dsa_[i] = &dsa.Add({{"outcome", DsaOutcomeName(static_cast<DsaOutcome>(i))}});
+    dsa_[i] = &families.dsa.Add({{"outcome", DsaOutcomeName(static_cast<DsaOutcome>(i))}});
   }
 }
 

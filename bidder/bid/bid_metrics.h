@@ -235,7 +235,8 @@ class BidMetrics {
   void DeclareExchanges(const std::vector<config::ExchangeConfig>& exchanges,
                         const Families& families);
   void DeclareLookups(const Families& families);
-  void DeclarePrivacyDecisions(prometheus::Family<prometheus::Counter>& family);
+  void DeclarePrivacyDecisions(const Families& families);
+  void DeclareDsa(const Families& families);
 
   struct Exchange {
     std::array<prometheus::Counter*, kBidOutcomeCount> outcomes{};
