@@ -55,7 +55,8 @@ DeviceKey DeviceKeyHasher::FrequencyCapKey(const DeviceKey& device,
   static constexpr std::string_view kDomain("\0rtb-frequency-cap-key-v1\0", 26);
   const internal::HmacSha256::Digest digest = hmac_.Mac({kDomain, device.bytes(), qualifier});
   DeviceKey key;
-  std::copy_n(reinterpret_cast<const char*>(digest.data()), kDeviceKeySize, key.bytes_.begin());
+  std::copy_n(reinterpret_cast<const char*>(digest.data()), events::kUserKeyBytes,
+              key.bytes_.begin());
   return key;
 }
 
