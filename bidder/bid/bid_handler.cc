@@ -94,6 +94,43 @@ DsaOutcome DsaOutcomeOf(std::optional<int> dsarequired, bool attached) {
   return DsaOutcome::kRequiredAndSupplied;
 }
 
+// The 400 of a request that does not parse: the parser's message and
+// OpenRTB's no-bid reason for an invalid request.
+HttpResponse InvalidRequest(const absl::Status& parsed) {
+  HttpResponse response;
+  response.status = 400;
+  response.content_type = std::string(kJson);
+  response.body = "{\"error\":";
+  openrtb::AppendJsonString(std::string_view(parsed.message().data(), parsed.message().size()),
+                            &response.body);
+  absl::StrAppend(&response.body,
+                  ",\"nbr\":", static_cast<int>(openrtb::NoBidReason::kInvalidRequest), "}");
+  return response;
+}
+
+// The campaign's `ext.dsa` on `bid`, when the auction attached it.
+void AttachDsa(const Campaign& campaign, const ImpBid& win, openrtb::Bid* bid) {
+  if (!win.dsa.attach || !campaign.dsa.has_value()) return;
+  openrtb::BidDsa& dsa = bid->dsa.emplace();
+  dsa.behalf = campaign.dsa->behalf;
+  dsa.paid = campaign.dsa->paid;
+  dsa.adrender = win.dsa.adrender;
+  if (!win.dsa.send_transparency) return;
+  for (const config::DsaTransparencyConfig& t : campaign.dsa->transparency) {
+    openrtb::DsaTransparency& entry = dsa.transparency.emplace_back();
+    entry.domain = t.domain;
+    entry.dsaparams.assign(t.dsaparams.begin(), t.dsaparams.end());
+  }
+}
+
+// The seat's entry in `response`, added when it has none yet.
+openrtb::SeatBid& SeatOf(openrtb::BidResponse& response, std::string_view seat) {
+  auto found = std::find_if(response.seatbid.begin(), response.seatbid.end(),
+                            [&](const openrtb::SeatBid& s) { return s.seat == seat; });
+  if (found != response.seatbid.end()) return *found;
+  return response.seatbid.emplace_back(openrtb::SeatBid{std::string(seat), {}});
+}
+
 }  // namespace
 
 struct BidHandler::ExchangeContext {
@@ -228,15 +265,7 @@ void BidHandler::Handle(size_t exchange, const HttpRequest& http, Responder resp
   // 1. Parse.
   thread_local openrtb::BidRequestParser parser;
   if (absl::Status parsed = parser.Parse(http.body, &pending->request); !parsed.ok()) {
-    HttpResponse response;
-    response.status = 400;
-    response.content_type = std::string(kJson);
-    response.body = "{\"error\":";
-    openrtb::AppendJsonString(std::string_view(parsed.message().data(), parsed.message().size()),
-                              &response.body);
-    absl::StrAppend(&response.body,
-                    ",\"nbr\":", static_cast<int>(openrtb::NoBidReason::kInvalidRequest), "}");
-    return Finish(*pending, BidOutcome::kInvalid, std::move(response));
+    return Finish(*pending, BidOutcome::kInvalid, InvalidRequest(parsed));
   }
   const openrtb::BidRequest& request = pending->request;
   deps_.metrics->CountIgnored(pending->exchange->index, request.ignored,
@@ -245,18 +274,8 @@ void BidHandler::Handle(size_t exchange, const HttpRequest& http, Responder resp
       openrtb::ResponseOpenRtbVersion(HeaderValue(http.headers, "x-openrtb-version"), request),
       pending->exchange->max_version);
 
-  // 2. Privacy: what the request's signals let this bid do, decided once and
-  // counted for every valid request (bidder/bid/internal/request_privacy.h).
-  const privacy::PrivacyDecision decision =
-      privacy::DecidePrivacy(SignalsOf(request), deps_.config->privacy);
-  deps_.metrics->CountPrivacyDecision(decision.regime, decision.outcome);
-  if (decision.unused_malformed_gpp) {
-    deps_.metrics->CountUnusedMalformedGpp(pending->exchange->index);
-  }
-  pending->privacy_regime = decision.regime;
-  pending->privacy_outcome = decision.outcome;
-  pending->permissions = PermissionsOf(decision);
-  if (!pending->permissions.precise_geo) DropPreciseGeo(&pending->request);
+  // 2. Privacy: what the request's signals let this bid do.
+  ApplyPrivacy(*pending);
 
   // 3. Deadlines.
   pending->deadline = ComputeBidDeadline(http.arrival, request.tmax, pending->exchange->deadlines);
@@ -265,8 +284,7 @@ void BidHandler::Handle(size_t exchange, const HttpRequest& http, Responder resp
     return Finish(*pending, BidOutcome::kNoBidExpired, NoBid(*pending));
   }
 
-  // 4. Policies and what could bid at all; a privacy no-bid only counts
-  // where some campaign could have bid.
+  // 4. Policies and what could bid at all.
   if (deps_.config->bid.coppa_policy == config::CoppaPolicy::kNoBid && request.regs.has_value() &&
       request.regs->coppa.value_or(false)) {
     return Finish(*pending, BidOutcome::kNoBidCoppa, NoBid(*pending));
@@ -276,61 +294,91 @@ void BidHandler::Handle(size_t exchange, const HttpRequest& http, Responder resp
   thread_local std::vector<size_t> capped;
   const AuctionPreview preview = pending->campaigns->auction.Preview(
       request, pending->permissions.frequency_cap_keys ? &capped : nullptr);
-  if (!preview.currency_acceptable) {
-    return Finish(*pending, BidOutcome::kNoBidCurrency, NoBid(*pending));
-  }
-  if (!preview.any_candidates) {
-    return Finish(*pending, BidOutcome::kNoBidNoCandidates, NoBid(*pending));
-  }
-  const RequestPermissions& permissions = pending->permissions;
-  if (!permissions.bid) {
-    // The reason of the privacy no-bid, where the no-bids are counted.
-    deps_.metrics->CountPrivacyNoBid(pending->privacy_regime, pending->privacy_outcome);
-    return Finish(*pending, BidOutcome::kNoBidPrivacy, NoBid(*pending));
+  if (const std::optional<BidOutcome> refused = RefuseBeforeLookup(*pending, preview)) {
+    return Finish(*pending, *refused, NoBid(*pending));
   }
 
-  // 5. Device key, unless privacy allows neither the lookup, nor the key in
-  // beacon URLs, nor cap-only keys; whether to look up.
-  if (permissions.needs_device_key()) {
-    pending->identity = ResolveDeviceIdentity(request, key_policy_, device_keys_);
-  } else {
-    pending->identity.skip = LookupSkipReason::kPrivacy;
-  }
-  // The history is read for cpc and cpa candidates only, with the same
-  // permission as segments (a device's engagement personalises the price).
-  const bool read_profile =
-      preview.needs_profile && ((preview.needs_segments && permissions.read_segments) ||
-                                (preview.needs_frequency_caps && permissions.read_frequency_caps));
-  const bool read_history = preview.needs_history && permissions.read_history &&
-                            deps_.config->pricing.device_history_days > 0;
-  // Under cap-only keys the caps are read apart from the profile (which is
-  // then not read for them).
-  const bool read_caps = permissions.frequency_cap_keys && !capped.empty();
-  const bool can_read = pending->identity.key.has_value() && pending->deadline.LookupPossible(now);
-  if (preview.needs_profile && !((read_profile || read_caps) && can_read)) {
-    deps_.metrics->CountLookup(pending->exchange->index, LookupOutcome::kSkipped);
-  }
-  if (preview.needs_history && !(read_history && can_read)) {
-    deps_.metrics->CountHistoryRead(LookupOutcome::kSkipped);
-  }
-  if (!can_read || (!read_profile && !read_history && !read_caps)) {
-    return Decide(*pending, nullptr, StoreUnhealthy(), {});
-  }
+  // 5. Device key and what to read.
+  const DeviceReads reads = PlanDeviceReads(*pending, preview, !capped.empty(), now);
+  if (!reads.any()) return Decide(*pending, nullptr, StoreUnhealthy(), {});
 
   // 6. The reads.
-  if (read_caps) {
-    // Each capped candidate's count of today (in its own zone) under its
-    // cap-only key.
-    const absl::Time today = absl::FromUnixMillis(deps_.wall_clock->NowMillis());
-    const CampaignIndex& index = pending->campaigns->index;
-    pending->cap_columns.reserve(capped.size());
-    for (size_t position : capped) {
-      const Campaign& campaign = index.campaign(position);
-      pending->cap_columns.push_back(
-          FrequencyCapQualifier(campaign.id, today, campaign.frequency_cap.zone()));
-    }
+  if (reads.caps) ListCapColumns(*pending, capped);
+  ReadDevice(std::move(pending), reads.profile, reads.history);
+}
+
+void BidHandler::ApplyPrivacy(PendingBid& pending) {
+  // Decided once and counted for every valid request
+  // (bidder/bid/internal/request_privacy.h).
+  const privacy::PrivacyDecision decision =
+      privacy::DecidePrivacy(SignalsOf(pending.request), deps_.config->privacy);
+  deps_.metrics->CountPrivacyDecision(decision.regime, decision.outcome);
+  if (decision.unused_malformed_gpp) {
+    deps_.metrics->CountUnusedMalformedGpp(pending.exchange->index);
   }
-  ReadDevice(std::move(pending), read_profile, read_history);
+  pending.privacy_regime = decision.regime;
+  pending.privacy_outcome = decision.outcome;
+  pending.permissions = PermissionsOf(decision);
+  if (!pending.permissions.precise_geo) DropPreciseGeo(&pending.request);
+}
+
+std::optional<BidOutcome> BidHandler::RefuseBeforeLookup(const PendingBid& pending,
+                                                         const AuctionPreview& preview) {
+  if (!preview.currency_acceptable) return BidOutcome::kNoBidCurrency;
+  if (!preview.any_candidates) return BidOutcome::kNoBidNoCandidates;
+  // A privacy no-bid only counts where some campaign could have bid, with
+  // its reason where the no-bids are counted.
+  if (!pending.permissions.bid) {
+    deps_.metrics->CountPrivacyNoBid(pending.privacy_regime, pending.privacy_outcome);
+    return BidOutcome::kNoBidPrivacy;
+  }
+  return std::nullopt;
+}
+
+BidHandler::DeviceReads BidHandler::PlanDeviceReads(PendingBid& pending,
+                                                    const AuctionPreview& preview, bool any_capped,
+                                                    SteadyClock::time_point now) {
+  // The device key, unless privacy allows neither the lookup, nor the key in
+  // beacon URLs, nor cap-only keys.
+  const RequestPermissions& permissions = pending.permissions;
+  if (permissions.needs_device_key()) {
+    pending.identity = ResolveDeviceIdentity(pending.request, key_policy_, device_keys_);
+  } else {
+    pending.identity.skip = LookupSkipReason::kPrivacy;
+  }
+  DeviceReads reads;
+  reads.profile =
+      preview.needs_profile && ((preview.needs_segments && permissions.read_segments) ||
+                                (preview.needs_frequency_caps && permissions.read_frequency_caps));
+  // The history is read for cpc and cpa candidates only, with the same
+  // permission as segments (a device's engagement personalises the price).
+  reads.history = preview.needs_history && permissions.read_history &&
+                  deps_.config->pricing.device_history_days > 0;
+  // Under cap-only keys the caps are read apart from the profile (which is
+  // then not read for them).
+  reads.caps = permissions.frequency_cap_keys && any_capped;
+  const bool can_read = pending.identity.key.has_value() && pending.deadline.LookupPossible(now);
+  if (preview.needs_profile && !((reads.profile || reads.caps) && can_read)) {
+    deps_.metrics->CountLookup(pending.exchange->index, LookupOutcome::kSkipped);
+  }
+  if (preview.needs_history && !(reads.history && can_read)) {
+    deps_.metrics->CountHistoryRead(LookupOutcome::kSkipped);
+  }
+  if (!can_read) reads = DeviceReads{};
+  return reads;
+}
+
+void BidHandler::ListCapColumns(PendingBid& pending, const std::vector<size_t>& capped) {
+  // Each capped candidate's count of today (in its own zone) under its
+  // cap-only key.
+  const absl::Time today = absl::FromUnixMillis(deps_.wall_clock->NowMillis());
+  const CampaignIndex& index = pending.campaigns->index;
+  pending.cap_columns.reserve(capped.size());
+  for (size_t position : capped) {
+    const Campaign& campaign = index.campaign(position);
+    pending.cap_columns.push_back(
+        FrequencyCapQualifier(campaign.id, today, campaign.frequency_cap.zone()));
+  }
 }
 
 void BidHandler::ReadDevice(std::shared_ptr<PendingBid> pending, bool read_profile,
@@ -571,6 +619,7 @@ bool BidHandler::WriteResponse(const PendingBid& pending, const AuctionResult& r
                                      ? pending.identity.key->Hex()
                                      : std::string();
   const std::string base_url = BeaconBaseUrl();
+  std::string cap_key;
   std::string click_url;
   std::string impression_url;
 
@@ -584,38 +633,8 @@ bool BidHandler::WriteResponse(const PendingBid& pending, const AuctionResult& r
     bid.id = absl::StrCat(response.bidid, "-", n + 1);
     bid.impid = imp.id;
     bid.price = win.price;
-
-    BeaconParams params;
-    params.exchange = pending.exchange->config.name;
-    params.campaign_id = campaign.id;
-    params.creative_id = creative.id;
-    params.device_key = device_key;
-    params.deal_id = win.deal != nullptr ? std::string_view(win.deal->id) : std::string_view();
-    params.bid_price_micros = std::llround(win.price * 1e6);
-    params.bid_currency = result.currency;
-    params.bid_time_ms = bid_time_ms;
-    params.test = request.test;
-    params.permissions = pending.permissions.beacons;
-    // Under cap-only keys a capped campaign's URLs name its count of the
-    // bid's day, and nothing else; an uncapped one's count nothing.
-    std::string cap_key;
-    if (pending.permissions.frequency_cap_keys) {
-      if (campaign.frequency_cap.capped() && pending.identity.key.has_value()) {
-        cap_key = device_keys_
-                      .FrequencyCapKey(
-                          *pending.identity.key,
-                          FrequencyCapQualifier(campaign.id, absl::FromUnixMillis(bid_time_ms),
-                                                campaign.frequency_cap.zone()))
-                      .Hex();
-        params.frequency_cap_key = cap_key;
-      } else {
-        params.permissions.count_frequency_cap = false;
-      }
-    }
-    params.request_id = request.id;
-    params.imp_id = imp.id;
-    params.bid_id = bid.id;
-    params.pricing_bucket = win.shade.bucket;
+    const BeaconParams params = BeaconParamsOf(pending, result.currency, win, imp, bid.id,
+                                               bid_time_ms, device_key, &cap_key);
     click_url.clear();
     impression_url.clear();
     // Markup served by the win notice is filled in there, from the same
@@ -632,29 +651,49 @@ bool BidHandler::WriteResponse(const PendingBid& pending, const AuctionResult& r
     bid.cid = campaign.id;
     DescribeCreative(creative, taxonomy, &bid);
     if (win.deal != nullptr) bid.dealid = win.deal->id;
-    if (win.dsa.attach && campaign.dsa.has_value()) {
-      openrtb::BidDsa& dsa = bid.dsa.emplace();
-      dsa.behalf = campaign.dsa->behalf;
-      dsa.paid = campaign.dsa->paid;
-      dsa.adrender = win.dsa.adrender;
-      if (win.dsa.send_transparency) {
-        for (const config::DsaTransparencyConfig& t : campaign.dsa->transparency) {
-          openrtb::DsaTransparency& entry = dsa.transparency.emplace_back();
-          entry.domain = t.domain;
-          entry.dsaparams.assign(t.dsaparams.begin(), t.dsaparams.end());
-        }
-      }
-    }
-
-    auto seat = std::find_if(response.seatbid.begin(), response.seatbid.end(),
-                             [&](const openrtb::SeatBid& s) { return s.seat == win.seat; });
-    if (seat == response.seatbid.end()) {
-      response.seatbid.push_back(openrtb::SeatBid{std::string(win.seat), {}});
-      seat = response.seatbid.end() - 1;
-    }
-    seat->bid.push_back(std::move(bid));
+    AttachDsa(campaign, win, &bid);
+    SeatOf(response, win.seat).bid.push_back(std::move(bid));
   }
   return openrtb::SerializeBidResponse(response, body).ok();
+}
+
+BeaconParams BidHandler::BeaconParamsOf(const PendingBid& pending, std::string_view currency,
+                                        const ImpBid& win, const openrtb::Imp& imp,
+                                        std::string_view bid_id, int64_t bid_time_ms,
+                                        std::string_view device_key, std::string* cap_key) const {
+  const openrtb::BidRequest& request = pending.request;
+  const Campaign& campaign = *win.campaign;
+  BeaconParams params;
+  params.exchange = pending.exchange->config.name;
+  params.campaign_id = campaign.id;
+  params.creative_id = win.creative->id;
+  params.device_key = device_key;
+  params.deal_id = win.deal != nullptr ? std::string_view(win.deal->id) : std::string_view();
+  params.bid_price_micros = std::llround(win.price * 1e6);
+  params.bid_currency = currency;
+  params.bid_time_ms = bid_time_ms;
+  params.test = request.test;
+  params.permissions = pending.permissions.beacons;
+  // Under cap-only keys a capped campaign's URLs name its count of the
+  // bid's day, and nothing else; an uncapped one's count nothing.
+  if (pending.permissions.frequency_cap_keys) {
+    if (campaign.frequency_cap.capped() && pending.identity.key.has_value()) {
+      *cap_key =
+          device_keys_
+              .FrequencyCapKey(*pending.identity.key,
+                               FrequencyCapQualifier(campaign.id, absl::FromUnixMillis(bid_time_ms),
+                                                     campaign.frequency_cap.zone()))
+              .Hex();
+      params.frequency_cap_key = *cap_key;
+    } else {
+      params.permissions.count_frequency_cap = false;
+    }
+  }
+  params.request_id = request.id;
+  params.imp_id = imp.id;
+  params.bid_id = bid_id;
+  params.pricing_bucket = win.shade.bucket;
+  return params;
 }
 
 std::string BidHandler::BeaconBaseUrl() const {

@@ -81,11 +81,14 @@
 #define RTB_BIDDER_BID_BID_HANDLER_H_
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -179,6 +182,26 @@ class BidHandler {
 
   explicit BidHandler(Dependencies dependencies, CurrencyTable currencies, CampaignIndex index);
 
+  // Which of the device's reads a request makes (none without a device key
+  // or time left for a lookup).
+  struct DeviceReads {
+    bool profile = false;  // the profile Get
+    bool history = false;  // the history scan
+    bool caps = false;     // one cap count per capped candidate, under cap-only keys
+    bool any() const { return profile || history || caps; }
+  };
+
+  // Step 2: the privacy decision, counted, and the permissions it gives.
+  void ApplyPrivacy(PendingBid& pending);
+  // Step 4: the no-bid outcome of a request nothing can bid on, or that
+  // privacy refuses, decided before any read.
+  std::optional<BidOutcome> RefuseBeforeLookup(const PendingBid& pending,
+                                               const AuctionPreview& preview);
+  // Step 5: the device key, and what to read; counts the lookups skipped.
+  DeviceReads PlanDeviceReads(PendingBid& pending, const AuctionPreview& preview, bool any_capped,
+                              std::chrono::steady_clock::time_point now);
+  // The cap count columns of the `capped` candidates, for the cap reads.
+  void ListCapColumns(PendingBid& pending, const std::vector<size_t>& capped);
   // Step 6: the profile Get and the history scan that are asked for, at once.
   void ReadDevice(std::shared_ptr<PendingBid> pending, bool read_profile, bool read_history);
   // Once per request that read: counts the reads (those not in `done` timed
@@ -194,6 +217,12 @@ class BidHandler {
   // The bid response of `result`, into `*body`; false when the writer
   // refused it.
   bool WriteResponse(const PendingBid& pending, const AuctionResult& result, std::string* body);
+  // The signed beacon parameters of one bid; `*cap_key` holds the cap-only
+  // key the parameters point to, when there is one.
+  BeaconParams BeaconParamsOf(const PendingBid& pending, std::string_view currency,
+                              const ImpBid& win, const openrtb::Imp& imp, std::string_view bid_id,
+                              int64_t bid_time_ms, std::string_view device_key,
+                              std::string* cap_key) const;
   HttpResponse NoBid(const PendingBid& pending) const;
   std::string BeaconBaseUrl() const;
 

@@ -60,6 +60,8 @@ class TcStringDecoder {
 
  private:
   static absl::Status ReadVendorSection(BitReader& reader, VendorSet* set);
+  static absl::Status ReadVendorBitField(BitReader& reader, VendorSet* set);
+  static absl::Status ReadVendorRanges(BitReader& reader, VendorSet* set);
   static absl::Status ReadLetters(BitReader& reader, std::string* out);
   static absl::Status ReadSegmentType(std::string_view segment, TcString* out);
 };
@@ -152,21 +154,27 @@ absl::Status TcStringDecoder::ReadVendorSection(BitReader& reader, VendorSet* se
   set->bits_.resize(0);
   set->ranges_.resize(0);
   if (reader.failed()) return Malformed("ends inside a vendor section header");
+  return set->range_encoded_ ? ReadVendorRanges(reader, set) : ReadVendorBitField(reader, set);
+}
+
+absl::Status TcStringDecoder::ReadVendorBitField(BitReader& reader, VendorSet* set) {
   const int max_vendor_id = set->max_vendor_id_;
-  if (!set->range_encoded_) {
-    // Checked before sizing the words, so a short string cannot ask for 8 KiB.
-    if (reader.remaining() < static_cast<size_t>(max_vendor_id)) {
-      return Malformed("ends inside a vendor bit field");
-    }
-    set->bits_.assign((max_vendor_id + 63) / 64, 0);
-    // Chunks of 32 bits never straddle a 64-bit word.
-    for (int index = 0; index < max_vendor_id; index += 32) {
-      const int width = std::min(32, max_vendor_id - index);
-      const uint64_t chunk = reader.Read(width);
-      set->bits_[index / 64] |= chunk << (64 - index % 64 - width);
-    }
-    return absl::OkStatus();
+  // Checked before sizing the words, so a short string cannot ask for 8 KiB.
+  if (reader.remaining() < static_cast<size_t>(max_vendor_id)) {
+    return Malformed("ends inside a vendor bit field");
   }
+  set->bits_.assign((max_vendor_id + 63) / 64, 0);
+  // Chunks of 32 bits never straddle a 64-bit word.
+  for (int index = 0; index < max_vendor_id; index += 32) {
+    const int width = std::min(32, max_vendor_id - index);
+    const uint64_t chunk = reader.Read(width);
+    set->bits_[index / 64] |= chunk << (64 - index % 64 - width);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TcStringDecoder::ReadVendorRanges(BitReader& reader, VendorSet* set) {
+  const int max_vendor_id = set->max_vendor_id_;
   const int entries = static_cast<int>(reader.Read(12));
   if (reader.failed()) return Malformed("ends before a vendor range count");
   // An entry takes at least 17 bits, so entry i is read whole only if
