@@ -396,88 +396,90 @@ void BidHandler::ReadDevice(std::shared_ptr<PendingBid> pending, bool read_profi
       SettleReads(*pending, pending->reads_done.load(std::memory_order_acquire));
     });
   }
-  const BidDeadline::TimePoint lookup_deadline = pending->deadline.lookup;
-  const auto complete = [this](PendingBid& bid, unsigned read) {
-    const unsigned done = bid.reads_done.fetch_or(read, std::memory_order_acq_rel) | read;
-    if (done != bid.reads_sent || bid.settled.exchange(true)) return;
-    if (bid.guard.has_value()) bid.guard->cancel();
-    SettleReads(bid, done);
-  };
+  if (read_profile) SendProfileGet(pending);
+  if (read_caps) SendCapGets(pending);
+  if (read_history) SendHistoryScan(pending);
+}
 
-  if (read_profile) {
+void BidHandler::CompleteRead(PendingBid& bid, unsigned read) {
+  const unsigned done = bid.reads_done.fetch_or(read, std::memory_order_acq_rel) | read;
+  if (done != bid.reads_sent || bid.settled.exchange(true)) return;
+  if (bid.guard.has_value()) bid.guard->cancel();
+  SettleReads(bid, done);
+}
+
+void BidHandler::SendProfileGet(const std::shared_ptr<PendingBid>& pending) {
+  storage::Get get;
+  get.row = std::string(pending->identity.key->bytes());
+  // Only the families the request's privacy signals allow are read.
+  if (pending->permissions.read_segments) {
+    get.columns.push_back({std::string(storage::kProfileSegmentFamily), std::nullopt});
+  }
+  if (pending->permissions.read_frequency_caps) {
+    get.columns.push_back({std::string(storage::kProfileFrequencyCapFamily), std::nullopt});
+  }
+  get.consistency = storage::Consistency::kTimeline;
+  deps_.store->AsyncGet(storage::kProfilesTable, std::move(get), pending->deadline.lookup,
+                        pending->executor, [this, pending](absl::StatusOr<storage::RowResult> row) {
+                          pending->profile.emplace(std::move(row));
+                          CompleteRead(*pending, kProfileRead);
+                        });
+}
+
+void BidHandler::SendCapGets(const std::shared_ptr<PendingBid>& pending) {
+  const size_t count = pending->cap_columns.size();
+  pending->caps.resize(count);
+  pending->caps_pending.store(count, std::memory_order_relaxed);
+  for (size_t i = 0; i < count; ++i) {
     storage::Get get;
-    get.row = std::string(pending->identity.key->bytes());
-    // Only the families the request's privacy signals allow are read.
-    if (pending->permissions.read_segments) {
-      get.columns.push_back({std::string(storage::kProfileSegmentFamily), std::nullopt});
-    }
-    if (pending->permissions.read_frequency_caps) {
-      get.columns.push_back({std::string(storage::kProfileFrequencyCapFamily), std::nullopt});
-    }
+    get.row = std::string(
+        device_keys_.FrequencyCapKey(*pending->identity.key, pending->cap_columns[i]).bytes());
+    get.columns.push_back(
+        {std::string(storage::kProfileFrequencyCapFamily), pending->cap_columns[i]});
     get.consistency = storage::Consistency::kTimeline;
-    deps_.store->AsyncGet(storage::kProfilesTable, std::move(get), lookup_deadline,
-                          pending->executor,
-                          [pending, complete](absl::StatusOr<storage::RowResult> row) {
-                            pending->profile.emplace(std::move(row));
-                            complete(*pending, kProfileRead);
-                          });
-  }
-
-  if (read_caps) {
-    const size_t count = pending->cap_columns.size();
-    pending->caps.resize(count);
-    pending->caps_pending.store(count, std::memory_order_relaxed);
-    for (size_t i = 0; i < count; ++i) {
-      storage::Get get;
-      get.row = std::string(
-          device_keys_.FrequencyCapKey(*pending->identity.key, pending->cap_columns[i]).bytes());
-      get.columns.push_back(
-          {std::string(storage::kProfileFrequencyCapFamily), pending->cap_columns[i]});
-      get.consistency = storage::Consistency::kTimeline;
-      deps_.store->AsyncGet(
-          storage::kProfilesTable, std::move(get), lookup_deadline, pending->executor,
-          [pending, complete, i](absl::StatusOr<storage::RowResult> row) {
-            pending->caps[i].emplace(std::move(row));
-            if (pending->caps_pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-              complete(*pending, kCapRead);
-            }
-          });
-    }
-  }
-
-  if (read_history) {
-    // Today and the pricing.device_history_days - 1 UTC days before it.
-    const int64_t now_ms = deps_.wall_clock->NowMillis();
-    constexpr int64_t kDayMs = 24LL * 3600 * 1000;
-    const int64_t today_ms = now_ms - now_ms % kDayMs;
-    absl::StatusOr<storage::Scan> scan = events::DailyCountsScan(
-        pending->identity.key->bytes(),
-        std::max<int64_t>(0, today_ms - (deps_.config->pricing.device_history_days - 1) * kDayMs),
-        today_ms + kDayMs);
-    if (!scan.ok()) {
-      pending->history_outcome = LookupOutcome::kError;
-      return complete(*pending, kHistoryRead);
-    }
-    scan->consistency = storage::Consistency::kTimeline;
-    deps_.store->AsyncScan(
-        storage::kEventRollupsTable, *std::move(scan), lookup_deadline, pending->executor,
-        [pending, complete](absl::StatusOr<std::vector<storage::RowResult>> rows) {
-          if (!rows.ok()) {
-            pending->history_outcome = rows.status().code() == absl::StatusCode::kDeadlineExceeded
-                                           ? LookupOutcome::kTimeout
-                                           : LookupOutcome::kError;
-          } else {
-            const events::EngagementTotals totals = events::SumEngagement(*rows);
-            pending->history = {totals.impressions, totals.clicks, totals.conversions};
-            const bool stale = std::any_of(rows->begin(), rows->end(),
-                                           [](const storage::RowResult& r) { return r.stale; });
-            pending->history_outcome = stale           ? LookupOutcome::kStale
-                                       : rows->empty() ? LookupOutcome::kMiss
-                                                       : LookupOutcome::kHit;
+    deps_.store->AsyncGet(
+        storage::kProfilesTable, std::move(get), pending->deadline.lookup, pending->executor,
+        [this, pending, i](absl::StatusOr<storage::RowResult> row) {
+          pending->caps[i].emplace(std::move(row));
+          if (pending->caps_pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+            CompleteRead(*pending, kCapRead);
           }
-          complete(*pending, kHistoryRead);
         });
   }
+}
+
+void BidHandler::SendHistoryScan(const std::shared_ptr<PendingBid>& pending) {
+  // Today and the pricing.device_history_days - 1 UTC days before it.
+  const int64_t now_ms = deps_.wall_clock->NowMillis();
+  constexpr int64_t kDayMs = 24LL * 3600 * 1000;
+  const int64_t today_ms = now_ms - now_ms % kDayMs;
+  absl::StatusOr<storage::Scan> scan = events::DailyCountsScan(
+      pending->identity.key->bytes(),
+      std::max<int64_t>(0, today_ms - (deps_.config->pricing.device_history_days - 1) * kDayMs),
+      today_ms + kDayMs);
+  if (!scan.ok()) {
+    pending->history_outcome = LookupOutcome::kError;
+    return CompleteRead(*pending, kHistoryRead);
+  }
+  scan->consistency = storage::Consistency::kTimeline;
+  deps_.store->AsyncScan(
+      storage::kEventRollupsTable, *std::move(scan), pending->deadline.lookup, pending->executor,
+      [this, pending](absl::StatusOr<std::vector<storage::RowResult>> rows) {
+        if (!rows.ok()) {
+          pending->history_outcome = rows.status().code() == absl::StatusCode::kDeadlineExceeded
+                                         ? LookupOutcome::kTimeout
+                                         : LookupOutcome::kError;
+        } else {
+          const events::EngagementTotals totals = events::SumEngagement(*rows);
+          pending->history = {totals.impressions, totals.clicks, totals.conversions};
+          const bool stale = std::any_of(rows->begin(), rows->end(),
+                                         [](const storage::RowResult& r) { return r.stale; });
+          pending->history_outcome = stale           ? LookupOutcome::kStale
+                                     : rows->empty() ? LookupOutcome::kMiss
+                                                     : LookupOutcome::kHit;
+        }
+        CompleteRead(*pending, kHistoryRead);
+      });
 }
 
 void BidHandler::SettleReads(PendingBid& pending, unsigned done) {

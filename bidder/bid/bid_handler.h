@@ -204,6 +204,13 @@ class BidHandler {
   void ListCapColumns(PendingBid& pending, const std::vector<size_t>& capped);
   // Step 6: the profile Get and the history scan that are asked for, at once.
   void ReadDevice(std::shared_ptr<PendingBid> pending, bool read_profile, bool read_history);
+  // The reads ReadDevice sends, each completing with CompleteRead.
+  void SendProfileGet(const std::shared_ptr<PendingBid>& pending);
+  void SendCapGets(const std::shared_ptr<PendingBid>& pending);
+  void SendHistoryScan(const std::shared_ptr<PendingBid>& pending);
+  // Marks `read` done; the last of the reads sent settles the request
+  // (unless the guard timer has).
+  void CompleteRead(PendingBid& bid, unsigned read);
   // Once per request that read: counts the reads (those not in `done` timed
   // out) and decides with what arrived.
   void SettleReads(PendingBid& pending, unsigned done);
