@@ -8,6 +8,7 @@
 // exit code 1. Every start and stop event is one line on stderr; secrets are
 // never printed.
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -26,8 +27,7 @@ constexpr char kUsage[] =
 void Log(const std::string& line) { rtb::startup::Log(kProgram, line); }
 
 int Fail(absl::string_view message) {
-  Log("error: " + std::string(message));
-  return 1;
+  return rtb::startup::FailStart(kProgram, std::string_view(message.data(), message.size()));
 }
 
 int Run(int argc, char** argv) {
@@ -37,14 +37,8 @@ int Run(int argc, char** argv) {
   flags.Text("--config", &config_path);
   flags.Text("--port-file", &port_file);
   flags.Require("--config");
-  switch (flags.Parse(argc, argv)) {
-    case rtb::startup::FlagParser::Outcome::kRun:
-      break;
-    case rtb::startup::FlagParser::Outcome::kHelp:
-      return 0;
-    case rtb::startup::FlagParser::Outcome::kError:
-      return 1;
-  }
+  if (std::optional<int> exit_code = rtb::startup::ExitCodeAfter(flags.Parse(argc, argv)))
+    return *exit_code;
   rtb::startup::TuneAllocatorForLongRuns();
   rtb::startup::BlockStopSignals();
 

@@ -49,8 +49,7 @@ constexpr char kUsage[] =
 void Log(const std::string& line) { rtb::startup::Log(kProgram, line); }
 
 int Fail(absl::string_view message) {
-  Log("error: " + std::string(message));
-  return 1;
+  return rtb::startup::FailStart(kProgram, std::string_view(message.data(), message.size()));
 }
 
 uint16_t MetricsPort(const prometheus::Exposer& exposer) {
@@ -72,15 +71,7 @@ std::optional<int> ParseFlags(int argc, char** argv, PacerFlags* out) {
   flags.Text("--metrics-address", &out->metrics_address);
   flags.Text("--port-file", &out->port_file);
   flags.Require("--config");
-  switch (flags.Parse(argc, argv)) {
-    case rtb::startup::FlagParser::Outcome::kRun:
-      return std::nullopt;
-    case rtb::startup::FlagParser::Outcome::kHelp:
-      return 0;
-    case rtb::startup::FlagParser::Outcome::kError:
-      return 1;
-  }
-  return 1;
+  return rtb::startup::ExitCodeAfter(flags.Parse(argc, argv));
 }
 
 // The configuration file, which must say pacing.mode "pacer".

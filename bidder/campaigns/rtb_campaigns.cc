@@ -13,6 +13,7 @@
 // change. Exit 0 on success, 1 with one line per problem otherwise.
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -39,8 +40,7 @@ constexpr char kUsage[] =
     "  --operator <name>  who the import's audit records name (default rtb-campaigns)\n";
 
 int Fail(absl::string_view message) {
-  rtb::startup::Log(kProgram, absl::StrCat("error: ", std::string(message)));
-  return 1;
+  return rtb::startup::FailStart(kProgram, std::string_view(message.data(), message.size()));
 }
 
 // The stored object with "enabled" set from the state.
@@ -148,14 +148,9 @@ int Run(int argc, char** argv) {
   flags.Text("--config", &config_path);
   flags.Text("--operator", &operator_name);
   flags.Require("--config");
-  switch (flags.Parse(static_cast<int>(flag_args.size()), flag_args.data())) {
-    case rtb::startup::FlagParser::Outcome::kRun:
-      break;
-    case rtb::startup::FlagParser::Outcome::kHelp:
-      return 0;
-    case rtb::startup::FlagParser::Outcome::kError:
-      return 1;
-  }
+  if (std::optional<int> exit_code = rtb::startup::ExitCodeAfter(
+          flags.Parse(static_cast<int>(flag_args.size()), flag_args.data())))
+    return *exit_code;
   if (positional.size() != 2 || (positional[0] != "export" && positional[0] != "import")) {
     std::cerr << kProgram << ": expected export FILE or import FILE\n" << kUsage;
     return 1;

@@ -10,6 +10,7 @@
 // every table and closes the store, and exits 0. A start-up error is one line
 // on stderr naming the problem, and exit code 1.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,8 +47,7 @@ constexpr char kUsage[] =
 void Log(const std::string& line) { rtb::startup::Log(kProgram, line); }
 
 int Fail(absl::string_view message) {
-  Log("error: " + std::string(message));
-  return 1;
+  return rtb::startup::FailStart(kProgram, std::string_view(message.data(), message.size()));
 }
 
 struct Flags {
@@ -103,14 +103,8 @@ void FlushEveryTable(rtb::storage::Store& store) {
 
 int Run(int argc, char** argv) {
   Flags flags;
-  switch (ParseFlags(argc, argv, flags)) {
-    case rtb::startup::FlagParser::Outcome::kRun:
-      break;
-    case rtb::startup::FlagParser::Outcome::kHelp:
-      return 0;
-    case rtb::startup::FlagParser::Outcome::kError:
-      return 1;
-  }
+  if (std::optional<int> exit_code = rtb::startup::ExitCodeAfter(ParseFlags(argc, argv, flags)))
+    return *exit_code;
   if (absl::Status s = rtb::storage::server::ValidateStorageServerOptions(flags.server); !s.ok()) {
     return Fail(s.message());
   }

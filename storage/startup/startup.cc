@@ -164,6 +164,23 @@ absl::Status WritePortFile(const std::string& path, int port) {
   return absl::OkStatus();
 }
 
+std::optional<int> ExitCodeAfter(FlagParser::Outcome outcome) {
+  switch (outcome) {
+    case FlagParser::Outcome::kRun:
+      return std::nullopt;
+    case FlagParser::Outcome::kHelp:
+      return 0;
+    case FlagParser::Outcome::kError:
+      return 1;
+  }
+  return 1;
+}
+
+int FailStart(std::string_view program, std::string_view message) {
+  Log(program, std::string("error: ").append(message));
+  return 1;
+}
+
 void TuneAllocatorForLongRuns() {
   constexpr int kMmapThresholdBytes = 1 << 20;
   if (std::getenv("MALLOC_MMAP_THRESHOLD_") == nullptr)

@@ -20,6 +20,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -85,6 +86,14 @@ class FlagParser {
   std::string usage_;
   std::vector<Flag> flags_;
 };
+
+// The exit code a process leaves with after FlagParser::Parse: none for
+// kRun (go on), 0 after --help, 1 after a bad flag.
+std::optional<int> ExitCodeAfter(FlagParser::Outcome outcome);
+
+// Logs "error: <message>" for `program` and answers 1, the exit code of a
+// start-up error.
+int FailStart(std::string_view program, std::string_view message);
 
 // Writes "<port>\n" to `path` whole: under a temporary name, then renamed, so
 // a reader never sees a partial number.

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -93,6 +94,19 @@ TEST(FlagParserTest, HelpPrintsTheUsageOnStdout) {
   ::testing::internal::CaptureStdout();
   EXPECT_EQ(parser.Parse(argv.argc(), argv.argv()), Outcome::kHelp);
   EXPECT_EQ(::testing::internal::GetCapturedStdout(), "usage: prog\n");
+}
+
+TEST(ExitCodeAfterTest, RunGoesOnHelpIsZeroABadFlagIsOne) {
+  EXPECT_EQ(ExitCodeAfter(Outcome::kRun), std::nullopt);
+  EXPECT_EQ(ExitCodeAfter(Outcome::kHelp), 0);
+  EXPECT_EQ(ExitCodeAfter(Outcome::kError), 1);
+}
+
+TEST(FailStartTest, LogsTheErrorAndAnswersOne) {
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(FailStart("prog", "no config"), 1);
+  const std::string logged = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(logged.find(" prog: error: no config\n"), std::string::npos) << logged;
 }
 
 class StartupStoreTest : public ::testing::Test {
