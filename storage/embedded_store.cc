@@ -23,6 +23,11 @@ namespace {
 
 constexpr char kSchemaFile[] = "SCHEMAS";
 
+// The block cache's share for families that are not IN_MEMORY, bytes.
+int64_t SharedBlockCacheBytes(const EmbeddedStoreOptions& options) {
+  return static_cast<int64_t>(options.block_cache_bytes * (1.0 - options.in_memory_cache_fraction));
+}
+
 // Makes RocksDB's wall-clock reads (file creation times, FIFO TTL) follow the
 // store's Clock, so expiry can be tested without sleeping. Only the seconds
 // clock is replaced; RocksDB's internal timers keep real time.
@@ -120,8 +125,8 @@ absl::Status EmbeddedStoreImpl::Open() {
   absl::StatusOr<std::vector<TableSchema>> schemas = ReadSchemaFile();
   if (!schemas.ok()) return schemas.status();
 
-  block_cache_ = rocksdb::NewLRUCache(
-      static_cast<size_t>(options_.block_cache_bytes * (1.0 - options_.in_memory_cache_fraction)));
+  const int64_t shared_cache_bytes = SharedBlockCacheBytes(options_);
+  block_cache_ = rocksdb::NewLRUCache(static_cast<size_t>(shared_cache_bytes));
   in_memory_cache_ = rocksdb::NewLRUCache(
       static_cast<size_t>(options_.block_cache_bytes * options_.in_memory_cache_fraction));
 
@@ -132,11 +137,7 @@ absl::Status EmbeddedStoreImpl::Open() {
   db_options.env = env_.get();
   db_options.max_background_jobs = 2;
   const int64_t memtable_budget =
-      options_.memtable_budget_bytes < 0
-          ? static_cast<int64_t>(options_.block_cache_bytes *
-                                 (1.0 - options_.in_memory_cache_fraction)) /
-                3
-          : options_.memtable_budget_bytes;
+      options_.memtable_budget_bytes < 0 ? shared_cache_bytes / 3 : options_.memtable_budget_bytes;
   if (memtable_budget > 0) {
     write_buffer_manager_ = std::make_shared<rocksdb::WriteBufferManager>(
         static_cast<size_t>(memtable_budget), block_cache_);
@@ -368,8 +369,7 @@ absl::StatusOr<std::unique_ptr<Store>> OpenEmbeddedStore(const EmbeddedStoreOpti
   if (options.row_cache_bytes < 0) {
     return absl::InvalidArgumentError("embedded store row_cache_bytes must be >= 0");
   }
-  if (const int64_t share = static_cast<int64_t>(options.block_cache_bytes *
-                                                 (1.0 - options.in_memory_cache_fraction));
+  if (const int64_t share = internal::SharedBlockCacheBytes(options);
       options.memtable_budget_bytes > share) {
     return absl::InvalidArgumentError(
         absl::StrCat("embedded store memtable_budget_bytes ", options.memtable_budget_bytes,
