@@ -7,6 +7,7 @@
 // exits 0. Any start-up error is one line on stderr naming the problem, and
 // exit code 1. Every start and stop event is one line on stderr; secrets are
 // never printed.
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -47,6 +48,8 @@ int Run(int argc, char** argv) {
   const std::string storage = rtb::startup::DescribeStore(config->storage);
   const std::string address = config->server.listen_address;
   const int io_threads = config->server.io_threads;
+  const rtb::startup::AllocatorTrimmer trimmer(
+      std::chrono::milliseconds(config->server.memory_trim_interval_ms));
 
   Log(absl::StrCat("starting: config ", config_path, ", storage ", storage));
   absl::StatusOr<std::unique_ptr<rtb::bidder::BidderApp>> app =

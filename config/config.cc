@@ -214,6 +214,7 @@ void DecodeServer(const json& value, const std::string& path, ErrorList* errors,
   fields.Read("max_connections", &out->max_connections);
   fields.Read("max_connections_per_peer", &out->max_connections_per_peer);
   fields.Read("graceful_shutdown_timeout_ms", &out->graceful_shutdown_timeout_ms);
+  fields.Read("memory_trim_interval_ms", &out->memory_trim_interval_ms);
   fields.Read("console_enabled", &out->console_enabled);
   fields.Read("admin_api_enabled", &out->admin_api_enabled);
   ReadObjectList(fields, "exchanges", &out->exchanges, DecodeExchange);

@@ -156,6 +156,10 @@ struct ServerConfig {
   // On SIGTERM: time in-flight requests get to finish before connections are
   // closed, ms. Default 5000. Range [0, 600000].
   int graceful_shutdown_timeout_ms = 5000;
+  // How often the process gives the C allocator's free pages back to the
+  // system, ms (startup::AllocatorTrimmer); 0 never does. Default 10000.
+  // Range [0, 3600000].
+  int memory_trim_interval_ms = 10000;
   // Serves the operator console at /console. Default true.
   bool console_enabled = true;
   // Serves the admin API (/api/...: campaigns, a device's events, events by

@@ -179,6 +179,7 @@ void ValidateServer(const BidderConfig& config, ErrorList* errors) {
   at.InRange("max_connections", server.max_connections, 1, 1000000);
   at.InRange("max_connections_per_peer", server.max_connections_per_peer, 1, 1000000);
   at.InRange("graceful_shutdown_timeout_ms", server.graceful_shutdown_timeout_ms, 0, 600000);
+  at.InRange("memory_trim_interval_ms", server.memory_trim_interval_ms, 0, 3600000);
 
   const std::vector<ExchangeConfig>& exchanges = server.exchanges;
   if (exchanges.empty()) at.Fail("exchanges", "must list at least one exchange");

@@ -118,6 +118,8 @@ int Run(int argc, char** argv) {
 
   absl::StatusOr<rtb::config::BidderConfig> config = LoadPacerConfig(flags.config_path);
   if (!config.ok()) return Fail(config.status().message());
+  const rtb::startup::AllocatorTrimmer trimmer(
+      std::chrono::milliseconds(config->server.memory_trim_interval_ms));
   // ValidateConfig has refused "pacer" with the embedded backend already.
   absl::StatusOr<std::unique_ptr<rtb::storage::Store>> store =
       rtb::startup::OpenBidderStore(*config);

@@ -9,6 +9,7 @@
 // or SIGINT; then it stops accepting, lets calls in progress finish, flushes
 // every table and closes the store, and exits 0. A start-up error is one line
 // on stderr naming the problem, and exit code 1.
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -42,7 +43,9 @@ constexpr char kUsage[] =
     "  --scanner-idle-timeout-ms <n> close scanners unread this long (default 60000)\n"
     "  --block-cache-mb <n>          embedded block cache (default 256)\n"
     "  --memtable-budget-mb <n>      all memtables together, charged to the block cache; 0 off\n"
-    "                                (default a quarter of the block cache)\n";
+    "                                (default a quarter of the block cache)\n"
+    "  --memory-trim-interval-ms <n> give free heap pages back to the system this often,\n"
+    "                                0 never (default 10000)\n";
 
 void Log(const std::string& line) { rtb::startup::Log(kProgram, line); }
 
@@ -56,6 +59,7 @@ struct Flags {
   bool apply_schemas = false;
   int64_t block_cache_mb = 256;
   int64_t memtable_budget_mb = -1;  // the store's default
+  int64_t memory_trim_interval_ms = 10000;
   StorageServerOptions server;
 };
 
@@ -82,6 +86,7 @@ rtb::startup::FlagParser::Outcome ParseFlags(int argc, char** argv, Flags& flags
   parser.Integer("--scanner-idle-timeout-ms", &flags.server.handler.scanner_idle_timeout_ms);
   parser.Integer("--block-cache-mb", &flags.block_cache_mb, int64_t{1});
   parser.Integer("--memtable-budget-mb", &flags.memtable_budget_mb, int64_t{0});
+  parser.Integer("--memory-trim-interval-ms", &flags.memory_trim_interval_ms, int64_t{0});
   parser.Switch("--apply-schemas", &flags.apply_schemas);
   parser.Require("--path");
   return parser.Parse(argc, argv);
@@ -110,6 +115,8 @@ int Run(int argc, char** argv) {
   }
   rtb::startup::TuneAllocatorForLongRuns();
   rtb::startup::BlockStopSignals();
+  const rtb::startup::AllocatorTrimmer trimmer(
+      std::chrono::milliseconds(flags.memory_trim_interval_ms));
   apache::thrift::GlobalOutput.setOutputFunction(
       [](const char* message) { Log(absl::StrCat("thrift: ", message)); });
 

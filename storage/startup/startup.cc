@@ -187,6 +187,34 @@ void TuneAllocatorForLongRuns() {
     mallopt(M_MMAP_THRESHOLD, kMmapThresholdBytes);
 }
 
+AllocatorTrimmer::AllocatorTrimmer(std::chrono::milliseconds interval) {
+  if (interval.count() > 0) thread_ = std::thread([this, interval] { Run(interval); });
+}
+
+AllocatorTrimmer::~AllocatorTrimmer() {
+  {
+    absl::MutexLock lock(&mutex_);
+    stopping_ = true;
+  }
+  if (thread_.joinable()) thread_.join();
+}
+
+int64_t AllocatorTrimmer::trims() const {
+  absl::MutexLock lock(&mutex_);
+  return trims_;
+}
+
+void AllocatorTrimmer::Run(std::chrono::milliseconds interval) {
+  const absl::Duration period = absl::FromChrono(interval);
+  absl::MutexLock lock(&mutex_);
+  while (!mutex_.AwaitWithTimeout(absl::Condition(&stopping_), period)) {
+    mutex_.Unlock();
+    malloc_trim(0);
+    mutex_.Lock();
+    ++trims_;
+  }
+}
+
 void BlockStopSignals() {
   const sigset_t signals = StopSignals();
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);

@@ -16,6 +16,7 @@
 #define RTB_STORAGE_STARTUP_STARTUP_H_
 
 #include <charconv>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -23,10 +24,12 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "config/config.h"
 #include "storage/store.h"
 
@@ -107,6 +110,33 @@ absl::Status WritePortFile(const std::string& path, int port);
 // free, a step up in resident memory at every compaction. The environment's
 // MALLOC_MMAP_THRESHOLD_ wins when set.
 void TuneAllocatorForLongRuns();
+
+// Gives the C allocator's free pages back to the system every `interval`
+// (malloc_trim), from a thread of its own, until destroyed. glibc keeps the
+// memory its arenas freed (cache entries evicted, compaction and flush
+// buffers, blocks freed on another thread than the one that allocated them)
+// resident until the same arena reuses it; over a long run that is a
+// hundred MiB or more that RSS counts but nothing uses. Trimming keeps the
+// address space and releases the pages, so RSS follows what is in use. An
+// interval of zero starts no thread.
+class AllocatorTrimmer {
+ public:
+  explicit AllocatorTrimmer(std::chrono::milliseconds interval);
+  ~AllocatorTrimmer();
+  AllocatorTrimmer(const AllocatorTrimmer&) = delete;
+  AllocatorTrimmer& operator=(const AllocatorTrimmer&) = delete;
+
+  // Trims done so far.
+  int64_t trims() const;
+
+ private:
+  void Run(std::chrono::milliseconds interval);
+
+  mutable absl::Mutex mutex_;
+  bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
+  int64_t trims_ ABSL_GUARDED_BY(mutex_) = 0;
+  std::thread thread_;
+};
 
 // Blocks SIGTERM and SIGINT and ignores SIGPIPE. Call before any thread
 // starts: threads inherit the mask, so only WaitForStopSignal receives the

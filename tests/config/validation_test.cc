@@ -72,6 +72,18 @@ TEST(ServerValidationTest, FirstByteTimeoutMustBePositiveAndUnderAMinute) {
   EXPECT_EQ(ParseError(doc), "OK");
 }
 
+TEST(ServerValidationTest, MemoryTrimIntervalIsZeroToAnHour) {
+  json doc = MinimalConfig();
+  doc["server"]["memory_trim_interval_ms"] = -1;
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("server.memory_trim_interval_ms: must be in [0, 3600000], got -1"));
+  doc["server"]["memory_trim_interval_ms"] = 3600001;
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("server.memory_trim_interval_ms: must be in [0, 3600000]"));
+  doc["server"]["memory_trim_interval_ms"] = 0;
+  EXPECT_EQ(ParseError(doc), "OK");
+}
+
 TEST(ServerValidationTest, PerPeerConnectionCapMustBePositive) {
   json doc = MinimalConfig();
   doc["server"]["max_connections_per_peer"] = 0;
