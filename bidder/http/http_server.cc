@@ -186,8 +186,12 @@ namespace {
 // Connections taken from the accept queue per wakeup of a listener, the
 // first by async_accept and the rest by non-blocking accepts: a burst of
 // connections costs one trip through the reactor per batch instead of one
-// each, so the kernel's queue drains faster than a flood fills it.
-constexpr int kAcceptBatch = 64;
+// each, so the kernel's queue drains faster than a flood fills it. Small,
+// because the accepting thread serves requests too: each connection costs
+// it tens of microseconds (accept, admission, the session's first read),
+// and a batch of 64 held a bid request waiting behind it for milliseconds
+// whenever a slowloris crowd reconnected.
+constexpr int kAcceptBatch = 8;
 
 void Serve(Worker& worker, Socket socket, const asio::ip::address& peer, ConnectionSlot slot) {
   std::make_shared<Session>(worker, std::move(socket), peer, std::move(slot))->Start();
