@@ -1,24 +1,10 @@
 #include "bidder/admin/memory_gauges.h"
 
 #include <malloc.h>
-#include <unistd.h>
 
-#include <fstream>
+#include "storage/startup/startup.h"
 
 namespace rtb::bidder {
-namespace {
-
-// Resident pages from /proc/self/statm (its second field), in bytes; 0 when
-// it cannot be read.
-double ResidentBytes() {
-  std::ifstream statm("/proc/self/statm");
-  long size_pages = 0;
-  long resident_pages = 0;
-  if (!(statm >> size_pages >> resident_pages)) return 0;
-  return static_cast<double>(resident_pages) * static_cast<double>(::sysconf(_SC_PAGESIZE));
-}
-
-}  // namespace
 
 MemoryGauges::MemoryGauges(prometheus::Registry& registry, storage::Store& store)
     : store_(store),
@@ -40,7 +26,7 @@ MemoryGauges::MemoryGauges(prometheus::Registry& registry, storage::Store& store
       heap_mmapped_(heap_.Add({{"state", "mmapped"}})) {}
 
 void MemoryGauges::Refresh() {
-  resident_.Set(ResidentBytes());
+  resident_.Set(static_cast<double>(startup::ResidentBytes()));
   const struct mallinfo2 heap = ::mallinfo2();
   heap_in_use_.Set(static_cast<double>(heap.uordblks));
   heap_free_.Set(static_cast<double>(heap.fordblks));

@@ -7,9 +7,11 @@
 //                                     storage/embedded_store.h; none for a
 //                                     remote backend)
 //   bidder_heap_bytes{state}          the C allocator's arenas: "in_use"
-//                                     (allocated), "free" (held by the
-//                                     allocator, not returned to the
-//                                     system), "mmapped" (large blocks)
+//                                     (allocated), "free" (address space
+//                                     the allocator holds; the process's
+//                                     AllocatorTrimmer gives its whole
+//                                     pages back to the system), "mmapped"
+//                                     (large blocks)
 //
 // Thread-safety: Refresh may run on several threads at once.
 #ifndef RTB_BIDDER_ADMIN_MEMORY_GAUGES_H_

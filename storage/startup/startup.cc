@@ -3,6 +3,7 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -185,6 +186,14 @@ void TuneAllocatorForLongRuns() {
   constexpr int kMmapThresholdBytes = 1 << 20;
   if (std::getenv("MALLOC_MMAP_THRESHOLD_") == nullptr)
     mallopt(M_MMAP_THRESHOLD, kMmapThresholdBytes);
+}
+
+int64_t ResidentBytes() {
+  std::ifstream statm("/proc/self/statm");
+  int64_t size_pages = 0;
+  int64_t resident_pages = 0;
+  if (!(statm >> size_pages >> resident_pages)) return 0;
+  return resident_pages * static_cast<int64_t>(::sysconf(_SC_PAGESIZE));
 }
 
 AllocatorTrimmer::AllocatorTrimmer(std::chrono::milliseconds interval) {

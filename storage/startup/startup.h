@@ -111,6 +111,10 @@ absl::Status WritePortFile(const std::string& path, int port);
 // MALLOC_MMAP_THRESHOLD_ wins when set.
 void TuneAllocatorForLongRuns();
 
+// The resident memory of this process (the second field of
+// /proc/self/statm), bytes; 0 when it cannot be read.
+int64_t ResidentBytes();
+
 // Gives the C allocator's free pages back to the system every `interval`
 // (malloc_trim), from a thread of its own, until destroyed. glibc keeps the
 // memory its arenas freed (cache entries evicted, compaction and flush

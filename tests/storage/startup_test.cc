@@ -2,8 +2,6 @@
 // the configured store with the bidder's tables.
 #include "storage/startup/startup.h"
 
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -170,20 +168,6 @@ TEST(RunMainTest, AnEscapingExceptionIsExitCodeOne) {
       ::testing::internal::GetCapturedStderr().find("prog: error: unexpected failure: no threads"),
       std::string::npos);
   EXPECT_EQ(RunMain("prog", [] { return 3; }), 3);
-}
-
-}  // namespace
-}  // namespace rtb::startup
-
-namespace rtb::startup {
-namespace {
-
-int64_t ResidentBytes() {
-  std::ifstream statm("/proc/self/statm");
-  int64_t size_pages = 0;
-  int64_t resident_pages = 0;
-  statm >> size_pages >> resident_pages;
-  return resident_pages * ::sysconf(_SC_PAGESIZE);
 }
 
 // 64 MiB in 512-byte blocks allocated and written on a thread of their own,
