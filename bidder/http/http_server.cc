@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -27,13 +28,16 @@ namespace internal {
 // Worker
 
 Worker::Worker(ServerCore& core, int index)
-    : core(core), index(index), ioc(std::make_unique<asio::io_context>(1)) {}
+    : core(core), index(index), ioc(std::make_unique<asio::io_context>(1)) {
+  sweep_timer.emplace(*ioc);
+}
 
 Worker::~Worker() {
   // Acceptors and timers first, while their io_context exists; then the
   // io_context, whose queued handlers may own the last references to
   // sessions that unregister from this worker.
   listeners.clear();
+  sweep_timer.reset();
   work.reset();
   ioc.reset();
 }
@@ -60,6 +64,46 @@ bool Worker::EvictOldestIdle() {
     return true;
   }
   return false;
+}
+
+namespace {
+
+// Sessions a sweep closes before it lets the worker's other handlers run.
+// Connections opened together time out together (a flood reconnects in
+// waves), and closing hundreds in one go would hold up the bid requests
+// queued behind them for milliseconds.
+constexpr int kExpiriesPerTurn = 16;
+
+// Times out the sessions at the front of `list` that entered it at or
+// before `cutoff`, each leaving the list as it closes, while `budget`
+// lasts.
+void ExpireUntil(DeadlineList& list, std::chrono::steady_clock::time_point cutoff, int& budget) {
+  while (budget > 0 && !list.empty() && list.front().since <= cutoff) {
+    list.front().session->OnDeadline();
+    --budget;
+  }
+}
+
+}  // namespace
+
+void Worker::Sweep() {
+  const auto now = std::chrono::steady_clock::now();
+  const ServerLimits& limits = core.limits;
+  int budget = kExpiriesPerTurn;
+  ExpireUntil(fresh, now - limits.first_byte_timeout, budget);
+  ExpireUntil(idle, now - limits.idle_timeout, budget);
+  ExpireUntil(reading, now - limits.read_timeout, budget);
+  ExpireUntil(writing, now - limits.idle_timeout, budget);
+  ExpireUntil(lingering, now - limits.linger, budget);
+  if (budget == 0) {
+    // More may be due: go on after the handlers already waiting.
+    asio::post(*ioc, [this] { Sweep(); });
+    return;
+  }
+  sweep_timer->expires_after(limits.sweep_interval);
+  sweep_timer->async_wait([this](boost::system::error_code ec) {
+    if (!ec) Sweep();
+  });
 }
 
 std::string_view Worker::Date() {
@@ -107,6 +151,10 @@ ServerLimits LimitsFrom(const config::ServerConfig& config, const HttpServerTuni
   limits.eviction_threshold = config.max_connections - config.max_connections / 16;
   limits.max_response_bytes = tuning.max_response_bytes;
   limits.linger = tuning.linger;
+  const auto shortest = std::min(
+      {limits.first_byte_timeout, limits.read_timeout, limits.idle_timeout, limits.linger});
+  limits.sweep_interval = std::clamp<std::chrono::milliseconds>(
+      shortest / 8, std::chrono::milliseconds(2), std::chrono::milliseconds(50));
   return limits;
 }
 
@@ -412,6 +460,7 @@ absl::Status HttpServer::Start() {
     for (auto& listener : worker.listeners) {
       asio::post(*worker.ioc, [&worker, &listener] { internal::Accept(worker, *listener); });
     }
+    asio::post(*worker.ioc, [&worker] { worker.Sweep(); });
     worker.thread = std::thread([&worker] {
       const std::string name = "rtb-io-" + std::to_string(worker.index);
       pthread_setname_np(pthread_self(), name.substr(0, 15).c_str());
@@ -451,6 +500,7 @@ void HttpServer::Shutdown(std::chrono::milliseconds grace) {
     internal::Worker& worker = *worker_ptr;
     asio::post(*worker.ioc, [&worker] {
       for (internal::Session* session : worker.sessions) session->ForceClose();
+      worker.sweep_timer->cancel();
     });
     worker.work.reset();
   }

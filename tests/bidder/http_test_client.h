@@ -121,18 +121,23 @@ class TestConnection {
     return response;
   }
 
-  // True when the server closes the connection (EOF or reset) before the
-  // timeout; whatever it sends first is discarded.
-  bool WaitForClose() {
+  enum class Ending { kOrderly, kReset, kNone };
+  // How the server ends the connection: an orderly close (EOF), a reset, or
+  // neither before the timeout; whatever it sends first is discarded.
+  Ending WaitForEnding() {
     pending_.clear();
     for (int i = 0; i < 1000; ++i) {
       char buf[4096];
       const ssize_t n = ::recv(fd_, buf, sizeof(buf), 0);
-      if (n == 0) return true;
-      if (n < 0) return errno == ECONNRESET;
+      if (n == 0) return Ending::kOrderly;
+      if (n < 0) return errno == ECONNRESET ? Ending::kReset : Ending::kNone;
     }
-    return false;
+    return Ending::kNone;
   }
+
+  // True when the server closes the connection (EOF or reset) before the
+  // timeout.
+  bool WaitForClose() { return WaitForEnding() != Ending::kNone; }
 
   // Sends `request` and reads its response.
   std::optional<TestResponse> RoundTrip(std::string_view request) {

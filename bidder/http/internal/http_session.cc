@@ -129,6 +129,17 @@ bool IsValidResponse(const HttpResponse& response, size_t max_body) {
 
 bool AllowsBody(unsigned status) { return status >= 200 && status != 204 && status != 304; }
 
+bool IsAbortive(CloseReason reason) {
+  switch (reason) {
+    case CloseReason::kFirstByteTimeout:
+    case CloseReason::kReadTimeout:
+    case CloseReason::kEvicted:
+      return true;
+    default:
+      return false;
+  }
+}
+
 void AppendNumber(std::string& out, uint64_t n) {
   char digits[24];
   auto [end, ec] = std::to_chars(digits, digits + sizeof(digits), n);
@@ -140,20 +151,20 @@ void AppendNumber(std::string& out, uint64_t n) {
 Session::Session(Worker& worker, Socket socket, const asio::ip::address& peer, ConnectionSlot slot)
     : worker_(worker),
       core_(worker.core),
-      stream_(std::move(socket)),
+      socket_(std::move(socket)),
       slot_(std::move(slot)),
       executor_(worker.ioc->get_executor()),
       buffer_(core_.limits.max_header_bytes + 2 * kReadChunk) {
-  idle_entry_.session = this;
+  deadline_.session = this;
   registration_ = worker_.sessions.insert(worker_.sessions.end(), this);
   core_.metrics.open_connections.Increment();
   beast::error_code ec;
-  stream_.socket().set_option(asio::ip::tcp::no_delay(true), ec);
+  socket_.set_option(asio::ip::tcp::no_delay(true), ec);
   remote_address_ = peer.to_string();
 }
 
 Session::~Session() {
-  LeaveIdleList();
+  LeavePhase();
   if (state_ != State::kClosed) {
     core_.metrics.Closed(CloseReason::kShutdown).Increment();
     core_.metrics.open_connections.Decrement();
@@ -166,7 +177,8 @@ void Session::Start() { AwaitRequest(); }
 void Session::Drain() {
   if (state_ == State::kIdle) {
     // The pending read ends with operation_aborted and closes the session.
-    stream_.cancel();
+    beast::error_code ec;
+    socket_.cancel(ec);
   } else if (state_ != State::kClosed && state_ != State::kLingering) {
     CloseAfterWrite(CloseReason::kShutdown);
   }
@@ -178,10 +190,37 @@ void Session::Evict() {
   if (state_ == State::kIdle) Close(CloseReason::kEvicted);
 }
 
-void Session::LeaveIdleList() {
-  if (idle_entry_.list == nullptr) return;
-  idle_entry_.list->erase(idle_entry_.list->iterator_to(idle_entry_));
-  idle_entry_.list = nullptr;
+void Session::OnDeadline() {
+  LeavePhase();
+  switch (state_) {
+    case State::kIdle:
+      return Close(awaiting_first_byte_ ? CloseReason::kFirstByteTimeout
+                                        : CloseReason::kIdleTimeout);
+    case State::kReading:
+      core_.metrics.Error(RequestError::kReadTimeout).Increment();
+      return Close(CloseReason::kReadTimeout);
+    case State::kWriting:
+      // The client has not taken its response in idle_timeout.
+      return Close(CloseReason::kIoError);
+    case State::kLingering:
+      return Close(*close_after_write_);
+    case State::kHandling:
+    case State::kClosed:
+      return;
+  }
+}
+
+void Session::EnterPhase(DeadlineList& list, std::chrono::steady_clock::time_point since) {
+  LeavePhase();
+  deadline_.list = &list;
+  deadline_.since = since;
+  list.push_back(deadline_);
+}
+
+void Session::LeavePhase() {
+  if (deadline_.list == nullptr) return;
+  deadline_.list->erase(deadline_.list->iterator_to(deadline_));
+  deadline_.list = nullptr;
 }
 
 void Session::CloseAfterWrite(CloseReason reason) {
@@ -204,41 +243,27 @@ void Session::AwaitRequest() {
     BeginRequest();
     return Parse();
   }
-  stream_.expires_after(awaiting_first_byte_ ? core_.limits.first_byte_timeout
-                                             : core_.limits.idle_timeout);
-  LeaveIdleList();
-  idle_entry_.list = awaiting_first_byte_ ? &worker_.fresh : &worker_.idle;
-  idle_entry_.since = std::chrono::steady_clock::now();
-  idle_entry_.list->push_back(idle_entry_);
+  EnterPhase(awaiting_first_byte_ ? worker_.fresh : worker_.idle, std::chrono::steady_clock::now());
   ReadSome();
 }
 
 void Session::BeginRequest() {
-  LeaveIdleList();
   state_ = State::kReading;
   awaiting_first_byte_ = false;
   arrival_ = std::chrono::steady_clock::now();
-  stream_.expires_after(core_.limits.read_timeout);
+  EnterPhase(worker_.reading, arrival_);
 }
 
 void Session::ReadSome() {
   const size_t room = buffer_.max_size() - buffer_.size();
   if (room == 0) return Refuse(http::error::header_limit);
-  stream_.async_read_some(buffer_.prepare(std::min(room, kReadChunk)),
+  socket_.async_read_some(buffer_.prepare(std::min(room, kReadChunk)),
                           beast::bind_front_handler(&Session::OnRead, shared_from_this()));
 }
 
 void Session::OnRead(beast::error_code ec, size_t bytes) {
   if (state_ == State::kClosed) return;
   if (ec) {
-    if (ec == beast::error::timeout) {
-      if (state_ == State::kIdle) {
-        return Close(awaiting_first_byte_ ? CloseReason::kFirstByteTimeout
-                                          : CloseReason::kIdleTimeout);
-      }
-      core_.metrics.Error(RequestError::kReadTimeout).Increment();
-      return Close(CloseReason::kReadTimeout);
-    }
     if (ec == asio::error::operation_aborted) return Close(CloseReason::kShutdown);
     if (ec == asio::error::eof || ec == asio::error::connection_reset) {
       return Close(CloseReason::kPeer);
@@ -267,7 +292,7 @@ void Session::Parse() {
     const auto& req = parser_->get();
     if (req.version() >= 11 &&
         absl::EqualsIgnoreCase(AbslView(StdView(req[http::field::expect])), "100-continue")) {
-      asio::async_write(stream_, asio::buffer(kContinue.data(), kContinue.size()),
+      asio::async_write(socket_, asio::buffer(kContinue.data(), kContinue.size()),
                         beast::bind_front_handler(&Session::OnContinueWritten, shared_from_this()));
       return;
     }
@@ -285,6 +310,7 @@ void Session::OnContinueWritten(beast::error_code ec, size_t) {
 
 void Session::Refuse(beast::error_code parse_error) {
   state_ = State::kHandling;
+  LeavePhase();
   if (parser_->is_header_done()) {
     const auto& req = parser_->get();
     const std::string_view target = StdView(req.target());
@@ -311,6 +337,8 @@ void Session::Refuse(beast::error_code parse_error) {
 
 void Session::Dispatch() {
   state_ = State::kHandling;
+  // A handler bounds its own time (the bid deadline); no timeout runs.
+  LeavePhase();
   auto& req = parser_->get();
   keep_alive_ = req.keep_alive();
   version_ = req.version();
@@ -423,10 +451,10 @@ void Session::Respond(HttpResponse response) {
   core_.metrics.response_bytes.Observe(with_body ? static_cast<double>(response_.body.size()) : 0);
 
   state_ = State::kWriting;
-  stream_.expires_after(core_.limits.idle_timeout);
+  EnterPhase(worker_.writing, now);
   const std::array<asio::const_buffer, 2> buffers{
       asio::buffer(head_), with_body ? asio::buffer(response_.body) : asio::const_buffer()};
-  asio::async_write(stream_, buffers,
+  asio::async_write(socket_, buffers,
                     beast::bind_front_handler(&Session::OnWrite, shared_from_this()));
 }
 
@@ -483,12 +511,12 @@ void Session::Linger() {
   // does not reset the connection before it has read the response.
   state_ = State::kLingering;
   beast::error_code ec;
-  stream_.socket().shutdown(asio::ip::tcp::socket::shutdown_send, ec);
+  socket_.shutdown(asio::ip::tcp::socket::shutdown_send, ec);
   if (ec) return Close(*close_after_write_);
   lingered_bytes_ = 0;
   buffer_.clear();
-  stream_.expires_after(core_.limits.linger);
-  stream_.async_read_some(buffer_.prepare(kReadChunk),
+  EnterPhase(worker_.lingering, std::chrono::steady_clock::now());
+  socket_.async_read_some(buffer_.prepare(kReadChunk),
                           beast::bind_front_handler(&Session::OnLinger, shared_from_this()));
 }
 
@@ -497,16 +525,24 @@ void Session::OnLinger(beast::error_code ec, size_t bytes) {
   lingered_bytes_ += bytes;
   if (ec || lingered_bytes_ > kMaxLingerBytes) return Close(*close_after_write_);
   buffer_.clear();
-  stream_.async_read_some(buffer_.prepare(kReadChunk),
+  socket_.async_read_some(buffer_.prepare(kReadChunk),
                           beast::bind_front_handler(&Session::OnLinger, shared_from_this()));
 }
 
 void Session::Close(CloseReason reason) {
   if (state_ == State::kClosed) return;
-  LeaveIdleList();
+  LeavePhase();
   state_ = State::kClosed;
   core_.metrics.Closed(reason).Increment();
-  stream_.close();
+  beast::error_code ec;
+  if (IsAbortive(reason)) {
+    // A connection that let a timeout pass, or was evicted before sending
+    // anything, is reset rather than shut down: no FIN exchange and no
+    // TIME_WAIT socket is left behind, which a flood of them would
+    // otherwise pile up by the ten thousand.
+    socket_.set_option(asio::socket_base::linger(true, 0), ec);
+  }
+  socket_.close(ec);
   // The descriptor is gone: its slot is free for a new connection now, not
   // only when the session's last handler has run.
   slot_.Release();

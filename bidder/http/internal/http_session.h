@@ -3,13 +3,15 @@
 //
 // The session owns everything a request needs - the read buffer, the
 // parser's body string, the inflated body, the response head - and reuses
-// their memory from request to request. Timeouts come from the Beast stream:
+// their memory from request to request. Its timeouts are kept by its worker:
+// in each phase the session is on that phase's deadline list, and the
+// worker's sweep closes it once the phase has lasted its timeout -
 // first_byte_timeout from accept to the first byte of the first request,
 // idle_timeout while waiting for a later request's first byte, read_timeout
-// from there to its last byte (a timeout closes the socket), idle_timeout
-// again for writing the response. While it waits for a request the session
-// is on one of its worker's idle lists, from which sessions are evicted when
-// the server nears max_connections (Worker::EvictOldestIdle).
+// from there to its last byte, idle_timeout again for writing the response,
+// linger while closing. While it waits for a request the session is on one
+// of the two lists from which sessions are evicted when the server nears
+// max_connections (Worker::EvictOldestIdle).
 //
 // Thread-safety: a session lives on its worker's I/O thread; every member
 // function runs there. The Responder it hands out may be called from any
@@ -29,7 +31,6 @@
 #include "bidder/http/internal/http_metrics.h"
 #include "bidder/http/internal/server_core.h"
 #include "boost/asio/any_io_executor.hpp"
-#include "boost/beast/core/basic_stream.hpp"
 #include "boost/beast/core/flat_buffer.hpp"
 #include "boost/beast/http/parser.hpp"
 #include "boost/beast/http/string_body.hpp"
@@ -38,9 +39,6 @@ namespace rtb::bidder::internal {
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  using Stream = boost::beast::basic_stream<boost::asio::ip::tcp, IoExecutor,
-                                            boost::beast::unlimited_rate_policy>;
-
   // On the worker's thread.
   Session(Worker& worker, Socket socket, const boost::asio::ip::address& peer, ConnectionSlot slot);
   ~Session();
@@ -56,6 +54,8 @@ class Session : public std::enable_shared_from_this<Session> {
   // Closes a session that waits for a request, to make room for a new
   // connection.
   void Evict();
+  // The session's phase has lasted its timeout: close, counting why.
+  void OnDeadline();
 
   // The handler's answer (or its failure) to request number `generation`;
   // stale answers are dropped.
@@ -67,7 +67,10 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void AwaitRequest();
   void BeginRequest();
-  void LeaveIdleList();
+  // Moves the session to `list` (the deadline list of the phase it enters
+  // at `since`), or off every list.
+  void EnterPhase(DeadlineList& list, std::chrono::steady_clock::time_point since);
+  void LeavePhase();
   void ReadSome();
   void OnRead(boost::beast::error_code ec, size_t bytes);
   void Parse();
@@ -85,7 +88,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   Worker& worker_;
   ServerCore& core_;
-  Stream stream_;
+  Socket socket_;
   ConnectionSlot slot_;
   boost::asio::any_io_executor executor_;
   std::list<Session*>::iterator registration_;
@@ -94,7 +97,7 @@ class Session : public std::enable_shared_from_this<Session> {
   State state_ = State::kIdle;
   // No byte of any request read yet: the first-byte timeout applies.
   bool awaiting_first_byte_ = true;
-  IdleEntry idle_entry_;
+  DeadlineEntry deadline_;
   boost::beast::flat_buffer buffer_;
   std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
   std::string body_storage_;  // the parser's body string between requests

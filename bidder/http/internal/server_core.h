@@ -1,8 +1,8 @@
 // State shared by the pieces of the HTTP server: limits, routes, metrics,
 // the connection counts (all peers, and per remote address), and one Worker
 // per I/O thread (its io_context, listening sockets, open sessions, the
-// sessions waiting for a request in the order they began to wait, inflater
-// and per-thread metric handles).
+// sessions of each phase in the order of their deadlines and the sweep that
+// enforces them, inflater and per-thread metric handles).
 //
 // Thread-safety: ServerCore's const parts are read by all I/O threads once
 // the server has started; its atomics are shared, and the per-peer counts
@@ -69,6 +69,10 @@ struct ServerLimits {
   int eviction_threshold = 0;
   size_t max_response_bytes = 0;
   std::chrono::milliseconds linger{0};
+  // How often a worker closes the sessions past their deadline: an eighth of
+  // the shortest timeout, within [2 ms, 50 ms], so a timeout fires at most
+  // that late.
+  std::chrono::milliseconds sweep_interval{0};
 };
 
 class Session;
@@ -79,18 +83,24 @@ class ServerCore;
 using PeerKey = std::array<uint8_t, 16>;
 PeerKey PeerKeyOf(const boost::asio::ip::address& address);
 
-// A session's place in one of its worker's lists of sessions waiting for a
-// request.
-struct IdleEntry {
+// A session's place in one of its worker's deadline lists. A list holds the
+// sessions in one phase (waiting for the first byte, idle between requests,
+// reading a request, writing a response, lingering), which all share that
+// phase's timeout; so the order in which they joined it is the order of
+// their deadlines, and the worker's sweep looks only at the front. This
+// costs a request two list moves and no timer operation, where a deadline
+// per socket operation re-arms a timer for each read and write.
+struct DeadlineEntry {
   boost::intrusive::list_member_hook<> hook;
   Session* session = nullptr;
+  // When the session entered the phase.
   std::chrono::steady_clock::time_point since;
-  // The list the entry is on, or null.
-  boost::intrusive::list<
-      IdleEntry, boost::intrusive::member_hook<IdleEntry, boost::intrusive::list_member_hook<>,
-                                               &IdleEntry::hook>>* list = nullptr;
+  // The list the entry is on, or null (while a handler runs).
+  boost::intrusive::list<DeadlineEntry, boost::intrusive::member_hook<
+                                            DeadlineEntry, boost::intrusive::list_member_hook<>,
+                                            &DeadlineEntry::hook>>* list = nullptr;
 };
-using IdleList = std::remove_pointer_t<decltype(IdleEntry::list)>;
+using DeadlineList = std::remove_pointer_t<decltype(DeadlineEntry::list)>;
 
 // A listening socket and the timer that paces retries after accept errors
 // such as EMFILE.
@@ -113,10 +123,16 @@ class Worker {
   std::optional<boost::asio::executor_work_guard<IoExecutor>> work;
   std::vector<std::unique_ptr<Listener>> listeners;
   std::list<Session*> sessions;
-  // Sessions waiting for a request, longest-waiting first: new ones before
-  // their first byte, and keep-alive ones between requests.
-  IdleList fresh;
-  IdleList idle;
+  // Sessions by phase, each list longest-waiting first (see DeadlineEntry).
+  // The first two are the sessions waiting for a request, which eviction
+  // closes first.
+  DeadlineList fresh;      // new, before their first byte
+  DeadlineList idle;       // keep-alive, between requests
+  DeadlineList reading;    // a request begun and not yet complete
+  DeadlineList writing;    // a response being written
+  DeadlineList lingering;  // closing, reading what the client still sends
+  // Paces Sweep(); reset before the io_context is destroyed.
+  std::optional<boost::asio::steady_timer> sweep_timer;
   BodyInflater inflater;
   std::thread thread;
 
@@ -127,6 +143,11 @@ class Worker {
   // sent a request has shown it is a client, and one in steady use is about
   // to send the next). False when there is none.
   bool EvictOldestIdle();
+  // Closes the sessions that have outlasted their phase's timeout, a few
+  // at a time between the worker's other handlers, then waits
+  // limits.sweep_interval and sweeps again, until the timer is cancelled or
+  // the io_context stops.
+  void Sweep();
   // The Date header value (IMF-fixdate), formatted once per second.
   std::string_view Date();
 

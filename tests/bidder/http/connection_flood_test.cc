@@ -265,36 +265,47 @@ struct FloodCounts {
   double start_seconds = 0;      // time to begin all connects
 };
 
-void Classify(int fd, FloodCounts* counts) {
+enum class FloodEnd { kOpen, kPending, kClosedByServer, kFailed };
+
+// The state of one flood connection. Reading SO_ERROR clears it, so a
+// connection's first final answer (closed by the server, failed) is the one
+// to keep.
+FloodEnd Classify(int fd) {
   tcp_info info{};
   socklen_t len = sizeof(info);
-  if (::getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len) != 0) {
-    ++counts->failed;
-    return;
-  }
+  if (::getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len) != 0) return FloodEnd::kFailed;
   int error = 0;
   socklen_t error_len = sizeof(error);
   ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &error_len);
   switch (info.tcpi_state) {
     case TCP_ESTABLISHED:
-      ++counts->open;
-      break;
+      return FloodEnd::kOpen;
     case TCP_SYN_SENT:
-      ++counts->pending;
-      break;
+      return FloodEnd::kPending;
     case TCP_CLOSE_WAIT:
     case TCP_LAST_ACK:
+      return FloodEnd::kClosedByServer;
+    case TCP_CLOSE:
+      return error == ECONNRESET || error == EPIPE ? FloodEnd::kClosedByServer : FloodEnd::kFailed;
+    default:
+      return FloodEnd::kOpen;
+  }
+}
+
+void Count(FloodEnd state, FloodCounts* counts) {
+  switch (state) {
+    case FloodEnd::kOpen:
+      ++counts->open;
+      break;
+    case FloodEnd::kPending:
+      ++counts->pending;
+      break;
+    case FloodEnd::kClosedByServer:
       ++counts->closed_by_server;
       break;
-    case TCP_CLOSE:
-      if (error == ECONNRESET || error == EPIPE) {
-        ++counts->closed_by_server;
-      } else {
-        ++counts->failed;
-      }
+    case FloodEnd::kFailed:
+      ++counts->failed;
       break;
-    default:
-      ++counts->open;
   }
 }
 
@@ -400,10 +411,15 @@ class FloodProcess {
     // full are retried by TCP (SYN retransmits at 1, 3, 7 and 15 s): wait,
     // bounded, until every connection has been closed or has failed.
     const auto deadline = Clock::now() + std::chrono::seconds(20);
+    std::vector<std::optional<FloodEnd>> settled(fds.size());
     FloodCounts end;
     for (;;) {
       end = counts;
-      for (int fd : fds) Classify(fd, &end);
+      for (size_t i = 0; i < fds.size(); ++i) {
+        const FloodEnd state = settled[i].value_or(Classify(fds[i]));
+        if (state == FloodEnd::kClosedByServer || state == FloodEnd::kFailed) settled[i] = state;
+        Count(state, &end);
+      }
       if (end.open + end.pending == 0 || Clock::now() >= deadline) break;
       std::this_thread::sleep_for(milliseconds(100));
     }

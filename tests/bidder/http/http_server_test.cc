@@ -329,10 +329,53 @@ TEST_P(HttpServerTest, ReadTimeoutClosesHalfSentRequest) {
   SetUpServer();
   TestConnection conn(server_->port());
   ASSERT_TRUE(conn.Send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc"));
-  EXPECT_TRUE(conn.WaitForClose());
+  // Reset: a timed-out connection leaves no TIME_WAIT socket behind.
+  EXPECT_EQ(conn.WaitForEnding(), TestConnection::Ending::kReset);
   EXPECT_EQ(handled_.load(), 0);
   EXPECT_TRUE(EventuallyExposes("bidder_http_request_errors_total{reason=\"read_timeout\"} 1"));
   EXPECT_TRUE(EventuallyExposes("bidder_http_closed_connections_total{reason=\"read_timeout\"} 1"));
+}
+
+TEST_P(HttpServerTest, TricklingRequestIsClosedAtTheReadTimeoutCountedFromItsFirstByte) {
+  config_.read_timeout_ms = 300;
+  SetUpServer();
+  TestConnection conn(server_->port());
+  const std::string request = "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n";
+  const auto start = std::chrono::steady_clock::now();
+  // A byte every 20 ms keeps the socket busy; it must not extend the
+  // request's time. Bounded: the request is 60-odd bytes.
+  bool closed_while_sending = false;
+  for (char c : request) {
+    if (!conn.Send(std::string_view(&c, 1))) {
+      closed_while_sending = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (std::chrono::steady_clock::now() - start > std::chrono::milliseconds(600)) break;
+  }
+  if (!closed_while_sending) {
+    EXPECT_TRUE(conn.WaitForClose());
+  }
+  const auto lasted = std::chrono::steady_clock::now() - start;
+  EXPECT_GE(lasted, std::chrono::milliseconds(250));
+  EXPECT_LT(lasted, std::chrono::milliseconds(1500));
+  EXPECT_EQ(handled_.load(), 0);
+  EXPECT_TRUE(EventuallyExposes("bidder_http_closed_connections_total{reason=\"read_timeout\"} 1"));
+}
+
+TEST_P(HttpServerTest, ClientThatDoesNotTakeItsResponseIsClosedAfterTheIdleTimeout) {
+  config_.idle_timeout_ms = 200;
+  CreateServer();
+  // More than loopback's socket buffers hold, so the write waits on a client
+  // that never reads.
+  server_->Route(http::verb::get, "/big", [](const HttpRequest&, Responder respond) {
+    respond(Text(200, std::string(size_t{15} << 20, 'x')));
+  });
+  StartServer();
+  TestConnection conn(server_->port());
+  ASSERT_TRUE(conn.Send(GetRequest("/big")));
+  EXPECT_TRUE(EventuallyExposes("bidder_http_closed_connections_total{reason=\"io_error\"} 1"));
+  EXPECT_TRUE(EventuallyExposes("bidder_http_open_connections 0"));
 }
 
 TEST_P(HttpServerTest, IdleTimeoutClosesIdleKeepAliveConnection) {
@@ -341,7 +384,8 @@ TEST_P(HttpServerTest, IdleTimeoutClosesIdleKeepAliveConnection) {
   TestConnection conn(server_->port());
   auto r = conn.RoundTrip(GetRequest("/hello"));
   ASSERT_TRUE(r);
-  EXPECT_TRUE(conn.WaitForClose());
+  // A client that has been served gets an orderly close.
+  EXPECT_EQ(conn.WaitForEnding(), TestConnection::Ending::kOrderly);
   EXPECT_TRUE(EventuallyExposes("bidder_http_closed_connections_total{reason=\"idle_timeout\"} 1"));
 }
 
@@ -351,7 +395,7 @@ TEST_P(HttpServerTest, SilentNewConnectionIsClosedAfterTheFirstByteTimeout) {
   TestConnection silent(server_->port());
   ASSERT_TRUE(silent.connected());
   const auto start = std::chrono::steady_clock::now();
-  EXPECT_TRUE(silent.WaitForClose());
+  EXPECT_EQ(silent.WaitForEnding(), TestConnection::Ending::kReset);
   const auto waited = std::chrono::steady_clock::now() - start;
   EXPECT_GE(waited, std::chrono::milliseconds(80));
   EXPECT_LT(waited, std::chrono::milliseconds(2000));
