@@ -73,6 +73,8 @@ namespace {
 // waves), and closing hundreds in one go would hold up the bid requests
 // queued behind them for milliseconds.
 constexpr int kExpiriesPerTurn = 16;
+// The shortest wait between two sweeps.
+constexpr std::chrono::milliseconds kMinSweepGap{1};
 
 // Times out the sessions at the front of `list` that entered it at or
 // before `cutoff`, each leaving the list as it closes, while `budget`
@@ -100,7 +102,21 @@ void Worker::Sweep() {
     asio::post(*ioc, [this] { Sweep(); });
     return;
   }
-  sweep_timer->expires_after(limits.sweep_interval);
+  // The next sweep comes at the earliest deadline on the lists, but no
+  // sooner than a millisecond (a flood's deadlines are handled in small
+  // groups, not one wake-up each) and no later than sweep_interval. A
+  // session that joins a list later has a deadline at least the shortest
+  // timeout away, which is no sooner than that, so it is never missed.
+  auto next = now + limits.sweep_interval;
+  const auto earliest = [&next](const DeadlineList& list, std::chrono::milliseconds timeout) {
+    if (!list.empty()) next = std::min(next, list.front().since + timeout);
+  };
+  earliest(fresh, limits.first_byte_timeout);
+  earliest(idle, limits.idle_timeout);
+  earliest(reading, limits.read_timeout);
+  earliest(writing, limits.idle_timeout);
+  earliest(lingering, limits.linger);
+  sweep_timer->expires_at(std::max(next, now + kMinSweepGap));
   sweep_timer->async_wait([this](boost::system::error_code ec) {
     if (!ec) Sweep();
   });
@@ -154,7 +170,7 @@ ServerLimits LimitsFrom(const config::ServerConfig& config, const HttpServerTuni
   const auto shortest = std::min(
       {limits.first_byte_timeout, limits.read_timeout, limits.idle_timeout, limits.linger});
   limits.sweep_interval = std::clamp<std::chrono::milliseconds>(
-      shortest / 8, std::chrono::milliseconds(2), std::chrono::milliseconds(50));
+      shortest, std::chrono::milliseconds(1), std::chrono::milliseconds(50));
   return limits;
 }
 

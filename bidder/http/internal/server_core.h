@@ -69,9 +69,8 @@ struct ServerLimits {
   int eviction_threshold = 0;
   size_t max_response_bytes = 0;
   std::chrono::milliseconds linger{0};
-  // How often a worker closes the sessions past their deadline: an eighth of
-  // the shortest timeout, within [2 ms, 50 ms], so a timeout fires at most
-  // that late.
+  // The longest a worker waits between two sweeps for sessions past their
+  // deadline: the shortest timeout, within [1 ms, 50 ms] (Worker::Sweep).
   std::chrono::milliseconds sweep_interval{0};
 };
 
@@ -144,9 +143,9 @@ class Worker {
   // to send the next). False when there is none.
   bool EvictOldestIdle();
   // Closes the sessions that have outlasted their phase's timeout, a few
-  // at a time between the worker's other handlers, then waits
-  // limits.sweep_interval and sweeps again, until the timer is cancelled or
-  // the io_context stops.
+  // at a time between the worker's other handlers, then waits for the next
+  // deadline (at least 1 ms, at most limits.sweep_interval) and sweeps
+  // again, until the timer is cancelled or the io_context stops.
   void Sweep();
   // The Date header value (IMF-fixdate), formatted once per second.
   std::string_view Date();
