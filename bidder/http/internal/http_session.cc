@@ -536,8 +536,8 @@ void Session::Close(CloseReason reason) {
   core_.metrics.Closed(reason).Increment();
   beast::error_code ec;
   if (IsAbortive(reason)) {
-    // A connection that let a timeout pass, or was evicted before sending
-    // anything, is reset rather than shut down: no FIN exchange and no
+    // A connection that let a timeout pass, or was evicted while waiting
+    // for a request, is reset rather than shut down: no FIN exchange and no
     // TIME_WAIT socket is left behind, which a flood of them would
     // otherwise pile up by the ten thousand.
     socket_.set_option(asio::socket_base::linger(true, 0), ec);
