@@ -88,15 +88,20 @@ void ExpireUntil(DeadlineList& list, std::chrono::steady_clock::time_point cutof
 
 }  // namespace
 
+std::array<Worker::Phase, 5> Worker::Phases() {
+  const ServerLimits& limits = core.limits;
+  return {{{&fresh, limits.first_byte_timeout},
+           {&idle, limits.idle_timeout},
+           {&reading, limits.read_timeout},
+           {&writing, limits.idle_timeout},
+           {&lingering, limits.linger}}};
+}
+
 void Worker::Sweep() {
   const auto now = std::chrono::steady_clock::now();
-  const ServerLimits& limits = core.limits;
+  const std::array<Phase, 5> phases = Phases();
   int budget = kExpiriesPerTurn;
-  ExpireUntil(fresh, now - limits.first_byte_timeout, budget);
-  ExpireUntil(idle, now - limits.idle_timeout, budget);
-  ExpireUntil(reading, now - limits.read_timeout, budget);
-  ExpireUntil(writing, now - limits.idle_timeout, budget);
-  ExpireUntil(lingering, now - limits.linger, budget);
+  for (const auto& [list, timeout] : phases) ExpireUntil(*list, now - timeout, budget);
   if (budget == 0) {
     // More may be due: go on after the handlers already waiting.
     asio::post(*ioc, [this] { Sweep(); });
@@ -107,15 +112,10 @@ void Worker::Sweep() {
   // groups, not one wake-up each) and no later than sweep_interval. A
   // session that joins a list later has a deadline at least the shortest
   // timeout away, which is no sooner than that, so it is never missed.
-  auto next = now + limits.sweep_interval;
-  const auto earliest = [&next](const DeadlineList& list, std::chrono::milliseconds timeout) {
-    if (!list.empty()) next = std::min(next, list.front().since + timeout);
-  };
-  earliest(fresh, limits.first_byte_timeout);
-  earliest(idle, limits.idle_timeout);
-  earliest(reading, limits.read_timeout);
-  earliest(writing, limits.idle_timeout);
-  earliest(lingering, limits.linger);
+  auto next = now + core.limits.sweep_interval;
+  for (const auto& [list, timeout] : phases) {
+    if (!list->empty()) next = std::min(next, list->front().since + timeout);
+  }
   sweep_timer->expires_at(std::max(next, now + kMinSweepGap));
   sweep_timer->async_wait([this](boost::system::error_code ec) {
     if (!ec) Sweep();

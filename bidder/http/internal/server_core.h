@@ -142,6 +142,13 @@ class Worker {
   // sent a request has shown it is a client, and one in steady use is about
   // to send the next). False when there is none.
   bool EvictOldestIdle();
+  // A phase's deadline list and its timeout.
+  struct Phase {
+    DeadlineList* list;
+    std::chrono::milliseconds timeout;
+  };
+  // Every phase with a timeout, the lists Sweep() enforces.
+  std::array<Phase, 5> Phases();
   // Closes the sessions that have outlasted their phase's timeout, a few
   // at a time between the worker's other handlers, then waits for the next
   // deadline (at least 1 ms, at most limits.sweep_interval) and sweeps
