@@ -23,6 +23,8 @@
 #   DURATION    seconds of load [1800]
 #   INTERVAL    seconds per sample [30]
 #   WARMUP      seconds before the RSS baseline [300]
+#   MEDIAN_SAMPLES  samples at each end of the measured window whose RSS
+#               medians are compared [10]
 #   PEAK        the measured peak, requests/s (BENCHMARKS.md) [20000]
 #   RATE        offered rate [70 % of PEAK]
 #   THREADS     the bidder's I/O threads [2]
@@ -40,6 +42,7 @@ BUILD_DIR=${BUILD_DIR:-build}
 DURATION=${DURATION:-1800}
 INTERVAL=${INTERVAL:-30}
 WARMUP=${WARMUP:-300}
+MEDIAN_SAMPLES=${MEDIAN_SAMPLES:-10}
 PEAK=${PEAK:-20000}
 RATE=${RATE:-$((PEAK * 7 / 10))}
 THREADS=${THREADS:-2}
@@ -53,7 +56,7 @@ REQUESTS=${REQUESTS:-$FIXTURES/site-banner-mrec.json,$FIXTURES/app-banner-leader
 for tool in jq curl; do
   command -v "$tool" >/dev/null || { echo "run-soak: $tool is needed (deploy/install-deps.sh)" >&2; exit 1; }
 done
-((INTERVAL >= 5 && DURATION >= INTERVAL)) || { echo "run-soak: need INTERVAL >= 5 and DURATION >= INTERVAL" >&2; exit 1; }
+((INTERVAL >= 5 && DURATION >= INTERVAL && MEDIAN_SAMPLES >= 1)) || { echo "run-soak: need INTERVAL >= 5, DURATION >= INTERVAL and MEDIAN_SAMPLES >= 1" >&2; exit 1; }
 cmake --build "$BUILD_DIR" --target rtb-bidder rtb-load rtb-seed-profiles >&2
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/rtb-soak.XXXXXX")
@@ -136,15 +139,22 @@ fi
 
 # RSS growth from the first sample after the warm-up to the last, and the
 # same for RSS less the store's caches and memtables (what no configured
-# bound limits), with each memory part at both samples in MiB; error,
+# bound limits), with each memory part at both samples in MiB; RSS growth
+# between the medians of the first and of the last MEDIAN_SAMPLES samples
+# after the warm-up (one sample against one moves by the size of a
+# compaction); error,
 # late and unanswered counts of the first and last thirds; store bytes per
 # recorded impression (growth since the start: the seeded profiles are not
 # counted) at the half and at the end.
-jq -Rsc --argjson warmup "$WARMUP" --argjson store0 "$STORE_AT_START" --arg plot "$PLOT" --arg csv "$CSV" \
+jq -Rsc --argjson warmup "$WARMUP" --argjson median_samples "$MEDIAN_SAMPLES" --argjson store0 "$STORE_AT_START" --arg plot "$PLOT" --arg csv "$CSV" \
   --argjson rate "$RATE" --argjson duration "$DURATION" '
   split("\n") | .[1:] | map(select(length > 0) | split(",") | map(tonumber)) as $rows |
   ($rows | length) as $n |
   ($rows | map(select(.[0] >= $warmup)) | first // $rows[-1]) as $base |
+  ($rows | map(select(.[0] >= $warmup))) as $measured |
+  def median: sort | if length == 0 then null else .[(length / 2 | floor)] end;
+  ($measured[:$median_samples] | map(.[9]) | median) as $rss_head |
+  ($measured[-$median_samples:] | map(.[9]) | median) as $rss_tail |
   ($rows[: ($n / 3 | floor)]) as $first | ($rows[($n - ($n / 3 | floor)):]) as $last |
   def total(rows; i): rows | map(.[i]) | add // 0;
   def bytes_per_imp(r): if r[8] > 0 then ((r[10] - $store0) / r[8] | round) else null end;
@@ -152,6 +162,9 @@ jq -Rsc --argjson warmup "$WARMUP" --argjson store0 "$STORE_AT_START" --arg plot
   {summary: "soak", duration_s: $duration, rate: $rate, samples: $n,
    rss_mib: {after_warmup: ($base[9] / 1024 | round), end: ($rows[-1][9] / 1024 | round)},
    rss_growth_pct: (($rows[-1][9] - $base[9]) / $base[9] * 1000 | round / 10),
+   rss_median_mib: {first: ($rss_head / 1024 | round), last: ($rss_tail / 1024 | round),
+                    samples_each: $median_samples},
+   rss_median_growth_pct: (($rss_tail - $rss_head) / $rss_head * 1000 | round / 10),
    rss_less_store_memory_mib: {after_warmup: (other($base) / 1048576 | round),
                                end: (other($rows[-1]) / 1048576 | round)},
    rss_less_store_memory_growth_pct: ((other($rows[-1]) - other($base)) / other($base) * 1000 | round / 10),
