@@ -44,7 +44,7 @@ std::string NewResponseId() {
   return id;
 }
 
-std::string_view HeaderValue(const boost::beast::http::fields* headers, std::string_view name) {
+std::string_view HeaderValue(const HttpHeaders* headers, std::string_view name) {
   if (headers == nullptr) return {};
   auto it = headers->find(boost::beast::string_view(name.data(), name.size()));
   if (it == headers->end()) return {};

@@ -39,6 +39,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <memory_resource>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -54,12 +55,17 @@
 
 namespace rtb::bidder {
 
+// A request's header fields. The server parses them into memory that the
+// connection reuses from request to request (bidder/http/internal/
+// header_arena.h), so they cost no call to the heap after its first request.
+using HttpHeaders = boost::beast::http::basic_fields<std::pmr::polymorphic_allocator<char>>;
+
 struct HttpRequest {
   boost::beast::http::verb method;
   std::string_view target;                        // path and query, as received
   std::string_view path;                          // target without the query
   std::string_view body;                          // already inflated when Content-Encoding: gzip
-  const boost::beast::http::fields* headers;      // valid until the responder is called
+  const HttpHeaders* headers;                     // valid until the responder is called
   std::chrono::steady_clock::time_point arrival;  // when the first byte of this request was read
   boost::asio::any_io_executor executor;          // the connection's io_context executor
   std::string_view remote_address;                // peer IP address, no port

@@ -83,7 +83,7 @@ class HandlerHarness {
   Answer Call(std::string_view body,
               std::optional<std::chrono::steady_clock::time_point> arrival = std::nullopt,
               std::string_view openrtb_version_header = "") {
-    boost::beast::http::fields headers;
+    HttpHeaders headers;
     if (!openrtb_version_header.empty()) {
       headers.set("x-openrtb-version", boost::beast::string_view(openrtb_version_header.data(),
                                                                  openrtb_version_header.size()));
