@@ -19,12 +19,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <ctime>
-#include <new>
 #include <string>
 #include <string_view>
 
@@ -32,26 +30,8 @@
 #include "benchmark/benchmark.h"
 #include "bidder/http/http_server.h"
 #include "config/config.h"
+#include "loadtest/bench/heap_allocations.h"
 #include "prometheus/registry.h"
-
-// Counting replacements of the global operator new/delete. GCC cannot see
-// that the replaced pair matches and warns at every inlined use.
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-
-namespace {
-
-// Shared: the server allocates on its I/O thread.
-std::atomic<uint64_t> allocations{0};
-
-}  // namespace
-
-void* operator new(size_t size) {
-  allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
 
 namespace rtb::bidder {
 namespace {
@@ -134,7 +114,7 @@ void BM_NoBidRoundTrip(benchmark::State& state) {
     if (!client.RoundTrip(request)) return state.SkipWithError("warm-up round trip failed");
   }
 
-  const uint64_t allocations_before = allocations.load(std::memory_order_relaxed);
+  const uint64_t allocations_before = bench::HeapAllocations();
   const double process_before = CpuSeconds(CLOCK_PROCESS_CPUTIME_ID);
   const double client_before = CpuSeconds(CLOCK_THREAD_CPUTIME_ID);
   for (auto _ : state) {
@@ -147,8 +127,7 @@ void BM_NoBidRoundTrip(benchmark::State& state) {
   const double process_cpu = CpuSeconds(CLOCK_PROCESS_CPUTIME_ID) - process_before;
   const double requests = static_cast<double>(state.iterations());
   state.counters["allocs"] = benchmark::Counter(
-      static_cast<double>(allocations.load(std::memory_order_relaxed) - allocations_before) /
-      requests);
+      static_cast<double>(bench::HeapAllocations() - allocations_before) / requests);
   state.counters["server_cpu_us"] = benchmark::Counter((process_cpu - client_cpu) / requests * 1e6);
   (*server)->Shutdown(std::chrono::milliseconds(0));
 }

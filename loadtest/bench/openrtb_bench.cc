@@ -4,37 +4,17 @@
 //
 //   build/loadtest/bench/openrtb_bench --benchmark_repetitions=5
 //
-// "allocs" is heap allocations per iteration, counted by the operator new
-// below; it is what reusing a parser and an output string is meant to keep low.
-#include <atomic>
-#include <cstdlib>
-#include <new>
+// "allocs" is heap allocations per iteration (loadtest/bench/heap_allocations.h);
+// it is what reusing a parser and an output string is meant to keep low.
 #include <string>
 #include <string_view>
 
 #include "benchmark/benchmark.h"
 #include "bidder/openrtb/internal/nlohmann_reader.h"
 #include "bidder/openrtb/openrtb.h"
+#include "loadtest/bench/heap_allocations.h"
 #include "nlohmann/json.hpp"
 #include "simdjson.h"
-
-namespace {
-
-std::atomic<uint64_t> allocations{0};
-
-}  // namespace
-
-// GCC pairs the free() below with the inlined std::allocator's new and warns.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-void* operator new(size_t size) {
-  allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
-#pragma GCC diagnostic pop
 
 namespace rtb::openrtb {
 namespace {
@@ -123,11 +103,10 @@ void ReportRequestSize(benchmark::State& state) {
 // Allocations per iteration over the timed loop.
 class AllocationCounter {
  public:
-  AllocationCounter() : start_(allocations.load(std::memory_order_relaxed)) {}
+  AllocationCounter() : start_(bench::HeapAllocations()) {}
   void Report(benchmark::State& state) const {
     state.counters["allocs"] = benchmark::Counter(
-        static_cast<double>(allocations.load(std::memory_order_relaxed) - start_),
-        benchmark::Counter::kAvgIterations);
+        static_cast<double>(bench::HeapAllocations() - start_), benchmark::Counter::kAvgIterations);
   }
 
  private:
