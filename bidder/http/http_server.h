@@ -39,7 +39,6 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <memory_resource>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -55,10 +54,8 @@
 
 namespace rtb::bidder {
 
-// A request's header fields. The server parses them into memory that the
-// connection reuses from request to request (bidder/http/internal/
-// header_arena.h), so they cost no call to the heap after its first request.
-using HttpHeaders = boost::beast::http::basic_fields<std::pmr::polymorphic_allocator<char>>;
+// A request's header fields.
+using HttpHeaders = boost::beast::http::fields;
 
 struct HttpRequest {
   boost::beast::http::verb method;

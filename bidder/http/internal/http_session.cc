@@ -3,7 +3,6 @@
 #include <array>
 #include <atomic>
 #include <charconv>
-#include <tuple>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -231,11 +230,7 @@ void Session::CloseAfterWrite(CloseReason reason) {
 void Session::AwaitRequest() {
   if (core_.draining.load(std::memory_order_relaxed)) return Close(CloseReason::kShutdown);
   state_ = State::kIdle;
-  // The previous request's fields go before their arena is emptied.
-  parser_.reset();
-  header_arena_.Reset();
-  parser_.emplace(std::piecewise_construct, std::make_tuple(),
-                  std::make_tuple(header_arena_.allocator()));
+  parser_.emplace();
   parser_->header_limit(core_.limits.max_header_bytes);
   parser_->body_limit(core_.limits.max_body_bytes);
   body_storage_.clear();

@@ -28,7 +28,6 @@
 #include <string_view>
 
 #include "bidder/http/http_server.h"
-#include "bidder/http/internal/header_arena.h"
 #include "bidder/http/internal/http_metrics.h"
 #include "bidder/http/internal/server_core.h"
 #include "boost/asio/any_io_executor.hpp"
@@ -100,11 +99,7 @@ class Session : public std::enable_shared_from_this<Session> {
   bool awaiting_first_byte_ = true;
   DeadlineEntry deadline_;
   boost::beast::flat_buffer buffer_;
-  // Declared before the parser, whose fields live in it.
-  HeaderArena header_arena_;
-  std::optional<boost::beast::http::request_parser<boost::beast::http::string_body,
-                                                   HttpHeaders::allocator_type>>
-      parser_;
+  std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
   std::string body_storage_;  // the parser's body string between requests
   std::string inflated_;
   bool sent_continue_ = false;
