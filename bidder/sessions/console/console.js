@@ -18,7 +18,11 @@ const kErasureMaxPolls = 100;
 // Chart range -> downsample step, so a range has at most ~180 points.
 const kRanges = { '15m': '5s', '1h': '30s', '6h': '2m', '24h': '8m' };
 
-const api = new Api(() => sessionEnded('Your session has ended. Log in again.'));
+// A request begun before a logout can come back 401 after it; the session
+// has ended already then, and the logout's notice stays.
+const api = new Api(() => {
+  if (state.loggedIn) sessionEnded('Your session has ended. Log in again.');
+});
 const state = {
   loggedIn: false,
   campaigns: [],
