@@ -150,8 +150,8 @@ jq -Rsc --argjson warmup "$WARMUP" --argjson median_samples "$MEDIAN_SAMPLES" --
   --argjson rate "$RATE" --argjson duration "$DURATION" '
   split("\n") | .[1:] | map(select(length > 0) | split(",") | map(tonumber)) as $rows |
   ($rows | length) as $n |
-  ($rows | map(select(.[0] >= $warmup)) | first // $rows[-1]) as $base |
   ($rows | map(select(.[0] >= $warmup))) as $measured |
+  ($measured | first // $rows[-1]) as $base |
   def median: sort | if length == 0 then null else .[(length / 2 | floor)] end;
   ($measured[:$median_samples] | map(.[9]) | median) as $rss_head |
   ($measured[-$median_samples:] | map(.[9]) | median) as $rss_tail |

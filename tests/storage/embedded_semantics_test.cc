@@ -517,7 +517,9 @@ TEST_F(SemanticsTest, ScanSeesWholeRowsUnderConcurrentWritesAndFlushes) {
   Create(Schema("t", {Fam("f"), Fam("g")}));
   constexpr int kRows = 8;
   std::atomic<bool> stop{false};
-  std::thread writer([&] {
+  // The writes in a lambda of their own, so that a failed ASSERT still
+  // stops the reader below.
+  const auto write_all = [&] {
     for (int i = 0; i < 3000; ++i) {
       Put p;
       p.row = "r" + std::to_string(i % kRows);
@@ -529,6 +531,9 @@ TEST_F(SemanticsTest, ScanSeesWholeRowsUnderConcurrentWritesAndFlushes) {
         ASSERT_TRUE(store_->Flush("t").ok());
       }
     }
+  };
+  std::thread writer([&] {
+    write_all();
     stop = true;
   });
   int torn = 0, rows_read = 0;
