@@ -227,6 +227,7 @@ void DecodeEmbedded(const json& value, const std::string& path, ErrorList* error
   fields.Read("path", &out->path);
   fields.Read("block_cache_mib", &out->block_cache_mib);
   fields.Read("in_memory_cache_fraction", &out->in_memory_cache_fraction);
+  fields.Read("row_cache_mib", &out->row_cache_mib);
   fields.Read("write_buffer_mib", &out->write_buffer_mib);
   fields.Read("memtable_budget_mib", &out->memtable_budget_mib);
   fields.Read("async_wal_flush_interval_ms", &out->async_wal_flush_interval_ms);

@@ -245,6 +245,7 @@ void ValidateStorage(const StorageConfig& storage, ErrorList* errors) {
       if (!(embedded.in_memory_cache_fraction >= 0 && embedded.in_memory_cache_fraction <= 0.9)) {
         em.Fail("in_memory_cache_fraction", "must be in [0, 0.9]");
       }
+      em.InRange("row_cache_mib", embedded.row_cache_mib, 0, 1 << 20);
       em.InRange("write_buffer_mib", embedded.write_buffer_mib, 1, 4096);
       em.InRange("memtable_budget_mib", embedded.memtable_budget_mib, -1,
                  static_cast<int64_t>(static_cast<double>(embedded.block_cache_mib) *

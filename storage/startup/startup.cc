@@ -29,6 +29,7 @@ storage::EmbeddedStoreOptions EmbeddedOptions(const config::EmbeddedStorageConfi
   options.path = config.path;
   options.block_cache_bytes = config.block_cache_mib << 20;
   options.in_memory_cache_fraction = config.in_memory_cache_fraction;
+  options.row_cache_bytes = config.row_cache_mib << 20;
   options.write_buffer_bytes = config.write_buffer_mib << 20;
   options.memtable_budget_bytes =
       config.memtable_budget_mib < 0 ? -1 : config.memtable_budget_mib << 20;

@@ -71,6 +71,7 @@ TEST(ParseConfigTest, MinimalConfigGetsDocumentedDefaults) {
   EXPECT_EQ(config->storage.backend, StorageBackend::kEmbedded);
   EXPECT_EQ(config->storage.embedded.path, "./data");
   EXPECT_EQ(config->storage.embedded.block_cache_mib, 256);
+  EXPECT_EQ(config->storage.embedded.row_cache_mib, 64);
   EXPECT_EQ(config->storage.hbase.transport, ThriftTransport::kBuffered);
   EXPECT_EQ(config->bid.device_key_secret, kDeviceKeySecret);
   EXPECT_EQ(config->bid.device_key_secret_env, "");

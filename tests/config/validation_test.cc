@@ -224,6 +224,15 @@ TEST(StorageValidationTest, MemtableBudgetMustFitInTheBlockCachesShare) {
               HasSubstr("storage.embedded.memtable_budget_mib: must be in [-1, 48]"));
 }
 
+TEST(StorageValidationTest, RowCacheSizeMayBeZeroButNotNegative) {
+  json doc = MinimalConfig();
+  doc["storage"]["embedded"]["row_cache_mib"] = 0;
+  EXPECT_EQ(ParseError(doc), "OK");
+  doc["storage"]["embedded"]["row_cache_mib"] = -1;
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("storage.embedded.row_cache_mib: must be in [0, 1048576], got -1"));
+}
+
 TEST(StorageValidationTest, EmptyEmbeddedPathIsRejected) {
   json doc = MinimalConfig();
   doc["storage"]["embedded"]["path"] = "";

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -148,6 +149,39 @@ TEST_F(StartupStoreTest, BidderStoreHasEveryBidderTable) {
   ASSERT_TRUE(tables.ok());
   EXPECT_EQ(tables->size(), storage::BidderTables().size());
   EXPECT_EQ(DescribeStore(config.storage), "embedded store at " + config.storage.embedded.path);
+}
+
+// The row cache's share of MemoryUsage after one whole-row read of a row
+// that exists, for the configured row_cache_mib.
+int64_t RowCacheBytesAfterARead(const std::filesystem::path& path, int64_t row_cache_mib) {
+  config::StorageConfig config;
+  config.backend = config::StorageBackend::kEmbedded;
+  config.embedded.path = path.string();
+  config.embedded.row_cache_mib = row_cache_mib;
+  absl::StatusOr<std::unique_ptr<storage::Store>> store = OpenConfiguredStore(config);
+  EXPECT_TRUE(store.ok()) << store.status();
+  if (!store.ok()) return -1;
+  storage::TableSchema schema;
+  schema.name = "t";
+  schema.families.push_back({.name = "f"});
+  EXPECT_TRUE((*store)->CreateTable(schema).ok());
+  storage::Put put;
+  put.row = "row";
+  put.values.push_back({"f", "q", "value", std::nullopt});
+  EXPECT_TRUE((*store)->Put("t", put).ok());
+  storage::Get get;
+  get.row = "row";
+  absl::StatusOr<storage::RowResult> row = (*store)->Get("t", get);
+  EXPECT_TRUE(row.ok() && row->cells.size() == 1u);
+  for (const storage::Store::MemoryPart& part : (*store)->MemoryUsage()) {
+    if (std::string_view(part.part) == "row_cache") return part.bytes;
+  }
+  return -1;
+}
+
+TEST_F(StartupStoreTest, RowCacheSizeComesFromTheConfiguration) {
+  EXPECT_EQ(RowCacheBytesAfterARead(dir_ / "off", 0), 0);
+  EXPECT_GT(RowCacheBytesAfterARead(dir_ / "on", 1), 0);
 }
 
 TEST_F(StartupStoreTest, AStoreThatCannotOpenIsNamedInTheError) {
