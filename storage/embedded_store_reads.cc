@@ -38,22 +38,39 @@ void FilterStoredRow(const StoredRow& row, VisibleCellFilter& filter, CellList* 
   }
 }
 
+// The stored cells of a cached row through `filter`, from `latest` when it
+// stands for them (puts without a cell TTL).
+void FilterCachedRow(const CachedRow& row, VisibleCellFilter& filter, CellList* out) {
+  if (!row.stored_is_latest) return FilterStoredRow(row.stored, filter, out);
+  filter.StartRow();
+  for (const Cell& c : row.latest) {
+    filter.Add(CellSuffix{c.qualifier, c.timestamp, CellType::kPut},
+               DecodedValue{std::nullopt, c.value}, out);
+  }
+}
+
 // Builds the cache entry for a family row read at `now`: the latest version
 // of every column, valid until the first cell's TTL runs out (from then on
 // another version may be the visible one).
 std::shared_ptr<const CachedRow> MakeCachedRow(const FamilyOptions& family, StoredRow stored,
                                                int64_t now) {
   auto row = std::make_shared<CachedRow>();
-  row->stored = std::move(stored);
   VisibleCellFilter latest(family, nullptr, TimeRange{}, 1, now);
-  FilterStoredRow(row->stored, latest, &row->latest);
+  if (!stored.empty()) row->latest.reserve(stored.size());
+  FilterStoredRow(stored, latest, &row->latest);
   int64_t valid_until = kLatestTimestamp;
-  for (const StoredCell& c : row->stored) {
+  bool only_puts = true;
+  for (const StoredCell& c : stored) {
+    if (c.type != CellType::kPut || c.ttl_ms.has_value()) only_puts = false;
     if (c.type != CellType::kPut) continue;
     int64_t ttl = EffectiveTtlMs(family, c.ttl_ms);
     if (ttl > 0) valid_until = std::min(valid_until, c.timestamp + ttl + 1);
   }
   row->latest_valid_until_ms = valid_until;
+  // Every stored cell visible (one version per column, none expired) and
+  // none with a marker's or a cell TTL's meaning: `latest` says it all.
+  row->stored_is_latest = only_puts && row->latest.size() == stored.size();
+  if (!row->stored_is_latest) row->stored = std::move(stored);
   return row;
 }
 
@@ -289,7 +306,7 @@ bool EmbeddedStoreImpl::AppendCachedFamily(const Family& family, const storage::
   if (latest_only && now < cached->latest_valid_until_ms) {
     out->AppendShared(cached->latest);
   } else {
-    FilterStoredRow(cached->stored, filter, out);
+    FilterCachedRow(*cached, filter, out);
   }
   return true;
 }
@@ -335,7 +352,7 @@ absl::StatusOr<RowResult> EmbeddedStoreImpl::ReadRow(const Table& table, const s
       if (latest_only && now < cached->latest_valid_until_ms) {
         result.cells.AppendShared(cached->latest);
       } else {
-        FilterStoredRow(cached->stored, filter, &result.cells);
+        FilterCachedRow(*cached, filter, &result.cells);
       }
       row_cache_.Insert(e.family->id, get.row, generation, std::move(cached));
       continue;

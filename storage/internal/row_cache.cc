@@ -8,12 +8,23 @@ namespace rtb::storage::internal {
 
 RowCache::RowCache(size_t capacity_bytes) : capacity_per_shard_(capacity_bytes / kShards) {}
 
+namespace {
+
+// What a string holds outside itself: nothing while its text fits in place.
+size_t HeapBytes(const std::string& s) {
+  return s.capacity() > std::string().capacity() ? s.capacity() + 1 : 0;
+}
+
+}  // namespace
+
 size_t RowCache::SizeOf(const CachedRow& row) {
   size_t n = sizeof(CachedRow);
   for (const StoredCell& c : row.stored) {
-    n += sizeof(StoredCell) + c.qualifier.size() + c.value.size();
+    n += sizeof(StoredCell) + HeapBytes(c.qualifier) + HeapBytes(c.value);
   }
-  for (const Cell& c : row.latest) n += sizeof(Cell) + c.qualifier.size() + c.value.size();
+  for (const Cell& c : row.latest) {
+    n += sizeof(Cell) + HeapBytes(c.family) + HeapBytes(c.qualifier) + HeapBytes(c.value);
+  }
   return n;
 }
 

@@ -43,10 +43,16 @@ using StoredRow = std::vector<StoredCell>;
 
 // A cached family row: what is stored, and what the commonest read (latest
 // version of every column, any time) sees, valid until a cell's TTL ends.
+//
+// Most rows store one version of each column and nothing else (a profile's
+// segments): then every stored cell is in `latest`, which alone is kept
+// (`stored_is_latest`, `stored` empty) and stands for what is stored. That
+// halves such a row's memory, so the cache holds twice as many of them.
 struct CachedRow {
   StoredRow stored;
   CellList latest;
   int64_t latest_valid_until_ms = 0;
+  bool stored_is_latest = false;
 };
 
 class RowCache {

@@ -618,6 +618,56 @@ TEST_F(SemanticsTest, CachedRowAnswersEachReadersVersionsAndTimeRange) {
   EXPECT_EQ(r.cells[0].value, "v3");
 }
 
+// A row of one version per column is cached as its latest view alone; reads
+// of other versions and time ranges, and expiry, still see the stored cells.
+TEST_F(SemanticsTest, CachedSingleVersionRowAnswersTimeRangesVersionsAndExpiry) {
+  Create(Schema("t", {Fam("f", 3, 60)}));
+  for (int ts = 1; ts <= 3; ++ts) {
+    MustPut("t", PutOf("r", "f", "q" + std::to_string(ts), "v" + std::to_string(ts), kNow + ts));
+  }
+  EXPECT_EQ(MustGet("t", "r").cells.size(), 3u);  // read, then cached
+  Get g;
+  g.row = "r";
+  g.max_versions = 3;
+  g.time_range = TimeRange{kNow + 2, kNow + 3};
+  RowResult ranged = MustGet("t", g);
+  ASSERT_EQ(ranged.cells.size(), 1u);
+  EXPECT_EQ(ranged.cells[0].qualifier, "q2");
+  EXPECT_EQ(ranged.cells[0].value, "v2");
+  EXPECT_EQ(MustGet("t", "r", 3).cells.size(), 3u);
+  clock_->Advance(60 * kSecond + 2);  // q1 is past the family TTL
+  RowResult aged = MustGet("t", "r", 3);
+  ASSERT_EQ(aged.cells.size(), 2u);
+  EXPECT_EQ(aged.cells[0].qualifier, "q2");
+  // A second version of q3, cached with its stored cells apart; then q2
+  // expires too.
+  MustPut("t", PutOf("r", "f", "q3", "v3b", kNow + 4));
+  EXPECT_EQ(MustGet("t", "r").Value("f", "q3"), "v3b");
+  EXPECT_EQ(MustGet("t", "r", 3).cells.size(), 3u);
+  clock_->Advance(1);
+  RowResult later = MustGet("t", "r", 3);
+  ASSERT_EQ(later.cells.size(), 2u);
+  EXPECT_EQ(later.cells[0].value, "v3b");
+  EXPECT_EQ(later.cells[1].value, "v3");
+}
+
+// What a cached profile-like row costs the row cache: one cell each of its
+// 80 columns, not a stored copy beside the latest one.
+TEST_F(SemanticsTest, CachedSingleVersionRowIsKeptOnce) {
+  Create(Schema("t", {Fam("f")}));
+  Put put;
+  put.row = "device";
+  for (int i = 0; i < 80; ++i) put.values.push_back({"f", "s" + std::to_string(1000 + i), "Z", {}});
+  MustPut("t", put);
+  ASSERT_EQ(MustGet("t", "device").cells.size(), 80u);
+  int64_t cached = -1;
+  for (const Store::MemoryPart& part : store_->MemoryUsage()) {
+    if (std::string_view(part.part) == "row_cache") cached = part.bytes;
+  }
+  EXPECT_GT(cached, static_cast<int64_t>(80 * sizeof(Cell)));
+  EXPECT_LT(cached, static_cast<int64_t>(80 * sizeof(Cell) + 1024));
+}
+
 // ---- FIFO compaction ----
 
 TEST_F(SemanticsTest, FifoCompactionDropsWholeExpiredFilesWithoutRewriting) {
