@@ -11,7 +11,9 @@
 #     per second for SILENT_SECONDS (20,000 in 2 s by default).
 # Everything listens on 127.0.0.1, and the flood comes from 127.0.0.10 up.
 # One JSON line per run on stdout, then a summary: the median p99 of each
-# way and its ratio to the baseline's (target: slowloris within 1.5x).
+# way and its ratio to the baseline's (target: slowloris within 1.5x), and
+# the median CPU time the bidder spent in each way's runs (what serving the
+# flood cost it, apart from how the cores were shared).
 #
 # Environment (defaults in brackets):
 #   BUILD_DIR       build directory [build]
@@ -24,6 +26,8 @@
 #   SILENT_RATE     silent connections opened per second [10000]
 #   SILENT_SECONDS  seconds of silent connections [2]
 #   FLOOD_NICE      nice value of rtb-flood [19]
+#   FLOOD_IDLE      1: rtb-flood under SCHED_IDLE instead of a nice value, so
+#                   it never delays the bidder or rtb-load for a time slice [0]
 #   SERVER_OVERRIDES  a jq filter applied to the bidder's configuration, e.g.
 #                   '.server.first_byte_timeout_ms = 60000' [none]
 set -euo pipefail
@@ -67,6 +71,7 @@ RTB_BEACON_SECRET=$(openssl rand -hex 32)
 "$BUILD_DIR/bidder/rtb-bidder" --config "$WORK/bidder.json" --port-file "$WORK/bidder.port" \
   2>"$WORK/bidder.log" &
 PIDS+=($!)
+BIDDER_PID=$!
 for ((i = 0; i < 300; i++)); do [[ -s $WORK/bidder.port ]] && break; sleep 0.1; done
 PORT=$(cat "$WORK/bidder.port")
 for ((i = 0; i < 100; i++)); do
@@ -78,7 +83,18 @@ done
 # priority it takes what the bidder and rtb-load leave, so the figure is what
 # serving the flood costs the bidder rather than what generating it costs
 # the shared cores (FLOOD_NICE=0 runs it at normal priority).
-FLOOD="nice -n ${FLOOD_NICE:-19} $BUILD_DIR/loadtest/rtb-flood"
+# FLOOD_IDLE=1 goes further: a SCHED_IDLE task runs only on a core nothing
+# else wants, and yields it at once when the bidder or rtb-load wakes.
+if [[ ${FLOOD_IDLE:-0} == 1 ]]; then
+  FLOOD="chrt --idle 0 $BUILD_DIR/loadtest/rtb-flood"
+else
+  FLOOD="nice -n ${FLOOD_NICE:-19} $BUILD_DIR/loadtest/rtb-flood"
+fi
+
+# The bidder's CPU time so far (user + system, every thread), milliseconds.
+bidder_cpu_ms() {
+  awk -v hz="$(getconf CLK_TCK)" '{ print int(($14 + $15) * 1000 / hz) }' "/proc/$BIDDER_PID/stat"
+}
 
 closes() {
   curl -sf "http://127.0.0.1:$PORT/metrics" |
@@ -108,25 +124,30 @@ run() {
         --rate "$SILENT_RATE" --duration "$SILENT_SECONDS" >"$flood_out") &
       flood_pid=$! ;;
   esac
-  local report
+  local report cpu_before cpu_after
+  cpu_before=$(bidder_cpu_ms)
   report=$(load)
   [[ -n $flood_pid ]] && wait "$flood_pid"
+  cpu_after=$(bidder_cpu_ms)
   jq -c --arg way "$way" --arg closes "$(closes)" --arg load "$(cut -d' ' -f1 /proc/loadavg)" \
+    --argjson cpu_ms $((cpu_after - cpu_before)) \
     --slurpfile flood <(cat "$flood_out"; [[ -s $flood_out ]] || echo null) \
     '{way: $way, p50_us: .latency_us.p50, p99_us: .latency_us.p99, p999_us: .latency_us.p999,
       throughput_rps: .throughput_rps, errors: .errors, unanswered: .unanswered,
-      flood: $flood[0], server_closes_so_far: $closes, load_average: $load}' <<<"$report"
+      bidder_cpu_ms: $cpu_ms, flood: $flood[0], server_closes_so_far: $closes, load_average: $load}' <<<"$report"
 }
 
 # One unreported run: caches and the JIT-free warm-up of the store settle.
 load >/dev/null
 
 declare -A P99S=([baseline]="" [slowloris]="" [silent]="")
+declare -A CPUS=([baseline]="" [slowloris]="" [silent]="")
 for ((round = 0; round < ROUNDS; round++)); do
   for way in baseline slowloris silent; do
     line=$(run "$way")
     echo "$line"
     P99S[$way]+="$(jq -r .p99_us <<<"$line") "
+    CPUS[$way]+="$(jq -r .bidder_cpu_ms <<<"$line") "
   done
 done
 
@@ -135,10 +156,15 @@ base=$(median <<<"${P99S[baseline]}")
 slow=$(median <<<"${P99S[slowloris]}")
 silent=$(median <<<"${P99S[silent]}")
 jq -cn --argjson base "$base" --argjson slow "$slow" --argjson silent "$silent" \
+  --argjson base_cpu "$(median <<<"${CPUS[baseline]}")" \
+  --argjson slow_cpu "$(median <<<"${CPUS[slowloris]}")" \
+  --argjson silent_cpu "$(median <<<"${CPUS[silent]}")" \
   --argjson rate "$RATE" --argjson rounds "$ROUNDS" --argjson slow_connections "$SLOW" \
   --arg load "$(cut -d' ' -f1-3 /proc/loadavg)" \
   '{summary: "median p99 of the bid load, microseconds", rate: $rate, rounds: $rounds,
     baseline_p99_us: $base, slowloris_p99_us: $slow, silent_p99_us: $silent,
     slowloris_connections: $slow_connections,
     slowloris_ratio: ($slow / $base * 100 | round / 100),
-    silent_ratio: ($silent / $base * 100 | round / 100), load_average: $load}'
+    silent_ratio: ($silent / $base * 100 | round / 100),
+    bidder_cpu_ms: {baseline: $base_cpu, slowloris: $slow_cpu, silent: $silent_cpu},
+    load_average: $load}'
