@@ -345,6 +345,11 @@ std::vector<Store::MemoryPart> EmbeddedStoreImpl::MemoryUsage() {
   };
 }
 
+Store::RowCacheReads EmbeddedStoreImpl::RowCacheReadCounts() {
+  const RowCache::Reads reads = row_cache_.reads();
+  return {static_cast<int64_t>(reads.hits), static_cast<int64_t>(reads.misses)};
+}
+
 absl::Status EmbeddedStoreImpl::CheckHealth() {
   std::string value;
   if (!db_->GetProperty(default_cf_, "rocksdb.background-errors", &value)) {

@@ -116,6 +116,15 @@ class Store {
     int64_t bytes = 0;
   };
   virtual std::vector<MemoryPart> MemoryUsage() { return {}; }
+
+  // Reads of whole families the store's row cache answered (hits) and sent
+  // on to its engine (misses), since it opened; zero for a store without
+  // one. What an operator sizes the cache by.
+  struct RowCacheReads {
+    int64_t hits = 0;
+    int64_t misses = 0;
+  };
+  virtual RowCacheReads RowCacheReadCounts() { return {}; }
 };
 
 // Creates every table in `schemas` that is missing; fails when one exists

@@ -23,7 +23,14 @@ MemoryGauges::MemoryGauges(prometheus::Registry& registry, storage::Store& store
                 .Register(registry)),
       heap_in_use_(heap_.Add({{"state", "in_use"}})),
       heap_free_(heap_.Add({{"state", "free"}})),
-      heap_mmapped_(heap_.Add({{"state", "mmapped"}})) {}
+      heap_mmapped_(heap_.Add({{"state", "mmapped"}})),
+      row_cache_reads_(prometheus::BuildCounter()
+                           .Name("bidder_store_row_cache_reads_total")
+                           .Help("Whole-family reads the store's row cache answered (hit) or "
+                                 "sent on to the engine (miss)")
+                           .Register(registry)),
+      row_cache_hits_(row_cache_reads_.Add({{"result", "hit"}})),
+      row_cache_misses_(row_cache_reads_.Add({{"result", "miss"}})) {}
 
 void MemoryGauges::Refresh() {
   resident_.Set(static_cast<double>(startup::ResidentBytes()));
@@ -32,7 +39,17 @@ void MemoryGauges::Refresh() {
   heap_free_.Set(static_cast<double>(heap.fordblks));
   heap_mmapped_.Set(static_cast<double>(heap.hblkhd));
   const std::vector<storage::Store::MemoryPart> parts = store_.MemoryUsage();
+  const storage::Store::RowCacheReads reads = store_.RowCacheReadCounts();
   absl::MutexLock lock(&mu_);
+  // Counts only grow; a concurrent refresh may have counted further already.
+  if (reads.hits > row_cache_counted_.hits) {
+    row_cache_hits_.Increment(static_cast<double>(reads.hits - row_cache_counted_.hits));
+    row_cache_counted_.hits = reads.hits;
+  }
+  if (reads.misses > row_cache_counted_.misses) {
+    row_cache_misses_.Increment(static_cast<double>(reads.misses - row_cache_counted_.misses));
+    row_cache_counted_.misses = reads.misses;
+  }
   for (const storage::Store::MemoryPart& part : parts) {
     prometheus::Gauge*& gauge = parts_[part.part];
     if (gauge == nullptr) gauge = &store_parts_.Add({{"part", part.part}});

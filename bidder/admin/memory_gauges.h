@@ -12,6 +12,12 @@
 //                                     AllocatorTrimmer gives its whole
 //                                     pages back to the system), "mmapped"
 //                                     (large blocks)
+//   bidder_store_row_cache_reads_total{result}
+//                                     Store::RowCacheReadCounts: "hit" and
+//                                     "miss" (whole-family reads the row
+//                                     cache did not hold), brought up to
+//                                     date at each scrape; what
+//                                     row_cache_mib is sized by
 //
 // Thread-safety: Refresh may run on several threads at once.
 #ifndef RTB_BIDDER_ADMIN_MEMORY_GAUGES_H_
@@ -22,6 +28,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
+#include "prometheus/counter.h"
 #include "prometheus/gauge.h"
 #include "prometheus/registry.h"
 #include "storage/store.h"
@@ -45,7 +52,12 @@ class MemoryGauges {
   prometheus::Gauge& heap_in_use_;
   prometheus::Gauge& heap_free_;
   prometheus::Gauge& heap_mmapped_;
+  prometheus::Family<prometheus::Counter>& row_cache_reads_;
+  prometheus::Counter& row_cache_hits_;
+  prometheus::Counter& row_cache_misses_;
   absl::Mutex mu_;
+  // The store's counts at the last refresh: the counters grow by the rest.
+  storage::Store::RowCacheReads row_cache_counted_ ABSL_GUARDED_BY(mu_);
   // The store's parts by name, declared on first sight.
   absl::flat_hash_map<std::string, prometheus::Gauge*> parts_ ABSL_GUARDED_BY(mu_);
 };

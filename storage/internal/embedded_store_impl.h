@@ -146,6 +146,7 @@ class EmbeddedStoreImpl final : public Store {
 
   absl::Status CheckHealth() override;
   std::vector<MemoryPart> MemoryUsage() override;
+  RowCacheReads RowCacheReadCounts() override;
 
  private:
   // Holds the row-lock stripes of a set of rows, taken in ascending stripe

@@ -57,9 +57,23 @@ std::shared_ptr<const CachedRow> RowCache::Lookup(uint32_t family_id, std::strin
   Shard& shard = ShardFor(key);
   absl::MutexLock lock(&shard.mutex);
   auto it = shard.entries.find(key.view());
-  if (it == shard.entries.end()) return nullptr;
+  if (it == shard.entries.end()) {
+    ++shard.misses;
+    return nullptr;
+  }
+  ++shard.hits;
   shard.lru.splice(shard.lru.begin(), shard.lru, it->second.lru);
   return it->second.cells;
+}
+
+RowCache::Reads RowCache::reads() {
+  Reads total;
+  for (Shard& shard : shards_) {
+    absl::MutexLock lock(&shard.mutex);
+    total.hits += shard.hits;
+    total.misses += shard.misses;
+  }
+  return total;
 }
 
 size_t RowCache::bytes() {

@@ -76,6 +76,12 @@ class RowCache {
   // What the cache counts against its capacity now (SizeOf of each row plus
   // its key), summed over the shards.
   size_t bytes();
+  // Lookups that found their row, and those that did not, since creation.
+  struct Reads {
+    uint64_t hits = 0;
+    uint64_t misses = 0;
+  };
+  Reads reads();
 
  private:
   static constexpr size_t kShards = 64;
@@ -90,6 +96,10 @@ class RowCache {
     absl::flat_hash_map<std::string, Entry> entries ABSL_GUARDED_BY(mutex);
     std::list<std::string> lru ABSL_GUARDED_BY(mutex);  // most recent first
     size_t bytes ABSL_GUARDED_BY(mutex) = 0;
+    // Counted under the lock Lookup takes anyway: no shared counter to
+    // contend on.
+    uint64_t hits ABSL_GUARDED_BY(mutex) = 0;
+    uint64_t misses ABSL_GUARDED_BY(mutex) = 0;
   };
 
   // The cache key, 4-byte family id + row, built in `buffer` without

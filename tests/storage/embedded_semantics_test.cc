@@ -668,6 +668,18 @@ TEST_F(SemanticsTest, CachedSingleVersionRowIsKeptOnce) {
   EXPECT_LT(cached, static_cast<int64_t>(80 * sizeof(Cell) + 1024));
 }
 
+TEST_F(SemanticsTest, RowCacheCountsItsHitsAndMisses) {
+  Create(Schema("t", {Fam("f")}));
+  MustPut("t", PutOf("r", "f", "q", "v"));
+  const Store::RowCacheReads before = store_->RowCacheReadCounts();
+  MustGet("t", "r");
+  MustGet("t", "r");
+  MustGet("t", "absent");
+  const Store::RowCacheReads after = store_->RowCacheReadCounts();
+  EXPECT_EQ(after.misses - before.misses, 2);  // the first read of each row
+  EXPECT_EQ(after.hits - before.hits, 1);
+}
+
 // ---- FIFO compaction ----
 
 TEST_F(SemanticsTest, FifoCompactionDropsWholeExpiredFilesWithoutRewriting) {

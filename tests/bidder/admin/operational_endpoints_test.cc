@@ -361,6 +361,38 @@ TEST(BidderAppTest, MetricsShowWhereTheMemoryIs) {
   std::filesystem::remove_all(path);
 }
 
+// A row read twice: the first read misses the row cache (once per family of
+// the profiles table), the second is answered from it.
+TEST(BidderAppTest, MetricsCountTheRowCachesHitsAndMisses) {
+  const std::string path = TempDir("app-row-cache");
+  auto app = BidderApp::Create(AppConfig(path));
+  ASSERT_TRUE(app.ok()) << app.status();
+  ASSERT_TRUE((*app)->Start().ok());
+  TestConnection conn((*app)->port());
+  const std::string before = conn.RoundTrip(GetRequest("/metrics"))->body;
+  const double hits = Sample(before, "bidder_store_row_cache_reads_total{result=\"hit\"}");
+  const double misses = Sample(before, "bidder_store_row_cache_reads_total{result=\"miss\"}");
+  ASSERT_GE(hits, 0) << before;
+  ASSERT_GE(misses, 0) << before;
+  storage::Put put;
+  put.row = "row-cache-test";
+  put.values.push_back(
+      {std::string(storage::kProfileSegmentFamily), "s1", std::string("Z"), std::nullopt});
+  ASSERT_TRUE((*app)->store().Put(storage::kProfilesTable, put).ok());
+  storage::Get get;
+  get.row = put.row;
+  for (int read = 0; read < 2; ++read) {
+    absl::StatusOr<storage::RowResult> row = (*app)->store().Get(storage::kProfilesTable, get);
+    ASSERT_TRUE(row.ok() && row->cells.size() == 1u);
+  }
+  const std::string after = conn.RoundTrip(GetRequest("/metrics"))->body;
+  // At least: the bidder's own background reads may count too.
+  EXPECT_GE(Sample(after, "bidder_store_row_cache_reads_total{result=\"miss\"}"), misses + 2);
+  EXPECT_GE(Sample(after, "bidder_store_row_cache_reads_total{result=\"hit\"}"), hits + 2);
+  (*app)->Shutdown();
+  std::filesystem::remove_all(path);
+}
+
 TEST(BidderAppTest, HBaseBackendWithoutAGatewayFailsToStartWithTheEndpoint) {
   config::BidderConfig config = AppConfig(TempDir("unused"));
   config.storage.backend = config::StorageBackend::kHBase;
