@@ -19,7 +19,8 @@
 #   other     everything else (listed by function in the report)
 #
 # Prints one JSON object: rate, requests answered, CPU µs per request, and
-# per stage its share of the samples and µs per request. Needs perf (Debian
+# per stage its share of the samples and µs per request, and the row cache's
+# hits and misses over the measured window. Needs perf (Debian
 # linux-perf) and root or a perf_event_paranoid that allows it.
 #
 # Environment (defaults in brackets):
@@ -29,6 +30,11 @@
 #   WARMUP     seconds not measured [2]
 #   SERVER_CPU / LOAD_CPU  the CPUs of the bidder and the generator [0 / 1]
 #   DEVICES / HIT_SHARE    device population and profile hit share [100000 / 0.5]
+#   SETTLE     seconds of unmeasured load before the run, for the caches to
+#              fill; the row cache's hits and misses over the measured
+#              window are reported (row_cache) [4]
+#   CONFIG_JQ  a jq filter applied to the bidder's configuration, e.g.
+#              '.storage.embedded.row_cache_mib = 256' [.]
 #   TOP        functions listed under "other" [15]
 #   PERF_DATA  where to keep perf's recording for `perf report -i` [unset: not kept]
 #   CALL_GRAPH 1 to record call graphs (perf -g; heavier) [0]
@@ -45,6 +51,7 @@ LOAD_CPU=${LOAD_CPU:-1}
 DEVICES=${DEVICES:-100000}
 HIT_SHARE=${HIT_SHARE:-0.5}
 TOP=${TOP:-15}
+SETTLE=${SETTLE:-4}
 FIXTURES=$ROOT/tests/fixtures/openrtb/requests
 REQUESTS=${REQUESTS:-$FIXTURES/site-banner-mrec.json,$FIXTURES/app-banner-leaderboard.json,$FIXTURES/site-pmp-deals.json}
 
@@ -61,7 +68,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-jq --arg path "$WORK/store" '.storage.embedded.path = $path | .server.port = 0 | .server.io_threads = 1' \
+jq --arg path "$WORK/store" \
+  ".storage.embedded.path = \$path | .server.port = 0 | .server.io_threads = 1 | ${CONFIG_JQ:-.}" \
   config/bidder.example.json >"$WORK/bidder.json"
 export RTB_DEVICE_KEY_SECRET RTB_BEACON_SECRET
 RTB_DEVICE_KEY_SECRET=$(openssl rand -hex 32)
@@ -84,17 +92,25 @@ load() {
     --warmup "$3" --requests "$REQUESTS" --devices "$DEVICES"
 }
 cpu_ticks() { sed 's/.*) //' "/proc/$BIDDER/stat" | awk '{ print $12 + $13 }'; }
+# The row cache's hit and miss counts so far, as a JSON object.
+row_cache_reads() {
+  curl -sf "http://127.0.0.1:$PORT/metrics" |
+    awk -F'[{}" ]+' '$1 == "bidder_store_row_cache_reads_total" { v[$3] = $4 }
+      END { printf "{\"hits\":%d,\"misses\":%d}\n", v["hit"], v["miss"] }'
+}
 
-load "$RATE" 4 1 >/dev/null  # caches settle
+load "$RATE" "$SETTLE" 1 >/dev/null  # caches settle
 load "$RATE" "$DURATION" "$WARMUP" >"$WORK/load.json" &
 LOAD=$!
 sleep "$WARMUP"
 before=$(cpu_ticks)
+reads_before=$(row_cache_reads)
 PERF_FLAGS=(-q -e cpu-clock -F 4999)
 [[ ${CALL_GRAPH:-0} == 1 ]] && PERF_FLAGS+=(--call-graph dwarf,16384 -F 999)
 perf record "${PERF_FLAGS[@]}" -p "$BIDDER" -o "$WORK/perf.data" -- \
   sleep "$((DURATION - WARMUP))" 2>/dev/null
 after=$(cpu_ticks)
+reads_after=$(row_cache_reads)
 wait "$LOAD"
 [[ -n ${PERF_DATA:-} ]] && cp "$WORK/perf.data" "$PERF_DATA"
 
@@ -133,7 +149,8 @@ awk -F'\t' -v top="$TOP" '
   }' "$WORK/symbols.tsv" >"$WORK/stages.json"
 
 jq -c --argjson ticks "$((after - before))" --argjson hz "$(getconf CLK_TCK)" \
-  --slurpfile stages "$WORK/stages.json" '
+  --slurpfile stages "$WORK/stages.json" \
+  --argjson rb "$reads_before" --argjson ra "$reads_after" '
   (if .completed > 0 then $ticks / $hz * 1e6 / .completed else 0 end) as $cpu |
   $stages[0] as $s |
   {offered_rate, answered: .completed, p99_us: .latency_us.p99,
@@ -142,4 +159,6 @@ jq -c --argjson ticks "$((after - before))" --argjson hz "$(getconf CLK_TCK)" \
      | map({key: ., value: {share_pct: ($s[.] * 10 | round / 10),
                              us_per_request: (if $s._total > 0 then ($s[.] / $s._total * $cpu * 100 | round / 100) else null end)}})
      | from_entries),
+   row_cache: {hits: ($ra.hits - $rb.hits), misses: ($ra.misses - $rb.misses),
+     misses_per_request: (if .completed > 0 then (($ra.misses - $rb.misses) / .completed * 1000 | round / 1000) else null end)},
    other_top: $s._other_top}' "$WORK/load.json"
