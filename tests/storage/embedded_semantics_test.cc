@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
+#include <functional>
 #include <thread>
 
 #include "storage/internal/nonce_record.h"
@@ -14,6 +15,21 @@ namespace {
 
 constexpr int64_t kSecond = 1000;
 constexpr int64_t kDayMs = 24 * 3600 * kSecond;
+
+// Runs `write` on a thread of its own and `read` over and over on this one
+// until the writes end or `read` answers false. A failed ASSERT in either
+// ends its side without leaving the other waiting: the writes' end is
+// signalled whatever way `write` returns, and the writer is always joined.
+void ReadWhileWriting(const std::function<void()>& write, const std::function<bool()>& read) {
+  std::atomic<bool> stop{false};
+  std::thread writer([&] {
+    write();
+    stop = true;
+  });
+  while (!stop && read()) {
+  }
+  writer.join();
+}
 
 class SemanticsTest : public EmbeddedStoreTest {
  protected:
@@ -480,32 +496,35 @@ TEST_F(SemanticsTest, CheckAndMutateIsAtomicUnderConcurrency) {
 
 TEST_F(SemanticsTest, MultiColumnPutIsAtomicForReaders) {
   Create(Schema("t", {Fam("f"), Fam("g")}));
-  std::atomic<bool> stop{false};
-  std::thread writer([&] {
-    for (int i = 0; i < 3000; ++i) {
-      Put p;
-      p.row = "r";
-      std::string v = std::to_string(i);
-      p.values = {{"f", "x", v}, {"f", "y", v}, {"g", "z", v}};
-      ASSERT_TRUE(store_->Put("t", p).ok());
-      clock_->Advance(1);
-    }
-    stop = true;
-  });
   int torn = 0, reads = 0;
-  while (!stop) {
-    std::vector<Get> gets(1);
-    gets[0].row = "r";
-    auto r = store_->MultiGet("t", gets);
-    ASSERT_TRUE(r.ok());
-    const RowResult& row = (*r)[0];
-    if (row.empty()) continue;
-    ++reads;
-    if (row.Value("f", "x") != row.Value("f", "y") || row.Value("f", "x") != row.Value("g", "z")) {
-      ++torn;
-    }
-  }
-  writer.join();
+  ReadWhileWriting(
+      [&] {
+        for (int i = 0; i < 3000; ++i) {
+          Put p;
+          p.row = "r";
+          std::string v = std::to_string(i);
+          p.values = {{"f", "x", v}, {"f", "y", v}, {"g", "z", v}};
+          ASSERT_TRUE(store_->Put("t", p).ok());
+          clock_->Advance(1);
+        }
+      },
+      [&] {
+        std::vector<Get> gets(1);
+        gets[0].row = "r";
+        auto r = store_->MultiGet("t", gets);
+        if (!r.ok()) {
+          ADD_FAILURE() << r.status();
+          return false;
+        }
+        const RowResult& row = (*r)[0];
+        if (row.empty()) return true;
+        ++reads;
+        if (row.Value("f", "x") != row.Value("f", "y") ||
+            row.Value("f", "x") != row.Value("g", "z")) {
+          ++torn;
+        }
+        return true;
+      });
   EXPECT_EQ(torn, 0) << "of " << reads << " reads";
 }
 
@@ -516,67 +535,60 @@ TEST_F(SemanticsTest, MultiColumnPutIsAtomicForReaders) {
 TEST_F(SemanticsTest, ScanSeesWholeRowsUnderConcurrentWritesAndFlushes) {
   Create(Schema("t", {Fam("f"), Fam("g")}));
   constexpr int kRows = 8;
-  std::atomic<bool> stop{false};
-  // The writes in a lambda of their own, so that a failed ASSERT still
-  // stops the reader below.
-  const auto write_all = [&] {
-    for (int i = 0; i < 3000; ++i) {
-      Put p;
-      p.row = "r" + std::to_string(i % kRows);
-      std::string v = std::to_string(i);
-      p.values = {{"f", "x", v}, {"f", "y", v}, {"g", "z", v}};
-      ASSERT_TRUE(store_->Put("t", p).ok());
-      clock_->Advance(1);
-      if (i % 100 == 99) {
-        ASSERT_TRUE(store_->Flush("t").ok());
-      }
-    }
-  };
-  std::thread writer([&] {
-    write_all();
-    stop = true;
-  });
   int torn = 0, rows_read = 0;
   Scan all;
   all.limit = 100;
-  while (!stop) {
-    for (const RowResult& row : MustScan("t", all)) {
-      ++rows_read;
-      const auto x = row.Value("f", "x");
-      if (!x.has_value() || x != row.Value("f", "y") || x != row.Value("g", "z")) {
-        if (++torn > 5) continue;
-        ADD_FAILURE() << row.row << ": f:x=" << x.value_or("<none>")
-                      << " f:y=" << row.Value("f", "y").value_or("<none>")
-                      << " g:z=" << row.Value("g", "z").value_or("<none>");
-      }
-    }
-  }
-  writer.join();
+  ReadWhileWriting(
+      [&] {
+        for (int i = 0; i < 3000; ++i) {
+          Put p;
+          p.row = "r" + std::to_string(i % kRows);
+          std::string v = std::to_string(i);
+          p.values = {{"f", "x", v}, {"f", "y", v}, {"g", "z", v}};
+          ASSERT_TRUE(store_->Put("t", p).ok());
+          clock_->Advance(1);
+          if (i % 100 == 99) {
+            ASSERT_TRUE(store_->Flush("t").ok());
+          }
+        }
+      },
+      [&] {
+        for (const RowResult& row : MustScan("t", all)) {
+          ++rows_read;
+          const auto x = row.Value("f", "x");
+          if (!x.has_value() || x != row.Value("f", "y") || x != row.Value("g", "z")) {
+            if (++torn > 5) continue;
+            ADD_FAILURE() << row.row << ": f:x=" << x.value_or("<none>")
+                          << " f:y=" << row.Value("f", "y").value_or("<none>")
+                          << " g:z=" << row.Value("g", "z").value_or("<none>");
+          }
+        }
+        return true;
+      });
   EXPECT_EQ(torn, 0) << "of " << rows_read << " rows scanned";
 }
 
 TEST_F(SemanticsTest, MultiFamilyPutIsAtomicForSingleRowGets) {
   Create(Schema("t", {Fam("f"), Fam("g")}));
-  std::atomic<bool> stop{false};
-  std::thread writer([&] {
-    for (int i = 0; i < 3000; ++i) {
-      Put p;
-      p.row = "r";
-      std::string v = std::to_string(i);
-      p.values = {{"f", "x", v}, {"g", "z", v}};
-      ASSERT_TRUE(store_->Put("t", p).ok());
-      clock_->Advance(1);
-    }
-    stop = true;
-  });
   int torn = 0, reads = 0;
-  while (!stop) {
-    RowResult row = MustGet("t", "r");
-    if (row.empty()) continue;
-    ++reads;
-    if (row.Value("f", "x") != row.Value("g", "z")) ++torn;
-  }
-  writer.join();
+  ReadWhileWriting(
+      [&] {
+        for (int i = 0; i < 3000; ++i) {
+          Put p;
+          p.row = "r";
+          std::string v = std::to_string(i);
+          p.values = {{"f", "x", v}, {"g", "z", v}};
+          ASSERT_TRUE(store_->Put("t", p).ok());
+          clock_->Advance(1);
+        }
+      },
+      [&] {
+        RowResult row = MustGet("t", "r");
+        if (row.empty()) return true;
+        ++reads;
+        if (row.Value("f", "x") != row.Value("g", "z")) ++torn;
+        return true;
+      });
   EXPECT_EQ(torn, 0) << "of " << reads << " reads";
 }
 
