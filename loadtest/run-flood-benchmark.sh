@@ -93,7 +93,8 @@ fi
 
 # The bidder's CPU time so far (user + system, every thread), milliseconds.
 bidder_cpu_ms() {
-  awk -v hz="$(getconf CLK_TCK)" '{ print int(($14 + $15) * 1000 / hz) }' "/proc/$BIDDER_PID/stat"
+  sed 's/.*) //' "/proc/$BIDDER_PID/stat" |
+    awk -v hz="$(getconf CLK_TCK)" '{ print int(($12 + $13) * 1000 / hz) }'
 }
 
 closes() {
