@@ -269,14 +269,18 @@ enum class FloodEnd { kOpen, kPending, kClosedByServer, kFailed };
 
 // The state of one flood connection. Reading SO_ERROR clears it, so a
 // connection's first final answer (closed by the server, failed) is the one
-// to keep.
-FloodEnd Classify(int fd) {
+// to keep, and the error is kept in `*error_seen` across calls: a reset that
+// lands between the two reads below is reported by SO_ERROR while TCP_INFO
+// still said established, and the next call sees the closed state alone.
+FloodEnd Classify(int fd, int* error_seen) {
   tcp_info info{};
   socklen_t len = sizeof(info);
   if (::getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len) != 0) return FloodEnd::kFailed;
   int error = 0;
   socklen_t error_len = sizeof(error);
   ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &error_len);
+  if (error != 0) *error_seen = error;
+  error = *error_seen;
   switch (info.tcpi_state) {
     case TCP_ESTABLISHED:
       return FloodEnd::kOpen;
@@ -412,11 +416,12 @@ class FloodProcess {
     // bounded, until every connection has been closed or has failed.
     const auto deadline = Clock::now() + std::chrono::seconds(20);
     std::vector<std::optional<FloodEnd>> settled(fds.size());
+    std::vector<int> errors(fds.size(), 0);
     FloodCounts end;
     for (;;) {
       end = counts;
       for (size_t i = 0; i < fds.size(); ++i) {
-        const FloodEnd state = settled[i].value_or(Classify(fds[i]));
+        const FloodEnd state = settled[i] ? *settled[i] : Classify(fds[i], &errors[i]);
         if (state == FloodEnd::kClosedByServer || state == FloodEnd::kFailed) settled[i] = state;
         Count(state, &end);
       }
