@@ -41,7 +41,7 @@ void FilterStoredRow(const StoredRow& row, VisibleCellFilter& filter, CellList* 
 // The stored cells of a cached row through `filter`, from `latest` when it
 // stands for them (puts without a cell TTL).
 void FilterCachedRow(const CachedRow& row, VisibleCellFilter& filter, CellList* out) {
-  if (!row.stored_is_latest) return FilterStoredRow(row.stored, filter, out);
+  if (!row.stored_is_latest()) return FilterStoredRow(row.stored, filter, out);
   filter.StartRow();
   for (const Cell& c : row.latest) {
     filter.Add(CellSuffix{c.qualifier, c.timestamp, CellType::kPut},
@@ -59,18 +59,18 @@ std::shared_ptr<const CachedRow> MakeCachedRow(const FamilyOptions& family, Stor
   if (!stored.empty()) row->latest.reserve(stored.size());
   FilterStoredRow(stored, latest, &row->latest);
   int64_t valid_until = kLatestTimestamp;
-  bool only_puts = true;
+  bool any_cell_ttl = false;
   for (const StoredCell& c : stored) {
-    if (c.type != CellType::kPut || c.ttl_ms.has_value()) only_puts = false;
     if (c.type != CellType::kPut) continue;
+    any_cell_ttl |= c.ttl_ms.has_value();
     int64_t ttl = EffectiveTtlMs(family, c.ttl_ms);
     if (ttl > 0) valid_until = std::min(valid_until, c.timestamp + ttl + 1);
   }
   row->latest_valid_until_ms = valid_until;
-  // Every stored cell visible (one version per column, none expired) and
-  // none with a marker's or a cell TTL's meaning: `latest` says it all.
-  row->stored_is_latest = only_puts && row->latest.size() == stored.size();
-  if (!row->stored_is_latest) row->stored = std::move(stored);
+  // `latest` stands for the stored cells when every one of them is in it
+  // (a marker never is; so one version per column, none expired) and none
+  // has a cell TTL, which `latest` does not carry.
+  if (any_cell_ttl || row->latest.size() != stored.size()) row->stored = std::move(stored);
   return row;
 }
 

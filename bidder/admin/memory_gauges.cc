@@ -42,14 +42,13 @@ void MemoryGauges::Refresh() {
   const storage::Store::RowCacheReads reads = store_.RowCacheReadCounts();
   absl::MutexLock lock(&mu_);
   // Counts only grow; a concurrent refresh may have counted further already.
-  if (reads.hits > row_cache_counted_.hits) {
-    row_cache_hits_.Increment(static_cast<double>(reads.hits - row_cache_counted_.hits));
-    row_cache_counted_.hits = reads.hits;
-  }
-  if (reads.misses > row_cache_counted_.misses) {
-    row_cache_misses_.Increment(static_cast<double>(reads.misses - row_cache_counted_.misses));
-    row_cache_counted_.misses = reads.misses;
-  }
+  const auto catch_up = [](int64_t now, int64_t& counted, prometheus::Counter& counter) {
+    if (now <= counted) return;
+    counter.Increment(static_cast<double>(now - counted));
+    counted = now;
+  };
+  catch_up(reads.hits, row_cache_counted_.hits, row_cache_hits_);
+  catch_up(reads.misses, row_cache_counted_.misses, row_cache_misses_);
   for (const storage::Store::MemoryPart& part : parts) {
     prometheus::Gauge*& gauge = parts_[part.part];
     if (gauge == nullptr) gauge = &store_parts_.Add({{"part", part.part}});

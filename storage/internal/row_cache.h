@@ -46,13 +46,15 @@ using StoredRow = std::vector<StoredCell>;
 //
 // Most rows store one version of each column and nothing else (a profile's
 // segments): then every stored cell is in `latest`, which alone is kept
-// (`stored_is_latest`, `stored` empty) and stands for what is stored. That
-// halves such a row's memory, so the cache holds twice as many of them.
+// (`stored` empty) and stands for what is stored. That halves such a row's
+// memory, so the cache holds twice as many of them.
 struct CachedRow {
-  StoredRow stored;
+  StoredRow stored;  // empty when `latest` stands for it
   CellList latest;
   int64_t latest_valid_until_ms = 0;
-  bool stored_is_latest = false;
+
+  // A row with no cell at all reads the same either way.
+  bool stored_is_latest() const { return stored.empty(); }
 };
 
 class RowCache {
