@@ -15,7 +15,7 @@
 namespace rtb::bidder::campaigns {
 namespace {
 
-std::string Campaign(std::string_view id, int64_t budget = 1000000) {
+std::string CampaignWithBudget(std::string_view id, int64_t budget = 1000000) {
   nlohmann::json c = {{"id", id},
                       {"advertiser_domains", {"northwind-travel.example"}},
                       {"daily_budget_micros", budget},
@@ -69,8 +69,8 @@ TEST_F(CampaignFollowerTest, PositionsNeverMoveAndTheTableRules) {
   config::CampaignConfig seeded;
   seeded.id = "b";
   // The file lists "file-only" and "b"; the table holds "b" and "a".
-  ASSERT_TRUE(store_.Create(Campaign("b"), "alice").ok());
-  ASSERT_TRUE(store_.Create(Campaign("a"), "alice").ok());
+  ASSERT_TRUE(store_.Create(CampaignWithBudget("b"), "alice").ok());
+  ASSERT_TRUE(store_.Create(CampaignWithBudget("a"), "alice").ok());
   std::unique_ptr<CampaignFollower> follower = Follower({from_file, seeded});
   EXPECT_EQ(follower->current()->generation, 0u);
   EXPECT_EQ(Ids(*follower->current()), (std::vector<std::string>{"file-only", "b"}));
@@ -91,7 +91,7 @@ TEST_F(CampaignFollowerTest, PositionsNeverMoveAndTheTableRules) {
   // A pause, a new budget and a new campaign: the new one appended.
   ASSERT_TRUE(store_.SetState("a", CampaignState::kPaused, 1, "alice").ok());
   ASSERT_TRUE(store_.Patch("b", R"({"daily_budget_micros": 5000000})", 1, "alice").ok());
-  ASSERT_TRUE(store_.Create(Campaign("0-new"), "alice").ok());
+  ASSERT_TRUE(store_.Create(CampaignWithBudget("0-new"), "alice").ok());
   ASSERT_TRUE(follower->Poll().ok());
   ASSERT_EQ(heard_.size(), 2u);
   const LiveCampaigns second = heard_.back();
@@ -105,15 +105,15 @@ TEST_F(CampaignFollowerTest, PositionsNeverMoveAndTheTableRules) {
   EXPECT_EQ(follower->current()->generation, second.generation);
 
   // Past max_campaigns (4): not given a position, counted.
-  ASSERT_TRUE(store_.Create(Campaign("one-too-many"), "alice").ok());
+  ASSERT_TRUE(store_.Create(CampaignWithBudget("one-too-many"), "alice").ok());
   ASSERT_TRUE(follower->Poll().ok());
   EXPECT_EQ(follower->current()->by_position.size(), 4u);
   EXPECT_TRUE(follower->Readiness().ok());
 }
 
 TEST_F(CampaignFollowerTest, ConfigsByPositionCarryTheStateAsEnabled) {
-  ASSERT_TRUE(store_.Create(Campaign("a"), "alice").ok());
-  ASSERT_TRUE(store_.Create(Campaign("b"), "alice").ok());
+  ASSERT_TRUE(store_.Create(CampaignWithBudget("a"), "alice").ok());
+  ASSERT_TRUE(store_.Create(CampaignWithBudget("b"), "alice").ok());
   ASSERT_TRUE(store_.SetState("b", CampaignState::kArchived, 1, "alice").ok());
   std::unique_ptr<CampaignFollower> follower = Follower({});
   ASSERT_TRUE(follower->Poll().ok());

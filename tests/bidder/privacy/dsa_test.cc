@@ -11,7 +11,7 @@
 namespace rtb::bidder::privacy {
 namespace {
 
-struct Row {
+struct DsaRow {
   std::string name;
   std::optional<int> dsarequired, pubrender, datatopub;
   DsaCampaign campaign;
@@ -28,7 +28,7 @@ DsaDecision Attach(int adrender, bool transparency) {
 }
 
 TEST(DsaTest, Table) {
-  const std::vector<Row> rows = {
+  const std::vector<DsaRow> rows = {
       {"no dsa object", {}, {}, {}, kNothing, DsaDecision{}},
       {"not required", 0, 2, 2, kInfo, DsaDecision{}},
       {"supported, campaign without info bids without ext.dsa", 1, 2, 1, kNothing, DsaDecision{}},
@@ -53,7 +53,7 @@ TEST(DsaTest, Table) {
        NoBid(DsaNoBidReason::kCannotRender)},
       {"negative dsarequired reads as required", -1, 2, 2, kInfo, Attach(0, true)},
   };
-  for (const Row& row : rows) {
+  for (const DsaRow& row : rows) {
     const DsaDecision got = DecideDsa(row.dsarequired, row.pubrender, row.datatopub, row.campaign);
     EXPECT_EQ(got.may_bid, row.expected.may_bid) << row.name;
     EXPECT_EQ(got.no_bid_reason, row.expected.no_bid_reason) << row.name;

@@ -30,7 +30,7 @@ constexpr GppSectionState kNotRead = GppSectionState::kNotRead;
 constexpr GppSectionState kMalformed = GppSectionState::kMalformed;
 
 // The whole string's error, or else the first malformed section's, or "OK".
-std::string ErrorOf(std::string_view text) {
+std::string GppErrorOf(std::string_view text) {
   absl::StatusOr<GppString> gpp = DecodeGppString(text);
   if (!gpp.ok()) return std::string(gpp.status().message());
   return gpp->HasMalformedSection() ? std::string(gpp->first_section_error.message())
@@ -249,28 +249,28 @@ TEST(GppStringTest, UnknownSubsectionTypesAreSkipped) {
 
 TEST(GppStringTest, MalformedStringsAreErrorsNamingTheProblem) {
   const std::string usnat = EncodeUsSection(7, UsFields{});
-  EXPECT_THAT(ErrorOf(""), HasSubstr("empty header"));
-  EXPECT_THAT(ErrorOf("~1YNN"), HasSubstr("empty header"));
-  EXPECT_THAT(ErrorOf("DBA"), HasSubstr("ends inside the header"));
-  EXPECT_THAT(ErrorOf("D!ABM~1YNN"), HasSubstr("base64url"));
-  EXPECT_THAT(ErrorOf("CBABM~1YNN"), HasSubstr("header type 2"));
-  EXPECT_THAT(ErrorOf("DCABM~1YNN"), HasSubstr("version 2"));
+  EXPECT_THAT(GppErrorOf(""), HasSubstr("empty header"));
+  EXPECT_THAT(GppErrorOf("~1YNN"), HasSubstr("empty header"));
+  EXPECT_THAT(GppErrorOf("DBA"), HasSubstr("ends inside the header"));
+  EXPECT_THAT(GppErrorOf("D!ABM~1YNN"), HasSubstr("base64url"));
+  EXPECT_THAT(GppErrorOf("CBABM~1YNN"), HasSubstr("header type 2"));
+  EXPECT_THAT(GppErrorOf("DCABM~1YNN"), HasSubstr("version 2"));
   // The header lists one section (2); zero or two follow.
-  EXPECT_THAT(ErrorOf("DBABM"), HasSubstr("0 sections, the header lists 1"));
-  EXPECT_THAT(ErrorOf(std::string("DBABM~") + kSpecTcf + "~1YNN"), HasSubstr("more sections"));
+  EXPECT_THAT(GppErrorOf("DBABM"), HasSubstr("0 sections, the header lists 1"));
+  EXPECT_THAT(GppErrorOf(std::string("DBABM~") + kSpecTcf + "~1YNN"), HasSubstr("more sections"));
   // The header lists 2 but the section is not a TC string.
-  EXPECT_THAT(ErrorOf("DBABM~1YNN"), HasSubstr("section 2"));
-  EXPECT_THAT(ErrorOf(EncodeGppString({{6, "1YXN"}})), HasSubstr("section 6"));
-  EXPECT_THAT(ErrorOf(EncodeGppString({{7, ""}})), HasSubstr("section 7 is empty"));
-  EXPECT_THAT(ErrorOf(EncodeGppString({{300, "x"}})), HasSubstr("above 255"));
+  EXPECT_THAT(GppErrorOf("DBABM~1YNN"), HasSubstr("section 2"));
+  EXPECT_THAT(GppErrorOf(EncodeGppString({{6, "1YXN"}})), HasSubstr("section 6"));
+  EXPECT_THAT(GppErrorOf(EncodeGppString({{7, ""}})), HasSubstr("section 7 is empty"));
+  EXPECT_THAT(GppErrorOf(EncodeGppString({{300, "x"}})), HasSubstr("above 255"));
   // A header cut inside the Fibonacci section ids.
-  EXPECT_THAT(ErrorOf("DBAB~1YNN"), HasSubstr("section id list"));
+  EXPECT_THAT(GppErrorOf("DBAB~1YNN"), HasSubstr("section id list"));
   // A 2-bit field holding 3.
   UsFields three;
   three.sale_opt_out = 3;
-  EXPECT_THAT(ErrorOf(EncodeGppString({{9, EncodeUsSection(9, three)}})), HasSubstr("value 3"));
-  EXPECT_THAT(ErrorOf(EncodeGppString({{7, usnat + "."}})), HasSubstr("empty subsection"));
-  EXPECT_THAT(ErrorOf(EncodeGppString({{7, usnat + ".Y*"}})), HasSubstr("base64url"));
+  EXPECT_THAT(GppErrorOf(EncodeGppString({{9, EncodeUsSection(9, three)}})), HasSubstr("value 3"));
+  EXPECT_THAT(GppErrorOf(EncodeGppString({{7, usnat + "."}})), HasSubstr("empty subsection"));
+  EXPECT_THAT(GppErrorOf(EncodeGppString({{7, usnat + ".Y*"}})), HasSubstr("base64url"));
 }
 
 TEST(GppStringTest, EveryTruncationOfAUsSectionIsMalformed) {

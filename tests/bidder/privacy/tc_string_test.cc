@@ -29,7 +29,7 @@ std::vector<int> Purposes(uint32_t mask, int max) {
   return ids;
 }
 
-std::string ErrorOf(std::string_view text) {
+std::string TcErrorOf(std::string_view text) {
   absl::StatusOr<TcString> tc = DecodeTcString(text);
   return tc.ok() ? std::string("OK") : std::string(tc.status().message());
 }
@@ -118,7 +118,7 @@ TEST(TcStringTest, GppSpecificationTcfSectionDecodes) {
 
 TEST(TcStringTest, SpecificationVersionOneStringIsRejected) {
   // The specification's TCF v1.1 example ('B' = version 1).
-  EXPECT_THAT(ErrorOf("BObdrPUOevsguAfDqFENCNAAAAAmeAAA.PVAfDObdrA"), HasSubstr("version 1"));
+  EXPECT_THAT(TcErrorOf("BObdrPUOevsguAfDqFENCNAAAAAmeAAA.PVAfDObdrA"), HasSubstr("version 1"));
 }
 
 TEST(TcStringTest, EveryCoreFieldRoundTrips) {
@@ -261,12 +261,12 @@ TEST(TcStringTest, OptionalSegmentsAreSkippedByType) {
 TEST(TcStringTest, SegmentOfUnknownTypeOrEmptyIsMalformed) {
   TcFields f;
   f.segment_types = {0};
-  EXPECT_THAT(ErrorOf(EncodeTcString(f)), HasSubstr("unknown type 0"));
+  EXPECT_THAT(TcErrorOf(EncodeTcString(f)), HasSubstr("unknown type 0"));
   f.segment_types = {4};
-  EXPECT_THAT(ErrorOf(EncodeTcString(f)), HasSubstr("unknown type 4"));
+  EXPECT_THAT(TcErrorOf(EncodeTcString(f)), HasSubstr("unknown type 4"));
   f.segment_types = {};
-  EXPECT_THAT(ErrorOf(EncodeTcString(f) + "."), HasSubstr("empty segment"));
-  EXPECT_THAT(ErrorOf(EncodeTcString(f) + ".I*"), HasSubstr("base64url"));
+  EXPECT_THAT(TcErrorOf(EncodeTcString(f) + "."), HasSubstr("empty segment"));
+  EXPECT_THAT(TcErrorOf(EncodeTcString(f) + ".I*"), HasSubstr("base64url"));
 }
 
 TEST(TcStringTest, StandardBase64AndPaddingAreAccepted) {
@@ -286,29 +286,29 @@ TEST(TcStringTest, StandardBase64AndPaddingAreAccepted) {
 }
 
 TEST(TcStringTest, MalformedStringsAreErrorsNamingTheProblem) {
-  EXPECT_THAT(ErrorOf(""), HasSubstr("empty"));
-  EXPECT_THAT(ErrorOf(".IFoE"), HasSubstr("empty"));
-  EXPECT_THAT(ErrorOf("CO vFyG"), HasSubstr("base64url"));
-  EXPECT_THAT(ErrorOf("C"), HasSubstr("ends inside the core segment"));
-  EXPECT_THAT(ErrorOf("D"), HasSubstr("version 3"));
+  EXPECT_THAT(TcErrorOf(""), HasSubstr("empty"));
+  EXPECT_THAT(TcErrorOf(".IFoE"), HasSubstr("empty"));
+  EXPECT_THAT(TcErrorOf("CO vFyG"), HasSubstr("base64url"));
+  EXPECT_THAT(TcErrorOf("C"), HasSubstr("ends inside the core segment"));
+  EXPECT_THAT(TcErrorOf("D"), HasSubstr("version 3"));
 
   TcFields f;
   f.consent_language = "E[";  // 26: beyond z
-  EXPECT_THAT(ErrorOf(EncodeTcString(f)), HasSubstr("letter"));
+  EXPECT_THAT(TcErrorOf(EncodeTcString(f)), HasSubstr("letter"));
 
   TcFields range;
   range.vendor_consents.range_encoding = true;
   range.vendor_consents.explicit_ranges = {{10, 5}};
   range.vendor_consents.max_vendor_id = 20;
-  EXPECT_THAT(ErrorOf(EncodeTcString(range)), HasSubstr("ends before it starts"));
+  EXPECT_THAT(TcErrorOf(EncodeTcString(range)), HasSubstr("ends before it starts"));
   range.vendor_consents.explicit_ranges = {{0, 0}};
-  EXPECT_THAT(ErrorOf(EncodeTcString(range)), HasSubstr("vendor id 0"));
+  EXPECT_THAT(TcErrorOf(EncodeTcString(range)), HasSubstr("vendor id 0"));
   range.vendor_consents.explicit_ranges = {{5, 30}};
-  EXPECT_THAT(ErrorOf(EncodeTcString(range)), HasSubstr("beyond MaxVendorId"));
+  EXPECT_THAT(TcErrorOf(EncodeTcString(range)), HasSubstr("beyond MaxVendorId"));
 
   TcFields restriction;
   restriction.restrictions = {{.purpose_id = 2, .type = 0, .ranges = {{9, 3}}}};
-  EXPECT_THAT(ErrorOf(EncodeTcString(restriction)), HasSubstr("ends before it starts"));
+  EXPECT_THAT(TcErrorOf(EncodeTcString(restriction)), HasSubstr("ends before it starts"));
 }
 
 TEST(TcStringTest, EveryTruncationOfTheCoreIsAnError) {

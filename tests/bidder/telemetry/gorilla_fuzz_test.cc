@@ -15,7 +15,7 @@ int FuzzGorillaBlock(const uint8_t* data, size_t size);
 
 namespace {
 
-constexpr int64_t kBucket = 1791072000;
+constexpr int64_t kFuzzBucket = 1791072000;
 
 int RunFuzzInput(int64_t bucket_start, const std::string& block) {
   std::string input(8, '\0');
@@ -30,9 +30,9 @@ int RunFuzzInput(int64_t bucket_start, const std::string& block) {
 std::string ValidBlock(std::mt19937_64& rng, int n) {
   const bool scaled = rng() % 2 == 0;
   std::vector<Point> points;
-  int64_t t = kBucket + static_cast<int64_t>(rng() % 30);
+  int64_t t = kFuzzBucket + static_cast<int64_t>(rng() % 30);
   double v = 100;
-  for (int i = 0; i < n && t < kBucket + kGorillaMaxOffset; ++i) {
+  for (int i = 0; i < n && t < kFuzzBucket + kGorillaMaxOffset; ++i) {
     points.push_back({t, v});
     t += 1 + static_cast<int64_t>(rng() % (rng() % 4 == 0 ? 3000 : 20));
     switch (rng() % 4) {
@@ -59,7 +59,7 @@ std::string ValidBlock(std::mt19937_64& rng, int n) {
       }
     }
   }
-  auto block = EncodeGorillaBlock(kBucket, points);
+  auto block = EncodeGorillaBlock(kFuzzBucket, points);
   EXPECT_TRUE(block.ok()) << block.status();
   return block.ok() ? *block : std::string();
 }
@@ -82,9 +82,9 @@ TEST(GorillaFuzzTest, EveryTruncationOfValidBlocksIsAnErrorNotACrash) {
     const std::string block = ValidBlock(rng, 1 + static_cast<int>(rng() % 400));
     for (size_t len = 0; len < block.size(); ++len) {
       const std::string cut = block.substr(0, len);
-      EXPECT_EQ(RunFuzzInput(kBucket, cut), 0);
+      EXPECT_EQ(RunFuzzInput(kFuzzBucket, cut), 0);
       // Losing a whole byte always loses at least one bit of a point.
-      EXPECT_FALSE(DecodeGorillaBlock(kBucket, cut).ok())
+      EXPECT_FALSE(DecodeGorillaBlock(kFuzzBucket, cut).ok())
           << "length " << len << " of " << block.size();
     }
   }
@@ -112,7 +112,7 @@ TEST(GorillaFuzzTest, BitFlipsInValidBlocksNeverCrashTheDecoder) {
       std::string mutated = block;
       const size_t bit = rng() % (mutated.size() * 8);
       mutated[bit / 8] = static_cast<char>(mutated[bit / 8] ^ (1 << (bit % 8)));
-      EXPECT_EQ(RunFuzzInput(kBucket, mutated), 0);
+      EXPECT_EQ(RunFuzzInput(kFuzzBucket, mutated), 0);
     }
   }
 }
