@@ -213,6 +213,8 @@ void DecodeServer(const json& value, const std::string& path, ErrorList* errors,
   fields.Read("idle_timeout_ms", &out->idle_timeout_ms);
   fields.Read("max_connections", &out->max_connections);
   fields.Read("max_connections_per_peer", &out->max_connections_per_peer);
+  fields.Read("intake_thread", &out->intake_thread);
+  fields.Read("intake_nice", &out->intake_nice);
   fields.Read("graceful_shutdown_timeout_ms", &out->graceful_shutdown_timeout_ms);
   fields.Read("memory_trim_interval_ms", &out->memory_trim_interval_ms);
   fields.Read("console_enabled", &out->console_enabled);

@@ -153,6 +153,23 @@ struct ServerConfig {
   // whose connections all come from its own addresses, raise it to
   // max_connections. Default 1000. Range [1, 1000000].
   int max_connections_per_peer = 1000;
+  // Serves new connections on a thread of their own, the intake, until
+  // their first request is complete; then the connection moves to an I/O
+  // thread for good. The intake accepts, waits for first bytes, reads
+  // trickled headers and closes what times out, so a flood of silent or
+  // slowloris connections costs the intake's time, not the time of the
+  // threads that answer the exchanges' keep-alive traffic. Default true.
+  // Ignored when the server's listeners use SO_REUSEPORT (one per I/O
+  // thread).
+  bool intake_thread = true;
+  // How far the intake thread's scheduling priority is lowered: added to
+  // the process's nice value (capped at 19), so that on a busy machine the
+  // I/O threads run first and a connection flood waits; the intake then
+  // also finds more bytes per read of a trickling connection. Default 19
+  // (the lowest priority): on a 2-core machine under 1,000 slowloris
+  // connections it cost the bidder less CPU than 10 or no intake did
+  // (BENCHMARKS.md, connection floods). Range [0, 19].
+  int intake_nice = 19;
   // On SIGTERM: time in-flight requests get to finish before connections are
   // closed, ms. Default 5000. Range [0, 600000].
   int graceful_shutdown_timeout_ms = 5000;

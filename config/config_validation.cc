@@ -178,6 +178,7 @@ void ValidateServer(const BidderConfig& config, ErrorList* errors) {
   at.InRange("idle_timeout_ms", server.idle_timeout_ms, 1, 3600000);
   at.InRange("max_connections", server.max_connections, 1, 1000000);
   at.InRange("max_connections_per_peer", server.max_connections_per_peer, 1, 1000000);
+  at.InRange("intake_nice", server.intake_nice, 0, 19);
   at.InRange("graceful_shutdown_timeout_ms", server.graceful_shutdown_timeout_ms, 0, 600000);
   at.InRange("memory_trim_interval_ms", server.memory_trim_interval_ms, 0, 3600000);
 

@@ -1,9 +1,12 @@
 #include "bidder/http/http_server.h"
 
 #include <pthread.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -27,8 +30,8 @@ namespace internal {
 // ---------------------------------------------------------------------------
 // Worker
 
-Worker::Worker(ServerCore& core, int index)
-    : core(core), index(index), ioc(std::make_unique<asio::io_context>(1)) {
+Worker::Worker(ServerCore& core, int index, bool intake)
+    : core(core), index(index), intake(intake), ioc(std::make_unique<asio::io_context>(1)) {
   sweep_timer.emplace(*ioc);
 }
 
@@ -179,6 +182,8 @@ ServerLimits LimitsFrom(const config::ServerConfig& config, const HttpServerTuni
 ServerCore::ServerCore(const config::ServerConfig& config, const HttpServerTuning& tuning,
                        asio::ip::address address, prometheus::Registry& registry)
     : io_threads(config.io_threads),
+      intake_thread(config.intake_thread && tuning.accept_mode == AcceptMode::kRoundRobin),
+      intake_nice(config.intake_nice),
       address(std::move(address)),
       configured_port(static_cast<uint16_t>(config.port)),
       accept_mode(tuning.accept_mode),
@@ -239,7 +244,7 @@ bool ServerCore::WaitForNoConnections(std::chrono::steady_clock::time_point dead
 
 Worker& ServerCore::NextWorker() {
   const uint32_t n = next_worker_.fetch_add(1, std::memory_order_relaxed);
-  return *workers[n % workers.size()];
+  return *workers[n % static_cast<uint32_t>(io_threads)];
 }
 
 namespace {
@@ -259,6 +264,21 @@ constexpr int kAcceptBatch = 8;
 
 void Serve(Worker& worker, Socket socket, const asio::ip::address& peer, ConnectionSlot slot) {
   std::make_shared<Session>(worker, std::move(socket), peer, std::move(slot))->Start();
+}
+
+// Near the cap, before a new connection joins `worker`: a connection that
+// waits for a request gives way. The intake holds only never-used ones; when
+// it has none, the longest-idle keep-alive connection of an I/O thread goes.
+void EvictForNewConnection(Worker& worker) {
+  if (worker.EvictOldestIdle() || !worker.intake) return;
+  Worker& serving = worker.core.NextWorker();
+  asio::post(*serving.ioc, [&serving] { serving.EvictOldestIdle(); });
+}
+
+// The worker that serves a connection accepted by `owner`'s listener.
+Worker& AcceptTarget(Worker& owner) {
+  const bool hand_out = owner.core.accept_mode == AcceptMode::kRoundRobin && !owner.intake;
+  return hand_out ? owner.core.NextWorker() : owner;
 }
 
 // Decides on one accepted connection, on the accepting thread: refuse it, or
@@ -294,24 +314,22 @@ void Admit(Worker& owner, Worker& target, Socket socket) {
   // joins its idle lists.
   const bool evict = core.NearConnectionLimit();
   if (&target == &owner) {
-    if (evict) target.EvictOldestIdle();
+    if (evict) EvictForNewConnection(target);
     Serve(target, std::move(socket), peer.address(), std::move(*slot));
     return;
   }
   asio::post(*target.ioc, [&target, evict, address = peer.address(), socket = std::move(socket),
                            slot = std::move(*slot)]() mutable {
-    if (evict) target.EvictOldestIdle();
+    if (evict) EvictForNewConnection(target);
     Serve(target, std::move(socket), address, std::move(slot));
   });
 }
 
 void Accept(Worker& owner, Listener& listener) {
-  ServerCore& core = owner.core;
-  const bool round_robin = core.accept_mode == AcceptMode::kRoundRobin;
-  Worker& target = round_robin ? core.NextWorker() : owner;
+  Worker& target = AcceptTarget(owner);
   listener.acceptor.async_accept(
       target.ioc->get_executor(),
-      [&owner, &listener, &target, round_robin](boost::system::error_code ec, Socket socket) {
+      [&owner, &listener, &target](boost::system::error_code ec, Socket socket) {
         ServerCore& core = owner.core;
         if (ec == asio::error::operation_aborted || !listener.acceptor.is_open()) return;
         if (ec) {
@@ -326,7 +344,7 @@ void Accept(Worker& owner, Listener& listener) {
         }
         Admit(owner, target, std::move(socket));
         for (int i = 1; i < kAcceptBatch; ++i) {
-          Worker& next = round_robin ? core.NextWorker() : owner;
+          Worker& next = AcceptTarget(owner);
           boost::system::error_code batch_ec;
           Socket more = listener.acceptor.accept(next.ioc->get_executor(), batch_ec);
           // would_block ends the batch; other errors come back to the
@@ -336,6 +354,19 @@ void Accept(Worker& owner, Listener& listener) {
         }
         Accept(owner, listener);
       });
+}
+
+// Raises the calling thread's nice value by `steps` (Linux keeps a nice
+// value per thread). Lowering a priority needs no privilege; should it fail
+// all the same, the thread runs at the process's priority, as it would with
+// steps = 0.
+void LowerThreadPriority(int steps) {
+  if (steps <= 0) return;
+  const id_t thread = static_cast<id_t>(::gettid());
+  errno = 0;
+  const int current = ::getpriority(PRIO_PROCESS, thread);
+  if (errno != 0) return;
+  ::setpriority(PRIO_PROCESS, thread, std::min(19, current + steps));
 }
 
 absl::Status Listen(Listener& listener, const tcp::endpoint& endpoint, bool reuse_port) {
@@ -450,13 +481,17 @@ absl::Status HttpServer::Start() {
   }
 
   for (int i = 0; i < core.io_threads; ++i) {
-    core.workers.push_back(std::make_unique<internal::Worker>(core, i));
+    core.workers.push_back(std::make_unique<internal::Worker>(core, i, /*intake=*/false));
+  }
+  if (core.intake_thread) {
+    core.workers.push_back(
+        std::make_unique<internal::Worker>(core, core.io_threads, /*intake=*/true));
   }
   const bool reuse_port = core.accept_mode == AcceptMode::kReusePort;
   const int listener_count = reuse_port ? core.io_threads : 1;
   uint16_t port = core.configured_port;
   for (int i = 0; i < listener_count; ++i) {
-    internal::Worker& worker = *core.workers[i];
+    internal::Worker& worker = core.intake_thread ? *core.workers.back() : *core.workers[i];
     worker.listeners.push_back(std::make_unique<internal::Listener>(*worker.ioc));
     internal::Listener& listener = *worker.listeners.back();
     if (absl::Status s = internal::Listen(listener, tcp::endpoint(core.address, port), reuse_port);
@@ -478,8 +513,10 @@ absl::Status HttpServer::Start() {
     }
     asio::post(*worker.ioc, [&worker] { worker.Sweep(); });
     worker.thread = std::thread([&worker] {
-      const std::string name = "rtb-io-" + std::to_string(worker.index);
+      const std::string name =
+          worker.intake ? "rtb-intake" : "rtb-io-" + std::to_string(worker.index);
       pthread_setname_np(pthread_self(), name.substr(0, 15).c_str());
+      if (worker.intake) internal::LowerThreadPriority(worker.core.intake_nice);
       worker.ioc->run();
     });
   }

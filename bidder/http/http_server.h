@@ -17,6 +17,11 @@
 //     request (never-used ones first, then keep-alive ones idle for at least
 //     the first-byte timeout, longest-waiting first), so idle connections
 //     give way to new ones.
+// With intake_thread (and round-robin accepting), new connections are held by
+// an intake thread, at a priority lowered by intake_nice, until their first
+// request is complete; then the connection moves to an I/O thread, where the
+// request and every later one are handled. Connections that never make a
+// request cost the intake's time, not the I/O threads'.
 // Malformed HTTP gets 400, an unknown path 404, a known path with another
 // method 405 (with Allow), an unknown Content-Encoding 415. Errors at the
 // Asio/Beast edge are error_codes; nothing on the request path throws.

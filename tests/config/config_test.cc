@@ -63,6 +63,8 @@ TEST(ParseConfigTest, MinimalConfigGetsDocumentedDefaults) {
   EXPECT_EQ(config->server.max_body_bytes, 65536);
   EXPECT_EQ(config->server.first_byte_timeout_ms, 250);
   EXPECT_EQ(config->server.max_connections_per_peer, 1000);
+  EXPECT_TRUE(config->server.intake_thread);
+  EXPECT_EQ(config->server.intake_nice, 19);
   EXPECT_EQ(config->server.memory_trim_interval_ms, 10000);
   ASSERT_EQ(config->server.exchanges.size(), 1u);
   EXPECT_EQ(config->server.exchanges[0].name, "default");

@@ -72,6 +72,19 @@ TEST(ServerValidationTest, FirstByteTimeoutMustBePositiveAndUnderAMinute) {
   EXPECT_EQ(ParseError(doc), "OK");
 }
 
+TEST(ServerValidationTest, IntakeNiceIsZeroToNineteenAndTheIntakeMayBeTurnedOff) {
+  json doc = MinimalConfig();
+  doc["server"]["intake_nice"] = -1;
+  EXPECT_THAT(ParseError(doc), HasSubstr("server.intake_nice: must be in [0, 19], got -1"));
+  doc["server"]["intake_nice"] = 20;
+  EXPECT_THAT(ParseError(doc), HasSubstr("server.intake_nice: must be in [0, 19], got 20"));
+  doc["server"]["intake_nice"] = 19;
+  doc["server"]["intake_thread"] = "no";
+  EXPECT_THAT(ParseError(doc), HasSubstr("server.intake_thread"));
+  doc["server"]["intake_thread"] = false;
+  EXPECT_EQ(ParseError(doc), "OK");
+}
+
 TEST(ServerValidationTest, MemoryTrimIntervalIsZeroToAnHour) {
   json doc = MinimalConfig();
   doc["server"]["memory_trim_interval_ms"] = -1;

@@ -114,7 +114,7 @@ class Harness {
       core_->durations.push_back(&core_->metrics.request_duration.Add(
           {{"path", label}}, bidder::HttpMetrics::DurationBuckets()));
     }
-    core_->workers.push_back(std::make_unique<Worker>(*core_, 0));
+    core_->workers.push_back(std::make_unique<Worker>(*core_, 0, /*intake=*/false));
     worker_ = core_->workers.back().get();
   }
 

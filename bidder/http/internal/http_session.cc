@@ -1,5 +1,7 @@
 #include "bidder/http/internal/http_session.h"
 
+#include <unistd.h>
+
 #include <array>
 #include <atomic>
 #include <charconv>
@@ -149,14 +151,14 @@ void AppendNumber(std::string& out, uint64_t n) {
 }  // namespace
 
 Session::Session(Worker& worker, Socket socket, const asio::ip::address& peer, ConnectionSlot slot)
-    : worker_(worker),
+    : worker_(&worker),
       core_(worker.core),
       socket_(std::move(socket)),
       slot_(std::move(slot)),
       executor_(worker.ioc->get_executor()),
       buffer_(core_.limits.max_header_bytes + 2 * kReadChunk) {
   deadline_.session = this;
-  registration_ = worker_.sessions.insert(worker_.sessions.end(), this);
+  Register();
   core_.metrics.open_connections.Increment();
   beast::error_code ec;
   socket_.set_option(asio::ip::tcp::no_delay(true), ec);
@@ -169,7 +171,15 @@ Session::~Session() {
     core_.metrics.Closed(CloseReason::kShutdown).Increment();
     core_.metrics.open_connections.Decrement();
   }
-  worker_.sessions.erase(registration_);
+  Unregister();
+}
+
+void Session::Register() {
+  registration_ = worker_->sessions.insert(worker_->sessions.end(), this);
+}
+
+void Session::Unregister() {
+  if (registration_) worker_->sessions.erase(*std::exchange(registration_, std::nullopt));
 }
 
 void Session::Start() { AwaitRequest(); }
@@ -243,7 +253,8 @@ void Session::AwaitRequest() {
     BeginRequest();
     return Parse();
   }
-  EnterPhase(awaiting_first_byte_ ? worker_.fresh : worker_.idle, std::chrono::steady_clock::now());
+  EnterPhase(awaiting_first_byte_ ? worker_->fresh : worker_->idle,
+             std::chrono::steady_clock::now());
   ReadSome();
 }
 
@@ -251,7 +262,7 @@ void Session::BeginRequest() {
   state_ = State::kReading;
   awaiting_first_byte_ = false;
   arrival_ = std::chrono::steady_clock::now();
-  EnterPhase(worker_.reading, arrival_);
+  EnterPhase(worker_->reading, arrival_);
 }
 
 void Session::ReadSome() {
@@ -339,6 +350,7 @@ void Session::Dispatch() {
   state_ = State::kHandling;
   // A handler bounds its own time (the bid deadline); no timeout runs.
   LeavePhase();
+  if (worker_->intake) return MoveToIoThread();
   auto& req = parser_->get();
   keep_alive_ = req.keep_alive();
   version_ = req.version();
@@ -375,7 +387,7 @@ void Session::Dispatch() {
                           false);
     }
     if (compressed) {
-      const absl::Status inflated = worker_.inflater.Inflate(
+      const absl::Status inflated = worker_->inflater.Inflate(
           body, *compressed, core_.limits.max_inflated_body_bytes, inflated_);
       if (!inflated.ok()) {
         RequestError error;
@@ -413,6 +425,32 @@ void Session::Dispatch() {
   }
 }
 
+void Session::MoveToIoThread() {
+  // No operation is pending on the socket (the request has been read), and
+  // the session is on no deadline list: nothing on the intake refers to it
+  // once it leaves the intake's session list.
+  Worker& target = core_.NextWorker();
+  beast::error_code ec;
+  const asio::ip::tcp protocol = socket_.local_endpoint(ec).protocol();
+  if (ec) return Close(CloseReason::kIoError);
+  const Socket::native_handle_type descriptor = socket_.release(ec);
+  if (ec) return Close(CloseReason::kIoError);
+  Socket moved(target.ioc->get_executor());
+  moved.assign(protocol, descriptor, ec);
+  if (ec) {
+    ::close(descriptor);
+    return Close(CloseReason::kIoError);
+  }
+  Unregister();
+  socket_ = std::move(moved);
+  worker_ = &target;
+  executor_ = target.ioc->get_executor();
+  asio::post(executor_, [self = shared_from_this()] {
+    self->Register();
+    self->Dispatch();
+  });
+}
+
 void Session::OnHandlerResponse(uint64_t generation, HttpResponse response) {
   if (generation != generation_ || state_ != State::kHandling) return;
   if (!IsValidResponse(response, core_.limits.max_response_bytes)) {
@@ -446,12 +484,12 @@ void Session::Respond(HttpResponse response) {
   WriteHead(response_, with_body);
 
   const auto now = std::chrono::steady_clock::now();
-  worker_.RequestCounter(route_id_, response_.status).Increment();
+  worker_->RequestCounter(route_id_, response_.status).Increment();
   core_.durations[route_id_]->Observe(std::chrono::duration<double>(now - arrival_).count());
   core_.metrics.response_bytes.Observe(with_body ? static_cast<double>(response_.body.size()) : 0);
 
   state_ = State::kWriting;
-  EnterPhase(worker_.writing, now);
+  EnterPhase(worker_->writing, now);
   const std::array<asio::const_buffer, 2> buffers{
       asio::buffer(head_), with_body ? asio::buffer(response_.body) : asio::const_buffer()};
   asio::async_write(socket_, buffers,
@@ -466,7 +504,7 @@ void Session::WriteHead(const HttpResponse& response, bool with_body) {
   const auto reason = http::obsolete_reason(static_cast<http::status>(response.status));
   if (!reason.starts_with("<")) head_.append(reason.data(), reason.size());
   head_ += "\r\nDate: ";
-  head_ += worker_.Date();
+  head_ += worker_->Date();
   head_ += "\r\n";
   if (with_body) {
     head_ += "Content-Type: ";
@@ -515,7 +553,7 @@ void Session::Linger() {
   if (ec) return Close(*close_after_write_);
   lingered_bytes_ = 0;
   buffer_.clear();
-  EnterPhase(worker_.lingering, std::chrono::steady_clock::now());
+  EnterPhase(worker_->lingering, std::chrono::steady_clock::now());
   socket_.async_read_some(buffer_.prepare(kReadChunk),
                           beast::bind_front_handler(&Session::OnLinger, shared_from_this()));
 }

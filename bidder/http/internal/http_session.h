@@ -13,9 +13,13 @@
 // of the two lists from which sessions are evicted when the server nears
 // max_connections (Worker::EvictOldestIdle).
 //
-// Thread-safety: a session lives on its worker's I/O thread; every member
-// function runs there. The Responder it hands out may be called from any
-// thread and re-posts itself there.
+// A session that starts on the intake moves once, when its first request is
+// complete: its socket is re-registered with an I/O thread's io_context and
+// the request is dispatched there, so handlers never run on the intake.
+//
+// Thread-safety: a session lives on its worker's thread; every member
+// function runs there (after the move, on the new worker's). The Responder
+// it hands out may be called from any thread and re-posts itself there.
 #ifndef RTB_BIDDER_HTTP_INTERNAL_HTTP_SESSION_H_
 #define RTB_BIDDER_HTTP_INTERNAL_HTTP_SESSION_H_
 
@@ -77,6 +81,10 @@ class Session : public std::enable_shared_from_this<Session> {
   void OnContinueWritten(boost::beast::error_code ec, size_t bytes);
   void Refuse(boost::beast::error_code parse_error);
   void Dispatch();
+  // From the intake to an I/O thread, which then dispatches the request.
+  void MoveToIoThread();
+  void Register();
+  void Unregister();
   void RespondLocal(unsigned status, std::string_view message, RequestError* error, bool close);
   void Respond(HttpResponse response);
   void OnWrite(boost::beast::error_code ec, size_t bytes);
@@ -86,12 +94,14 @@ class Session : public std::enable_shared_from_this<Session> {
   void CloseAfterWrite(CloseReason reason);
   void WriteHead(const HttpResponse& response, bool with_body);
 
-  Worker& worker_;
+  Worker* worker_;
   ServerCore& core_;
   Socket socket_;
   ConnectionSlot slot_;
   boost::asio::any_io_executor executor_;
-  std::list<Session*>::iterator registration_;
+  // The session's place in worker_->sessions, while it is on that list (not
+  // while it moves between workers).
+  std::optional<std::list<Session*>::iterator> registration_;
   std::string remote_address_;
 
   State state_ = State::kIdle;

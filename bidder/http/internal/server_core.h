@@ -2,7 +2,8 @@
 // the connection counts (all peers, and per remote address), and one Worker
 // per I/O thread (its io_context, listening sockets, open sessions, the
 // sessions of each phase in the order of their deadlines and the sweep that
-// enforces them, inflater and per-thread metric handles).
+// enforces them, inflater and per-thread metric handles), plus the intake's
+// Worker when new connections have a thread of their own.
 //
 // Thread-safety: ServerCore's const parts are read by all I/O threads once
 // the server has started; its atomics are shared, and the per-peer counts
@@ -111,11 +112,14 @@ struct Listener {
 
 class Worker {
  public:
-  Worker(ServerCore& core, int index);
+  Worker(ServerCore& core, int index, bool intake);
   ~Worker();
 
   ServerCore& core;
   const int index;
+  // The intake: it accepts and holds each new connection until its first
+  // request is complete, then hands the connection to an I/O thread.
+  const bool intake;
   // Destroyed explicitly (before the rest of the worker), which destroys the
   // sessions its queued handlers still own while the worker is intact.
   std::unique_ptr<boost::asio::io_context> ioc;
@@ -187,6 +191,9 @@ class ServerCore {
              boost::asio::ip::address address, prometheus::Registry& registry);
 
   const int io_threads;
+  // The server.intake_thread and server.intake_nice settings.
+  const bool intake_thread;
+  const int intake_nice;
   const boost::asio::ip::address address;
   const uint16_t configured_port;
   const AcceptMode accept_mode;
@@ -195,6 +202,7 @@ class ServerCore {
   Router router;
   // Per route id, resolved when the server starts.
   std::vector<prometheus::Histogram*> durations;
+  // The I/O threads' workers, then the intake's when there is one.
   std::vector<std::unique_ptr<Worker>> workers;
 
   std::atomic<bool> draining{false};
@@ -215,7 +223,8 @@ class ServerCore {
   }
   // Waits until no connection is open or `deadline` passes; true when none is.
   bool WaitForNoConnections(std::chrono::steady_clock::time_point deadline);
-  // Round-robin choice of the worker that serves the next connection.
+  // Round-robin choice of the I/O thread's worker that serves the next
+  // connection (never the intake).
   Worker& NextWorker();
 
  private:

@@ -1,6 +1,8 @@
 // Tests of bidder/http_server over real sockets on 127.0.0.1.
 #include "bidder/http/http_server.h"
 
+#include <pthread.h>
+
 #include <atomic>
 #include <chrono>
 #include <future>
@@ -579,6 +581,89 @@ TEST_P(HttpServerTest, NearTheCapTheKeepAliveConnectionIdleLongestIsEvicted) {
     ASSERT_TRUE(answer.has_value()) << i;
     EXPECT_EQ(answer->status, 200u);
   }
+}
+
+// The name of the calling thread, as the server set it.
+std::string ThreadName() {
+  char name[16] = {};
+  pthread_getname_np(pthread_self(), name, sizeof(name));
+  return name;
+}
+
+TEST_P(HttpServerTest, HandlersRunOnIoThreadsEvenForAConnectionsFirstRequest) {
+  CreateServer();
+  server_->Route(http::verb::get, "/thread",
+                 [](const HttpRequest&, Responder respond) { respond(Text(200, ThreadName())); });
+  StartServer();
+  for (int c = 0; c < 4; ++c) {
+    TestConnection conn(server_->port());
+    // The first request trickled in (read on the intake, where there is
+    // one), the next two pipelined behind it.
+    const std::string first = GetRequest("/thread");
+    for (size_t i = 0; i < first.size(); i += 7) ASSERT_TRUE(conn.Send(first.substr(i, 7)));
+    ASSERT_TRUE(conn.Send(GetRequest("/thread") + GetRequest("/thread")));
+    for (int i = 0; i < 3; ++i) {
+      std::optional<TestResponse> r = conn.Read();
+      ASSERT_TRUE(r.has_value()) << c << "/" << i;
+      EXPECT_TRUE(r->body.starts_with("rtb-io-")) << r->body;
+    }
+  }
+}
+
+// With its one I/O thread held up for 2 s by a handler's follow-up work, how
+// long the server keeps a new connection that sends half a request header
+// (read_timeout_ms 200), and whether the held-up connection got its answer.
+std::chrono::milliseconds HalfRequestLifeWhileTheIoThreadStalls(HttpServer& server) {
+  TestConnection staller(server.port());
+  EXPECT_TRUE(staller.Send(GetRequest("/stall")));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  TestConnection half(server.port());
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_TRUE(half.Send("GET /hello HTTP/1.1\r\nHo"));
+  EXPECT_TRUE(half.WaitForClose());
+  const auto lasted = std::chrono::steady_clock::now() - start;
+  std::optional<TestResponse> stalled = staller.Read();
+  EXPECT_TRUE(stalled.has_value() && stalled->body == "stalling");
+  return std::chrono::duration_cast<std::chrono::milliseconds>(lasted);
+}
+
+void RouteStall(HttpServer& server) {
+  server.Route(http::verb::get, "/stall", [](const HttpRequest& req, Responder respond) {
+    respond(Text(200, "stalling"));
+    boost::asio::post(req.executor,
+                      [] { std::this_thread::sleep_for(std::chrono::milliseconds(2000)); });
+  });
+}
+
+// The intake closes the half request at its read timeout while the I/O
+// thread is held up; in SO_REUSEPORT mode there is no intake, and the I/O
+// thread closes it once it is free again.
+TEST_P(HttpServerTest, TheIntakeEnforcesTimeoutsWhileTheIoThreadIsBusy) {
+  config_.io_threads = 1;
+  config_.read_timeout_ms = 200;
+  CreateServer();
+  RouteStall(*server_);
+  StartServer();
+  const std::chrono::milliseconds lasted = HalfRequestLifeWhileTheIoThreadStalls(*server_);
+  if (GetParam() == AcceptMode::kRoundRobin) {
+    EXPECT_LT(lasted, std::chrono::milliseconds(1200));
+  } else {
+    EXPECT_GE(lasted, std::chrono::milliseconds(1500));
+  }
+}
+
+TEST_P(HttpServerTest, WithoutAnIntakeTheIoThreadsServeNewConnections) {
+  config_.intake_thread = false;
+  config_.io_threads = 1;
+  config_.read_timeout_ms = 200;
+  CreateServer();
+  RouteStall(*server_);
+  StartServer();
+  EXPECT_GE(HalfRequestLifeWhileTheIoThreadStalls(*server_), std::chrono::milliseconds(1500));
+  TestConnection after(server_->port());
+  auto r = after.RoundTrip(GetRequest("/hello"));
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->status, 200u);
 }
 
 TEST_P(HttpServerTest, ConnectionCloseAndHttp10AreHonoured) {
