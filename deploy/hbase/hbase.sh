@@ -8,7 +8,7 @@
 # Everything binds to 127.0.0.1. Jars come from Maven (pom.xml beside this
 # file, local repository ~/.m2); there is no tarball.
 #
-# Usage: deploy/hbase/hbase.sh start|wait|stop|status|gateway PORT|regionserver|place TABLE N
+# Usage: deploy/hbase/hbase.sh start|wait|stop|status|gateway PORT|regionserver|place TABLE N|cpus LIST
 #   start   fetch jars and build the gateway if needed, write the config,
 #           start both JVMs
 #   wait    block until the master is initialized with all region servers
@@ -28,6 +28,12 @@
 #           once N region servers are live, move every primary region of
 #           TABLE to the newest region server and its replicas to older
 #           ones; prints the newest server's host:port
+#   cpus LIST
+#           confine the running master and gateway JVMs, every thread of
+#           them, to the CPUs in LIST (taskset's list format: 1, 2-3, 0,2):
+#           the fault tests keep HBase off the cores of the bidder under test
+#           this way, as a cluster on hosts of its own would be, and give it
+#           every CPU back afterwards
 #
 # Environment (defaults in brackets):
 #   RTB_HBASE_RUN_DIR           config, data, logs, pid files [${TMPDIR:-/tmp}/rtb-hbase]
@@ -42,6 +48,9 @@
 #   RTB_HBASE_THRIFT_HEAP       heap of the gateway JVM [512m]
 #   RTB_HBASE_WAIT_TIMEOUT      seconds `wait` waits at most [180]
 #   RTB_HBASE_STOP_GRACE        seconds `stop` waits for a clean exit before killing [30]
+#   RTB_HBASE_CPUS              CPUs the JVMs this script starts run on (taskset's list
+#                               format: 1, 2-3, 0,2); the fault tests start their own
+#                               gateway and region server on HBase's CPU this way [any]
 #   JAVA_HOME                   JDK 11 or newer (17 is what HBase 2.6 is tested with) [java on PATH]
 set -euo pipefail
 
@@ -57,6 +66,10 @@ MASTER_HEAP=${RTB_HBASE_MASTER_HEAP:-1g}
 THRIFT_HEAP=${RTB_HBASE_THRIFT_HEAP:-512m}
 WAIT_TIMEOUT=${RTB_HBASE_WAIT_TIMEOUT:-180}
 STOP_GRACE=${RTB_HBASE_STOP_GRACE:-30}
+CPUS=${RTB_HBASE_CPUS:-}
+# The command prefix that starts a JVM on $CPUS.
+PIN=()
+[[ -n $CPUS ]] && PIN=(taskset --cpu-list "$CPUS")
 
 CONF_DIR=$RUN_DIR/conf
 LOG_DIR=$RUN_DIR/logs
@@ -113,7 +126,11 @@ check_settings() {
     die "heap sizes look like 512m or 1g, got '$MASTER_HEAP' and '$THRIFT_HEAP'"
   [[ $FRESH == 0 || $FRESH == 1 ]] || die "RTB_HBASE_FRESH must be 0 or 1, got '$FRESH'"
   [[ $RUN_DIR == /* ]] || die "RTB_HBASE_RUN_DIR must be an absolute path, got '$RUN_DIR'"
+  [[ -z $CPUS ]] || valid_cpu_list "$CPUS" ||
+    die "RTB_HBASE_CPUS must be a CPU list such as 1, 2-3 or 0,2; got '$CPUS'"
 }
+
+valid_cpu_list() { [[ $1 =~ ^[0-9]+([,-][0-9]+)*$ ]]; }
 
 java_bin() {
   local java=java
@@ -313,7 +330,7 @@ cmd_start() {
     write_config
     local opts
     mapfile -t opts < <(jvm_common master "$MASTER_HEAP")
-    launch "$MASTER_PID" "$LOG_DIR/master.out" "$java" "${opts[@]}" -cp "$classpath" \
+    launch "$MASTER_PID" "$LOG_DIR/master.out" "${PIN[@]}" "$java" "${opts[@]}" -cp "$classpath" \
       org.apache.hadoop.hbase.master.HMaster "--localRegionServers=$REGION_SERVERS" start
     echo "hbase.sh: master + $REGION_SERVERS region servers starting (pid $(cat "$MASTER_PID")), ZooKeeper 127.0.0.1:$ZK_PORT"
   fi
@@ -327,7 +344,7 @@ cmd_start() {
       mapfile -t opts < <(jvm_common thrift "$THRIFT_HEAP")
       # TThreadPoolServer, binary protocol, buffered or framed transport: what
       # HBase's `thrift2 start -threadpool [-f]` serves.
-      launch "$THRIFT_PID" "$LOG_DIR/thrift.out" "$java" "${opts[@]}" \
+      launch "$THRIFT_PID" "$LOG_DIR/thrift.out" "${PIN[@]}" "$java" "${opts[@]}" \
         -cp "$CLASSES_DIR:$classpath" "$GATEWAY_MAIN" \
         --bind 127.0.0.1 --port "$THRIFT_PORT" --transport "$THRIFT_TRANSPORT"
       echo "hbase.sh: Thrift2 gateway starting (pid $(cat "$THRIFT_PID")) on 127.0.0.1:$THRIFT_PORT, $THRIFT_TRANSPORT transport"
@@ -440,7 +457,7 @@ cmd_gateway() {
   sed "s|$LOG_DIR/thrift.log|$LOG_DIR/$name.log|" "$CONF_DIR/log4j2-thrift.properties" \
     >"$CONF_DIR/log4j2-$name.properties"
   mapfile -t opts < <(jvm_common "$name" "$THRIFT_HEAP")
-  exec "$java" "${opts[@]}" -cp "$CLASSES_DIR:$CONF_DIR:$(cat "$CLASSPATH_FILE")" "$GATEWAY_MAIN" \
+  exec "${PIN[@]}" "$java" "${opts[@]}" -cp "$CLASSES_DIR:$CONF_DIR:$(cat "$CLASSPATH_FILE")" "$GATEWAY_MAIN" \
     --bind 127.0.0.1 --port "$port" --transport "$THRIFT_TRANSPORT"
 }
 
@@ -455,10 +472,21 @@ cmd_regionserver() {
   # The master runs in local mode; this region server alone is "distributed"
   # so HBase lets it start as a process of its own and register through
   # ZooKeeper. The short session lets the master see its death in seconds.
-  exec "$java" "${opts[@]}" -cp "$CONF_DIR:$(cat "$CLASSPATH_FILE")" \
+  exec "${PIN[@]}" "$java" "${opts[@]}" -cp "$CONF_DIR:$(cat "$CLASSPATH_FILE")" \
     org.apache.hadoop.hbase.regionserver.HRegionServer \
     -D hbase.cluster.distributed=true -D hbase.regionserver.port=0 \
     -D zookeeper.session.timeout=6000 start
+}
+
+cmd_cpus() {
+  local list=${1:-} file pid
+  valid_cpu_list "$list" || die "cpus needs a CPU list such as 1, 2-3 or 0,2; got '$list'"
+  command -v taskset >/dev/null || die "cpus needs taskset (util-linux)"
+  for file in "$MASTER_PID" "$THRIFT_PID"; do
+    pid=$(live_pid "$file") || continue
+    taskset --all-tasks --cpu-list --pid "$list" "$pid" >/dev/null ||
+      die "could not move pid $pid to CPUs $list"
+  done
 }
 
 cmd_place() {
@@ -468,7 +496,7 @@ cmd_place() {
   [[ -s $CLASSPATH_FILE ]] || die "not started: run '$0 start' first"
   local java
   java=$(java_bin)
-  "$java" -Xmx256m "-Dlog4j2.configurationFile=$CONF_DIR/log4j2-probe.properties" \
+  "${PIN[@]}" "$java" -Xmx256m "-Dlog4j2.configurationFile=$CONF_DIR/log4j2-probe.properties" \
     -cp "$CLASSES_DIR:$CONF_DIR:$(cat "$CLASSPATH_FILE")" rtb.hbase.RegionPlacement \
     --zk-port "$ZK_PORT" --table "$table" --servers "$servers" --timeout-seconds "$WAIT_TIMEOUT"
 }
@@ -477,6 +505,7 @@ case "${1:-}" in
   start) cmd_start ;;
   regionserver) cmd_regionserver ;;
   place) cmd_place "${2:-}" "${3:-}" ;;
+  cpus) cmd_cpus "${2:-}" ;;
   gateway) cmd_gateway "${2:-}" ;;
   wait) cmd_wait ;;
   stop) cmd_stop ;;
