@@ -13,7 +13,8 @@
 # One JSON line per run on stdout, then a summary: the median p99 of each
 # way and its ratio to the baseline's (target: slowloris within 1.5x), and
 # the median CPU time the bidder spent in each way's runs (what serving the
-# flood cost it, apart from how the cores were shared).
+# flood cost it, apart from how the cores were shared), in all and on its
+# I/O threads (the part of that cost that lands where bids are answered).
 #
 # Environment (defaults in brackets):
 #   BUILD_DIR       build directory [build]
@@ -97,6 +98,18 @@ bidder_cpu_ms() {
     awk -v hz="$(getconf CLK_TCK)" '{ print int(($12 + $13) * 1000 / hz) }'
 }
 
+# The same for the I/O threads alone (rtb-io-N: those that serve the bid
+# requests, not the intake that holds connections until their first
+# request): how much of the flood's cost lands where the bids are answered.
+io_threads_cpu_ms() {
+  local task ticks=0
+  for task in "/proc/$BIDDER_PID"/task/*; do
+    [[ $(cat "$task/comm" 2>/dev/null) == rtb-io-* ]] || continue
+    ticks=$((ticks + $(sed 's/.*) //' "$task/stat" | awk '{ print $12 + $13 }')))
+  done
+  echo $((ticks * 1000 / $(getconf CLK_TCK)))
+}
+
 closes() {
   curl -sf "http://127.0.0.1:$PORT/metrics" |
     awk '$1 ~ /^bidder_http_closed_connections_total/ { split($1, a, "\""); out = out a[2] "=" $2 " " }
@@ -125,17 +138,19 @@ run() {
         --rate "$SILENT_RATE" --duration "$SILENT_SECONDS" >"$flood_out") &
       flood_pid=$! ;;
   esac
-  local report cpu_before cpu_after
+  local report cpu_before cpu_after io_before io_after
   cpu_before=$(bidder_cpu_ms)
+  io_before=$(io_threads_cpu_ms)
   report=$(load)
   [[ -n $flood_pid ]] && wait "$flood_pid"
   cpu_after=$(bidder_cpu_ms)
+  io_after=$(io_threads_cpu_ms)
   jq -c --arg way "$way" --arg closes "$(closes)" --arg load "$(cut -d' ' -f1 /proc/loadavg)" \
-    --argjson cpu_ms $((cpu_after - cpu_before)) \
+    --argjson cpu_ms $((cpu_after - cpu_before)) --argjson io_ms $((io_after - io_before)) \
     --slurpfile flood <(cat "$flood_out"; [[ -s $flood_out ]] || echo null) \
     '{way: $way, p50_us: .latency_us.p50, p99_us: .latency_us.p99, p999_us: .latency_us.p999,
       throughput_rps: .throughput_rps, errors: .errors, unanswered: .unanswered,
-      bidder_cpu_ms: $cpu_ms, flood: $flood[0], server_closes_so_far: $closes, load_average: $load}' <<<"$report"
+      bidder_cpu_ms: $cpu_ms, io_threads_cpu_ms: $io_ms, flood: $flood[0], server_closes_so_far: $closes, load_average: $load}' <<<"$report"
 }
 
 # One unreported run: caches and the JIT-free warm-up of the store settle.
@@ -143,12 +158,14 @@ load >/dev/null
 
 declare -A P99S=([baseline]="" [slowloris]="" [silent]="")
 declare -A CPUS=([baseline]="" [slowloris]="" [silent]="")
+declare -A IO_CPUS=([baseline]="" [slowloris]="" [silent]="")
 for ((round = 0; round < ROUNDS; round++)); do
   for way in baseline slowloris silent; do
     line=$(run "$way")
     echo "$line"
     P99S[$way]+="$(jq -r .p99_us <<<"$line") "
     CPUS[$way]+="$(jq -r .bidder_cpu_ms <<<"$line") "
+    IO_CPUS[$way]+="$(jq -r .io_threads_cpu_ms <<<"$line") "
   done
 done
 
@@ -160,6 +177,9 @@ jq -cn --argjson base "$base" --argjson slow "$slow" --argjson silent "$silent" 
   --argjson base_cpu "$(median <<<"${CPUS[baseline]}")" \
   --argjson slow_cpu "$(median <<<"${CPUS[slowloris]}")" \
   --argjson silent_cpu "$(median <<<"${CPUS[silent]}")" \
+  --argjson base_io "$(median <<<"${IO_CPUS[baseline]}")" \
+  --argjson slow_io "$(median <<<"${IO_CPUS[slowloris]}")" \
+  --argjson silent_io "$(median <<<"${IO_CPUS[silent]}")" \
   --argjson rate "$RATE" --argjson rounds "$ROUNDS" --argjson slow_connections "$SLOW" \
   --arg load "$(cut -d' ' -f1-3 /proc/loadavg)" \
   '{summary: "median p99 of the bid load, microseconds", rate: $rate, rounds: $rounds,
@@ -168,4 +188,5 @@ jq -cn --argjson base "$base" --argjson slow "$slow" --argjson silent "$silent" 
     slowloris_ratio: ($slow / $base * 100 | round / 100),
     silent_ratio: ($silent / $base * 100 | round / 100),
     bidder_cpu_ms: {baseline: $base_cpu, slowloris: $slow_cpu, silent: $silent_cpu},
+    io_threads_cpu_ms: {baseline: $base_io, slowloris: $slow_io, silent: $silent_io},
     load_average: $load}'
