@@ -89,9 +89,9 @@ std::string HBaseScript() { return std::string(RTB_SOURCE_DIR) + "/deploy/hbase/
 
 // The CPUs of HBase's JVMs and of the bidder's side, while the suite runs.
 struct CpuSplit {
-  cpu_set_t everything;  // this process's CPUs before the split
-  cpu_set_t bidder;      // the test, the bidder, rtb-load
-  int hbase = -1;        // HBase's JVMs; -1 when there is no split
+  cpu_set_t everything{};  // this process's CPUs before the split
+  cpu_set_t bidder{};      // the test, the bidder, rtb-load
+  int hbase = -1;          // HBase's JVMs; -1 when there is no split
 };
 
 CpuSplit& Split() {
@@ -105,8 +105,9 @@ bool MoveHBaseTo(const std::string& cpu_list) {
                     std::filesystem::temp_directory_path() / "rtb-hbase-cpus.err");
   if (!cpus.Start({"/bin/bash", HBaseScript(), "cpus", cpu_list})) return false;
   const bool moved = cpus.AwaitExit(std::chrono::seconds(30)) == std::optional<int>(0);
-  if (!moved)
+  if (!moved) {
     std::fprintf(stderr, "hbase.sh cpus %s: %s\n", cpu_list.c_str(), cpus.Stderr().c_str());
+  }
   return moved;
 }
 
