@@ -203,9 +203,15 @@ void Session::Evict() {
 void Session::OnDeadline() {
   LeavePhase();
   switch (state_) {
-    case State::kIdle:
+    case State::kIdle: {
+      // Bytes already waiting mean the client was in time and this thread
+      // was late to read them (a busy machine; the intake at its low
+      // priority): the pending read takes them, as a request begun now.
+      beast::error_code ec;
+      if (socket_.available(ec) > 0 && !ec) return BeginRequest();
       return Close(awaiting_first_byte_ ? CloseReason::kFirstByteTimeout
                                         : CloseReason::kIdleTimeout);
+    }
     case State::kReading:
       core_.metrics.Error(RequestError::kReadTimeout).Increment();
       return Close(CloseReason::kReadTimeout);

@@ -11,7 +11,9 @@
 // from there to its last byte, idle_timeout again for writing the response,
 // linger while closing. While it waits for a request the session is on one
 // of the two lists from which sessions are evicted when the server nears
-// max_connections (Worker::EvictOldestIdle).
+// max_connections (Worker::EvictOldestIdle). A wait for a request that the
+// sweep finds past its deadline with bytes already in the socket is not
+// closed: the client was in time, the thread was late.
 //
 // A session that starts on the intake moves once, when its first request is
 // complete: its socket is re-registered with an I/O thread's io_context and
