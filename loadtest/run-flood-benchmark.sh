@@ -92,10 +92,14 @@ else
   FLOOD="nice -n ${FLOOD_NICE:-19} $BUILD_DIR/loadtest/rtb-flood"
 fi
 
+# User + system clock ticks in a /proc stat file (a process's or a thread's).
+stat_ticks() {
+  sed 's/.*) //' "$1" | awk '{ print $12 + $13 }'
+}
+
 # The bidder's CPU time so far (user + system, every thread), milliseconds.
 bidder_cpu_ms() {
-  sed 's/.*) //' "/proc/$BIDDER_PID/stat" |
-    awk -v hz="$(getconf CLK_TCK)" '{ print int(($12 + $13) * 1000 / hz) }'
+  echo $(($(stat_ticks "/proc/$BIDDER_PID/stat") * 1000 / $(getconf CLK_TCK)))
 }
 
 # The same for the I/O threads alone (rtb-io-N: those that serve the bid
@@ -105,7 +109,7 @@ io_threads_cpu_ms() {
   local task ticks=0
   for task in "/proc/$BIDDER_PID"/task/*; do
     [[ $(cat "$task/comm" 2>/dev/null) == rtb-io-* ]] || continue
-    ticks=$((ticks + $(sed 's/.*) //' "$task/stat" | awk '{ print $12 + $13 }')))
+    ticks=$((ticks + $(stat_ticks "$task/stat")))
   done
   echo $((ticks * 1000 / $(getconf CLK_TCK)))
 }

@@ -242,6 +242,15 @@ bool ServerCore::WaitForNoConnections(std::chrono::steady_clock::time_point dead
   return drained_.wait_until(lock, deadline, [this] { return open_connections() == 0; });
 }
 
+void ServerCore::FreezeRoutes() {
+  router.Freeze();
+  durations.clear();
+  for (const std::string& label : router.labels()) {
+    durations.push_back(
+        &metrics.request_duration.Add({{"path", label}}, HttpMetrics::DurationBuckets()));
+  }
+}
+
 Worker& ServerCore::NextWorker() {
   const uint32_t n = next_worker_.fetch_add(1, std::memory_order_relaxed);
   return *workers[n % static_cast<uint32_t>(io_threads)];
@@ -473,12 +482,7 @@ void HttpServer::RoutePrefix(http::verb method, std::string prefix, HttpHandler 
 absl::Status HttpServer::Start() {
   internal::ServerCore& core = *core_;
   if (core.started) return absl::FailedPreconditionError("HttpServer already started");
-  core.router.Freeze();
-  core.durations.clear();
-  for (const std::string& label : core.router.labels()) {
-    core.durations.push_back(
-        &core.metrics.request_duration.Add({{"path", label}}, HttpMetrics::DurationBuckets()));
-  }
+  core.FreezeRoutes();
 
   for (int i = 0; i < core.io_threads; ++i) {
     core.workers.push_back(std::make_unique<internal::Worker>(core, i, /*intake=*/false));

@@ -109,11 +109,7 @@ class Harness {
     });
     Route(http::verb::get, "/static/", true,
           [](const HttpRequest& req, Responder r) { r(Text(200, std::string(req.path))); });
-    core_->router.Freeze();
-    for (const std::string& label : core_->router.labels()) {
-      core_->durations.push_back(&core_->metrics.request_duration.Add(
-          {{"path", label}}, bidder::HttpMetrics::DurationBuckets()));
-    }
+    core_->FreezeRoutes();
     core_->workers.push_back(std::make_unique<Worker>(*core_, 0, /*intake=*/false));
     worker_ = core_->workers.back().get();
   }

@@ -223,6 +223,9 @@ class ServerCore {
   }
   // Waits until no connection is open or `deadline` passes; true when none is.
   bool WaitForNoConnections(std::chrono::steady_clock::time_point deadline);
+  // Freezes the routes and resolves each route's duration histogram; once,
+  // before the first session is served.
+  void FreezeRoutes();
   // Round-robin choice of the I/O thread's worker that serves the next
   // connection (never the intake).
   Worker& NextWorker();

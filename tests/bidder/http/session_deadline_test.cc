@@ -40,11 +40,7 @@ class LateWorkerTest : public ::testing::Test {
                                     response.body = "hello";
                                     respond(std::move(response));
                                   }));
-    core_->router.Freeze();
-    for (const std::string& label : core_->router.labels()) {
-      core_->durations.push_back(
-          &core_->metrics.request_duration.Add({{"path", label}}, HttpMetrics::DurationBuckets()));
-    }
+    core_->FreezeRoutes();
     core_->workers.push_back(std::make_unique<Worker>(*core_, 0, /*intake=*/false));
     worker_ = core_->workers.back().get();
   }
