@@ -164,17 +164,13 @@ EOF
   SERVERS+=(nginx)
 fi
 
-"${PIN_SERVER[@]}" "$BUILD_DIR/bidder/rtb-bidder" --config "$WORK/bidder.json" \
-  --port-file "$WORK/bidder.port" 2>"$WORK/bidder.log" &
-PID[bidder]=$!
-PIDS+=($!)
-SERVERS+=(bidder)
 if [[ -n ${BASELINE_BIDDER:-} ]]; then
   jq --arg path "$WORK/store-baseline" ".storage.embedded.path = \$path | ${BASELINE_JQ:-.}" \
     "$WORK/bidder.json" \
     >"$WORK/baseline.json"
   # An older build may keep its store in an older format: its own seeder,
-  # beside it in its build tree, writes the same device population.
+  # beside it in its build tree, writes the same device population. The copy
+  # is taken before the bidder opens the store and rewrites its manifest.
   BASELINE_SEEDER=$(dirname "$BASELINE_BIDDER")/../loadtest/rtb-seed-profiles
   if [[ -x $BASELINE_SEEDER ]]; then
     "$BASELINE_SEEDER" --config "$WORK/baseline.json" --devices "$DEVICES" \
@@ -182,6 +178,13 @@ if [[ -n ${BASELINE_BIDDER:-} ]]; then
   else
     cp -r "$WORK/store" "$WORK/store-baseline"
   fi
+fi
+"${PIN_SERVER[@]}" "$BUILD_DIR/bidder/rtb-bidder" --config "$WORK/bidder.json" \
+  --port-file "$WORK/bidder.port" 2>"$WORK/bidder.log" &
+PID[bidder]=$!
+PIDS+=($!)
+SERVERS+=(bidder)
+if [[ -n ${BASELINE_BIDDER:-} ]]; then
   "${PIN_SERVER[@]}" "$BASELINE_BIDDER" --config "$WORK/baseline.json" \
     --port-file "$WORK/baseline.port" 2>"$WORK/baseline.log" &
   PID[baseline]=$!

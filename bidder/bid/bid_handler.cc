@@ -504,8 +504,10 @@ void BidHandler::SettleReads(PendingBid& pending, unsigned done) {
     }
     deps_.metrics->CountLookup(pending.exchange->index, outcome);
   }
-  // The counts read under cap-only keys, as the `fc` cells of the profile
-  // (after the profile's own cells, if it was read for its segments).
+  // The counts read under cap-only keys, as the `fc` cells of the profile,
+  // in storage order: before the profile's own cells if it was read for its
+  // segments ("fc" < "seg"; it was not read for its caps, which cap-only
+  // keys replace).
   storage::RowResult with_caps;
   if (pending.reads_sent & kCapRead) {
     LookupOutcome outcome = LookupOutcome::kTimeout;
@@ -530,12 +532,13 @@ void BidHandler::SettleReads(PendingBid& pending, unsigned done) {
           counts.emplace_back(storage::kProfileFrequencyCapFamily, column, 0, *value);
         }
       }
+      static_assert(storage::kProfileFrequencyCapFamily < storage::kProfileSegmentFamily);
       if (!failed && !counts.empty()) {
         std::sort(counts.begin(), counts.end(), [](const storage::Cell& a, const storage::Cell& b) {
           return a.qualifier < b.qualifier;
         });
-        if (row != nullptr) with_caps.cells.AppendShared(row->cells);
         for (storage::Cell& cell : counts) with_caps.cells.push_back(std::move(cell));
+        if (row != nullptr) with_caps.cells.AppendShared(row->cells);
         row = &with_caps;
       }
     }
