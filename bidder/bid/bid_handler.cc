@@ -508,6 +508,7 @@ void BidHandler::SettleReads(PendingBid& pending, unsigned done) {
   // in storage order: before the profile's own cells if it was read for its
   // segments ("fc" < "seg"; it was not read for its caps, which cap-only
   // keys replace).
+  static_assert(storage::kProfileFrequencyCapFamily < storage::kProfileSegmentFamily);
   storage::RowResult with_caps;
   if (pending.reads_sent & kCapRead) {
     LookupOutcome outcome = LookupOutcome::kTimeout;
@@ -532,7 +533,6 @@ void BidHandler::SettleReads(PendingBid& pending, unsigned done) {
           counts.emplace_back(storage::kProfileFrequencyCapFamily, column, 0, *value);
         }
       }
-      static_assert(storage::kProfileFrequencyCapFamily < storage::kProfileSegmentFamily);
       if (!failed && !counts.empty()) {
         std::sort(counts.begin(), counts.end(), [](const storage::Cell& a, const storage::Cell& b) {
           return a.qualifier < b.qualifier;

@@ -2,6 +2,7 @@
 // campaign's time zone.
 #include "bidder/bid/frequency_cap.h"
 
+#include "absl/strings/str_format.h"
 #include "absl/time/time.h"
 #include "bidder/bid/internal/profile.h"
 #include "gtest/gtest.h"
@@ -119,6 +120,33 @@ TEST(ProfileTest, SegmentsAndCountersByQualifier) {
   EXPECT_EQ(profile.Counter("x|20261004"), 7);
   EXPECT_EQ(profile.Counter("cart-abandoner-30d"), 0);
   EXPECT_FALSE(Profile().present());
+}
+
+TEST(ProfileTest, FindsEachFamilyInALongRowOfSharedSegments) {
+  // As the bid handler builds it under cap-only keys: the counts first, then
+  // the profile's own cells shared, a seeded profile's 80 segments among them.
+  std::vector<std::string> segments;
+  for (int i = 0; i < 80; ++i) segments.push_back(absl::StrFormat("s%07d", i * 37));
+  const storage::RowResult profile_row = ProfileRow{segments, {}}.Build();
+  storage::RowResult row;
+  row.cells.push_back(storage::Cell("fc", "camp|20261004", 0, storage::EncodeCounter(3)));
+  row.cells.AppendShared(profile_row.cells);
+
+  const Profile profile(row);
+  EXPECT_EQ(profile.Counter("camp|20261004"), 3);
+  for (const std::string& segment : segments) EXPECT_TRUE(profile.HasSegment(segment)) << segment;
+  EXPECT_FALSE(profile.HasSegment("s0000001"));
+  EXPECT_FALSE(profile.HasSegment("camp|20261004"));
+  EXPECT_EQ(profile.Counter("s0000037"), 0);
+}
+
+TEST(ProfileTest, AFamilyTheRowLacksIsEmpty) {
+  const storage::RowResult segments_only = ProfileRow{{"a-seg"}, {}}.Build();
+  EXPECT_TRUE(Profile(segments_only).HasSegment("a-seg"));
+  EXPECT_EQ(Profile(segments_only).Counter("a-seg"), 0);
+  const storage::RowResult counters_only = ProfileRow{{}, {{"x|20261004", 2}}}.Build();
+  EXPECT_EQ(Profile(counters_only).Counter("x|20261004"), 2);
+  EXPECT_FALSE(Profile(counters_only).HasSegment("x|20261004"));
 }
 
 TEST(ProfileTest, CounterOfWrongWidthCountsZero) {
