@@ -16,7 +16,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
-#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -32,6 +31,7 @@
 #include "boost/beast/http/parser.hpp"
 #include "boost/beast/http/string_body.hpp"
 #include "prometheus/registry.h"
+#include "tests/bidder/http/socket_pair_session.h"
 #include "tests/fuzz/fuzz_targets.h"
 
 namespace rtb::fuzz {
@@ -42,12 +42,10 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using bidder::HttpRequest;
 using bidder::HttpResponse;
-using bidder::RefuseReason;
 using bidder::Responder;
 using bidder::internal::PeerKeyOf;
 using bidder::internal::ServerCore;
-using bidder::internal::Session;
-using bidder::internal::Socket;
+using bidder::internal::StartSocketPairSession;
 using bidder::internal::Worker;
 
 [[noreturn]] void Fail(const char* what) {
@@ -124,12 +122,9 @@ class Harness {
     std::string_view input;
     if (size > 0) input = std::string_view(reinterpret_cast<const char*>(data) + 1, size - 1);
 
-    int fds[2];
-    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, fds) != 0) {
-      Fail("socketpair");
-    }
-    const int client = fds[1];
-    StartSession(fds[0]);
+    absl::StatusOr<int> started = StartSocketPairSession(*core_, *worker_, peer_);
+    if (!started.ok()) Fail(std::string(started.status().message()).c_str());
+    const int client = *started;
 
     std::string output;
     while (!input.empty()) {
@@ -170,18 +165,6 @@ class Harness {
   static size_t PieceSize(uint8_t choice) {
     static constexpr size_t kPieces[] = {0, 0, 0, 0, 1, 2, 3, 7, 16, 64};
     return kPieces[choice % (sizeof(kPieces) / sizeof(kPieces[0]))];
-  }
-
-  void StartSession(int fd) {
-    Socket socket(worker_->ioc->get_executor());
-    boost::system::error_code ec;
-    socket.assign(asio::ip::tcp::v4(), fd, ec);
-    if (ec) Fail("assign");
-    RefuseReason refused;
-    std::optional<bidder::internal::ConnectionSlot> slot =
-        core_->ReserveConnection(PeerKeyOf(peer_), &refused);
-    if (!slot) Fail("no connection slot");
-    std::make_shared<Session>(*worker_, std::move(socket), peer_, std::move(*slot))->Start();
   }
 
   size_t Poll() {

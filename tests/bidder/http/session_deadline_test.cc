@@ -6,7 +6,6 @@
 
 #include <chrono>
 #include <memory>
-#include <optional>
 #include <string>
 #include <thread>
 
@@ -15,6 +14,7 @@
 #include "bidder/http/internal/server_core.h"
 #include "gtest/gtest.h"
 #include "prometheus/registry.h"
+#include "tests/bidder/http/socket_pair_session.h"
 
 namespace rtb::bidder::internal {
 namespace {
@@ -52,18 +52,10 @@ class LateWorkerTest : public ::testing::Test {
   // A session on the worker over one end of a socket pair; the client keeps
   // the other.
   void StartSession() {
-    int fds[2];
-    ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, fds), 0);
-    client_ = fds[1];
-    Socket socket(worker_->ioc->get_executor());
-    boost::system::error_code ec;
-    socket.assign(asio::ip::tcp::v4(), fds[0], ec);
-    ASSERT_FALSE(ec) << ec.message();
-    RefuseReason refused;
-    const auto peer = asio::ip::make_address("192.0.2.1");
-    std::optional<ConnectionSlot> slot = core_->ReserveConnection(PeerKeyOf(peer), &refused);
-    ASSERT_TRUE(slot.has_value());
-    std::make_shared<Session>(*worker_, std::move(socket), peer, std::move(*slot))->Start();
+    absl::StatusOr<int> client =
+        StartSocketPairSession(*core_, *worker_, asio::ip::make_address("192.0.2.1"));
+    ASSERT_TRUE(client.ok()) << client.status();
+    client_ = *client;
     worker_->ioc->poll();
   }
 
