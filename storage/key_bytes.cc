@@ -17,9 +17,14 @@ uint64_t StableHash64(std::string_view bytes) {
 }
 
 void AppendHex(std::string_view bytes, std::string* out) {
+  // Grown once and written through a pointer: a push_back per digit checks
+  // the capacity every time (the bid path writes ids of 32 and 64 digits).
+  const size_t start = out->size();
+  out->resize(start + 2 * bytes.size());
+  char* digit = out->data() + start;
   for (unsigned char c : bytes) {
-    out->push_back(kHexDigits[c >> 4]);
-    out->push_back(kHexDigits[c & 15]);
+    *digit++ = kHexDigits[c >> 4];
+    *digit++ = kHexDigits[c & 15];
   }
 }
 

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "bidder/bid/internal/bid_contents.h"
+#include "bidder/bid/internal/recycling_allocator.h"
 #include "bidder/events/events.h"
 #include "boost/asio/steady_timer.hpp"
 #include "storage/key_bytes.h"
@@ -255,7 +256,7 @@ absl::StatusOr<HttpHandler> BidHandler::ForExchange(const config::ExchangeConfig
 }
 
 void BidHandler::Handle(size_t exchange, const HttpRequest& http, Responder respond) {
-  auto pending = std::make_shared<PendingBid>();
+  auto pending = std::allocate_shared<PendingBid>(internal::RecyclingAllocator<PendingBid>());
   pending->exchange = &exchanges_[exchange];
   pending->arrival = http.arrival;
   pending->executor = http.executor;
@@ -584,7 +585,7 @@ void BidHandler::Decide(PendingBid& pending, const storage::RowResult* row,
   HttpResponse response;
   response.status = 200;
   response.content_type = std::string(kJson);
-  if (!WriteResponse(pending, result, &response.body)) {
+  if (!WriteResponse(pending, result, absl::ToUnixMillis(input.now), &response.body)) {
     return Finish(pending, BidOutcome::kNoBidError, NoBid(pending));
   }
   if (pending.deadline.Expired(SteadyClock::now())) {
@@ -611,7 +612,7 @@ void BidHandler::Decide(PendingBid& pending, const storage::RowResult* row,
 }
 
 bool BidHandler::WriteResponse(const PendingBid& pending, const AuctionResult& result,
-                               std::string* body) {
+                               int64_t bid_time_ms, std::string* body) {
   const openrtb::BidRequest& request = pending.request;
   openrtb::BidResponse response;
   response.id = request.id;
@@ -619,14 +620,16 @@ bool BidHandler::WriteResponse(const PendingBid& pending, const AuctionResult& r
   response.cur = result.currency;
   response.version = pending.version;
   const RequestTaxonomy taxonomy = RequestTaxonomy::Of(request);
-  const int64_t bid_time_ms = deps_.wall_clock->NowMillis();
-  const std::string device_key = pending.permissions.device_key && pending.identity.key.has_value()
-                                     ? pending.identity.key->Hex()
-                                     : std::string();
+  // Scratch kept by the thread: each is rewritten per request.
+  thread_local std::string device_key;
+  thread_local std::string cap_key;
+  thread_local std::string click_url;
+  thread_local std::string impression_url;
+  device_key.clear();
+  if (pending.permissions.device_key && pending.identity.key.has_value()) {
+    storage::AppendHex(pending.identity.key->bytes(), &device_key);
+  }
   const std::string base_url = BeaconBaseUrl();
-  std::string cap_key;
-  std::string click_url;
-  std::string impression_url;
 
   for (size_t n = 0; n < result.bids.size(); ++n) {
     const ImpBid& win = result.bids[n];

@@ -221,9 +221,10 @@ class BidHandler {
               const pricing::DeviceHistory& history);
   bool StoreUnhealthy() const;
   void Finish(PendingBid& pending, BidOutcome outcome, HttpResponse response);
-  // The bid response of `result`, into `*body`; false when the writer
-  // refused it.
-  bool WriteResponse(const PendingBid& pending, const AuctionResult& result, std::string* body);
+  // The bid response of `result`, bid at `bid_time_ms` (the auction's
+  // time), into `*body`; false when the writer refused it.
+  bool WriteResponse(const PendingBid& pending, const AuctionResult& result, int64_t bid_time_ms,
+                     std::string* body);
   // The signed beacon parameters of one bid; `*cap_key` holds the cap-only
   // key the parameters point to, when there is one.
   BeaconParams BeaconParamsOf(const PendingBid& pending, std::string_view currency,
