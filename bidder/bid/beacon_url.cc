@@ -39,10 +39,18 @@ constexpr std::string_view kAuctionCurrencyMacro = "${AUCTION_CURRENCY}";
 constexpr std::string_view kAuctionLossMacro = "${AUCTION_LOSS}";
 constexpr std::string_view kAuctionMinToWinMacro = "${AUCTION_MIN_TO_WIN}";
 
-bool Unreserved(char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
-         c == '.' || c == '_' || c == '~';
-}
+// RFC 3986's unreserved characters, by byte: one load per character where
+// eight comparisons were (a bid escapes a hundred-odd characters per bid).
+constexpr std::array<bool, 256> kUnreserved = [] {
+  std::array<bool, 256> table{};
+  for (int c = 0; c < 256; ++c) {
+    table[c] = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+               c == '-' || c == '.' || c == '_' || c == '~';
+  }
+  return table;
+}();
+
+bool Unreserved(char c) { return kUnreserved[static_cast<unsigned char>(c)]; }
 
 void AppendEscaped(std::string_view value, std::string* out) {
   static constexpr char kHex[] = "0123456789ABCDEF";
@@ -179,20 +187,25 @@ std::string BeaconBaseUrl(std::string_view configured, std::string_view listen_a
 std::string FillMarkup(std::string_view adm, std::string_view click_url,
                        std::string_view impression_url) {
   std::string out;
-  out.reserve(adm.size() + click_url.size() + impression_url.size());
+  AppendFilledMarkup(adm, click_url, impression_url, &out);
+  return out;
+}
+
+void AppendFilledMarkup(std::string_view adm, std::string_view click_url,
+                        std::string_view impression_url, std::string* out) {
+  out->reserve(out->size() + adm.size() + click_url.size() + impression_url.size());
   size_t from = 0;
   while (true) {
     const size_t click_at = adm.find(kClickUrlPlaceholder, from);
     const size_t pixel_at = adm.find(kImpressionUrlPlaceholder, from);
     const size_t at = std::min(click_at, pixel_at);
     if (at == std::string_view::npos) break;
-    out.append(adm.substr(from, at - from));
+    out->append(adm.substr(from, at - from));
     const bool click = at == click_at;
-    out.append(click ? click_url : impression_url);
+    out->append(click ? click_url : impression_url);
     from = at + (click ? kClickUrlPlaceholder : kImpressionUrlPlaceholder).size();
   }
-  out.append(adm.substr(from));
-  return out;
+  out->append(adm.substr(from));
 }
 
 BeaconSigner::BeaconSigner(std::string_view secret) : hmac_(secret) {}

@@ -162,6 +162,9 @@ bool PercentDecode(std::string_view in, std::string* out);
 // `adm` with every ${CLICK_URL} and ${IMPRESSION_URL} replaced.
 std::string FillMarkup(std::string_view adm, std::string_view click_url,
                        std::string_view impression_url);
+// The same, appended to `*out`.
+void AppendFilledMarkup(std::string_view adm, std::string_view click_url,
+                        std::string_view impression_url, std::string* out);
 
 class BeaconSigner {
  public:

@@ -31,19 +31,49 @@ constexpr unsigned kHistoryRead = 2;
 constexpr unsigned kCapRead = 4;  // all of the cap-only keys' reads
 
 // Bid response ids: unique, not secret. 128 random bits per response from a
-// per-thread generator seeded from the OS.
-std::string NewResponseId() {
+// per-thread generator seeded from the OS, appended to `*id` in hex.
+void AppendResponseId(std::string* id) {
   thread_local std::mt19937_64 generator = [] {
     std::random_device device;
     std::seed_seq seed{device(), device(), device(), device()};
     return std::mt19937_64(seed);
   }();
   const uint64_t bits[2] = {generator(), generator()};
-  std::string id;
-  id.reserve(2 * sizeof(bits));
-  storage::AppendHex(std::string_view(reinterpret_cast<const char*>(bits), sizeof(bits)), &id);
-  return id;
+  storage::AppendHex(std::string_view(reinterpret_cast<const char*>(bits), sizeof(bits)), id);
 }
+
+// The thread's response model, reused from one response to the next: its
+// bids are cleared and kept aside with their memory (openrtb::ClearForReuse),
+// so filling a bid with ids, URLs and markup allocates nothing once warm.
+class ResponseScratch {
+ public:
+  // The model, emptied, for the next response.
+  openrtb::BidResponse& Start() {
+    for (openrtb::SeatBid& seat : response_.seatbid) {
+      for (openrtb::Bid& bid : seat.bid) {
+        if (spare_bids_.size() == kSpareBids) break;
+        openrtb::ClearForReuse(&bid);
+        spare_bids_.push_back(std::move(bid));
+      }
+    }
+    response_.seatbid.clear();
+    response_.nbr.reset();
+    return response_;
+  }
+  // An empty bid, with the memory of an earlier one when there is one.
+  openrtb::Bid TakeBid() {
+    if (spare_bids_.empty()) return {};
+    openrtb::Bid bid = std::move(spare_bids_.back());
+    spare_bids_.pop_back();
+    return bid;
+  }
+
+ private:
+  // Enough for the bids of any common response; more are allocated anew.
+  static constexpr size_t kSpareBids = 16;
+  openrtb::BidResponse response_;
+  std::vector<openrtb::Bid> spare_bids_;
+};
 
 std::string_view HeaderValue(const HttpHeaders* headers, std::string_view name) {
   if (headers == nullptr) return {};
@@ -614,9 +644,11 @@ void BidHandler::Decide(PendingBid& pending, const storage::RowResult* row,
 bool BidHandler::WriteResponse(const PendingBid& pending, const AuctionResult& result,
                                int64_t bid_time_ms, std::string* body) {
   const openrtb::BidRequest& request = pending.request;
-  openrtb::BidResponse response;
+  thread_local ResponseScratch scratch;
+  openrtb::BidResponse& response = scratch.Start();
   response.id = request.id;
-  response.bidid = NewResponseId();
+  response.bidid.clear();
+  AppendResponseId(&response.bidid);
   response.cur = result.currency;
   response.version = pending.version;
   const RequestTaxonomy taxonomy = RequestTaxonomy::Of(request);
@@ -637,8 +669,8 @@ bool BidHandler::WriteResponse(const PendingBid& pending, const AuctionResult& r
     const Campaign& campaign = *win.campaign;
     const Creative& creative = *win.creative;
 
-    openrtb::Bid bid;
-    bid.id = absl::StrCat(response.bidid, "-", n + 1);
+    openrtb::Bid bid = scratch.TakeBid();
+    absl::StrAppend(&bid.id, response.bidid, "-", n + 1);
     bid.impid = imp.id;
     bid.price = win.price;
     const BeaconParams params = BeaconParamsOf(pending, result.currency, win, imp, bid.id,

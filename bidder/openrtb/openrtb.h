@@ -716,6 +716,11 @@ struct BidResponse {
   bool operator==(const BidResponse&) const = default;
 };
 
+// Makes `*bid` equal to Bid{} while its strings and lists keep their memory:
+// a writer that reuses its bids from one response to the next then copies
+// ids, URLs and markup into them without allocating.
+void ClearForReuse(Bid* bid);
+
 // Writes `response` as compact JSON into `*out`, replacing its contents and
 // reusing its capacity. Strings are escaped; invalid UTF-8 (which cannot come
 // from a parsed request, only from elsewhere) becomes U+FFFD so the output is

@@ -346,6 +346,25 @@ void WriteBid(JsonWriter& json, const Bid& bid, OpenRtbVersion version) {
 
 void AppendJsonString(std::string_view text, std::string* out) { AppendQuoted(text, *out); }
 
+void ClearForReuse(Bid* bid) {
+  // Every member bound by name: one added to Bid stops this compiling until
+  // it is cleared here too, so a reused bid never carries a stale member.
+  auto& [id, impid, price, adm, nurl, burl, lurl, adomain, crid, cid, adid, iurl, cat, attr,
+         protocol, language, w, h, dealid, cattax, dur, mtype, dsa] = *bid;
+  for (std::string* text :
+       {&id, &impid, &adm, &nurl, &burl, &lurl, &crid, &cid, &adid, &iurl, &language, &dealid}) {
+    text->clear();
+  }
+  price = 0;
+  adomain.clear();
+  cat.clear();
+  attr.clear();
+  for (std::optional<int32_t>* number : {&protocol, &w, &h, &cattax, &dur, &mtype}) {
+    number->reset();
+  }
+  dsa.reset();
+}
+
 absl::Status SerializeBidResponse(const BidResponse& response, std::string* out) {
   out->clear();
   if (absl::Status status = CheckResponse(response); !status.ok()) return status;

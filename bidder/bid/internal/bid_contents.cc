@@ -14,7 +14,8 @@ bool MarkupHasImpressionPixel(const Creative& creative) {
 bool WriteMarkup(const Creative& creative, const openrtb::Imp& imp, std::string_view click_url,
                  std::string_view impression_url, std::string* adm) {
   if (creative.media != MediaType::kNative) {
-    *adm = FillMarkup(creative.adm, click_url, impression_url);
+    adm->clear();
+    AppendFilledMarkup(creative.adm, click_url, impression_url, adm);
     return true;
   }
   if (!imp.native.has_value() || !imp.native->request.has_value()) return false;

@@ -20,6 +20,7 @@ using testing::Compress;
 using testing::ExampleConfig;
 using testing::FixtureRequest;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using testing::PostRequest;
 using ::testing::StartsWith;
 using testing::TestConnection;
@@ -84,6 +85,37 @@ TEST_F(BidEndpointTest, SamplesOverOneKeepAliveConnection) {
     EXPECT_THAT(bid["nurl"].get<std::string>(),
                 StartsWith(absl::StrCat("http://127.0.0.1:", app_->port(), "/win?")));
   }
+}
+
+// The response model is reused from one answer to the next on a thread:
+// nothing of a deal's bid may stay in the open-auction bid answered after it.
+TEST_F(BidEndpointTest, AnAnswerCarriesNothingOfTheAnswerBeforeIt) {
+  TestConnection connection(app_->port());
+  ASSERT_TRUE(connection.connected());
+  const auto bid_of = [&](const char* sample) {
+    const TestResponse response = Post(connection, FixtureRequest(sample));
+    EXPECT_EQ(response.status, 200u) << response.body;
+    return nlohmann::json::parse(response.body)["seatbid"][0]["bid"][0];
+  };
+  const auto members = [](const nlohmann::json& bid) {
+    std::vector<std::string> names;
+    for (const auto& [name, value] : bid.items()) names.push_back(name);
+    return names;
+  };
+  const nlohmann::json open_before = bid_of("site-banner-mrec.json");
+  const nlohmann::json deal = bid_of("site-pmp-deals.json");
+  const nlohmann::json open_after = bid_of("site-banner-mrec.json");
+  ASSERT_TRUE(deal.contains("dealid"));
+  EXPECT_FALSE(open_after.contains("dealid"));
+  EXPECT_EQ(members(open_after), members(open_before));
+  EXPECT_NE(open_after["id"], deal["id"]);
+  // The deal bid's signed URLs name its bid id; none of them may linger.
+  const std::string deal_bid_id = deal["id"];
+  for (const char* member : {"adm", "nurl", "burl", "lurl"}) {
+    EXPECT_THAT(open_after.value(member, ""), Not(HasSubstr(deal_bid_id))) << member;
+  }
+  EXPECT_EQ(open_after["cid"], open_before["cid"]);
+  EXPECT_EQ(open_after["crid"], open_before["crid"]);
 }
 
 TEST_F(BidEndpointTest, GzipBodyIsInflatedFirst) {

@@ -296,5 +296,16 @@ TEST(BidResponseWriterTest, ManySeatsAndBidsRoundTrip) {
   }
 }
 
+TEST(BidResponseWriterTest, ClearForReuseEmptiesEveryMemberAndKeepsTheMemory) {
+  Bid bid = OneBid().seatbid[0].bid[0];
+  bid.dsa.emplace().behalf = "Northwind";
+  bid.adm.assign(4096, 'x');
+  const char* markup_memory = bid.adm.data();
+  ClearForReuse(&bid);
+  EXPECT_EQ(bid, Bid{});
+  bid.adm = "<div>the next bid's markup</div>";
+  EXPECT_EQ(bid.adm.data(), markup_memory);
+}
+
 }  // namespace
 }  // namespace rtb::openrtb
