@@ -173,15 +173,26 @@ BeaconParams ParamsOf(const VerifiedBeacon& beacon) {
 }
 
 std::string BeaconBaseUrl(std::string_view configured, std::string_view listen_address, int port) {
-  if (!configured.empty()) return std::string(configured);
-  const bool v6 = listen_address.find(':') != std::string_view::npos;
-  std::string url = "http://";
-  if (v6) url += '[';
-  url += listen_address;
-  if (v6) url += ']';
-  url += ':';
-  url += std::to_string(port);
+  std::string url;
+  AppendBeaconBaseUrl(configured, listen_address, port, &url);
   return url;
+}
+
+void AppendBeaconBaseUrl(std::string_view configured, std::string_view listen_address, int port,
+                         std::string* out) {
+  if (!configured.empty()) {
+    out->append(configured);
+    return;
+  }
+  const bool v6 = listen_address.find(':') != std::string_view::npos;
+  out->append("http://");
+  if (v6) out->push_back('[');
+  out->append(listen_address);
+  if (v6) out->push_back(']');
+  out->push_back(':');
+  char digits[16];
+  const auto [end, error] = std::to_chars(digits, digits + sizeof(digits), port);
+  out->append(digits, static_cast<size_t>(end - digits));
 }
 
 std::string FillMarkup(std::string_view adm, std::string_view click_url,

@@ -154,6 +154,9 @@ BeaconParams ParamsOf(const VerifiedBeacon& beacon);
 
 // `configured` (bid.beacon_base_url) when set, else http://<listen address>:<port>.
 std::string BeaconBaseUrl(std::string_view configured, std::string_view listen_address, int port);
+// The same, appended to `*out`.
+void AppendBeaconBaseUrl(std::string_view configured, std::string_view listen_address, int port,
+                         std::string* out);
 
 // Percent-decodes a query parameter value ('+' is a space, as in forms);
 // false on a malformed escape.

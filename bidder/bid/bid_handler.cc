@@ -43,18 +43,21 @@ void AppendResponseId(std::string* id) {
 }
 
 // The thread's response model, reused from one response to the next: its
-// bids are cleared and kept aside with their memory (openrtb::ClearForReuse),
-// so filling a bid with ids, URLs and markup allocates nothing once warm.
+// seats and bids are cleared and kept aside with their memory
+// (openrtb::ClearForReuse), so filling a bid with ids, URLs and markup
+// allocates nothing once warm.
 class ResponseScratch {
  public:
   // The model, emptied, for the next response.
   openrtb::BidResponse& Start() {
     for (openrtb::SeatBid& seat : response_.seatbid) {
       for (openrtb::Bid& bid : seat.bid) {
-        if (spare_bids_.size() == kSpareBids) break;
+        if (spare_bids_.size() == kSpare) break;
         openrtb::ClearForReuse(&bid);
         spare_bids_.push_back(std::move(bid));
       }
+      seat.bid.clear();
+      if (spare_seats_.size() < kSpare) spare_seats_.push_back(std::move(seat));
     }
     response_.seatbid.clear();
     response_.nbr.reset();
@@ -67,12 +70,27 @@ class ResponseScratch {
     spare_bids_.pop_back();
     return bid;
   }
+  // The seat's entry in the response, added when it has none yet.
+  openrtb::SeatBid& SeatOf(std::string_view seat) {
+    for (openrtb::SeatBid& existing : response_.seatbid) {
+      if (existing.seat == seat) return existing;
+    }
+    openrtb::SeatBid& added = response_.seatbid.emplace_back();
+    if (!spare_seats_.empty()) {
+      added = std::move(spare_seats_.back());
+      spare_seats_.pop_back();
+    }
+    added.seat = seat;
+    return added;
+  }
 
  private:
-  // Enough for the bids of any common response; more are allocated anew.
-  static constexpr size_t kSpareBids = 16;
+  // Enough for the seats and bids of any common response; more are
+  // allocated anew.
+  static constexpr size_t kSpare = 16;
   openrtb::BidResponse response_;
   std::vector<openrtb::Bid> spare_bids_;
+  std::vector<openrtb::SeatBid> spare_seats_;
 };
 
 std::string_view HeaderValue(const HttpHeaders* headers, std::string_view name) {
@@ -152,14 +170,6 @@ void AttachDsa(const Campaign& campaign, const ImpBid& win, openrtb::Bid* bid) {
     entry.domain = t.domain;
     entry.dsaparams.assign(t.dsaparams.begin(), t.dsaparams.end());
   }
-}
-
-// The seat's entry in `response`, added when it has none yet.
-openrtb::SeatBid& SeatOf(openrtb::BidResponse& response, std::string_view seat) {
-  auto found = std::find_if(response.seatbid.begin(), response.seatbid.end(),
-                            [&](const openrtb::SeatBid& s) { return s.seat == seat; });
-  if (found != response.seatbid.end()) return *found;
-  return response.seatbid.emplace_back(openrtb::SeatBid{std::string(seat), {}});
 }
 
 }  // namespace
@@ -661,7 +671,9 @@ bool BidHandler::WriteResponse(const PendingBid& pending, const AuctionResult& r
   if (pending.permissions.device_key && pending.identity.key.has_value()) {
     storage::AppendHex(pending.identity.key->bytes(), &device_key);
   }
-  const std::string base_url = BeaconBaseUrl();
+  thread_local std::string base_url;
+  base_url.clear();
+  AppendBeaconBaseUrl(&base_url);
 
   for (size_t n = 0; n < result.bids.size(); ++n) {
     const ImpBid& win = result.bids[n];
@@ -692,7 +704,7 @@ bool BidHandler::WriteResponse(const PendingBid& pending, const AuctionResult& r
     DescribeCreative(creative, taxonomy, &bid);
     if (win.deal != nullptr) bid.dealid = win.deal->id;
     AttachDsa(campaign, win, &bid);
-    SeatOf(response, win.seat).bid.push_back(std::move(bid));
+    scratch.SeatOf(win.seat).bid.push_back(std::move(bid));
   }
   return openrtb::SerializeBidResponse(response, body).ok();
 }
@@ -736,10 +748,10 @@ BeaconParams BidHandler::BeaconParamsOf(const PendingBid& pending, std::string_v
   return params;
 }
 
-std::string BidHandler::BeaconBaseUrl() const {
+void BidHandler::AppendBeaconBaseUrl(std::string* out) const {
   const config::BidderConfig& config = *deps_.config;
-  return bidder::BeaconBaseUrl(config.bid.beacon_base_url, config.server.listen_address,
-                               deps_.bound_port ? deps_.bound_port() : config.server.port);
+  bidder::AppendBeaconBaseUrl(config.bid.beacon_base_url, config.server.listen_address,
+                              deps_.bound_port ? deps_.bound_port() : config.server.port, out);
 }
 
 HttpResponse BidHandler::NoBid(const PendingBid& pending) const {

@@ -232,7 +232,8 @@ class BidHandler {
                               int64_t bid_time_ms, std::string_view device_key,
                               std::string* cap_key) const;
   HttpResponse NoBid(const PendingBid& pending) const;
-  std::string BeaconBaseUrl() const;
+  // The beacons' base URL (bid.beacon_base_url, or this server's), appended to `*out`.
+  void AppendBeaconBaseUrl(std::string* out) const;
 
   Dependencies deps_;
   CurrencyTable currencies_;
