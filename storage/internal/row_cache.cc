@@ -62,7 +62,7 @@ std::shared_ptr<const CachedRow> RowCache::Lookup(uint32_t family_id, std::strin
     return nullptr;
   }
   ++shard.hits;
-  shard.lru.splice(shard.lru.begin(), shard.lru, it->second.lru);
+  it->second.referenced = true;
   return it->second.cells;
 }
 
@@ -92,42 +92,79 @@ void RowCache::Insert(uint32_t family_id, std::string_view row, uint64_t generat
   if (bytes > kMaxRowBytes || bytes > capacity_per_shard_) return;
   Key key(family_id, row);
   Shard& shard = ShardFor(key);
+  Evicted evicted;  // freed after the lock: a row's cells are many frees
   absl::MutexLock lock(&shard.mutex);
   if (shard.generation != generation) return;
   if (auto it = shard.entries.find(key.view()); it != shard.entries.end()) {
-    shard.bytes -= it->second.bytes;
-    shard.lru.erase(it->second.lru);
-    shard.entries.erase(it);
+    Erase(shard, it, &evicted);
   }
-  shard.lru.emplace_front(key.view().data(), key.view().size());
-  shard.entries.emplace(shard.lru.front(), Entry{std::move(cells), bytes, shard.lru.begin()});
+  uint32_t slot;
+  if (!shard.free_slots.empty()) {
+    slot = shard.free_slots.back();
+    shard.free_slots.pop_back();
+    shard.clock[slot].assign(key.view().begin(), key.view().end());
+  } else {
+    slot = static_cast<uint32_t>(shard.clock.size());
+    shard.clock.emplace_back(key.view().begin(), key.view().end());
+  }
+  // Not marked read: a row no one reads again goes at the hand's next pass,
+  // before rows that are read (a device seen once does not push out one
+  // seen all day). Only the evictions its own insert makes spare it.
+  shard.entries.emplace(StoredKey(key.view().begin(), key.view().end()),
+                        Entry{std::move(cells), bytes, slot, /*referenced=*/false});
   shard.bytes += bytes;
-  while (shard.bytes > capacity_per_shard_ && !shard.lru.empty()) {
-    auto victim = shard.entries.find(shard.lru.back());
-    shard.bytes -= victim->second.bytes;
-    shard.entries.erase(victim);
-    shard.lru.pop_back();
+  while (shard.bytes > capacity_per_shard_ && EvictOne(shard, slot, &evicted)) {
   }
+}
+
+void RowCache::Erase(Shard& shard,
+                     absl::flat_hash_map<StoredKey, Entry, KeyHash, KeyEq>::iterator it,
+                     Evicted* evicted) {
+  shard.bytes -= it->second.bytes;
+  shard.clock[it->second.clock_slot].clear();
+  shard.free_slots.push_back(it->second.clock_slot);
+  evicted->push_back(std::move(it->second.cells));
+  shard.entries.erase(it);
+}
+
+bool RowCache::EvictOne(Shard& shard, uint32_t spared_slot, Evicted* evicted) {
+  // Two sweeps at most: the first clears every flag it passes.
+  for (size_t step = 0; step <= 2 * shard.clock.size(); ++step) {
+    if (shard.hand >= shard.clock.size()) shard.hand = 0;
+    const size_t slot = shard.hand++;
+    const StoredKey& key = shard.clock[slot];
+    if (key.empty() || slot == spared_slot) continue;
+    auto it = shard.entries.find(ViewOf(key));
+    if (it->second.referenced) {
+      it->second.referenced = false;
+      continue;
+    }
+    Erase(shard, it, evicted);
+    return true;
+  }
+  return false;
 }
 
 void RowCache::Invalidate(uint32_t family_id, std::string_view row) {
   Key key(family_id, row);
   Shard& shard = ShardFor(key);
+  Evicted evicted;
   absl::MutexLock lock(&shard.mutex);
   ++shard.generation;
   if (auto it = shard.entries.find(key.view()); it != shard.entries.end()) {
-    shard.bytes -= it->second.bytes;
-    shard.lru.erase(it->second.lru);
-    shard.entries.erase(it);
+    Erase(shard, it, &evicted);
   }
 }
 
 void RowCache::Clear() {
   for (Shard& shard : shards_) {
+    absl::flat_hash_map<StoredKey, Entry, KeyHash, KeyEq> dropped;
     absl::MutexLock lock(&shard.mutex);
     ++shard.generation;
-    shard.entries.clear();
-    shard.lru.clear();
+    dropped.swap(shard.entries);
+    shard.clock.clear();
+    shard.free_slots.clear();
+    shard.hand = 0;
     shard.bytes = 0;
   }
 }

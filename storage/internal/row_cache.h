@@ -17,7 +17,6 @@
 
 #include <array>
 #include <cstdint>
-#include <list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,6 +25,8 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
+#include "absl/hash/hash.h"
 #include "absl/synchronization/mutex.h"
 #include "storage/internal/cell_key.h"
 #include "storage/types.h"
@@ -87,22 +88,62 @@ class RowCache {
 
  private:
   static constexpr size_t kShards = 64;
+
+  // A key as the shards hold it: in place up to 28 bytes (a profile's is
+  // 4 + 16), so a hit compares it without following a pointer.
+  using StoredKey = absl::InlinedVector<char, 28>;
+  static absl::string_view ViewOf(absl::string_view key) { return key; }
+  static absl::string_view ViewOf(const StoredKey& key) {
+    return absl::string_view(key.data(), key.size());
+  }
+  struct KeyHash {
+    using is_transparent = void;
+    template <typename K>
+    size_t operator()(const K& key) const {
+      return absl::Hash<absl::string_view>()(ViewOf(key));
+    }
+  };
+  struct KeyEq {
+    using is_transparent = void;
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      return ViewOf(a) == ViewOf(b);
+    }
+  };
+
   struct Entry {
     std::shared_ptr<const CachedRow> cells;
     size_t bytes;
-    std::list<std::string>::iterator lru;
+    uint32_t clock_slot;  // where the shard's clock holds its key
+    bool referenced;      // read since the clock's hand last passed it
   };
+  // Victims are picked by CLOCK, not LRU: a hit sets a flag in the entry it
+  // has just found instead of moving a list node, which touched two more
+  // cache lines per hit. The hand sweeps the slots in order, sparing once
+  // each row read since its last pass.
   struct Shard {
     absl::Mutex mutex;
     uint64_t generation ABSL_GUARDED_BY(mutex) = 0;
-    absl::flat_hash_map<std::string, Entry> entries ABSL_GUARDED_BY(mutex);
-    std::list<std::string> lru ABSL_GUARDED_BY(mutex);  // most recent first
+    absl::flat_hash_map<StoredKey, Entry, KeyHash, KeyEq> entries ABSL_GUARDED_BY(mutex);
+    std::vector<StoredKey> clock ABSL_GUARDED_BY(mutex);  // an empty key: a free slot
+    std::vector<uint32_t> free_slots ABSL_GUARDED_BY(mutex);
+    size_t hand ABSL_GUARDED_BY(mutex) = 0;
     size_t bytes ABSL_GUARDED_BY(mutex) = 0;
     // Counted under the lock Lookup takes anyway: no shared counter to
     // contend on.
     uint64_t hits ABSL_GUARDED_BY(mutex) = 0;
     uint64_t misses ABSL_GUARDED_BY(mutex) = 0;
   };
+  using Evicted = absl::InlinedVector<std::shared_ptr<const CachedRow>, 4>;
+
+  // Removes `it`, keeping its row in `*evicted` to be freed after the lock.
+  static void Erase(Shard& shard,
+                    absl::flat_hash_map<StoredKey, Entry, KeyHash, KeyEq>::iterator it,
+                    Evicted* evicted) ABSL_EXCLUSIVE_LOCKS_REQUIRED(shard.mutex);
+  // Removes the row the hand stops at, never the one in `spared_slot`;
+  // false when there is no other.
+  static bool EvictOne(Shard& shard, uint32_t spared_slot, Evicted* evicted)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(shard.mutex);
 
   // The cache key, 4-byte family id + row, built in `buffer` without
   // allocating for rows up to 60 bytes.
