@@ -51,6 +51,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "bidder/http/header_arena.h"
 #include "boost/asio/any_io_executor.hpp"
 #include "boost/beast/http/fields.hpp"
 #include "boost/beast/http/verb.hpp"
@@ -59,8 +60,8 @@
 
 namespace rtb::bidder {
 
-// A request's header fields.
-using HttpHeaders = boost::beast::http::fields;
+// A request's header fields, in their connection's header arena.
+using HttpHeaders = boost::beast::http::basic_fields<HeaderAllocator<char>>;
 
 struct HttpRequest {
   boost::beast::http::verb method;

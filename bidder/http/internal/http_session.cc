@@ -246,7 +246,12 @@ void Session::CloseAfterWrite(CloseReason reason) {
 void Session::AwaitRequest() {
   if (core_.draining.load(std::memory_order_relaxed)) return Close(CloseReason::kShutdown);
   state_ = State::kIdle;
-  parser_.emplace();
+  // The previous request's fields are gone with its parser: their arena
+  // starts over.
+  parser_.reset();
+  header_arena_.Reset();
+  parser_.emplace(std::piecewise_construct, std::make_tuple(),
+                  std::make_tuple(HeaderAllocator<char>(&header_arena_)));
   parser_->header_limit(core_.limits.max_header_bytes);
   parser_->body_limit(core_.limits.max_body_bytes);
   body_storage_.clear();

@@ -111,7 +111,10 @@ class Session : public std::enable_shared_from_this<Session> {
   bool awaiting_first_byte_ = true;
   DeadlineEntry deadline_;
   boost::beast::flat_buffer buffer_;
-  std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
+  HeaderArena header_arena_;  // before the parser, whose fields live in it
+  std::optional<
+      boost::beast::http::request_parser<boost::beast::http::string_body, HeaderAllocator<char>>>
+      parser_;
   std::string body_storage_;  // the parser's body string between requests
   std::string inflated_;
   bool sent_continue_ = false;
