@@ -33,9 +33,9 @@ class HeaderArena {
     used_ = start + bytes;
     return block_->bytes + start;
   }
-  void Deallocate(void* memory, size_t bytes, size_t alignment) {
+  void Deallocate(void* memory, size_t /*bytes*/, size_t alignment) {
     if (Owns(memory)) return;  // taken back whole by Reset
-    FreeFromHeap(memory, bytes, alignment);
+    FreeFromHeap(memory, alignment);
   }
   // Takes every block byte back: only once nothing allocated here is in use.
   void Reset() { used_ = 0; }
@@ -48,8 +48,8 @@ class HeaderArena {
   };
   // Out of line: inlined, the compiler cannot tell that a block pointer
   // never gets here, and warns of freeing one.
-  [[gnu::noinline]] static void FreeFromHeap(void* memory, size_t bytes, size_t alignment) {
-    ::operator delete(memory, bytes, std::align_val_t(alignment));
+  [[gnu::noinline]] static void FreeFromHeap(void* memory, size_t alignment) {
+    ::operator delete(memory, std::align_val_t(alignment));
   }
   bool Owns(const void* memory) const {
     const char* p = static_cast<const char*>(memory);
