@@ -40,7 +40,7 @@ constexpr std::string_view kAuctionLossMacro = "${AUCTION_LOSS}";
 constexpr std::string_view kAuctionMinToWinMacro = "${AUCTION_MIN_TO_WIN}";
 
 // RFC 3986's unreserved characters, by byte: one load per character where
-// eight comparisons were (a bid escapes a hundred-odd characters per bid).
+// eight comparisons were (a bid's beacon query escapes a hundred-odd).
 constexpr std::array<bool, 256> kUnreserved = [] {
   std::array<bool, 256> table{};
   for (int c = 0; c < 256; ++c) {
