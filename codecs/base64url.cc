@@ -16,17 +16,22 @@ constexpr std::array<uint8_t, 256> kValues = [] {
 }  // namespace
 
 void WriteBase64Url(std::string_view bytes, char* out) {
-  uint32_t bits = 0;
-  int count = 0;
-  for (unsigned char c : bytes) {
-    bits = (bits << 8) | c;
-    count += 8;
-    while (count >= 6) {
-      count -= 6;
-      *out++ = kAlphabet[(bits >> count) & 63];
-    }
+  // Three bytes to four characters at a time; the loop a bit at a time took
+  // a beacon signature (16 bytes) about 400 instructions.
+  const auto* in = reinterpret_cast<const unsigned char*>(bytes.data());
+  size_t left = bytes.size();
+  for (; left >= 3; left -= 3, in += 3) {
+    const uint32_t group = (uint32_t{in[0]} << 16) | (uint32_t{in[1]} << 8) | in[2];
+    *out++ = kAlphabet[group >> 18];
+    *out++ = kAlphabet[(group >> 12) & 63];
+    *out++ = kAlphabet[(group >> 6) & 63];
+    *out++ = kAlphabet[group & 63];
   }
-  if (count > 0) *out = kAlphabet[(bits << (6 - count)) & 63];
+  if (left == 0) return;
+  const uint32_t group = (uint32_t{in[0]} << 16) | (left == 2 ? uint32_t{in[1]} << 8 : 0);
+  *out++ = kAlphabet[group >> 18];
+  *out++ = kAlphabet[(group >> 12) & 63];
+  if (left == 2) *out = kAlphabet[(group >> 6) & 63];
 }
 
 std::string Base64Url(std::string_view bytes) {

@@ -142,6 +142,9 @@ TEST(BidResponseWriterTest, EscapingRoundTripsThroughNlohmann) {
       std::string(1000, '"') + std::string(1000, '\\'),
       "long run without escapes " + std::string(300, 'a') + "\"" + std::string(17, 'b'),
       std::string("nul\0inside", 10),
+      // Larger than the escaping buffer a thread keeps, then smaller again.
+      std::string(50000, '<') + "\"" + std::string(50000, '\x01'),
+      "short \"again\"",
   };
   for (const std::string& s : tricky) {
     SCOPED_TRACE(s);
