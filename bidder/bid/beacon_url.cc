@@ -4,6 +4,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <optional>
 #include <utility>
 
@@ -52,20 +53,57 @@ constexpr std::array<bool, 256> kUnreserved = [] {
 
 bool Unreserved(char c) { return kUnreserved[static_cast<unsigned char>(c)]; }
 
-void AppendEscaped(std::string_view value, std::string* out) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  // Ids are almost always unreserved characters only: copy runs whole.
-  while (!value.empty()) {
-    size_t run = 0;
-    while (run < value.size() && Unreserved(value[run])) ++run;
-    out->append(value.data(), run);
-    if (run == value.size()) return;
-    const auto byte = static_cast<unsigned char>(value[run]);
-    const char escaped[3] = {'%', kHex[byte >> 4], kHex[byte & 0xf]};
-    out->append(escaped, 3);
-    value.remove_prefix(run + 1);
+// A per-thread text written through a pointer: a bid's beacons take some
+// eighty small appends, each an out-of-line call when made to a std::string
+// (BM_BeaconUrlsOfABid: 1.85 µs a bid this way, 2.0-2.1 µs before). The
+// string only grows, so room it already has is not zero-filled again; each
+// write checks its room first.
+class ScratchText {
+ public:
+  void Clear() { length_ = 0; }
+  std::string_view view() const { return {data_.data(), length_}; }
+
+  void Append(std::string_view s) {
+    std::memcpy(Room(s.size()), s.data(), s.size());
+    length_ += s.size();
   }
-}
+  void Append(char c) {
+    *Room(1) = c;
+    ++length_;
+  }
+  void AppendNumber(int64_t value) {
+    constexpr size_t kDigits = 20;  // INT64_MIN has 19 and a sign
+    char* at = Room(kDigits);
+    length_ += static_cast<size_t>(std::to_chars(at, at + kDigits, value).ptr - at);
+  }
+  // Percent-encodes every byte outside RFC 3986's unreserved set.
+  void AppendEscaped(std::string_view value) {
+    static constexpr char kHex[] = "0123456789ABCDEF";
+    char* const start = Room(3 * value.size());
+    char* at = start;
+    for (const char c : value) {
+      if (Unreserved(c)) {
+        *at++ = c;
+      } else {
+        const auto byte = static_cast<unsigned char>(c);
+        at[0] = '%';
+        at[1] = kHex[byte >> 4];
+        at[2] = kHex[byte & 0xf];
+        at += 3;
+      }
+    }
+    length_ += static_cast<size_t>(at - start);
+  }
+
+ private:
+  char* Room(size_t bytes) {
+    if (data_.size() - length_ < bytes) data_.resize(std::max(2 * data_.size(), length_ + bytes));
+    return data_.data() + length_;
+  }
+
+  std::string data_;
+  size_t length_ = 0;
+};
 
 // Percent-decodes `in` ('+' is a space, as form encoding has it); false on a
 // malformed escape.
@@ -89,13 +127,12 @@ bool Unescape(std::string_view in, std::string* out) {
   return true;
 }
 
-void AppendField(std::string_view value, std::string* out) {
-  char length[24];
-  auto [end, ec] = std::to_chars(length, length + sizeof(length) - 1, value.size());
-  *end++ = ':';
-  out->append(length, static_cast<size_t>(end - length));
-  out->append(value);
-  out->push_back('\n');
+// One field of a signed text: its length, ':', the bytes, '\n'.
+void AppendField(std::string_view value, ScratchText& text) {
+  text.AppendNumber(static_cast<int64_t>(value.size()));
+  text.Append(':');
+  text.Append(value);
+  text.Append('\n');
 }
 
 bool ParseInt64(std::string_view text, int64_t* value) {
@@ -222,41 +259,42 @@ void AppendFilledMarkup(std::string_view adm, std::string_view click_url,
 BeaconSigner::BeaconSigner(std::string_view secret) : hmac_(secret) {}
 
 internal::HmacSha256::Partial BeaconSigner::SignedPrefix(const BeaconParams& p) const {
-  thread_local std::string text;
-  text.clear();
+  thread_local ScratchText text;
+  text.Clear();
   const int denied = DeniedMask(p);
-  AppendField(denied == 0 ? kSignatureVersion : kSignatureVersionWithPermissions, &text);
-  AppendField(p.exchange, &text);
-  AppendField(p.campaign_id, &text);
-  AppendField(p.creative_id, &text);
-  AppendField(p.device_key, &text);
-  AppendField(p.deal_id, &text);
+  AppendField(denied == 0 ? kSignatureVersion : kSignatureVersionWithPermissions, text);
+  AppendField(p.exchange, text);
+  AppendField(p.campaign_id, text);
+  AppendField(p.creative_id, text);
+  AppendField(p.device_key, text);
+  AppendField(p.deal_id, text);
   char number[24];
   auto write_number = [&](int64_t v) {
     auto [end, ec] = std::to_chars(number, number + sizeof(number), v);
-    AppendField(std::string_view(number, static_cast<size_t>(end - number)), &text);
+    AppendField(std::string_view(number, static_cast<size_t>(end - number)), text);
   };
   write_number(p.bid_price_micros);
-  AppendField(p.bid_currency, &text);
+  AppendField(p.bid_currency, text);
   write_number(p.bid_time_ms);
-  AppendField(p.test ? "1" : "0", &text);
+  AppendField(p.test ? "1" : "0", text);
   if (denied != 0) write_number(denied);
-  if (denied & kFrequencyCapKey) AppendField(p.frequency_cap_key, &text);
-  AppendField(p.request_id, &text);
-  AppendField(p.imp_id, &text);
-  AppendField(p.bid_id, &text);
+  if (denied & kFrequencyCapKey) AppendField(p.frequency_cap_key, text);
+  AppendField(p.request_id, text);
+  AppendField(p.imp_id, text);
+  AppendField(p.bid_id, text);
   // Last and only when set, so bids without a bucket sign as before.
-  if (p.pricing_bucket != 0) AppendField(pricing::BucketText(p.pricing_bucket), &text);
+  if (p.pricing_bucket != 0) AppendField(pricing::BucketText(p.pricing_bucket), text);
   internal::HmacSha256::Partial prefix = hmac_.Begin();
-  prefix.Update(text);
+  prefix.Update(text.view());
   return prefix;
 }
 
 BeaconSigner::SignatureText BeaconSigner::Signature(internal::HmacSha256::Partial prefix,
                                                     BeaconKind kind) const {
-  std::string kind_field;
-  AppendField(BeaconPath(kind), &kind_field);
-  prefix.Update(kind_field);
+  thread_local ScratchText kind_field;
+  kind_field.Clear();
+  AppendField(BeaconPath(kind), kind_field);
+  prefix.Update(kind_field.view());
   const internal::HmacSha256::Digest digest = hmac_.Finish(prefix);
   // base64url without padding of the digest's first 16 bytes.
   static_assert(codecs::Base64UrlLength(kSignatureBytes) == std::tuple_size_v<SignatureText>);
@@ -269,34 +307,59 @@ BeaconSigner::SignatureText BeaconSigner::Signature(internal::HmacSha256::Partia
 namespace {
 
 // The query shared by a bid's beacons: everything up to the kind's macros.
-void AppendSharedQuery(const BeaconParams& p, std::string* out) {
-  auto param = [out](std::string_view name, std::string_view value, bool first = false) {
-    if (!first) out->push_back('&');
-    out->append(name);
-    out->push_back('=');
-    AppendEscaped(value, out);
+void AppendSharedQuery(const BeaconParams& p, ScratchText& out) {
+  auto param = [&out](std::string_view name_and_equals, std::string_view value) {
+    out.Append(name_and_equals);
+    out.AppendEscaped(value);
   };
-  auto number = [out](std::string_view name, int64_t value) {
-    out->push_back('&');
-    out->append(name);
-    out->push_back('=');
-    char buffer[24];
-    auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), value);
-    out->append(buffer, static_cast<size_t>(end - buffer));
+  auto number = [&out](std::string_view name_and_equals, int64_t value) {
+    out.Append(name_and_equals);
+    out.AppendNumber(value);
   };
-  param("x", p.exchange, /*first=*/true);
-  param("c", p.campaign_id);
-  param("cr", p.creative_id);
-  if (!p.device_key.empty()) param("dk", p.device_key);
-  if (!p.deal_id.empty()) param("dl", p.deal_id);
-  number("bp", p.bid_price_micros);
-  param("bc", p.bid_currency);
-  number("ts", p.bid_time_ms);
-  out->append(p.test ? "&test=1" : "&test=0");
-  if (const int denied = DeniedMask(p); denied != 0) number("pf", denied);
-  if (!p.frequency_cap_key.empty()) param("fk", p.frequency_cap_key);
-  out->append("&aid=${AUCTION_ID}&iid=${AUCTION_IMP_ID}&bid=${AUCTION_BID_ID}");
-  if (p.pricing_bucket != 0) param("pb", pricing::BucketText(p.pricing_bucket));
+  param("x=", p.exchange);
+  param("&c=", p.campaign_id);
+  param("&cr=", p.creative_id);
+  if (!p.device_key.empty()) param("&dk=", p.device_key);
+  if (!p.deal_id.empty()) param("&dl=", p.deal_id);
+  number("&bp=", p.bid_price_micros);
+  param("&bc=", p.bid_currency);
+  number("&ts=", p.bid_time_ms);
+  out.Append(p.test ? "&test=1" : "&test=0");
+  if (const int denied = DeniedMask(p); denied != 0) number("&pf=", denied);
+  if (!p.frequency_cap_key.empty()) param("&fk=", p.frequency_cap_key);
+  out.Append("&aid=${AUCTION_ID}&iid=${AUCTION_IMP_ID}&bid=${AUCTION_BID_ID}");
+  if (p.pricing_bucket != 0) param("&pb=", pricing::BucketText(p.pricing_bucket));
+}
+
+// What follows the shared query in a beacon of `kind`: the macros the
+// exchange fills in. Built once from the macro names.
+std::string_view KindQuery(BeaconKind kind, bool priced) {
+  static const std::array<std::string, 4> kTails = [] {
+    const auto param = [](std::string_view name_and_equals, std::string_view macro) {
+      return std::string(name_and_equals) + std::string(macro);
+    };
+    const std::string price = param("&p=", kAuctionPriceMacro);
+    const std::string currency = param("&cur=", kAuctionCurrencyMacro);
+    const std::string min_to_win = param("&mtw=", kAuctionMinToWinMacro);
+    return std::array<std::string, 4>{
+        price + currency,               // win and billing
+        price + currency + min_to_win,  // a priced win
+        param("&loss=", kAuctionLossMacro) + price + min_to_win,
+        std::string(),  // click and impression
+    };
+  }();
+  switch (kind) {
+    case BeaconKind::kWin:
+      return kTails[priced ? 1 : 0];
+    case BeaconKind::kBilling:
+      return kTails[0];
+    case BeaconKind::kLoss:
+      return kTails[2];
+    case BeaconKind::kClick:
+    case BeaconKind::kImpression:
+      break;
+  }
+  return kTails[3];
 }
 
 }  // namespace
@@ -304,55 +367,43 @@ void AppendSharedQuery(const BeaconParams& p, std::string* out) {
 void BeaconSigner::AppendOne(BeaconKind kind, std::string_view base_url, std::string_view query,
                              const internal::HmacSha256::Partial& prefix, bool priced,
                              std::string* out) const {
+  constexpr std::string_view kSig = "&sig=";
   const std::string_view path = BeaconPath(kind);
-  out->reserve(out->size() + base_url.size() + path.size() + query.size() + 80);
-  out->append(base_url);
-  out->append(path);
-  out->push_back('?');
-  out->append(query);
-  switch (kind) {
-    case BeaconKind::kWin:
-    case BeaconKind::kBilling:
-      out->append("&p=");
-      out->append(kAuctionPriceMacro);
-      out->append("&cur=");
-      out->append(kAuctionCurrencyMacro);
-      if (priced && kind == BeaconKind::kWin) {
-        out->append("&mtw=");
-        out->append(kAuctionMinToWinMacro);
-      }
-      break;
-    case BeaconKind::kLoss:
-      out->append("&loss=");
-      out->append(kAuctionLossMacro);
-      out->append("&p=");
-      out->append(kAuctionPriceMacro);
-      out->append("&mtw=");
-      out->append(kAuctionMinToWinMacro);
-      break;
-    case BeaconKind::kClick:
-    case BeaconKind::kImpression:
-      break;
-  }
-  out->append("&sig=");
+  const std::string_view kind_query = KindQuery(kind, priced);
   const SignatureText signature = Signature(prefix, kind);
-  out->append(signature.data(), signature.size());
+  // Sized once and written through a pointer: the URL's length is known.
+  const size_t start = out->size();
+  out->resize(start + base_url.size() + path.size() + 1 + query.size() + kind_query.size() +
+              kSig.size() + signature.size());
+  char* at = out->data() + start;
+  const auto put = [&at](std::string_view piece) {
+    std::memcpy(at, piece.data(), piece.size());
+    at += piece.size();
+  };
+  put(base_url);
+  put(path);
+  *at++ = '?';
+  put(query);
+  put(kind_query);
+  put(kSig);
+  put(std::string_view(signature.data(), signature.size()));
 }
 
 void BeaconSigner::AppendUrl(BeaconKind kind, std::string_view base_url, const BeaconParams& p,
                              std::string* out) const {
-  thread_local std::string query;
-  query.clear();
-  AppendSharedQuery(p, &query);
-  AppendOne(kind, base_url, query, SignedPrefix(p), p.pricing_bucket != 0, out);
+  thread_local ScratchText query;
+  query.Clear();
+  AppendSharedQuery(p, query);
+  AppendOne(kind, base_url, query.view(), SignedPrefix(p), p.pricing_bucket != 0, out);
 }
 
 void BeaconSigner::AppendUrls(std::string_view base_url, const BeaconParams& p, std::string* win,
                               std::string* billing, std::string* loss, std::string* click,
                               std::string* impression) const {
-  thread_local std::string query;
-  query.clear();
-  AppendSharedQuery(p, &query);
+  thread_local ScratchText shared;
+  shared.Clear();
+  AppendSharedQuery(p, shared);
+  const std::string_view query = shared.view();
   const internal::HmacSha256::Partial prefix = SignedPrefix(p);
   const bool priced = p.pricing_bucket != 0;
   if (win != nullptr) AppendOne(BeaconKind::kWin, base_url, query, prefix, priced, win);
@@ -375,11 +426,12 @@ std::string BeaconSigner::ClickToken(std::string_view impression_id) const {
   std::string token;
   token.reserve(2 * impression_id.size() + 1 + 22);
   storage::AppendHex(impression_id, &token);
-  std::string text;
-  AppendField(kClickTokenVersion, &text);
-  AppendField(impression_id, &text);
+  thread_local ScratchText text;
+  text.Clear();
+  AppendField(kClickTokenVersion, text);
+  AppendField(impression_id, text);
   internal::HmacSha256::Partial prefix = hmac_.Begin();
-  prefix.Update(text);
+  prefix.Update(text.view());
   // Signature() appends a kind field; the token's own version field above
   // already keeps its signed text apart from every beacon's.
   const SignatureText signature = Signature(prefix, BeaconKind::kClick);

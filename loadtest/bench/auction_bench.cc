@@ -393,6 +393,32 @@ void BM_BeaconUrl(benchmark::State& state) {
 }
 BENCHMARK(BM_BeaconUrl);
 
+// A bid's five beacons (win, billing, loss, click, impression) over one
+// shared query and signed prefix, as the bid path writes them.
+void BM_BeaconUrlsOfABid(benchmark::State& state) {
+  BeaconSigner signer(kBeaconSecret);
+  BeaconParams params;
+  params.exchange = "sample-exchange";
+  params.campaign_id = "northwind-travel-display";
+  params.creative_id = "nw-leader-summer";
+  params.device_key = "95d4b23506b2879bd1a03067d01aa93c";
+  params.bid_price_micros = 2500000;
+  params.bid_currency = "USD";
+  params.bid_time_ms = 1791115200000;
+  params.request_id = "9f3c1e7a-5b2d-4c8e-a1f0-3d6b9e2c7a41";
+  params.imp_id = "1";
+  params.bid_id = "0123456789abcdef0123456789abcdef-1";
+  std::string win, billing, loss, click, impression;
+  for (auto _ : state) {
+    for (std::string* url : {&win, &billing, &loss, &click, &impression}) url->clear();
+    signer.AppendUrls("https://rtb.example.com", params, &win, &billing, &loss, &click,
+                      &impression);
+    benchmark::DoNotOptimize(win);
+    benchmark::DoNotOptimize(impression);
+  }
+}
+BENCHMARK(BM_BeaconUrlsOfABid)->Apply(IterationsFromEnvironment);
+
 }  // namespace
 }  // namespace rtb::bidder
 
