@@ -64,6 +64,7 @@ class ScratchText {
   std::string_view view() const { return {data_.data(), length_}; }
 
   void Append(std::string_view s) {
+    if (s.empty()) return;  // its data() may be null, which memcpy may not get
     std::memcpy(Room(s.size()), s.data(), s.size());
     length_ += s.size();
   }
@@ -377,6 +378,7 @@ void BeaconSigner::AppendOne(BeaconKind kind, std::string_view base_url, std::st
               kSig.size() + signature.size());
   char* at = out->data() + start;
   const auto put = [&at](std::string_view piece) {
+    if (piece.empty()) return;
     std::memcpy(at, piece.data(), piece.size());
     at += piece.size();
   };
