@@ -55,7 +55,7 @@ bool Unreserved(char c) { return kUnreserved[static_cast<unsigned char>(c)]; }
 
 // A per-thread text written through a pointer: a bid's beacons take some
 // eighty small appends, each an out-of-line call when made to a std::string
-// (BM_BeaconUrlsOfABid: 1.85 µs a bid this way, 2.0-2.1 µs before). The
+// (BM_BeaconUrlsOfABid: 6 % less time a bid this way). The
 // string only grows, so room it already has is not zero-filled again; each
 // write checks its room first.
 class ScratchText {

@@ -371,8 +371,8 @@ void BM_DeviceKey(benchmark::State& state) {
 }
 BENCHMARK(BM_DeviceKey);
 
-void BM_BeaconUrl(benchmark::State& state) {
-  BeaconSigner signer(kBeaconSecret);
+// The beacon parameters of a typical bid.
+BeaconParams SampleBeaconParams() {
   BeaconParams params;
   params.exchange = "sample-exchange";
   params.campaign_id = "northwind-travel-display";
@@ -384,6 +384,12 @@ void BM_BeaconUrl(benchmark::State& state) {
   params.request_id = "9f3c1e7a-5b2d-4c8e-a1f0-3d6b9e2c7a41";
   params.imp_id = "1";
   params.bid_id = "0123456789abcdef0123456789abcdef-1";
+  return params;
+}
+
+void BM_BeaconUrl(benchmark::State& state) {
+  BeaconSigner signer(kBeaconSecret);
+  const BeaconParams params = SampleBeaconParams();
   std::string url;
   for (auto _ : state) {
     url.clear();
@@ -397,17 +403,7 @@ BENCHMARK(BM_BeaconUrl);
 // shared query and signed prefix, as the bid path writes them.
 void BM_BeaconUrlsOfABid(benchmark::State& state) {
   BeaconSigner signer(kBeaconSecret);
-  BeaconParams params;
-  params.exchange = "sample-exchange";
-  params.campaign_id = "northwind-travel-display";
-  params.creative_id = "nw-leader-summer";
-  params.device_key = "95d4b23506b2879bd1a03067d01aa93c";
-  params.bid_price_micros = 2500000;
-  params.bid_currency = "USD";
-  params.bid_time_ms = 1791115200000;
-  params.request_id = "9f3c1e7a-5b2d-4c8e-a1f0-3d6b9e2c7a41";
-  params.imp_id = "1";
-  params.bid_id = "0123456789abcdef0123456789abcdef-1";
+  const BeaconParams params = SampleBeaconParams();
   std::string win, billing, loss, click, impression;
   for (auto _ : state) {
     for (std::string* url : {&win, &billing, &loss, &click, &impression}) url->clear();
