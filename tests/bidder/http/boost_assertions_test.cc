@@ -93,21 +93,6 @@ class ChunkedRequestTest : public ::testing::Test {
     }
   }
 
-  // What the client has received once `expected` arrived, or after 200 turns
-  // of at most 5 ms.
-  std::string ReceivedUntil(std::string_view expected) {
-    std::string out;
-    for (int turn = 0; turn < 200 && out.find(expected) == std::string::npos; ++turn) {
-      if (worker_->ioc->stopped()) worker_->ioc->restart();
-      worker_->ioc->run_for(std::chrono::milliseconds(5));
-      char buffer[4096];
-      for (ssize_t n; (n = ::recv(client_, buffer, sizeof(buffer), 0)) > 0;) {
-        out.append(buffer, static_cast<size_t>(n));
-      }
-    }
-    return out;
-  }
-
   prometheus::Registry registry_;
   std::unique_ptr<ServerCore> core_;
   Worker* worker_ = nullptr;
@@ -120,7 +105,7 @@ constexpr std::string_view kChunkedHead =
 TEST_F(ChunkedRequestTest, AnEmptyBodysFinalChunkSentAByteAtATimeIsAnswered) {
   Send(kChunkedHead, kChunkedHead.size());
   Send("0\r\n\r\n", 1);
-  const std::string received = ReceivedUntil("size=0");
+  const std::string received = ReceiveUntil(*worker_, client_, "size=0", 200);
   EXPECT_NE(received.find("HTTP/1.1 200"), std::string::npos) << received;
   EXPECT_NE(received.find("size=0"), std::string::npos) << received;
 }
@@ -128,7 +113,7 @@ TEST_F(ChunkedRequestTest, AnEmptyBodysFinalChunkSentAByteAtATimeIsAnswered) {
 TEST_F(ChunkedRequestTest, AFinalChunkAfterDataSentAByteAtATimeIsAnswered) {
   Send(kChunkedHead, kChunkedHead.size());
   Send("5\r\nhello\r\n0\r\n\r\n", 1);
-  const std::string received = ReceivedUntil("size=5");
+  const std::string received = ReceiveUntil(*worker_, client_, "size=5", 200);
   EXPECT_NE(received.find("HTTP/1.1 200"), std::string::npos) << received;
   EXPECT_NE(received.find("size=5"), std::string::npos) << received;
 }

@@ -59,22 +59,6 @@ class LateWorkerTest : public ::testing::Test {
     worker_->ioc->poll();
   }
 
-  // What the client has received after the worker ran for up to `turns`
-  // short turns.
-  std::string Received(int turns) {
-    std::string out;
-    for (int turn = 0; turn < turns; ++turn) {
-      if (worker_->ioc->stopped()) worker_->ioc->restart();
-      worker_->ioc->run_for(std::chrono::milliseconds(5));
-      char buffer[4096];
-      for (ssize_t n; (n = ::recv(client_, buffer, sizeof(buffer), 0)) > 0;) {
-        out.append(buffer, static_cast<size_t>(n));
-      }
-      if (out.find("hello") != std::string::npos) break;
-    }
-    return out;
-  }
-
   prometheus::Registry registry_;
   std::unique_ptr<ServerCore> core_;
   Worker* worker_ = nullptr;
@@ -90,7 +74,7 @@ TEST_F(LateWorkerTest, ARequestThatCameInTimeIsServedThoughTheSweepRunsFirst) {
   // before the read completion does.
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   worker_->Sweep();
-  const std::string received = Received(200);
+  const std::string received = ReceiveUntil(*worker_, client_, "hello", 200);
   EXPECT_NE(received.find("HTTP/1.1 200"), std::string::npos) << received;
   EXPECT_NE(received.find("hello"), std::string::npos) << received;
 }

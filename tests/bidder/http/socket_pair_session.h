@@ -9,8 +9,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <memory>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <utility>
 
 #include "absl/status/statusor.h"
@@ -45,6 +48,21 @@ inline absl::StatusOr<int> StartSocketPairSession(ServerCore& core, Worker& work
   }
   std::make_shared<Session>(worker, std::move(socket), peer, std::move(*slot))->Start();
   return fds[1];
+}
+
+// What the client end `client` has received once `expected` is among it, or
+// after `turns` turns of `worker` of at most 5 ms each.
+inline std::string ReceiveUntil(Worker& worker, int client, std::string_view expected, int turns) {
+  std::string out;
+  for (int turn = 0; turn < turns && out.find(expected) == std::string::npos; ++turn) {
+    if (worker.ioc->stopped()) worker.ioc->restart();
+    worker.ioc->run_for(std::chrono::milliseconds(5));
+    char buffer[4096];
+    for (ssize_t n; (n = ::recv(client, buffer, sizeof(buffer), 0)) > 0;) {
+      out.append(buffer, static_cast<size_t>(n));
+    }
+  }
+  return out;
 }
 
 }  // namespace rtb::bidder::internal
