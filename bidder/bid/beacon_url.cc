@@ -335,32 +335,35 @@ void AppendSharedQuery(const BeaconParams& p, ScratchText& out) {
 // What follows the shared query in a beacon of `kind`: the macros the
 // exchange fills in. Built once from the macro names.
 std::string_view KindQuery(BeaconKind kind, bool priced) {
-  static const std::array<std::string, 4> kTails = [] {
+  struct Tails {
+    std::string price;       // win and billing: the price and its currency
+    std::string priced_win;  // a win of a shaded bid: and the minimum to win
+    std::string loss;        // the loss reason, the price and the minimum to win
+  };
+  static const Tails kTails = [] {
     const auto param = [](std::string_view name_and_equals, std::string_view macro) {
       return std::string(name_and_equals) + std::string(macro);
     };
     const std::string price = param("&p=", kAuctionPriceMacro);
-    const std::string currency = param("&cur=", kAuctionCurrencyMacro);
     const std::string min_to_win = param("&mtw=", kAuctionMinToWinMacro);
-    return std::array<std::string, 4>{
-        price + currency,               // win and billing
-        price + currency + min_to_win,  // a priced win
-        param("&loss=", kAuctionLossMacro) + price + min_to_win,
-        std::string(),  // click and impression
-    };
+    Tails tails;
+    tails.price = price + param("&cur=", kAuctionCurrencyMacro);
+    tails.priced_win = tails.price + min_to_win;
+    tails.loss = param("&loss=", kAuctionLossMacro) + price + min_to_win;
+    return tails;
   }();
   switch (kind) {
     case BeaconKind::kWin:
-      return kTails[priced ? 1 : 0];
+      return priced ? kTails.priced_win : kTails.price;
     case BeaconKind::kBilling:
-      return kTails[0];
+      return kTails.price;
     case BeaconKind::kLoss:
-      return kTails[2];
+      return kTails.loss;
     case BeaconKind::kClick:
     case BeaconKind::kImpression:
       break;
   }
-  return kTails[3];
+  return {};
 }
 
 }  // namespace
