@@ -43,7 +43,8 @@ void FilterStoredRow(const StoredRow& row, VisibleCellFilter& filter, CellList* 
 void FilterCachedRow(const CachedRow& row, VisibleCellFilter& filter, CellList* out) {
   if (!row.stored_is_latest()) return FilterStoredRow(row.stored, filter, out);
   filter.StartRow();
-  for (const Cell& c : row.latest) {
+  for (size_t i = 0; i < row.latest.size(); ++i) {
+    const CellView c = row.latest[i];
     filter.Add(CellSuffix{c.qualifier, c.timestamp, CellType::kPut},
                DecodedValue{std::nullopt, c.value}, out);
   }
@@ -51,13 +52,14 @@ void FilterCachedRow(const CachedRow& row, VisibleCellFilter& filter, CellList* 
 
 // Builds the cache entry for a family row read at `now`: the latest version
 // of every column, valid until the first cell's TTL runs out (from then on
-// another version may be the visible one).
+// another version may be the visible one). `*latest` receives those cells
+// unpacked, for the read that fetched them.
 std::shared_ptr<const CachedRow> MakeCachedRow(const FamilyOptions& family, StoredRow stored,
-                                               int64_t now) {
+                                               int64_t now, CellList* latest) {
   auto row = std::make_shared<CachedRow>();
-  VisibleCellFilter latest(family, nullptr, TimeRange{}, 1, now);
-  if (!stored.empty()) row->latest.reserve(stored.size());
-  FilterStoredRow(stored, latest, &row->latest);
+  VisibleCellFilter filter(family, nullptr, TimeRange{}, 1, now);
+  if (!stored.empty()) latest->reserve(stored.size());
+  FilterStoredRow(stored, filter, latest);
   int64_t valid_until = kLatestTimestamp;
   bool any_cell_ttl = false;
   for (const StoredCell& c : stored) {
@@ -66,7 +68,15 @@ std::shared_ptr<const CachedRow> MakeCachedRow(const FamilyOptions& family, Stor
     int64_t ttl = EffectiveTtlMs(family, c.ttl_ms);
     if (ttl > 0) valid_until = std::min(valid_until, c.timestamp + ttl + 1);
   }
-  row->latest_valid_until_ms = valid_until;
+  PackedCells::Builder packer;
+  for (auto it = latest->begin(), end = latest->end(); it != end; ++it) packer.Add(it.view());
+  std::optional<PackedCells> packed = std::move(packer).Build();
+  if (packed.has_value()) {
+    row->latest = *std::move(packed);
+    row->latest_valid_until_ms = valid_until;
+  } else {
+    row->latest_valid_until_ms = 0;  // too large to pack: read from `stored`
+  }
   // `latest` stands for the stored cells when every one of them is in it
   // (a marker never is; so one version per column, none expired) and none
   // has a cell TTL, which `latest` does not carry.
@@ -304,7 +314,8 @@ bool EmbeddedStoreImpl::AppendCachedFamily(const Family& family, const storage::
   std::shared_ptr<const CachedRow> cached = row_cache_.Lookup(family.id, get.row);
   if (cached == nullptr) return false;
   if (latest_only && now < cached->latest_valid_until_ms) {
-    out->AppendShared(cached->latest);
+    // Aliasing: the packed cells keep their cached row alive.
+    out->AppendShared(std::shared_ptr<const PackedCells>(cached, &cached->latest));
   } else {
     FilterCachedRow(*cached, filter, out);
   }
@@ -345,12 +356,13 @@ absl::StatusOr<RowResult> EmbeddedStoreImpl::ReadRow(const Table& table, const s
       StoredRow stored;
       CollectFamilyRow(it.get(), prefix, &stored);
       if (!it->status().ok()) return FromRocks(it->status(), "get");
-      // The cached row's latest view is what the commonest read sees: shared
-      // with the answer instead of filtering the cells a second time.
+      // The cached row's latest cells are what the commonest read sees: the
+      // answer instead of filtering the cells a second time.
+      CellList latest;
       std::shared_ptr<const CachedRow> cached =
-          MakeCachedRow(e.family->options, std::move(stored), now);
+          MakeCachedRow(e.family->options, std::move(stored), now, &latest);
       if (latest_only && now < cached->latest_valid_until_ms) {
-        result.cells.AppendShared(cached->latest);
+        result.cells.AppendShared(latest);
       } else {
         FilterCachedRow(*cached, filter, &result.cells);
       }

@@ -14,21 +14,95 @@ const FamilyOptions* TableSchema::Family(std::string_view family) const {
   return nullptr;
 }
 
+void PackedCells::Builder::Add(const CellView& cell) {
+  if (!cells_.has_value()) return;
+  PackedCells& packed = *cells_;
+  const size_t offset = packed.text_.size();
+  if (cell.qualifier.size() + cell.value.size() > std::numeric_limits<uint32_t>::max() - offset) {
+    cells_.reset();
+    return;
+  }
+  uint32_t family = 0;
+  while (family < packed.families_.size() && packed.families_[family] != cell.family) ++family;
+  if (family == packed.families_.size()) packed.families_.emplace_back(cell.family);
+  packed.text_.append(cell.qualifier).append(cell.value);
+  packed.entries_.push_back(Entry{cell.timestamp, static_cast<uint32_t>(offset),
+                                  static_cast<uint32_t>(cell.qualifier.size()),
+                                  static_cast<uint32_t>(cell.value.size()), family});
+}
+
+std::optional<PackedCells> PackedCells::Builder::Build() && {
+  if (cells_.has_value()) {
+    cells_->text_.shrink_to_fit();
+    cells_->entries_.shrink_to_fit();
+  }
+  return std::move(cells_);
+}
+
+CellView PackedCells::operator[](size_t index) const {
+  const Entry& e = entries_[index];
+  const std::string_view text(text_);
+  return CellView{families_[e.family], text.substr(e.offset, e.qualifier_size), e.timestamp,
+                  text.substr(e.offset + e.qualifier_size, e.value_size)};
+}
+
+namespace {
+
+// What a string holds outside itself: nothing while its text fits in place.
+size_t HeapBytes(const std::string& s) {
+  return s.capacity() > std::string().capacity() ? s.capacity() + 1 : 0;
+}
+
+}  // namespace
+
+size_t PackedCells::bytes() const {
+  size_t n = sizeof(PackedCells) + HeapBytes(text_) + entries_.capacity() * sizeof(Entry);
+  for (const std::string& f : families_) n += HeapBytes(f);
+  if (families_.size() > kInlineFamilies) n += families_.capacity() * sizeof(std::string);
+  return n;
+}
+
+const std::vector<Cell>& CellList::Unpacked::cells() {
+  absl::call_once(once_, [this] {
+    cells_.reserve(packed->size());
+    for (size_t i = 0; i < packed->size(); ++i) {
+      const CellView v = (*packed)[i];
+      cells_.emplace_back(v.family, v.qualifier, v.timestamp, v.value);
+    }
+  });
+  return cells_;
+}
+
+CellView CellList::Segment::view(size_t offset) const {
+  if (packed != nullptr) return (*packed->packed)[offset];
+  const Cell& c = (*cells)[offset];
+  return CellView{c.family, c.qualifier, c.timestamp, c.value};
+}
+
 CellList::CellList(std::vector<Cell> cells) {
   if (cells.empty()) return;
-  segments_.push_back(Segment{std::make_shared<std::vector<Cell>>(std::move(cells)), true});
+  segments_.push_back(
+      Segment{std::make_shared<std::vector<Cell>>(std::move(cells)), nullptr, true});
 }
 
 size_t CellList::size() const {
   size_t n = 0;
-  for (const Segment& s : segments_) n += s.cells->size();
+  for (const Segment& s : segments_) n += s.size();
   return n;
 }
 
 const Cell& CellList::operator[](size_t index) const {
   for (const Segment& s : segments_) {
-    if (index < s.cells->size()) return (*s.cells)[index];
-    index -= s.cells->size();
+    if (index < s.size()) return s.at(index);
+    index -= s.size();
+  }
+  std::abort();  // out of range
+}
+
+CellView CellList::view(size_t index) const {
+  for (const Segment& s : segments_) {
+    if (index < s.size()) return s.view(index);
+    index -= s.size();
   }
   std::abort();  // out of range
 }
@@ -38,8 +112,13 @@ CellList::const_iterator CellList::end() const { return const_iterator(this, siz
 
 void CellList::AppendShared(const CellList& other) {
   for (const Segment& s : other.segments_) {
-    if (!s.cells->empty()) segments_.push_back(Segment{s.cells, false});
+    if (s.size() != 0) segments_.push_back(Segment{s.cells, s.packed, false});
   }
+}
+
+void CellList::AppendShared(std::shared_ptr<const PackedCells> cells) {
+  if (cells == nullptr || cells->empty()) return;
+  segments_.push_back(Segment{nullptr, std::make_shared<Unpacked>(std::move(cells)), false});
 }
 
 void CellList::clear() { segments_.clear(); }
@@ -50,7 +129,7 @@ std::vector<Cell>& CellList::WritableTail() {
   // A copy of this list holds the same segment: use_count tells, since only
   // lists (never their readers) hold segment pointers.
   if (segments_.empty() || !segments_.back().owned || segments_.back().cells.use_count() != 1) {
-    segments_.push_back(Segment{std::make_shared<std::vector<Cell>>(), true});
+    segments_.push_back(Segment{std::make_shared<std::vector<Cell>>(), nullptr, true});
   }
   // Allocated non-const by this list, so writing through it is defined.
   return const_cast<std::vector<Cell>&>(*segments_.back().cells);
@@ -65,8 +144,8 @@ void CellList::const_iterator::Seek(size_t index) {
   segment_ = 0;
   offset_ = index;
   const auto& segments = list_->segments_;
-  while (segment_ < segments.size() && offset_ >= segments[segment_].cells->size()) {
-    offset_ -= segments[segment_].cells->size();
+  while (segment_ < segments.size() && offset_ >= segments[segment_].size()) {
+    offset_ -= segments[segment_].size();
     ++segment_;
   }
 }
@@ -74,7 +153,8 @@ void CellList::const_iterator::Seek(size_t index) {
 std::optional<std::string_view> RowResult::Value(std::string_view family,
                                                  std::string_view qualifier) const {
   // Cells are ordered newest first within a column, so the first match is the latest.
-  for (const Cell& c : cells) {
+  for (auto it = cells.begin(), end = cells.end(); it != end; ++it) {
+    const CellView c = it.view();
     if (c.family == family && c.qualifier == qualifier) return c.value;
   }
   return std::nullopt;

@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/base/call_once.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 
@@ -99,10 +100,63 @@ struct Cell {
   bool operator==(const Cell&) const = default;
 };
 
+// A cell read in place: its bytes belong to the list or packed cells it came
+// from, and live as long as they do.
+struct CellView {
+  std::string_view family;
+  std::string_view qualifier;
+  int64_t timestamp = 0;
+  std::string_view value;
+};
+
+// Cells in one buffer, for a cache that holds many rows: a profile's short
+// qualifiers and values take about a third of the memory of a vector of Cell,
+// whose three strings are 96 bytes before their text. Immutable once built.
+class PackedCells {
+ public:
+  class Builder;
+
+  size_t size() const { return entries_.size(); }
+  bool empty() const { return entries_.empty(); }
+  CellView operator[](size_t index) const;
+  // The memory these cells hold, for a cache's accounting.
+  size_t bytes() const;
+
+ private:
+  struct Entry {
+    int64_t timestamp;
+    uint32_t offset;  // of the qualifier in text_, the value right after it
+    uint32_t qualifier_size;
+    uint32_t value_size;
+    uint32_t family;  // index in families_
+  };
+  // Rows hold one or two families (the profile's `seg` and `fc`).
+  static constexpr size_t kInlineFamilies = 2;
+  absl::InlinedVector<std::string, kInlineFamilies> families_;
+  std::string text_;
+  std::vector<Entry> entries_;
+};
+
+// Appends cells in the order they are read back. A row's texts are limited
+// to 4 GiB together: Build() answers nullopt past that.
+class PackedCells::Builder {
+ public:
+  void Add(const CellView& cell);
+  std::optional<PackedCells> Build() &&;
+
+ private:
+  std::optional<PackedCells> cells_{std::in_place};
+};
+
 // A read-only sequence of cells that copies cheaply: it is a chain of
 // immutable segments shared between copies, so a result answered from a
 // cache hands out the cached cells without copying them. Appending writes to
 // a segment only this list holds, never to one it shares.
+//
+// A segment may be packed cells (what the embedded store's row cache holds).
+// view() and const_iterator::view() read them in place; operator[] and
+// dereferencing an iterator, which answer a Cell, unpack such a segment the
+// first time (once per list and its copies, safe from concurrent readers).
 class CellList {
  public:
   class const_iterator;
@@ -117,6 +171,8 @@ class CellList {
   size_t size() const;
   bool empty() const { return size() == 0; }
   const Cell& operator[](size_t index) const;
+  // Cell `index` without unpacking packed cells.
+  CellView view(size_t index) const;
   const Cell& front() const { return (*this)[0]; }
   const Cell& back() const { return (*this)[size() - 1]; }
   const_iterator begin() const;
@@ -131,16 +187,37 @@ class CellList {
   void reserve(size_t cells) { WritableTail().reserve(cells); }
   // Appends the cells of `other` by sharing its segments; nothing is copied.
   void AppendShared(const CellList& other);
+  // Appends `cells` by sharing them; nothing is copied.
+  void AppendShared(std::shared_ptr<const PackedCells> cells);
   void clear();
 
   std::vector<Cell> ToVector() const;
   friend bool operator==(const CellList& a, const CellList& b);
 
  private:
+  // Packed cells and, once something asked for them as Cell, those cells.
+  struct Unpacked {
+    explicit Unpacked(std::shared_ptr<const PackedCells> packed) : packed(std::move(packed)) {}
+    const std::vector<Cell>& cells();
+
+    const std::shared_ptr<const PackedCells> packed;
+
+   private:
+    absl::once_flag once_;
+    std::vector<Cell> cells_;
+  };
   struct Segment {
+    // Exactly one of the two is set.
     std::shared_ptr<const std::vector<Cell>> cells;
+    std::shared_ptr<Unpacked> packed;
     // Created by this list, so it may append while no copy shares it.
     bool owned = false;
+
+    size_t size() const { return cells != nullptr ? cells->size() : packed->packed->size(); }
+    const Cell& at(size_t offset) const {
+      return cells != nullptr ? (*cells)[offset] : packed->cells()[offset];
+    }
+    CellView view(size_t offset) const;
   };
   std::vector<Cell>& WritableTail();
 
@@ -158,13 +235,15 @@ class CellList::const_iterator {
   using reference = const Cell&;
 
   const_iterator() = default;
-  reference operator*() const { return (*list_->segments_[segment_].cells)[offset_]; }
+  reference operator*() const { return list_->segments_[segment_].at(offset_); }
   pointer operator->() const { return &**this; }
+  // The cell without unpacking packed cells.
+  CellView view() const { return list_->segments_[segment_].view(offset_); }
   reference operator[](difference_type n) const { return *(*this + n); }
 
   const_iterator& operator++() {
     ++index_;
-    if (++offset_ == list_->segments_[segment_].cells->size()) Seek(index_);
+    if (++offset_ == list_->segments_[segment_].size()) Seek(index_);
     return *this;
   }
   const_iterator operator++(int) {

@@ -201,7 +201,9 @@ void BM_RowCacheHitInAFullCache(benchmark::State& state) {
   constexpr int kRows = 50000;
   internal::RowCache cache(size_t{64} << 20);
   const auto row = std::make_shared<internal::CachedRow>();
-  row->latest.emplace_back("s", "s0000001", 1, "Z");
+  PackedCells::Builder packer;
+  packer.Add(CellView{"s", "s0000001", 1, "Z"});
+  row->latest = *std::move(packer).Build();
   std::vector<std::string> keys;
   keys.reserve(kRows);
   std::mt19937_64 random(20261206);

@@ -23,10 +23,7 @@ size_t RowCache::SizeOf(const CachedRow& row) {
   for (const StoredCell& c : row.stored) {
     n += sizeof(StoredCell) + HeapBytes(c.qualifier) + HeapBytes(c.value);
   }
-  for (const Cell& c : row.latest) {
-    n += sizeof(Cell) + HeapBytes(c.family) + HeapBytes(c.qualifier) + HeapBytes(c.value);
-  }
-  return n;
+  return n + row.latest.bytes() - sizeof(PackedCells);
 }
 
 RowCache::Key::Key(uint32_t family_id, std::string_view row) {

@@ -1,5 +1,8 @@
 #include <algorithm>
+#include <memory>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -78,6 +81,88 @@ TEST(CellListTest, EmptyAndCleared) {
   cells.clear();
   EXPECT_TRUE(cells.empty());
   EXPECT_EQ(cells.size(), 0u);
+}
+
+std::shared_ptr<const PackedCells> Packed(const std::vector<Cell>& cells) {
+  PackedCells::Builder packer;
+  for (const Cell& c : cells) packer.Add(CellView{c.family, c.qualifier, c.timestamp, c.value});
+  std::optional<PackedCells> packed = std::move(packer).Build();
+  return packed.has_value() ? std::make_shared<const PackedCells>(*std::move(packed)) : nullptr;
+}
+
+bool SameCell(const CellView& view, const Cell& cell) {
+  return view.family == cell.family && view.qualifier == cell.qualifier &&
+         view.timestamp == cell.timestamp && view.value == cell.value;
+}
+
+TEST(PackedCellsTest, ReadsBackEveryCellInOrder) {
+  const std::vector<Cell> cells{Cell("fc", "c1|20261206", 7, EncodeCounter(3)),
+                                Cell("seg", "s1", 5, "Z"), Cell("seg", "", 4, ""),
+                                Cell("seg", std::string(300, 'q'), -1, std::string(5000, 'v')),
+                                Cell("fc", "c2|20261206", 9, std::string("\0\xff", 2))};
+  std::shared_ptr<const PackedCells> packed = Packed(cells);
+  ASSERT_NE(packed, nullptr);
+  ASSERT_EQ(packed->size(), cells.size());
+  for (size_t i = 0; i < cells.size(); ++i) EXPECT_TRUE(SameCell((*packed)[i], cells[i])) << i;
+}
+
+TEST(PackedCellsTest, HoldsAProfileInAThirdOfTheMemoryOfItsCells) {
+  std::vector<Cell> cells;
+  for (int i = 0; i < 80; ++i) cells.emplace_back("seg", "s" + std::to_string(1000 + i), 1, "Z");
+  for (int i = 0; i < 6; ++i) {
+    cells.emplace_back("fc", "campaign-" + std::to_string(i) + "|20261206", 1, EncodeCounter(i));
+  }
+  std::shared_ptr<const PackedCells> packed = Packed(cells);
+  ASSERT_NE(packed, nullptr);
+  EXPECT_LT(packed->bytes() * 3, cells.size() * sizeof(Cell));
+}
+
+TEST(PackedCellsTest, AnEmptyBuilderBuildsNoCells) {
+  std::optional<PackedCells> packed = PackedCells::Builder().Build();
+  ASSERT_TRUE(packed.has_value());
+  EXPECT_TRUE(packed->empty());
+}
+
+TEST(CellListTest, PackedSegmentsReadInPlaceAndAsCells) {
+  CellList cells{C("a")};
+  cells.AppendShared(Packed({C("b"), C("c")}));
+  cells.AppendShared(std::shared_ptr<const PackedCells>());  // nothing
+  cells.push_back(C("d"));
+
+  EXPECT_EQ(cells.size(), 4u);
+  EXPECT_TRUE(SameCell(cells.view(1), C("b")));
+  EXPECT_TRUE(SameCell((cells.begin() + 2).view(), C("c")));
+  EXPECT_TRUE(SameCell(cells.view(3), C("d")));
+  EXPECT_EQ(Qualifiers(cells), "abcd");
+  EXPECT_EQ(cells[2].value, "vc");
+  EXPECT_EQ(cells, (CellList{C("a"), C("b"), C("c"), C("d")}));
+  RowResult row{"r", cells};
+  EXPECT_EQ(row.Value("f", "c"), "vc");
+  EXPECT_EQ(row.Value("f", "e"), std::nullopt);
+}
+
+TEST(CellListTest, CopiesShareWhatAPackedSegmentUnpacked) {
+  CellList cells;
+  cells.AppendShared(Packed({C("a"), C("b")}));
+  const CellList copy = cells;
+  const Cell* unpacked = &cells[1];
+  EXPECT_EQ(&copy[1], unpacked);
+  EXPECT_EQ(unpacked->qualifier, "b");
+}
+
+TEST(CellListTest, ConcurrentReadersUnpackAPackedSegmentOnce) {
+  std::vector<Cell> expected;
+  for (int i = 0; i < 500; ++i) expected.push_back(C("q" + std::to_string(i)));
+  CellList cells;
+  cells.AppendShared(Packed(expected));
+  std::vector<const Cell*> seen(8);
+  std::vector<std::thread> readers;
+  for (size_t t = 0; t < seen.size(); ++t) {
+    readers.emplace_back([&cells, &seen, t] { seen[t] = &cells[499]; });
+  }
+  for (std::thread& reader : readers) reader.join();
+  for (const Cell* cell : seen) EXPECT_EQ(cell, seen[0]);
+  EXPECT_EQ(cells.ToVector(), expected);
 }
 
 }  // namespace

@@ -12,8 +12,13 @@ constexpr uint32_t kFamily = 7;
 
 // A cached row of `cells` one-byte cells.
 std::shared_ptr<const CachedRow> RowOf(int cells) {
+  PackedCells::Builder packer;
+  for (int i = 0; i < cells; ++i) {
+    const std::string qualifier = "q" + std::to_string(i);
+    packer.Add(CellView{"f", qualifier, 1, "v"});
+  }
   auto row = std::make_shared<CachedRow>();
-  for (int i = 0; i < cells; ++i) row->latest.emplace_back("f", "q" + std::to_string(i), 1, "v");
+  row->latest = *std::move(packer).Build();
   return row;
 }
 

@@ -16,7 +16,9 @@
 #ifndef RTB_BIDDER_BID_INTERNAL_PROFILE_H_
 #define RTB_BIDDER_BID_INTERNAL_PROFILE_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "storage/schemas.h"
@@ -33,26 +35,23 @@ class Profile {
   explicit Profile(const storage::RowResult& row);
 
   // True when the profile holds data (a lookup found the row).
-  bool present() const { return present_; }
+  bool present() const { return cells_ != nullptr && !cells_->empty(); }
 
   bool HasSegment(std::string_view segment_id) const;
   // The fc counter under `qualifier`, 0 when absent or not 8 bytes wide.
   int64_t Counter(std::string_view qualifier) const;
 
  private:
-  // A run of cells; a plain pair of iterators rather than
-  // std::ranges::subrange, which clang 14 (the Fuzz build) cannot
-  // instantiate over CellList's iterators with libstdc++ 12.
+  // A run of the row's cells, [first, last), read in place: a cached row's
+  // cells are packed, and unpacking them would cost more than the lookup.
   struct CellRange {
-    storage::CellList::const_iterator first;
-    storage::CellList::const_iterator last;
-    storage::CellList::const_iterator begin() const { return first; }
-    storage::CellList::const_iterator end() const { return last; }
+    size_t first = 0;
+    size_t last = 0;
   };
-  static CellRange FamilyCells(const storage::CellList& cells, std::string_view family);
-  static const storage::Cell* Find(CellRange cells, std::string_view qualifier);
+  CellRange FamilyCells(std::string_view family) const;
+  std::optional<storage::CellView> Find(CellRange cells, std::string_view qualifier) const;
 
-  bool present_ = false;
+  const storage::CellList* cells_ = nullptr;
   CellRange segments_;
   CellRange counters_;
 };
