@@ -190,6 +190,27 @@ TEST(BidResponseWriterTest, InvalidUtf8BecomesReplacementCharacters) {
   }
 }
 
+// Runs between escapes are copied 16 bytes at a time: a special byte (or
+// sequence) at every offset of the first, middle and last blocks, and two
+// of them side by side, read back exactly.
+TEST(BidResponseWriterTest, SpecialBytesAtEveryOffsetOfABlockReadBack) {
+  const std::string specials[] = {
+      "\"", "\\", "\n", "\x01", "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80"};
+  for (size_t length : {15u, 16u, 17u, 31u, 32u, 33u, 47u}) {
+    for (size_t at = 0; at <= length; ++at) {
+      for (const std::string& special : specials) {
+        for (const std::string& pair : {special, special + special}) {
+          const std::string text =
+              std::string(at, 'a') + pair + std::string(length - at, 'b') + "\"" + "cd";
+          std::string out;
+          AppendJsonString(text, &out);
+          ASSERT_EQ(Json::parse(out).get<std::string>(), text) << length << " " << at;
+        }
+      }
+    }
+  }
+}
+
 // The escaper SerializeBidResponse uses, also the one for error bodies.
 TEST(BidResponseWriterTest, AppendJsonStringQuotesAndEscapes) {
   std::string out = "{\"error\":";
