@@ -43,37 +43,48 @@ void AppendResponseId(std::string* id) {
 }
 
 // The thread's response model, reused from one response to the next: its
-// seats and bids are cleared and kept aside with their memory
-// (openrtb::ClearForReuse), so filling a bid with ids, URLs and markup
-// allocates nothing once warm.
+// seats are kept aside with their bids, which later responses clear and
+// fill in place (openrtb::ClearForReuse), so filling a bid with ids, URLs
+// and markup allocates nothing once warm, and no bid is moved.
 class ResponseScratch {
  public:
   // The model, emptied, for the next response.
   openrtb::BidResponse& Start() {
     for (openrtb::SeatBid& seat : response_.seatbid) {
-      for (openrtb::Bid& bid : seat.bid) {
-        if (spare_bids_.size() == kSpare) break;
-        openrtb::ClearForReuse(&bid);
-        spare_bids_.push_back(std::move(bid));
-      }
-      seat.bid.clear();
-      if (spare_seats_.size() < kSpare) spare_seats_.push_back(std::move(seat));
+      if (spare_seats_.size() == kSpare) break;
+      spare_seats_.push_back(std::move(seat));
     }
     response_.seatbid.clear();
+    bids_used_.clear();
     response_.nbr.reset();
     return response_;
   }
-  // An empty bid, with the memory of an earlier one when there is one.
-  openrtb::Bid TakeBid() {
-    if (spare_bids_.empty()) return {};
-    openrtb::Bid bid = std::move(spare_bids_.back());
-    spare_bids_.pop_back();
-    return bid;
+  // An empty bid in `seat`'s entry, with the memory of an earlier bid of a
+  // seat when there is one.
+  openrtb::Bid& AddBid(std::string_view seat) {
+    const size_t index = SeatIndex(seat);
+    std::vector<openrtb::Bid>& bids = response_.seatbid[index].bid;
+    size_t& used = bids_used_[index];
+    if (used == bids.size()) {
+      bids.emplace_back();
+    } else {
+      openrtb::ClearForReuse(&bids[used]);
+    }
+    return bids[used++];
   }
-  // The seat's entry in the response, added when it has none yet.
-  openrtb::SeatBid& SeatOf(std::string_view seat) {
-    for (openrtb::SeatBid& existing : response_.seatbid) {
-      if (existing.seat == seat) return existing;
+  // The model with the kept bids no bid of this response took dropped.
+  const openrtb::BidResponse& Finish() {
+    for (size_t i = 0; i < response_.seatbid.size(); ++i) {
+      response_.seatbid[i].bid.resize(bids_used_[i]);
+    }
+    return response_;
+  }
+
+ private:
+  // The seat's position in the response, added when it has none yet.
+  size_t SeatIndex(std::string_view seat) {
+    for (size_t i = 0; i < response_.seatbid.size(); ++i) {
+      if (response_.seatbid[i].seat == seat) return i;
     }
     openrtb::SeatBid& added = response_.seatbid.emplace_back();
     if (!spare_seats_.empty()) {
@@ -81,15 +92,14 @@ class ResponseScratch {
       spare_seats_.pop_back();
     }
     added.seat = seat;
-    return added;
+    bids_used_.push_back(0);
+    return response_.seatbid.size() - 1;
   }
 
- private:
-  // Enough for the seats and bids of any common response; more are
-  // allocated anew.
+  // Enough for the seats of any common response; more are allocated anew.
   static constexpr size_t kSpare = 16;
   openrtb::BidResponse response_;
-  std::vector<openrtb::Bid> spare_bids_;
+  std::vector<size_t> bids_used_;  // per seat of response_
   std::vector<openrtb::SeatBid> spare_seats_;
 };
 
@@ -378,7 +388,7 @@ std::optional<BidOutcome> BidHandler::RefuseBeforeLookup(const PendingBid& pendi
 
 BidHandler::DeviceReads BidHandler::PlanDeviceReads(PendingBid& pending,
                                                     const AuctionPreview& preview, bool any_capped,
-                                                    SteadyClock::time_point now) {
+                                                    std::chrono::steady_clock::time_point now) {
   // The device key, unless privacy allows neither the lookup, nor the key in
   // beacon URLs, nor cap-only keys.
   const RequestPermissions& permissions = pending.permissions;
@@ -628,8 +638,9 @@ void BidHandler::Decide(PendingBid& pending, const storage::RowResult* row,
   if (!WriteResponse(pending, result, absl::ToUnixMillis(input.now), &response.body)) {
     return Finish(pending, BidOutcome::kNoBidError, NoBid(pending));
   }
-  if (pending.deadline.Expired(SteadyClock::now())) {
-    return Finish(pending, BidOutcome::kLate, NoBid(pending));
+  const SteadyClock::time_point written = SteadyClock::now();
+  if (pending.deadline.Expired(written)) {
+    return Finish(pending, BidOutcome::kLate, NoBid(pending), written);
   }
   const std::optional<int> dsarequired =
       pending.request.regs.has_value() && pending.request.regs->dsa.has_value()
@@ -648,7 +659,7 @@ void BidHandler::Decide(PendingBid& pending, const storage::RowResult* row,
   }
   response.headers.emplace_back("x-openrtb-version",
                                 std::string(openrtb::ToString(pending.version)));
-  Finish(pending, BidOutcome::kBid, std::move(response));
+  Finish(pending, BidOutcome::kBid, std::move(response), written);
 }
 
 bool BidHandler::WriteResponse(const PendingBid& pending, const AuctionResult& result,
@@ -681,7 +692,7 @@ bool BidHandler::WriteResponse(const PendingBid& pending, const AuctionResult& r
     const Campaign& campaign = *win.campaign;
     const Creative& creative = *win.creative;
 
-    openrtb::Bid bid = scratch.TakeBid();
+    openrtb::Bid& bid = scratch.AddBid(win.seat);
     absl::StrAppend(&bid.id, response.bidid, "-", n + 1);
     bid.impid = imp.id;
     bid.price = win.price;
@@ -704,9 +715,8 @@ bool BidHandler::WriteResponse(const PendingBid& pending, const AuctionResult& r
     DescribeCreative(creative, taxonomy, &bid);
     if (win.deal != nullptr) bid.dealid = win.deal->id;
     AttachDsa(campaign, win, &bid);
-    scratch.SeatOf(win.seat).bid.push_back(std::move(bid));
   }
-  return openrtb::SerializeBidResponse(response, body).ok();
+  return openrtb::SerializeBidResponse(scratch.Finish(), body).ok();
 }
 
 BeaconParams BidHandler::BeaconParamsOf(const PendingBid& pending, std::string_view currency,
@@ -762,8 +772,9 @@ HttpResponse BidHandler::NoBid(const PendingBid& pending) const {
   return response;
 }
 
-void BidHandler::Finish(PendingBid& pending, BidOutcome outcome, HttpResponse response) {
-  const std::chrono::duration<double> latency = SteadyClock::now() - pending.arrival;
+void BidHandler::Finish(PendingBid& pending, BidOutcome outcome, HttpResponse response,
+                        std::chrono::steady_clock::time_point now) {
+  const std::chrono::duration<double> latency = now - pending.arrival;
   deps_.metrics->CountRequest(pending.exchange->index, outcome, latency.count());
   Responder respond = std::move(pending.respond);
   respond(std::move(response));

@@ -220,7 +220,9 @@ class BidHandler {
   void Decide(PendingBid& pending, const storage::RowResult* row, bool profile_unavailable,
               const pricing::DeviceHistory& history);
   bool StoreUnhealthy() const;
-  void Finish(PendingBid& pending, BidOutcome outcome, HttpResponse response);
+  // Answers; the latency counted runs from arrival to `now`.
+  void Finish(PendingBid& pending, BidOutcome outcome, HttpResponse response,
+              std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now());
   // The bid response of `result`, bid at `bid_time_ms` (the auction's
   // time), into `*body`; false when the writer refused it.
   bool WriteResponse(const PendingBid& pending, const AuctionResult& result, int64_t bid_time_ms,
