@@ -151,14 +151,14 @@ class Generator {
   int Run() {
     tcp::resolver resolver(io_);
     beast::error_code ec;
-    auto endpoints = resolver.resolve(options_.host, std::to_string(options_.port), ec);
+    endpoints_ = resolver.resolve(options_.host, std::to_string(options_.port), ec);
     if (ec) {
       std::cerr << "rtb-load: cannot resolve " << options_.host << ": " << ec.message() << "\n";
       return 1;
     }
     for (int i = 0; i < options_.connections; ++i) {
       auto conn = std::make_shared<Connection>(io_, this);
-      conn->stream().connect(endpoints, ec);
+      conn->stream().connect(endpoints_, ec);
       if (ec) {
         std::cerr << "rtb-load: cannot connect: " << ec.message() << "\n";
         return 1;
@@ -283,10 +283,12 @@ class Generator {
   }
 
   void Dispatch() {
-    while (!pending_.empty() && idle_.empty() && !closed_.empty() && !closing_) {
+    // As many connections as requests wait beyond those already on their
+    // way back.
+    while (pending_.size() > idle_.size() + reconnecting_ && !closed_.empty() && !closing_) {
       Connection* conn = closed_.back();
       closed_.pop_back();
-      Reconnect(conn, /*dispatch=*/false);
+      Reconnect(conn);
     }
     while (!pending_.empty() && !idle_.empty()) {
       Clock::time_point intended = pending_.front();
@@ -314,18 +316,25 @@ class Generator {
     conn->WatchWhileIdle();
   }
 
-  void Reconnect(Connection* conn, bool dispatch = true) {
+  // Connects again without waiting: the generator's one thread keeps
+  // sending while the handshake runs (a blocking connect held every due
+  // request up behind it). A connection that cannot connect stays out of
+  // the pool.
+  void Reconnect(Connection* conn) {
     if (closing_) return;
-    tcp::resolver resolver(io_);
-    beast::error_code ec;
-    auto endpoints = resolver.resolve(options_.host, std::to_string(options_.port), ec);
-    conn->stream().socket().close(ec);
-    conn->stream().connect(endpoints, ec);
-    if (ec) return;  // the connection stays out of the pool
-    conn->stream().socket().set_option(tcp::no_delay(true), ec);
-    conn->set_connected(true);
-    MakeIdle(conn);
-    if (dispatch) Dispatch();
+    beast::error_code ignored;
+    conn->stream().socket().close(ignored);
+    ++reconnecting_;
+    conn->stream().expires_after(std::chrono::seconds(5));
+    conn->stream().async_connect(endpoints_, [this, keep = conn->shared_from_this()](
+                                                 beast::error_code ec, const tcp::endpoint&) {
+      --reconnecting_;
+      if (ec || closing_) return;
+      keep->stream().socket().set_option(tcp::no_delay(true), ec);
+      keep->set_connected(true);
+      MakeIdle(keep.get());
+      Dispatch();
+    });
   }
 
   void Report() {
@@ -375,6 +384,8 @@ class Generator {
   std::vector<std::shared_ptr<Connection>> connections_;
   std::vector<Connection*> idle_;
   std::vector<Connection*> closed_;  // closed by the server while idle
+  size_t reconnecting_ = 0;          // connects in flight
+  tcp::resolver::results_type endpoints_;
   std::deque<Clock::time_point> pending_;
   Clock::time_point start_, measure_from_, end_, next_due_;
   std::chrono::nanoseconds interval_{0};
