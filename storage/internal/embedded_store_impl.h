@@ -87,7 +87,9 @@ struct Selection {
     const Family* family;
     std::vector<std::string> qualifiers;  // sorted; empty = all
   };
-  std::vector<Entry> entries;  // in family order
+  // In family order. In place for up to four families (the profile's two):
+  // every Get selects.
+  absl::InlinedVector<Entry, 4> entries;
 };
 
 Selection Select(const Table& table, const std::vector<Column>& columns);
