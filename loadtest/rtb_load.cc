@@ -124,7 +124,13 @@ class NoticeConnection : public std::enable_shared_from_this<NoticeConnection> {
   }
 
  private:
+  // Sends bid_.notices[next_] (connecting first when it goes elsewhere), or
+  // returns to the idle notice connections when none is left.
   void SendNext();
+  // Sends bid_.notices[next_] on the connected stream.
+  void Send();
+  // Counts the notice as an error and gives up the bid's other notices.
+  void Failed();
   void Done(beast::error_code ec);
 
   asio::io_context& io_;
@@ -464,24 +470,35 @@ void NoticeConnection::SendNext() {
     return;
   }
   const NoticeTarget& notice = bid_.notices[next_];
-  const std::string endpoint = notice.host + ":" + notice.port;
-  if (endpoint != connected_to_) {
-    Close();
-    tcp::resolver resolver(io_);
-    beast::error_code ec;
-    auto endpoints = resolver.resolve(notice.host, notice.port, ec);
-    if (!ec) stream_.connect(endpoints, ec);
-    if (ec) {
-      // The rest of this bid's notices go too; posted, so a dead beacon side
-      // does not recurse through the whole queue.
-      generator_->NoticeAnswered(0, /*error=*/true);
-      next_ = bid_.notices.size();
-      asio::post(io_, [self = shared_from_this()] { self->SendNext(); });
-      return;
-    }
-    stream_.socket().set_option(tcp::no_delay(true));
-    connected_to_ = endpoint;
-  }
+  std::string endpoint = notice.host + ":" + notice.port;
+  if (endpoint == connected_to_) return Send();
+  Close();
+  tcp::resolver resolver(io_);
+  beast::error_code ec;
+  auto endpoints = resolver.resolve(notice.host, notice.port, ec);
+  if (ec) return Failed();
+  // Without waiting, as the bid connections reconnect: the generator's one
+  // thread keeps sending bid requests meanwhile.
+  stream_.expires_after(std::chrono::seconds(5));
+  stream_.async_connect(endpoints, [self = shared_from_this(), endpoint = std::move(endpoint)](
+                                       beast::error_code ec, const tcp::endpoint&) mutable {
+    if (ec) return self->Failed();
+    self->stream_.socket().set_option(tcp::no_delay(true), ec);
+    self->connected_to_ = std::move(endpoint);
+    self->Send();
+  });
+}
+
+void NoticeConnection::Failed() {
+  // The rest of this bid's notices go too; posted, so a dead beacon side
+  // does not recurse through the whole queue.
+  generator_->NoticeAnswered(0, /*error=*/true);
+  next_ = bid_.notices.size();
+  asio::post(io_, [self = shared_from_this()] { self->SendNext(); });
+}
+
+void NoticeConnection::Send() {
+  const NoticeTarget& notice = bid_.notices[next_];
   request_ = {};
   request_.method(http::verb::get);
   request_.target(notice.target);

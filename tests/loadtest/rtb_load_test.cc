@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "boost/asio/ip/tcp.hpp"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -35,10 +36,17 @@ class ClosingServer {
  public:
   static constexpr int kAnswersPerConnection = 10;
 
-  explicit ClosingServer(int idle_ms) : idle_ms_(idle_ms), acceptor_(io_) {
+  // With `with_bids`, a bid request is answered 200 with one bid whose win
+  // and billing notices come back here (answered 204).
+  ClosingServer(int idle_ms, bool with_bids)
+      : idle_ms_(idle_ms), with_bids_(with_bids), acceptor_(io_) {
     acceptor_.open(tcp::v4());
     acceptor_.bind(tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
     acceptor_.listen();
+    const std::string here = absl::StrCat("http://127.0.0.1:", port());
+    bid_ = absl::StrCat(R"({"id":"r","seatbid":[{"bid":[{"id":"b","impid":"1","price":1.5,)",
+                        R"("nurl":")", here, R"(/win?price=${AUCTION_PRICE}",)", R"("burl":")",
+                        here, R"(/bill?price=${AUCTION_PRICE}"}]}]})");
     accepting_ = std::thread([this] { Accept(); });
   }
   ~ClosingServer() {
@@ -50,6 +58,7 @@ class ClosingServer {
   uint16_t port() const { return acceptor_.local_endpoint().port(); }
   int idle_closes() const { return idle_closes_.load(); }
   int connections() const { return connections_accepted_.load(); }
+  int notices() const { return notices_.load(); }
 
  private:
   void Accept() {
@@ -63,6 +72,13 @@ class ClosingServer {
       ++connections_accepted_;
       connections_.emplace_back([this, fd = socket.release()] { Serve(fd); });
     }
+  }
+
+  std::string AnswerTo(bool notice, bool last) const {
+    const char* close = last ? "Connection: close\r\n" : "";
+    if (notice || !with_bids_) return absl::StrCat("HTTP/1.1 204 No Content\r\n", close, "\r\n");
+    return absl::StrCat("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n", close,
+                        "Content-Length: ", bid_.size(), "\r\n\r\n", bid_);
   }
 
   void Serve(int fd) {
@@ -88,24 +104,27 @@ class ClosingServer {
           body = std::strtoul(buffer.c_str() + length_at + 16, nullptr, 10);
         }
         if (buffer.size() < head_end + 4 + body) break;
+        const bool notice = buffer.starts_with("GET ");
         buffer.erase(0, head_end + 4 + body);
-        const std::string_view answer =
-            ++answers < kAnswersPerConnection
-                ? "HTTP/1.1 204 No Content\r\n\r\n"
-                : "HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n";
+        if (notice) ++notices_;
+        const bool last = ++answers == kAnswersPerConnection;
+        const std::string answer = AnswerTo(notice, last);
         if (::send(fd, answer.data(), answer.size(), MSG_NOSIGNAL) < 0) break;
-        if (answers == kAnswersPerConnection) break;
+        if (last) break;
       }
     }
     ::close(fd);
   }
 
   const int idle_ms_;
+  const bool with_bids_;
+  std::string bid_;
   asio::io_context io_;
   tcp::acceptor acceptor_;
   std::atomic<bool> stopping_{false};
   std::atomic<int> idle_closes_{0};
   std::atomic<int> connections_accepted_{0};
+  std::atomic<int> notices_{0};
   std::thread accepting_;
   std::vector<std::thread> connections_;  // only the accepting thread adds
 };
@@ -142,7 +161,7 @@ nlohmann::json RunLoad(const std::vector<std::string>& flags) {
 }
 
 TEST(RtbLoadTest, ConnectionsTheServerClosesAreReconnectedWithoutLosingARequest) {
-  ClosingServer server(/*idle_ms=*/30);
+  ClosingServer server(/*idle_ms=*/30, /*with_bids=*/false);
   // 16 connections for 300 requests a second: most sit idle past 30 ms.
   const nlohmann::json report =
       RunLoad({"--port", std::to_string(server.port()), "--rate", "300", "--duration", "3",
@@ -157,6 +176,25 @@ TEST(RtbLoadTest, ConnectionsTheServerClosesAreReconnectedWithoutLosingARequest)
   EXPECT_EQ(report["unanswered"], 0) << report;
   // Every request due in the measured 2 s was answered.
   EXPECT_GE(report["completed"].get<int64_t>(), 590) << report;
+}
+
+// Win and billing notices go on their own connections, which the server
+// closes too; each is connected again for the next notice.
+TEST(RtbLoadTest, NoticesAreSentOverConnectionsTheServerCloses) {
+  ClosingServer server(/*idle_ms=*/30, /*with_bids=*/true);
+  const nlohmann::json report = RunLoad(
+      {"--port", std::to_string(server.port()), "--rate", "200", "--duration", "3", "--warmup", "1",
+       "--connections", "16", "--requests", RTB_OPENRTB_FIXTURES_DIR "/site-banner-mrec.json",
+       "--devices", "100", "--win-rate", "1"});
+  ASSERT_TRUE(report.is_object()) << "rtb-load failed";
+  EXPECT_EQ(report["errors"], 0) << report;
+  EXPECT_EQ(report["unanswered"], 0) << report;
+  const nlohmann::json& notices = report["notices"];
+  // Two a bid, every bid answered.
+  EXPECT_GE(notices["sent"].get<int64_t>(), 2 * 550) << report;
+  EXPECT_EQ(notices["errors"], 0) << report;
+  EXPECT_EQ(notices["refused"], 0) << report;
+  EXPECT_GE(server.notices(), notices["sent"].get<int>());
 }
 
 }  // namespace
