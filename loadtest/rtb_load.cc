@@ -22,7 +22,8 @@
 // A pooled connection the server closes while it waits (an idle or
 // first-byte timeout) is noticed and reconnected before its next request, as
 // an exchange's connection pool does; those closes are the report's
-// "closed_while_idle", not errors.
+// "closed_while_idle", not errors. Connecting never blocks the generator's
+// one thread: the other connections keep sending meanwhile.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
