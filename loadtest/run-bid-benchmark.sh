@@ -228,11 +228,17 @@ cpu_ticks() {
 }
 TICKS_PER_SECOND=$(getconf CLK_TCK)
 
+# Ticks the hypervisor ran something else on this machine's CPUs ("steal",
+# the 8th value of /proc/stat's cpu line): a run whose p99 jumped while
+# steal_ms shows about 100 ms was stalled by the host, not by the server.
+steal_ticks() { awk '$1 == "cpu" { print $9 }' /proc/stat; }
+
 # Runs one load at `rate` against `server`; prints the report with `server`,
-# `passed` (the loosest limit), `passed_us` (each limit passed) and, in the
-# one-core mode, `cpu_us_per_request` added.
+# `passed` (the loosest limit), `passed_us` (each limit passed), `steal_ms`
+# (over the whole run) and, in the one-core mode, `cpu_us_per_request` added.
 run_one() {
-  local server=$1 rate=$2 before after report cpu=null
+  local server=$1 rate=$2 before after report cpu=null steal_before
+  steal_before=$(steal_ticks)
   "${PIN_LOAD[@]}" "$BUILD_DIR/loadtest/rtb-load" --port "${PORT[$server]}" --rate "$rate" \
     --duration "$DURATION" --warmup "$WARMUP" --connections "$CONNECTIONS" \
     --requests "$REQUESTS" --devices "$DEVICES" >"$WORK/run.json" &
@@ -248,10 +254,11 @@ run_one() {
       'if .completed > 0 then ($ticks / $hz * 1e6 / .completed * 10 | round / 10) else null end' \
       "$WORK/run.json")
   fi
+  local steal_ms=$((($(steal_ticks) - steal_before) * 1000 / TICKS_PER_SECOND))
   jq -c --arg server "$server" --arg limits "$P99_LIMITS_US" --argjson cpu "$cpu" \
-    --arg load "$(cut -d' ' -f1 /proc/loadavg)" '
+    --argjson steal "$steal_ms" --arg load "$(cut -d' ' -f1 /proc/loadavg)" '
     (.errors == 0 and .unanswered == 0 and .throughput_rps >= 0.95 * .offered_rate) as $ok |
-    . + {server: $server, load_average: $load, cpu_us_per_request: $cpu,
+    . + {server: $server, load_average: $load, cpu_us_per_request: $cpu, steal_ms: $steal,
          passed_us: [($limits | split(" ") | .[] | tonumber) as $l
                      | select($ok and .latency_us.p99 < $l) | $l]}
     | . + {passed: (.passed_us | index('"$LOOSEST_LIMIT"') != null)}' "$WORK/run.json"
