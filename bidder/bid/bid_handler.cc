@@ -463,6 +463,7 @@ void BidHandler::SendProfileGet(const std::shared_ptr<PendingBid>& pending) {
   storage::Get get;
   get.row = std::string(pending->identity.key->bytes());
   // Only the families the request's privacy signals allow are read.
+  get.columns.reserve(2);
   if (pending->permissions.read_segments) {
     get.columns.push_back({std::string(storage::kProfileSegmentFamily), std::nullopt});
   }
