@@ -68,9 +68,7 @@ std::shared_ptr<const CachedRow> MakeCachedRow(const FamilyOptions& family, Stor
     int64_t ttl = EffectiveTtlMs(family, c.ttl_ms);
     if (ttl > 0) valid_until = std::min(valid_until, c.timestamp + ttl + 1);
   }
-  PackedCells::Builder packer;
-  for (auto it = latest->begin(), end = latest->end(); it != end; ++it) packer.Add(it.view());
-  std::optional<PackedCells> packed = std::move(packer).Build();
+  std::optional<PackedCells> packed = PackedCells::Of(*latest);
   if (packed.has_value()) {
     row->latest = *std::move(packed);
     row->latest_valid_until_ms = valid_until;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "storage/internal/heap_bytes.h"
 #include "storage/key_bytes.h"
 
 namespace rtb::storage {
@@ -39,6 +40,12 @@ std::optional<PackedCells> PackedCells::Builder::Build() && {
   return std::move(cells_);
 }
 
+std::optional<PackedCells> PackedCells::Of(const CellList& cells) {
+  Builder packer;
+  for (auto it = cells.begin(), end = cells.end(); it != end; ++it) packer.Add(it.view());
+  return std::move(packer).Build();
+}
+
 CellView PackedCells::operator[](size_t index) const {
   const Entry& e = entries_[index];
   const std::string_view text(text_);
@@ -46,16 +53,8 @@ CellView PackedCells::operator[](size_t index) const {
                   text.substr(e.offset + e.qualifier_size, e.value_size)};
 }
 
-namespace {
-
-// What a string holds outside itself: nothing while its text fits in place.
-size_t HeapBytes(const std::string& s) {
-  return s.capacity() > std::string().capacity() ? s.capacity() + 1 : 0;
-}
-
-}  // namespace
-
 size_t PackedCells::bytes() const {
+  using internal::HeapBytes;
   size_t n = sizeof(PackedCells) + HeapBytes(text_) + entries_.capacity() * sizeof(Entry);
   for (const std::string& f : families_) n += HeapBytes(f);
   if (families_.size() > kInlineFamilies) n += families_.capacity() * sizeof(std::string);

@@ -112,9 +112,13 @@ struct CellView {
 // Cells in one buffer, for a cache that holds many rows: a profile's short
 // qualifiers and values take about a third of the memory of a vector of Cell,
 // whose three strings are 96 bytes before their text. Immutable once built.
+class CellList;
+
 class PackedCells {
  public:
   class Builder;
+  // `cells` packed in their order; nullopt past the Builder's limit.
+  static std::optional<PackedCells> Of(const CellList& cells);
 
   size_t size() const { return entries_.size(); }
   bool empty() const { return entries_.empty(); }

@@ -4,19 +4,11 @@
 #include <bit>
 
 #include "absl/hash/hash.h"
+#include "storage/internal/heap_bytes.h"
 
 namespace rtb::storage::internal {
 
 RowCache::RowCache(size_t capacity_bytes) : capacity_per_shard_(capacity_bytes / kShards) {}
-
-namespace {
-
-// What a string holds outside itself: nothing while its text fits in place.
-size_t HeapBytes(const std::string& s) {
-  return s.capacity() > std::string().capacity() ? s.capacity() + 1 : 0;
-}
-
-}  // namespace
 
 size_t RowCache::SizeOf(const CachedRow& row) {
   size_t n = sizeof(CachedRow);

@@ -84,10 +84,7 @@ TEST(CellListTest, EmptyAndCleared) {
 }
 
 std::shared_ptr<const PackedCells> Packed(const std::vector<Cell>& cells) {
-  PackedCells::Builder packer;
-  for (const Cell& c : cells) packer.Add(CellView{c.family, c.qualifier, c.timestamp, c.value});
-  std::optional<PackedCells> packed = std::move(packer).Build();
-  return packed.has_value() ? std::make_shared<const PackedCells>(*std::move(packed)) : nullptr;
+  return std::make_shared<const PackedCells>(*PackedCells::Of(CellList(cells)));
 }
 
 bool SameCell(const CellView& view, const Cell& cell) {

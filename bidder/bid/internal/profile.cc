@@ -1,27 +1,36 @@
 #include "bidder/bid/internal/profile.h"
 
-#include <functional>
+#include <cstddef>
 
 namespace rtb::bidder {
+
+namespace {
+
+// The first index of [low, high) for which `before` is false; `before` is
+// true for a prefix of the range (cells are in storage order).
+template <typename Before>
+size_t FirstNotBefore(size_t low, size_t high, Before before) {
+  while (low < high) {
+    const size_t mid = low + (high - low) / 2;
+    if (before(mid)) {
+      low = mid + 1;
+    } else {
+      high = mid;
+    }
+  }
+  return low;
+}
+
+}  // namespace
 
 // The cells of `family`: a contiguous run, found by bisection since cells
 // are ordered by family (a profile row has ~100 cells; a scan compared each
 // one's family).
 Profile::CellRange Profile::FamilyCells(std::string_view family) const {
-  auto first_not_before = [this](std::string_view wanted, size_t from, auto before) {
-    size_t low = from, high = cells_->size();
-    while (low < high) {
-      const size_t mid = low + (high - low) / 2;
-      if (before(cells_->view(mid).family, wanted)) {
-        low = mid + 1;
-      } else {
-        high = mid;
-      }
-    }
-    return low;
-  };
-  const size_t first = first_not_before(family, 0, std::less<std::string_view>());
-  const size_t last = first_not_before(family, first, std::less_equal<std::string_view>());
+  const size_t first =
+      FirstNotBefore(0, cells_->size(), [&](size_t i) { return cells_->view(i).family < family; });
+  const size_t last = FirstNotBefore(first, cells_->size(),
+                                     [&](size_t i) { return cells_->view(i).family == family; });
   return {first, last};
 }
 
@@ -33,17 +42,10 @@ Profile::Profile(const storage::RowResult& row)
 std::optional<storage::CellView> Profile::Find(CellRange cells, std::string_view qualifier) const {
   // Qualifiers compare as unsigned bytes; std::string_view compares chars
   // with char_traits<char>::compare, which is memcmp: unsigned too.
-  size_t low = cells.first, high = cells.last;
-  while (low < high) {
-    const size_t mid = low + (high - low) / 2;
-    if (cells_->view(mid).qualifier < qualifier) {
-      low = mid + 1;
-    } else {
-      high = mid;
-    }
-  }
-  if (low == cells.last) return std::nullopt;
-  const storage::CellView cell = cells_->view(low);
+  const size_t at = FirstNotBefore(cells.first, cells.last,
+                                   [&](size_t i) { return cells_->view(i).qualifier < qualifier; });
+  if (at == cells.last) return std::nullopt;
+  const storage::CellView cell = cells_->view(at);
   if (cell.qualifier != qualifier) return std::nullopt;
   return cell;
 }

@@ -33,9 +33,8 @@ std::vector<Cell> CounterCells() {
 
 // What a row cache hit answers: the family's cells packed, shared.
 std::shared_ptr<const storage::PackedCells> Packed(const std::vector<Cell>& cells) {
-  storage::PackedCells::Builder packer;
-  for (const Cell& c : cells) packer.Add(CellView{c.family, c.qualifier, c.timestamp, c.value});
-  return std::make_shared<const storage::PackedCells>(*std::move(packer).Build());
+  return std::make_shared<const storage::PackedCells>(
+      *storage::PackedCells::Of(storage::CellList(cells)));
 }
 
 void ExpectTheProfile(const Profile& profile) {
