@@ -138,6 +138,7 @@ class NoticeConnection : public std::enable_shared_from_this<NoticeConnection> {
   beast::tcp_stream stream_;
   Generator* generator_;
   std::string connected_to_;  // "host:port", "" when not connected
+  bool reused_ = false;       // the notice in flight went on a kept-alive connection
   BidNotices bid_;
   size_t next_ = 0;
   http::request<http::empty_body> request_;
@@ -472,7 +473,10 @@ void NoticeConnection::SendNext() {
   }
   const NoticeTarget& notice = bid_.notices[next_];
   std::string endpoint = notice.host + ":" + notice.port;
-  if (endpoint == connected_to_) return Send();
+  if (endpoint == connected_to_) {
+    reused_ = true;
+    return Send();
+  }
   Close();
   tcp::resolver resolver(io_);
   beast::error_code ec;
@@ -486,6 +490,7 @@ void NoticeConnection::SendNext() {
     if (ec) return self->Failed();
     self->stream_.socket().set_option(tcp::no_delay(true), ec);
     self->connected_to_ = std::move(endpoint);
+    self->reused_ = false;
     self->Send();
   });
 }
@@ -512,6 +517,17 @@ void NoticeConnection::Send() {
 }
 
 void NoticeConnection::Done(beast::error_code ec) {
+  // A kept-alive connection the server closed while it waited ends before
+  // any answer: the notice goes again on a fresh connection, as an HTTP
+  // client resends a GET after a stale connection, instead of counting as
+  // an error. A fresh connection's failure is one.
+  const bool stale =
+      reused_ && (ec == http::error::end_of_stream || ec == asio::error::connection_reset ||
+                  ec == asio::error::broken_pipe || ec == asio::error::eof);
+  if (stale && !generator_->closing()) {
+    Close();
+    return SendNext();
+  }
   // At the end, notices cut short by the close are neither answers nor errors.
   if (!generator_->closing())
     generator_->NoticeAnswered(response_.result_int(), static_cast<bool>(ec));
