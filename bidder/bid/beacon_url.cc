@@ -18,9 +18,13 @@ namespace rtb::bidder {
 namespace {
 
 constexpr size_t kSignatureBytes = 16;
-// Version 1: URLs without pf. Version 2: with pf, whose mask is signed.
+// The signed text's versions. 1: URLs without pf. 2: with pf, whose mask is
+// signed. 3: every URL issued now (beacon_url.h); versions 1 and 2 are still
+// verified, for the URLs issued before it.
 constexpr std::string_view kSignatureVersion = "rtb-beacon-v1";
 constexpr std::string_view kSignatureVersionWithPermissions = "rtb-beacon-v2";
+constexpr std::string_view kSignatureVersionThree = "rtb-beacon-v3";
+enum class SignedTextVersion { kOneOrTwo, kThree };
 
 // The pf mask: the uses BeaconPermissions denies, and whether the device
 // is named by a cap-only key (fk) instead.
@@ -259,11 +263,18 @@ void AppendFilledMarkup(std::string_view adm, std::string_view click_url,
 
 BeaconSigner::BeaconSigner(std::string_view secret) : hmac_(secret) {}
 
-internal::HmacSha256::Partial BeaconSigner::SignedPrefix(const BeaconParams& p) const {
-  thread_local ScratchText text;
-  text.Clear();
+namespace {
+
+// The signed text of a bid's beacons, without the kind. Version 3 signs the
+// denied mask always (0: every use allowed); versions 1 and 2 (by whether
+// the mask is 0) only when it is set.
+void AppendSignedText(const BeaconParams& p, SignedTextVersion version, ScratchText& text) {
   const int denied = DeniedMask(p);
-  AppendField(denied == 0 ? kSignatureVersion : kSignatureVersionWithPermissions, text);
+  if (version == SignedTextVersion::kThree) {
+    AppendField(kSignatureVersionThree, text);
+  } else {
+    AppendField(denied == 0 ? kSignatureVersion : kSignatureVersionWithPermissions, text);
+  }
   AppendField(p.exchange, text);
   AppendField(p.campaign_id, text);
   AppendField(p.creative_id, text);
@@ -278,31 +289,68 @@ internal::HmacSha256::Partial BeaconSigner::SignedPrefix(const BeaconParams& p) 
   AppendField(p.bid_currency, text);
   write_number(p.bid_time_ms);
   AppendField(p.test ? "1" : "0", text);
-  if (denied != 0) write_number(denied);
+  if (version == SignedTextVersion::kThree || denied != 0) write_number(denied);
   if (denied & kFrequencyCapKey) AppendField(p.frequency_cap_key, text);
   AppendField(p.request_id, text);
   AppendField(p.imp_id, text);
   AppendField(p.bid_id, text);
   // Last and only when set, so bids without a bucket sign as before.
   if (p.pricing_bucket != 0) AppendField(pricing::BucketText(p.pricing_bucket), text);
-  internal::HmacSha256::Partial prefix = hmac_.Begin();
-  prefix.Update(text.view());
-  return prefix;
 }
 
-BeaconSigner::SignatureText BeaconSigner::Signature(internal::HmacSha256::Partial prefix,
-                                                    BeaconKind kind) const {
-  thread_local ScratchText kind_field;
-  kind_field.Clear();
-  AppendField(BeaconPath(kind), kind_field);
-  prefix.Update(kind_field.view());
-  const internal::HmacSha256::Digest digest = hmac_.Finish(prefix);
-  // base64url without padding of the digest's first 16 bytes.
+// The kind as a field of the signed text, e.g. "4:/win\n".
+std::string_view KindField(BeaconKind kind) {
+  static const std::array<std::string, 5> kFields = [] {
+    std::array<std::string, 5> fields;
+    for (BeaconKind k : {BeaconKind::kWin, BeaconKind::kBilling, BeaconKind::kLoss,
+                         BeaconKind::kClick, BeaconKind::kImpression}) {
+      ScratchText field;
+      AppendField(BeaconPath(k), field);
+      fields[static_cast<size_t>(k)] = std::string(field.view());
+    }
+    return fields;
+  }();
+  return kFields[static_cast<size_t>(kind)];
+}
+
+}  // namespace
+
+BeaconSigner::SignatureText BeaconSigner::SignatureOf(const internal::HmacSha256::Digest& digest) {
   static_assert(codecs::Base64UrlLength(kSignatureBytes) == std::tuple_size_v<SignatureText>);
   SignatureText out;
   codecs::WriteBase64Url(
       std::string_view(reinterpret_cast<const char*>(digest.data()), kSignatureBytes), out.data());
   return out;
+}
+
+internal::HmacSha256::Digest BeaconSigner::BidKey(const BeaconParams& p) const {
+  thread_local ScratchText text;
+  text.Clear();
+  AppendSignedText(p, SignedTextVersion::kThree, text);
+  return hmac_.Mac(text.view());
+}
+
+BeaconSigner::SignatureText BeaconSigner::KindSignature(const internal::HmacSha256::Digest& bid_key,
+                                                        BeaconKind kind) {
+  const internal::HmacSha256::Digest digest = internal::Sha256(
+      {std::string_view(reinterpret_cast<const char*>(bid_key.data()), bid_key.size()),
+       KindField(kind)});
+  return SignatureOf(digest);
+}
+
+internal::HmacSha256::Partial BeaconSigner::LegacyPrefix(const BeaconParams& p) const {
+  thread_local ScratchText text;
+  text.Clear();
+  AppendSignedText(p, SignedTextVersion::kOneOrTwo, text);
+  internal::HmacSha256::Partial prefix = hmac_.Begin();
+  prefix.Update(text.view());
+  return prefix;
+}
+
+BeaconSigner::SignatureText BeaconSigner::HmacSignature(internal::HmacSha256::Partial prefix,
+                                                        BeaconKind kind) const {
+  prefix.Update(KindField(kind));
+  return SignatureOf(hmac_.Finish(prefix));
 }
 
 namespace {
@@ -369,12 +417,12 @@ std::string_view KindQuery(BeaconKind kind, bool priced) {
 }  // namespace
 
 void BeaconSigner::AppendOne(BeaconKind kind, std::string_view base_url, std::string_view query,
-                             const internal::HmacSha256::Partial& prefix, bool priced,
-                             std::string* out) const {
+                             const internal::HmacSha256::Digest& bid_key, bool priced,
+                             std::string* out) {
   constexpr std::string_view kSig = "&sig=";
   const std::string_view path = BeaconPath(kind);
   const std::string_view kind_query = KindQuery(kind, priced);
-  const SignatureText signature = Signature(prefix, kind);
+  const SignatureText signature = KindSignature(bid_key, kind);
   // Sized once and written through a pointer: the URL's length is known.
   const size_t start = out->size();
   out->resize(start + base_url.size() + path.size() + 1 + query.size() + kind_query.size() +
@@ -399,7 +447,7 @@ void BeaconSigner::AppendUrl(BeaconKind kind, std::string_view base_url, const B
   thread_local ScratchText query;
   query.Clear();
   AppendSharedQuery(p, query);
-  AppendOne(kind, base_url, query.view(), SignedPrefix(p), p.pricing_bucket != 0, out);
+  AppendOne(kind, base_url, query.view(), BidKey(p), p.pricing_bucket != 0, out);
 }
 
 void BeaconSigner::AppendUrls(std::string_view base_url, const BeaconParams& p, std::string* win,
@@ -409,16 +457,16 @@ void BeaconSigner::AppendUrls(std::string_view base_url, const BeaconParams& p, 
   shared.Clear();
   AppendSharedQuery(p, shared);
   const std::string_view query = shared.view();
-  const internal::HmacSha256::Partial prefix = SignedPrefix(p);
+  const internal::HmacSha256::Digest bid_key = BidKey(p);
   const bool priced = p.pricing_bucket != 0;
-  if (win != nullptr) AppendOne(BeaconKind::kWin, base_url, query, prefix, priced, win);
+  if (win != nullptr) AppendOne(BeaconKind::kWin, base_url, query, bid_key, priced, win);
   if (billing != nullptr) {
-    AppendOne(BeaconKind::kBilling, base_url, query, prefix, priced, billing);
+    AppendOne(BeaconKind::kBilling, base_url, query, bid_key, priced, billing);
   }
-  if (loss != nullptr) AppendOne(BeaconKind::kLoss, base_url, query, prefix, priced, loss);
-  if (click != nullptr) AppendOne(BeaconKind::kClick, base_url, query, prefix, priced, click);
+  if (loss != nullptr) AppendOne(BeaconKind::kLoss, base_url, query, bid_key, priced, loss);
+  if (click != nullptr) AppendOne(BeaconKind::kClick, base_url, query, bid_key, priced, click);
   if (impression != nullptr) {
-    AppendOne(BeaconKind::kImpression, base_url, query, prefix, priced, impression);
+    AppendOne(BeaconKind::kImpression, base_url, query, bid_key, priced, impression);
   }
 }
 
@@ -437,9 +485,9 @@ std::string BeaconSigner::ClickToken(std::string_view impression_id) const {
   AppendField(impression_id, text);
   internal::HmacSha256::Partial prefix = hmac_.Begin();
   prefix.Update(text.view());
-  // Signature() appends a kind field; the token's own version field above
-  // already keeps its signed text apart from every beacon's.
-  const SignatureText signature = Signature(prefix, BeaconKind::kClick);
+  // HmacSignature() appends a kind field; the token's own version field
+  // above already keeps its signed text apart from every beacon's.
+  const SignatureText signature = HmacSignature(prefix, BeaconKind::kClick);
   token.push_back('.');
   token.append(signature.data(), signature.size());
   return token;
@@ -618,9 +666,13 @@ absl::StatusOr<VerifiedBeacon> BeaconSigner::Verify(BeaconKind kind, std::string
   if (!beacon.ok()) return beacon.status();
 
   const BeaconParams params = ParamsOf(*beacon);
-  const SignatureText expected = Signature(SignedPrefix(params), kind);
-  if (!internal::ConstantTimeEquals(std::string_view(expected.data(), expected.size()),
-                                    Text(*values, kSig))) {
+  const std::string& given = Text(*values, kSig);
+  const auto matches = [&given](const SignatureText& expected) {
+    return internal::ConstantTimeEquals(std::string_view(expected.data(), expected.size()), given);
+  };
+  // Version 3 first; a URL issued before it was signed as version 1 or 2.
+  if (!matches(KindSignature(BidKey(params), kind)) &&
+      !matches(HmacSignature(LegacyPrefix(params), kind))) {
     return absl::UnauthenticatedError("beacon signature does not match");
   }
   ReadAuctionMacros(*values, &*beacon);

@@ -59,6 +59,15 @@ HmacSha256::Digest HmacSha256::Mac(std::initializer_list<std::string_view> parts
   return digest;
 }
 
+HmacSha256::Digest Sha256(std::initializer_list<std::string_view> parts) {
+  SHA256_CTX ctx;
+  SHA256_Init(&ctx);
+  for (std::string_view part : parts) SHA256_Update(&ctx, part.data(), part.size());
+  HmacSha256::Digest digest;
+  SHA256_Final(digest.data(), &ctx);
+  return digest;
+}
+
 HmacSha256::Partial HmacSha256::Begin() const {
   Partial partial;
   std::memcpy(partial.state_.data(), &pads_->inner, sizeof(SHA256_CTX));

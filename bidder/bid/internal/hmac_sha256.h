@@ -53,6 +53,9 @@ class HmacSha256 {
   std::unique_ptr<PadStates> pads_;
 };
 
+// SHA-256 (no key) of the concatenation of `parts`.
+HmacSha256::Digest Sha256(std::initializer_list<std::string_view> parts);
+
 // Constant-time comparison of two byte strings of equal length; false when
 // the lengths differ.
 bool ConstantTimeEquals(std::string_view a, std::string_view b);

@@ -181,19 +181,66 @@ TEST(BeaconUrlTest, MalformedQueriesAreInvalid) {
   EXPECT_TRUE(signer.Verify(BeaconKind::kWin, query + "&exch_extra=1").ok());
 }
 
-// Version 1 of the signed text (URLs without pf) must not change: URLs the
-// exchanges already hold have to keep verifying. The signature below was
-// computed outside this code base from the layout in beacon_url.h.
-TEST(BeaconUrlTest, VersionOneUrlsKeepTheirSignature) {
+// `url` with its signature replaced by `signature`.
+std::string WithSignature(const std::string& url, std::string_view signature) {
+  return url.substr(0, url.find("&sig=") + 5) + std::string(signature);
+}
+
+// The signed text must not change: URLs the exchanges already hold have to
+// keep verifying. The signatures below were computed outside this code base
+// from the layout in beacon_url.h.
+TEST(BeaconUrlTest, VersionThreeSignaturesAreAsDocumented) {
   BeaconSigner signer(kBeaconSecret);
   const std::string win = signer.Url(BeaconKind::kWin, kBase, Params());
   EXPECT_EQ(win.find("pf="), std::string::npos);
-  EXPECT_TRUE(win.ends_with("&sig=8E_5HIxaQgmQUsXJSPS0WA")) << win;
+  EXPECT_TRUE(win.ends_with("&sig=aXC6MIvx_ZQ4zCtI4O8bqQ")) << win;
+  const std::string click = signer.Url(BeaconKind::kClick, kBase, Params());
+  EXPECT_TRUE(click.ends_with("&sig=1hu-bKIyuA4-2o4od4GmeA")) << click;
+  BeaconParams denied = Params();
+  denied.permissions.count_frequency_cap = false;
+  denied.permissions.measure = false;
+  const std::string billing = signer.Url(BeaconKind::kBilling, kBase, denied);
+  EXPECT_NE(billing.find("&pf=3&"), std::string::npos) << billing;
+  EXPECT_TRUE(billing.ends_with("&sig=DkMKHABjBKIAU2vlEf1e8w")) << billing;
+  // One bid's URLs at once sign as one at a time.
+  std::string together_win, together_click;
+  signer.AppendUrls(kBase, Params(), &together_win, nullptr, nullptr, &together_click);
+  EXPECT_EQ(together_win, win);
+  EXPECT_EQ(together_click, click);
+}
+
+// URLs issued before version 3 were signed as version 1 (no pf) or 2 (with
+// pf); they keep verifying, each for its own kind only.
+TEST(BeaconUrlTest, UrlsSignedAsVersionOneOrTwoStillVerify) {
+  BeaconSigner signer(kBeaconSecret);
+  const std::string v1_win =
+      WithSignature(signer.Url(BeaconKind::kWin, kBase, Params()), "8E_5HIxaQgmQUsXJSPS0WA");
   absl::StatusOr<VerifiedBeacon> beacon =
-      signer.Verify(BeaconKind::kWin, SubstituteAsExpected(win));
+      signer.Verify(BeaconKind::kWin, SubstituteAsExpected(v1_win));
   ASSERT_TRUE(beacon.ok()) << beacon.status();
   EXPECT_EQ(beacon->permissions, BeaconPermissions{});
   EXPECT_TRUE(beacon->permissions.all());
+
+  BeaconParams denied = Params();
+  denied.permissions.count_frequency_cap = false;
+  denied.permissions.measure = false;
+  const std::string v2_billing =
+      WithSignature(signer.Url(BeaconKind::kBilling, kBase, denied), "_QQd9-F1gh5Ac8pf49r_lg");
+  beacon = signer.Verify(BeaconKind::kBilling, SubstituteAsExpected(v2_billing));
+  ASSERT_TRUE(beacon.ok()) << beacon.status();
+  EXPECT_EQ(beacon->permissions, denied.permissions);
+
+  // The version 1 win signature on a billing notice, and a changed
+  // parameter under it, are refused.
+  const std::string v1_as_billing =
+      WithSignature(signer.Url(BeaconKind::kBilling, kBase, Params()), "8E_5HIxaQgmQUsXJSPS0WA");
+  EXPECT_EQ(
+      signer.Verify(BeaconKind::kBilling, SubstituteAsExpected(v1_as_billing)).status().code(),
+      absl::StatusCode::kUnauthenticated);
+  std::string changed = SubstituteAsExpected(v1_win);
+  changed.replace(changed.find("bp=2500000"), 10, "bp=2500001");
+  EXPECT_EQ(signer.Verify(BeaconKind::kWin, changed).status().code(),
+            absl::StatusCode::kUnauthenticated);
 }
 
 TEST(BeaconUrlTest, DeniedUsesAreSignedIntoPf) {

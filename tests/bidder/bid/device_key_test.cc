@@ -95,6 +95,17 @@ TEST(HmacSha256Test, Rfc4231TestCase2) {
             "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
 }
 
+TEST(Sha256Test, Fips180Vectors) {
+  EXPECT_EQ(Hex(internal::Sha256({"abc"})),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(Hex(internal::Sha256({})),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  // Parts hash as their concatenation.
+  EXPECT_EQ(Hex(internal::Sha256({"abcdbcdecdefdefgefghfghighijhijk",
+                                  "ijkljklmklmnlmnomnopnopq"})),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+}
+
 TEST(HmacSha256Test, AgreesWithEvpMacOnRandomInputs) {
   std::mt19937 random(20261004);
   for (int round = 0; round < 200; ++round) {
