@@ -162,6 +162,8 @@ Session::Session(Worker& worker, Socket socket, const asio::ip::address& peer, C
   core_.metrics.open_connections.Increment();
   beast::error_code ec;
   socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+  // Respond writes without blocking the I/O thread.
+  socket_.non_blocking(true, ec);
   remote_address_ = peer.to_string();
 }
 
@@ -358,6 +360,13 @@ void Session::Refuse(beast::error_code parse_error) {
 }
 
 void Session::Dispatch() {
+  dispatching_ = true;
+  DispatchRequest();
+  dispatching_ = false;
+  if (std::exchange(written_while_dispatching_, false)) AfterWriteUnnested();
+}
+
+void Session::DispatchRequest() {
   state_ = State::kHandling;
   // A handler bounds its own time (the bid deadline); no timeout runs.
   LeavePhase();
@@ -452,6 +461,8 @@ void Session::MoveToIoThread() {
     ::close(descriptor);
     return Close(CloseReason::kIoError);
   }
+  moved.non_blocking(true, ec);
+  if (ec) return Close(CloseReason::kIoError);
   Unregister();
   socket_ = std::move(moved);
   worker_ = &target;
@@ -501,9 +512,29 @@ void Session::Respond(HttpResponse response) {
 
   state_ = State::kWriting;
   EnterPhase(worker_->writing, now);
-  const std::array<asio::const_buffer, 2> buffers{
-      asio::buffer(head_), with_body ? asio::buffer(response_.body) : asio::const_buffer()};
-  asio::async_write(socket_, buffers,
+  const asio::const_buffer head = asio::buffer(std::as_const(head_));
+  const asio::const_buffer body =
+      with_body ? asio::buffer(std::as_const(response_.body)) : asio::const_buffer();
+  // A response that fits the socket's send buffer (nearly all) is written
+  // here, with no write operation: its completion would cost a turn of the
+  // I/O loop, an epoll_wait of its own at a bidder's rates. The socket is
+  // non-blocking; what does not fit goes by async_write.
+  using Buffers = std::array<asio::const_buffer, 2>;
+  beast::error_code ec;
+  const size_t written = socket_.write_some(Buffers{head, body}, ec);
+  if (ec == asio::error::would_block || ec == asio::error::try_again) ec = {};
+  if (ec) return Close(CloseReason::kIoError);
+  if (written == head.size() + body.size()) {
+    if (dispatching_) {
+      written_while_dispatching_ = true;
+      return;
+    }
+    return AfterWriteUnnested();
+  }
+  const Buffers rest = written < head.size()
+                           ? Buffers{head + written, body}
+                           : Buffers{asio::const_buffer(), body + (written - head.size())};
+  asio::async_write(socket_, rest,
                     beast::bind_front_handler(&Session::OnWrite, shared_from_this()));
 }
 
@@ -546,6 +577,17 @@ void Session::OnWrite(beast::error_code ec, size_t) {
     return Close(ec == asio::error::operation_aborted ? CloseReason::kShutdown
                                                       : CloseReason::kIoError);
   }
+  AfterWrite();
+}
+
+void Session::AfterWriteUnnested() {
+  if (buffer_.size() == 0) return AfterWrite();
+  asio::post(executor_, [self = shared_from_this()] {
+    if (self->state_ == State::kWriting) self->AfterWrite();
+  });
+}
+
+void Session::AfterWrite() {
   // The request's views are released; keep the body's memory for the next.
   body_storage_ = std::move(parser_->get().body());
   parser_.reset();

@@ -82,7 +82,11 @@ class Session : public std::enable_shared_from_this<Session> {
   void Parse();
   void OnContinueWritten(boost::beast::error_code ec, size_t bytes);
   void Refuse(boost::beast::error_code parse_error);
+  // Hands the request to its handler, and finishes a response the handler
+  // wrote before returning (AfterWrite), since the handler's views of the
+  // request live until then.
   void Dispatch();
+  void DispatchRequest();
   // From the intake to an I/O thread, which then dispatches the request.
   void MoveToIoThread();
   void Register();
@@ -90,6 +94,12 @@ class Session : public std::enable_shared_from_this<Session> {
   void RespondLocal(unsigned status, std::string_view message, RequestError* error, bool close);
   void Respond(HttpResponse response);
   void OnWrite(boost::beast::error_code ec, size_t bytes);
+  // The response is written: the next request, or the close.
+  void AfterWrite();
+  // AfterWrite now, or by the I/O loop when the next request is already
+  // here (pipelined): answering it from here would nest each pipelined
+  // request's stack in its predecessor's.
+  void AfterWriteUnnested();
   void Linger();
   void OnLinger(boost::beast::error_code ec, size_t bytes);
   void Close(CloseReason reason);
@@ -127,6 +137,9 @@ class Session : public std::enable_shared_from_this<Session> {
   HttpRequest request_;
 
   std::optional<CloseReason> close_after_write_;
+  // Inside Dispatch: a response written now waits for it to return.
+  bool dispatching_ = false;
+  bool written_while_dispatching_ = false;
   HttpResponse response_;
   std::string head_;
   size_t lingered_bytes_ = 0;

@@ -101,8 +101,7 @@ TEST(Sha256Test, Fips180Vectors) {
   EXPECT_EQ(Hex(internal::Sha256({})),
             "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
   // Parts hash as their concatenation.
-  EXPECT_EQ(Hex(internal::Sha256({"abcdbcdecdefdefgefghfghighijhijk",
-                                  "ijkljklmklmnlmnomnopnopq"})),
+  EXPECT_EQ(Hex(internal::Sha256({"abcdbcdecdefdefgefghfghighijhijk", "ijkljklmklmnlmnomnopnopq"})),
             "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
 }
 

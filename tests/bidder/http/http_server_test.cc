@@ -8,6 +8,7 @@
 #include <future>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -146,6 +147,68 @@ TEST_P(HttpServerTest, PipelinedRequestsAreAnsweredInOrder) {
   EXPECT_EQ(a->body, "one");
   EXPECT_EQ(b->body, "hello");
   EXPECT_EQ(c->body, "three");
+}
+
+// A response larger than the socket takes at once is written in part at
+// once and the rest as the client reads: every byte arrives, in order, and
+// the connection serves the next request.
+TEST_P(HttpServerTest, ResponseLargerThanTheSocketBufferArrivesWhole) {
+  std::string big(size_t{8} << 20, '\0');
+  for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>('a' + (i * 7 + i / 4096) % 26);
+  CreateServer();
+  server_->Route(http::verb::get, "/big",
+                 [&big](const HttpRequest&, Responder respond) { respond(Text(200, big)); });
+  StartServer();
+  TestConnection conn(server_->port());
+  for (int round = 0; round < 2; ++round) {
+    std::optional<TestResponse> r = conn.RoundTrip(GetRequest("/big"));
+    ASSERT_TRUE(r.has_value()) << "round " << round;
+    EXPECT_EQ(r->status, 200u);
+    ASSERT_EQ(r->body.size(), big.size());
+    EXPECT_TRUE(r->body == big) << "round " << round;
+    std::optional<TestResponse> after = conn.RoundTrip(GetRequest("/hello"));
+    ASSERT_TRUE(after.has_value());
+    EXPECT_EQ(after->body, "hello");
+  }
+}
+
+// A handler that answers before it returns (most do) may still read its
+// request afterwards: the session finishes the response once it returns.
+TEST_P(HttpServerTest, HandlerMayReadItsRequestAfterAnswering) {
+  CreateServer();
+  std::mutex mutex;
+  std::vector<std::string> seen;
+  server_->Route(http::verb::post, "/answer-first", [&](const HttpRequest& req, Responder respond) {
+    respond(Text(200, "answered"));
+    std::lock_guard lock(mutex);
+    seen.push_back(std::string(req.target) + " " + std::string(req.body));
+  });
+  StartServer();
+  TestConnection conn(server_->port());
+  // One after another, then pipelined.
+  for (int i = 0; i < 3; ++i) {
+    std::optional<TestResponse> r = conn.RoundTrip(
+        PostRequest("/answer-first?n=" + std::to_string(i), "body" + std::to_string(i)));
+    ASSERT_TRUE(r.has_value());
+    EXPECT_EQ(r->body, "answered");
+  }
+  ASSERT_TRUE(conn.Send(PostRequest("/answer-first?n=3", "body3") +
+                        PostRequest("/answer-first?n=4", "body4")));
+  ASSERT_TRUE(conn.Read().has_value());
+  ASSERT_TRUE(conn.Read().has_value());
+  // The last answer can reach us before its handler has returned.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (std::chrono::steady_clock::now() < give_up) {
+    {
+      std::lock_guard lock(mutex);
+      if (seen.size() >= 5) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  std::lock_guard lock(mutex);
+  EXPECT_EQ(seen, (std::vector<std::string>{"/answer-first?n=0 body0", "/answer-first?n=1 body1",
+                                            "/answer-first?n=2 body2", "/answer-first?n=3 body3",
+                                            "/answer-first?n=4 body4"}));
 }
 
 TEST_P(HttpServerTest, ManyConnectionsAreServedConcurrently) {
