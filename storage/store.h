@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -93,6 +94,18 @@ class Store {
                         boost::asio::any_io_executor executor, GetCallback done) = 0;
   virtual void AsyncScan(std::string_view table, storage::Scan scan, Deadline deadline,
                          boost::asio::any_io_executor executor, ScanCallback done) = 0;
+  // The row at once, for a caller that would otherwise wait for AsyncGet's
+  // callback (a turn of its I/O loop): answered when the store has the row
+  // without I/O or waiting on another thread (the embedded store: row cache,
+  // memtables, block cache), nullopt when it does not, and the caller then
+  // reads with AsyncGet. Never blocks. Default nullopt: a remote store always
+  // has to wait.
+  virtual std::optional<RowResult> GetWithoutWaiting(std::string_view table,
+                                                     const storage::Get& get) {
+    (void)table;
+    (void)get;
+    return std::nullopt;
+  }
   // True when this store keeps the deadline of its asynchronous reads itself
   // (DeadlineExceeded on `executor` once it passes, never later), so a
   // caller needs no timer of its own for it. Default false: a caller that

@@ -471,6 +471,13 @@ void BidHandler::SendProfileGet(const std::shared_ptr<PendingBid>& pending) {
     get.columns.push_back({std::string(storage::kProfileFrequencyCapFamily), std::nullopt});
   }
   get.consistency = storage::Consistency::kTimeline;
+  // A row the store has at hand (most, from the embedded store's row cache)
+  // is decided on now, without a turn of the I/O loop.
+  if (std::optional<storage::RowResult> ready =
+          deps_.store->GetWithoutWaiting(storage::kProfilesTable, get)) {
+    pending->profile.emplace(*std::move(ready));
+    return CompleteRead(*pending, kProfileRead);
+  }
   deps_.store->AsyncGet(storage::kProfilesTable, std::move(get), pending->deadline.lookup,
                         pending->executor, [this, pending](absl::StatusOr<storage::RowResult> row) {
                           pending->profile.emplace(std::move(row));
@@ -482,6 +489,13 @@ void BidHandler::SendCapGets(const std::shared_ptr<PendingBid>& pending) {
   const size_t count = pending->cap_columns.size();
   pending->caps.resize(count);
   pending->caps_pending.store(count, std::memory_order_relaxed);
+  const auto complete_cap = [this](PendingBid& bid, size_t i,
+                                   absl::StatusOr<storage::RowResult> row) {
+    bid.caps[i].emplace(std::move(row));
+    if (bid.caps_pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      CompleteRead(bid, kCapRead);
+    }
+  };
   for (size_t i = 0; i < count; ++i) {
     storage::Get get;
     get.row = std::string(
@@ -489,14 +503,16 @@ void BidHandler::SendCapGets(const std::shared_ptr<PendingBid>& pending) {
     get.columns.push_back(
         {std::string(storage::kProfileFrequencyCapFamily), pending->cap_columns[i]});
     get.consistency = storage::Consistency::kTimeline;
-    deps_.store->AsyncGet(
-        storage::kProfilesTable, std::move(get), pending->deadline.lookup, pending->executor,
-        [this, pending, i](absl::StatusOr<storage::RowResult> row) {
-          pending->caps[i].emplace(std::move(row));
-          if (pending->caps_pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-            CompleteRead(*pending, kCapRead);
-          }
-        });
+    if (std::optional<storage::RowResult> ready =
+            deps_.store->GetWithoutWaiting(storage::kProfilesTable, get)) {
+      complete_cap(*pending, i, *std::move(ready));
+      continue;
+    }
+    deps_.store->AsyncGet(storage::kProfilesTable, std::move(get), pending->deadline.lookup,
+                          pending->executor,
+                          [complete_cap, pending, i](absl::StatusOr<storage::RowResult> row) {
+                            complete_cap(*pending, i, std::move(row));
+                          });
   }
 }
 

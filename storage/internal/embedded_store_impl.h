@@ -125,6 +125,10 @@ class EmbeddedStoreImpl final : public Store {
                 boost::asio::any_io_executor executor, GetCallback done) override;
   void AsyncScan(std::string_view table, storage::Scan scan, Deadline deadline,
                  boost::asio::any_io_executor executor, ScanCallback done) override;
+  std::optional<RowResult> GetWithoutWaiting(std::string_view table,
+                                             const storage::Get& get) override {
+    return TryGetWithoutIo(table, get);
+  }
   // A read on the pool has a timer on the caller's executor; one answered on
   // the caller's thread is posted only while its deadline has not passed.
   bool KeepsAsyncDeadlines() const override { return true; }

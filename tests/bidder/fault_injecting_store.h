@@ -2,7 +2,9 @@
 // (the embedded engine), and AsyncGet answers can be held back on a
 // steady_timer to model a slow backend (AsyncScan answers too). It also
 // counts AsyncGet and AsyncScan calls, so a test can see that no read was
-// made.
+// made. GetWithoutWaiting answers nothing unless a test asks it to forward
+// (then the bid path's reads of rows the real store has at hand bypass
+// AsyncGet, its delays and its count, as they do on the embedded store).
 //
 //   kKeepsDeadline   - the backend is slow but honours the Store contract: at
 //                      the deadline it answers DeadlineExceeded, and the real
@@ -17,6 +19,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +42,9 @@ class FaultInjectingStore final : public storage::Store {
     mode_ = mode;
   }
   int async_gets() const { return async_gets_.load(); }
+  void set_answer_without_waiting(bool on) { answer_without_waiting_ = on; }
+  // The GetWithoutWaiting calls that answered.
+  int gets_without_waiting() const { return gets_without_waiting_.load(); }
   int async_scans() const { return async_scans_.load(); }
   // The table and scan of the last AsyncScan (call between requests).
   const std::string& last_scan_table() const { return last_scan_table_; }
@@ -92,6 +98,13 @@ class FaultInjectingStore final : public storage::Store {
   absl::Status MajorCompact(std::string_view table) override { return inner_.MajorCompact(table); }
   absl::Status CheckHealth() override { return inner_.CheckHealth(); }
 
+  std::optional<storage::RowResult> GetWithoutWaiting(std::string_view table,
+                                                      const storage::Get& get) override {
+    if (!answer_without_waiting_) return std::nullopt;
+    std::optional<storage::RowResult> row = inner_.GetWithoutWaiting(table, get);
+    if (row.has_value()) gets_without_waiting_.fetch_add(1);
+    return row;
+  }
   void AsyncGet(std::string_view table, storage::Get get, storage::Deadline deadline,
                 boost::asio::any_io_executor executor, storage::GetCallback done) override {
     async_gets_.fetch_add(1);
@@ -160,6 +173,8 @@ class FaultInjectingStore final : public storage::Store {
   std::chrono::milliseconds delay_{0};
   Mode mode_ = Mode::kKeepsDeadline;
   std::atomic<int> async_gets_{0};
+  std::atomic<bool> answer_without_waiting_{false};
+  std::atomic<int> gets_without_waiting_{0};
   std::atomic<int> async_scans_{0};
   std::string last_scan_table_;
   storage::Scan last_scan_;

@@ -357,6 +357,32 @@ TEST_F(StoreApiTest, AsyncGetOfARowOnlyOnDiskIsAnsweredThroughThePool) {
   }
 }
 
+// GetWithoutWaiting answers what the store has in memory, as Get would, and
+// nothing for a row whose blocks are only on disk (not even the part of it
+// in the memtable) or a read Get would refuse.
+TEST_F(StoreApiTest, GetWithoutWaitingAnswersOnlyWhatNeedsNoIo) {
+  MustPut("t", PutOf("r", "a", "on-disk", "1"));
+  ASSERT_TRUE(store_->Flush("t").ok());
+  Reopen();
+  MustPut("t", PutOf("r", "a", "in-memory", "2"));
+  MustPut("t", PutOf("warm", "a", "q", "v"));
+  EXPECT_FALSE(store_->GetWithoutWaiting("t", Get{"r"}).has_value());
+  std::optional<RowResult> warm = store_->GetWithoutWaiting("t", Get{"warm"});
+  ASSERT_TRUE(warm.has_value());
+  EXPECT_EQ(warm->Value("a", "q"), "v");
+  std::optional<RowResult> absent = store_->GetWithoutWaiting("t", Get{"absent"});
+  ASSERT_TRUE(absent.has_value());
+  EXPECT_TRUE(absent->empty());
+  EXPECT_FALSE(store_->GetWithoutWaiting("no-such-table", Get{"warm"}).has_value());
+  // Once Get has read the row from disk, its blocks are cached.
+  absl::StatusOr<RowResult> read = store_->Get("t", Get{"r"});
+  ASSERT_TRUE(read.ok());
+  std::optional<RowResult> now_warm = store_->GetWithoutWaiting("t", Get{"r"});
+  ASSERT_TRUE(now_warm.has_value());
+  EXPECT_EQ(now_warm->Value("a", "on-disk"), "1");
+  EXPECT_EQ(now_warm->Value("a", "in-memory"), "2");
+}
+
 // A row with a newer version in the memtable over an older one on disk
 // reads the newer, whichever of the caller's thread and the pool reads it.
 TEST_F(StoreApiTest, AsyncGetSeesTheMemtableOverTheDisk) {

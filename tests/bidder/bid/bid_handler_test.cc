@@ -188,6 +188,37 @@ TEST(BidHandlerTest, StoredFrequencyCapStopsTheCampaign) {
   EXPECT_EQ(other.response.status, 200u);
 }
 
+// A profile the store has at hand is decided on at once, without waiting
+// for AsyncGet's callback, and answers as it does through AsyncGet: the
+// segment's campaign wins, a reached cap stops its campaign.
+TEST(BidHandlerTest, ProfileAtHandAnswersAsThroughAsyncGet) {
+  HandlerHarness harness(ExampleConfig());
+  harness.temp_store().PutProfile(harness.KeyOf(kIfa), ProfileRow{{"cart-abandoner-30d"}, {}});
+  const std::string capped_device = "3b0a7c8e-1f2d-4e5a-9b6c-7d8e9f0a1b2c";
+  harness.temp_store().PutProfile(
+      harness.KeyOf(capped_device),
+      ProfileRow{{}, {{Qualifier("northwind-travel-display", 2026, 10, 4), 12}}});
+  const std::string capped_request =
+      absl::StrReplaceAll(Mrec(), {{std::string(kIfa), capped_device}});
+  const Answer through_async = harness.Call(Mrec());
+  const Answer capped_through_async = harness.Call(capped_request);
+  ASSERT_EQ(harness.store().async_gets(), 2);
+
+  harness.store().set_answer_without_waiting(true);
+  const Answer at_once = harness.Call(Mrec());
+  const Answer capped_at_once = harness.Call(capped_request);
+  EXPECT_EQ(harness.store().async_gets(), 2);
+  EXPECT_EQ(harness.store().gets_without_waiting(), 2);
+  ASSERT_EQ(at_once.response.status, 200u) << at_once.response.body;
+  EXPECT_EQ(at_once.FirstBid()["cid"], "litware-retargeting");
+  EXPECT_EQ(at_once.FirstBid()["cid"], through_async.FirstBid()["cid"]);
+  EXPECT_EQ(at_once.FirstBid()["price"], through_async.FirstBid()["price"]);
+  EXPECT_EQ(capped_at_once.response.status, capped_through_async.response.status);
+  EXPECT_EQ(capped_at_once.response.status, 204u);
+  EXPECT_EQ(harness.Lookups(LookupOutcome::kHit), 4);
+  EXPECT_EQ(harness.Requests(BidOutcome::kNoBidFrequencyCap), 2);
+}
+
 TEST(BidHandlerTest, LmtDntAndInvalidIdsSkipTheLookup) {
   HandlerHarness harness(ExampleConfig());
   harness.temp_store().PutProfile(harness.KeyOf(kIfa), ProfileRow{{"cart-abandoner-30d"}, {}});
