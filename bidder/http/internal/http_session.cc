@@ -43,30 +43,34 @@ std::string_view StdView(beast::string_view s) { return std::string_view(s.data(
 // thread; answers 500 when every copy of the Responder is gone unanswered.
 class ResponseSlot {
  public:
-  ResponseSlot(std::shared_ptr<Session> session, uint64_t generation,
-               asio::any_io_executor executor)
-      : session_(std::move(session)), generation_(generation), executor_(std::move(executor)) {}
+  ResponseSlot(std::shared_ptr<Session> session, uint64_t generation)
+      : session_(std::move(session)), generation_(generation) {}
   ResponseSlot(const ResponseSlot&) = delete;
   ResponseSlot& operator=(const ResponseSlot&) = delete;
 
+  // The session's executor is read through the session each lambda below
+  // holds (a copy per request cost more than the rest of the slot).
   ~ResponseSlot() {
     if (answered_.exchange(true)) return;
-    asio::post(executor_, [session = std::move(session_), generation = generation_] {
+    const asio::any_io_executor& executor = session_->executor();
+    asio::post(executor, [session = std::move(session_), generation = generation_] {
       session->OnHandlerFault(generation);
     });
   }
 
   void Answer(HttpResponse response) {
     if (answered_.exchange(true)) return;
-    asio::dispatch(executor_, [session = std::move(session_), generation = generation_,
-                               response = std::move(response)]() mutable {
+    const asio::any_io_executor& executor = session_->executor();
+    asio::dispatch(executor, [session = std::move(session_), generation = generation_,
+                              response = std::move(response)]() mutable {
       session->OnHandlerResponse(generation, std::move(response));
     });
   }
 
   void Fault() {
     if (answered_.exchange(true)) return;
-    asio::dispatch(executor_, [session = std::move(session_), generation = generation_] {
+    const asio::any_io_executor& executor = session_->executor();
+    asio::dispatch(executor, [session = std::move(session_), generation = generation_] {
       session->OnHandlerFault(generation);
     });
   }
@@ -75,7 +79,6 @@ class ResponseSlot {
   std::atomic<bool> answered_{false};
   std::shared_ptr<Session> session_;
   const uint64_t generation_;
-  const asio::any_io_executor executor_;
 };
 
 bool IsTokenChar(char c) {
@@ -434,7 +437,7 @@ void Session::DispatchRequest() {
   request_.wire_body_bytes = req.body().size();
 
   const uint64_t generation = ++generation_;
-  auto slot = std::make_shared<ResponseSlot>(shared_from_this(), generation, executor_);
+  auto slot = std::make_shared<ResponseSlot>(shared_from_this(), generation);
   try {
     (*match.handler)(request_,
                      [slot](HttpResponse response) { slot->Answer(std::move(response)); });

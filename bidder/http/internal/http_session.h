@@ -63,6 +63,10 @@ class Session : public std::enable_shared_from_this<Session> {
   // The session's phase has lasted its timeout: close, counting why.
   void OnDeadline();
 
+  // The executor of the session's thread; set before a request is
+  // dispatched, not changed while it is handled.
+  const boost::asio::any_io_executor& executor() const { return executor_; }
+
   // The handler's answer (or its failure) to request number `generation`;
   // stale answers are dropped.
   void OnHandlerResponse(uint64_t generation, HttpResponse response);
