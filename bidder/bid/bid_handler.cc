@@ -460,10 +460,14 @@ void BidHandler::CompleteRead(PendingBid& bid, unsigned read) {
 }
 
 void BidHandler::SendProfileGet(const std::shared_ptr<PendingBid>& pending) {
-  storage::Get get;
-  get.row = std::string(pending->identity.key->bytes());
+  // The thread's read, refilled (its row and column list keep their memory):
+  // only the rare read that has to wait is copied out. Nothing but the row,
+  // the columns and the consistency is ever set, so the rest keeps its
+  // defaults.
+  thread_local storage::Get get;
+  get.row.assign(pending->identity.key->bytes());
+  get.columns.clear();
   // Only the families the request's privacy signals allow are read.
-  get.columns.reserve(2);
   if (pending->permissions.read_segments) {
     get.columns.push_back({std::string(storage::kProfileSegmentFamily), std::nullopt});
   }
@@ -478,8 +482,8 @@ void BidHandler::SendProfileGet(const std::shared_ptr<PendingBid>& pending) {
     pending->profile.emplace(*std::move(ready));
     return CompleteRead(*pending, kProfileRead);
   }
-  deps_.store->AsyncGet(storage::kProfilesTable, std::move(get), pending->deadline.lookup,
-                        pending->executor, [this, pending](absl::StatusOr<storage::RowResult> row) {
+  deps_.store->AsyncGet(storage::kProfilesTable, get, pending->deadline.lookup, pending->executor,
+                        [this, pending](absl::StatusOr<storage::RowResult> row) {
                           pending->profile.emplace(std::move(row));
                           CompleteRead(*pending, kProfileRead);
                         });

@@ -34,7 +34,10 @@
 //      over the last pricing.device_history_days UTC days (at most that
 //      many rows; bidder/events/events.h, DailyCountsScan), whose
 //      impression, click and conversion counters sum to the device's
-//      history (pricing/pricer.h, DeviceHistory). The last to answer
+//      history (pricing/pricer.h, DeviceHistory). A get the store can
+//      answer without I/O (Store::GetWithoutWaiting: the embedded store's
+//      row cache, memtables, block cache) is answered at once, without the
+//      turn of the I/O loop AsyncGet's callback costs. The last to answer
 //      settles. For a backend that does not declare it keeps its deadline
 //      (Store::KeepsAsyncDeadlines), a guard timer at the same instant
 //      settles instead with what has arrived, so the request never waits
