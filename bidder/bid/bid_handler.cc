@@ -182,6 +182,20 @@ void AttachDsa(const Campaign& campaign, const ImpBid& win, openrtb::Bid* bid) {
   }
 }
 
+// Reads `get` on `profiles` and hands the answer to `done`, once: at once
+// when the store has the row at hand (most, from the embedded store's row
+// cache), without the turn of the I/O loop AsyncGet's callback costs;
+// otherwise through AsyncGet, bounded by `deadline`.
+template <typename Done>
+void ReadProfileRow(storage::Store& store, const storage::Get& get, storage::Deadline deadline,
+                    const boost::asio::any_io_executor& executor, Done done) {
+  if (std::optional<storage::RowResult> ready =
+          store.GetWithoutWaiting(storage::kProfilesTable, get)) {
+    return done(*std::move(ready));
+  }
+  store.AsyncGet(storage::kProfilesTable, get, deadline, executor, std::move(done));
+}
+
 }  // namespace
 
 struct BidHandler::ExchangeContext {
@@ -475,31 +489,17 @@ void BidHandler::SendProfileGet(const std::shared_ptr<PendingBid>& pending) {
     get.columns.push_back({std::string(storage::kProfileFrequencyCapFamily), std::nullopt});
   }
   get.consistency = storage::Consistency::kTimeline;
-  // A row the store has at hand (most, from the embedded store's row cache)
-  // is decided on now, without a turn of the I/O loop.
-  if (std::optional<storage::RowResult> ready =
-          deps_.store->GetWithoutWaiting(storage::kProfilesTable, get)) {
-    pending->profile.emplace(*std::move(ready));
-    return CompleteRead(*pending, kProfileRead);
-  }
-  deps_.store->AsyncGet(storage::kProfilesTable, get, pending->deadline.lookup, pending->executor,
-                        [this, pending](absl::StatusOr<storage::RowResult> row) {
-                          pending->profile.emplace(std::move(row));
-                          CompleteRead(*pending, kProfileRead);
-                        });
+  ReadProfileRow(*deps_.store, get, pending->deadline.lookup, pending->executor,
+                 [this, pending](absl::StatusOr<storage::RowResult> row) {
+                   pending->profile.emplace(std::move(row));
+                   CompleteRead(*pending, kProfileRead);
+                 });
 }
 
 void BidHandler::SendCapGets(const std::shared_ptr<PendingBid>& pending) {
   const size_t count = pending->cap_columns.size();
   pending->caps.resize(count);
   pending->caps_pending.store(count, std::memory_order_relaxed);
-  const auto complete_cap = [this](PendingBid& bid, size_t i,
-                                   absl::StatusOr<storage::RowResult> row) {
-    bid.caps[i].emplace(std::move(row));
-    if (bid.caps_pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-      CompleteRead(bid, kCapRead);
-    }
-  };
   for (size_t i = 0; i < count; ++i) {
     storage::Get get;
     get.row = std::string(
@@ -507,16 +507,13 @@ void BidHandler::SendCapGets(const std::shared_ptr<PendingBid>& pending) {
     get.columns.push_back(
         {std::string(storage::kProfileFrequencyCapFamily), pending->cap_columns[i]});
     get.consistency = storage::Consistency::kTimeline;
-    if (std::optional<storage::RowResult> ready =
-            deps_.store->GetWithoutWaiting(storage::kProfilesTable, get)) {
-      complete_cap(*pending, i, *std::move(ready));
-      continue;
-    }
-    deps_.store->AsyncGet(storage::kProfilesTable, std::move(get), pending->deadline.lookup,
-                          pending->executor,
-                          [complete_cap, pending, i](absl::StatusOr<storage::RowResult> row) {
-                            complete_cap(*pending, i, std::move(row));
-                          });
+    ReadProfileRow(*deps_.store, get, pending->deadline.lookup, pending->executor,
+                   [this, pending, i](absl::StatusOr<storage::RowResult> row) {
+                     pending->caps[i].emplace(std::move(row));
+                     if (pending->caps_pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+                       CompleteRead(*pending, kCapRead);
+                     }
+                   });
   }
 }
 
