@@ -211,6 +211,26 @@ TEST(BidResponseWriterTest, SpecialBytesAtEveryOffsetOfABlockReadBack) {
   }
 }
 
+// The first special byte is found 16 bytes at a time, the tail by a last
+// block overlapping the one before: one special byte at each offset of
+// strings of every length around the block size, and none at all.
+TEST(BidResponseWriterTest, TheFirstSpecialByteIsFoundAtEveryOffset) {
+  for (size_t length = 0; length <= 49; ++length) {
+    const std::string plain(length, 'a');
+    std::string out;
+    AppendJsonString(plain, &out);
+    ASSERT_EQ(out, "\"" + plain + "\"") << length;
+    for (size_t at = 0; at < length; ++at) {
+      std::string text = plain;
+      text[at] = '"';
+      out.clear();
+      AppendJsonString(text, &out);
+      ASSERT_EQ(out, "\"" + text.substr(0, at) + "\\\"" + text.substr(at + 1) + "\"")
+          << length << " " << at;
+    }
+  }
+}
+
 // The escaper SerializeBidResponse uses, also the one for error bodies.
 TEST(BidResponseWriterTest, AppendJsonStringQuotesAndEscapes) {
   std::string out = "{\"error\":";
