@@ -13,7 +13,7 @@
 //     throttle probability (even: the remaining budget over the remaining
 //     hours of the campaign's day; asap: 1) and a stop decision taken at
 //     least the maximum unflushed amount below the cap
-//   bid path ── Decisions::MayBid ──► two relaxed atomic loads and a clock read
+//   bid path ── Decisions::MayBid ──► two relaxed atomic loads (the auction's clock)
 //
 // Who runs what:
 //   - pacing.mode "sidecar" (default): each bidder process runs a Pacer that
@@ -207,9 +207,14 @@ class Decisions final {
   // impression; `uniform` is a random draw in [0, 1). False for an unknown
   // index, before the first decision, and while the decision is too old.
   bool MayBid(size_t campaign_index, double uniform) const {
+    return MayBid(campaign_index, uniform, clock_->NowMillis());
+  }
+  // The same at `now_ms` (Unix milliseconds of this clock), for a caller
+  // that has read the clock already: the auction, once per request.
+  bool MayBid(size_t campaign_index, double uniform, int64_t now_ms) const {
     if (campaign_index >= campaigns_) return false;
     const Slot& slot = slots_[campaign_index];
-    if (clock_->NowMillis() >= slot.valid_until_ms.load(std::memory_order_acquire)) {
+    if (now_ms >= slot.valid_until_ms.load(std::memory_order_acquire)) {
       fail_safe_refusals_.fetch_add(1, std::memory_order_relaxed);
       return false;
     }

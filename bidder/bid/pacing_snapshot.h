@@ -13,6 +13,7 @@
 #define RTB_BIDDER_BID_PACING_SNAPSHOT_H_
 
 #include <cstddef>
+#include <cstdint>
 
 #include "pacing/pacer.h"
 
@@ -25,18 +26,19 @@ class PacingSnapshot {
   // True when campaign `campaign_index` may bid on this impression.
   // `uniform` is a random draw in [0, 1) made per impression, so a throttle of
   // p is applied as `uniform < p` without the implementation needing its own
-  // random source.
-  virtual bool MayBid(size_t campaign_index, double uniform) const = 0;
+  // random source. `now_ms` is the auction's clock (Unix milliseconds), read
+  // once per request rather than once per candidate.
+  virtual bool MayBid(size_t campaign_index, double uniform, int64_t now_ms) const = 0;
 };
 
 // The decisions the pacing loop publishes (pacing/pacer.h): what the bidder
-// process runs with. Two relaxed atomic loads and a clock read; a decision
-// older than pacing.state_max_age_ms refuses (fail safe).
+// process runs with. Two relaxed atomic loads; a decision older than
+// pacing.state_max_age_ms at `now_ms` refuses (fail safe).
 class PacerSnapshot final : public PacingSnapshot {
  public:
   explicit PacerSnapshot(const pacing::Decisions& decisions) : decisions_(decisions) {}
-  bool MayBid(size_t campaign_index, double uniform) const override {
-    return decisions_.MayBid(campaign_index, uniform);
+  bool MayBid(size_t campaign_index, double uniform, int64_t now_ms) const override {
+    return decisions_.MayBid(campaign_index, uniform, now_ms);
   }
 
  private:
@@ -48,7 +50,9 @@ class PacerSnapshot final : public PacingSnapshot {
 // uses it.
 class UnpacedSnapshot final : public PacingSnapshot {
  public:
-  bool MayBid(size_t /*campaign_index*/, double /*uniform*/) const override { return true; }
+  bool MayBid(size_t /*campaign_index*/, double /*uniform*/, int64_t /*now_ms*/) const override {
+    return true;
+  }
 };
 
 }  // namespace rtb::bidder

@@ -52,5 +52,17 @@ TEST(DecisionsTest, DecisionPastItsValidityStopsTheCampaignAndIsCounted) {
   EXPECT_TRUE(decisions.MayBid(0, 0.5));
 }
 
+TEST(DecisionsTest, AskedAtAGivenTimeTheClockIsNotRead) {
+  auto clock = std::make_shared<storage::ManualClock>(1000);
+  Decisions decisions(1, clock);
+  decisions.Publish(0, 1.0, 5000);
+  EXPECT_TRUE(decisions.MayBid(0, 0.5, 4999));
+  EXPECT_FALSE(decisions.MayBid(0, 0.5, 5000)) << "past its validity at the time given";
+  EXPECT_EQ(decisions.fail_safe_refusals(), 1u);
+  clock->Set(6000);
+  EXPECT_TRUE(decisions.MayBid(0, 0.5, 4999)) << "the time given, not the clock's";
+  EXPECT_FALSE(decisions.MayBid(0, 0.5));
+}
+
 }  // namespace
 }  // namespace rtb::pacing

@@ -235,6 +235,7 @@ class ImpressionRound {
         pricer_(pricer),
         currency_(currency),
         uniform_(NextUniform()),
+        now_ms_(absl::ToUnixMillis(input.now)),
         dsa_(input.request->regs.has_value() && input.request->regs->dsa.has_value()
                  ? &*input.request->regs->dsa
                  : nullptr) {
@@ -299,7 +300,7 @@ class ImpressionRound {
                                        Pending(scratch_, campaign.index))) {
       return Rejection::kFrequencyCap;
     }
-    if (!pacing_.MayBid(campaign.index, uniform_)) return Rejection::kPacing;
+    if (!pacing_.MayBid(campaign.index, uniform_, now_ms_)) return Rejection::kPacing;
 
     bid->imp_index = imp_index_;
     bid->campaign = &campaign;
@@ -324,6 +325,7 @@ class ImpressionRound {
   const pricing::Pricer* pricer_;
   const uint32_t currency_;
   const double uniform_;
+  const int64_t now_ms_;     // input.now
   const openrtb::Dsa* dsa_;  // regs.ext.dsa; null when absent
   // Floor of the open auction in the response currency; nullopt when it is
   // in a currency we cannot convert.

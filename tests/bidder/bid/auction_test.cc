@@ -24,13 +24,15 @@ using testing::MustParse;
 using testing::ProfileRow;
 using testing::Qualifier;
 
-// Refuses the campaigns it is told to, allows the rest.
+// Refuses the campaigns it is told to, allows the rest. Asked at the
+// auction's time (AuctionTest runs every auction at noon).
 class StoppedCampaigns final : public PacingSnapshot {
  public:
   explicit StoppedCampaigns(std::vector<size_t> stopped) : stopped_(std::move(stopped)) {}
-  bool MayBid(size_t campaign_index, double uniform) const override {
+  bool MayBid(size_t campaign_index, double uniform, int64_t now_ms) const override {
     EXPECT_GE(uniform, 0.0);
     EXPECT_LT(uniform, 1.0);
+    EXPECT_EQ(now_ms, kNoonUtcMillis);
     return std::find(stopped_.begin(), stopped_.end(), campaign_index) == stopped_.end();
   }
 

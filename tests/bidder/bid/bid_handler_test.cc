@@ -307,7 +307,7 @@ TEST(BidHandlerTest, OpenRtbVersionFollowsRequestWithinExchangeVersion) {
 // auction so the response is ready only after the deadline.
 class SlowPacing final : public PacingSnapshot {
  public:
-  bool MayBid(size_t, double) const override {
+  bool MayBid(size_t, double, int64_t) const override {
     std::this_thread::sleep_for(milliseconds(40));
     return true;
   }
