@@ -187,7 +187,7 @@ void Session::Unregister() {
   if (registration_) worker_->sessions.erase(*std::exchange(registration_, std::nullopt));
 }
 
-void Session::Start() { AwaitRequest(); }
+void Session::Start() { AwaitRequest(std::chrono::steady_clock::now()); }
 
 void Session::Drain() {
   if (state_ == State::kIdle) {
@@ -248,7 +248,7 @@ void Session::CloseAfterWrite(CloseReason reason) {
   if (!close_after_write_) close_after_write_ = reason;
 }
 
-void Session::AwaitRequest() {
+void Session::AwaitRequest(std::chrono::steady_clock::time_point now) {
   if (core_.draining.load(std::memory_order_relaxed)) return Close(CloseReason::kShutdown);
   state_ = State::kIdle;
   // The previous request's fields are gone with its parser: their arena
@@ -269,8 +269,7 @@ void Session::AwaitRequest() {
     BeginRequest();
     return Parse();
   }
-  EnterPhase(awaiting_first_byte_ ? worker_->fresh : worker_->idle,
-             std::chrono::steady_clock::now());
+  EnterPhase(awaiting_first_byte_ ? worker_->fresh : worker_->idle, now);
   ReadSome();
 }
 
@@ -528,6 +527,7 @@ void Session::Respond(HttpResponse response) {
   if (ec == asio::error::would_block || ec == asio::error::try_again) ec = {};
   if (ec) return Close(CloseReason::kIoError);
   if (written == head.size() + body.size()) {
+    responded_at_ = now;
     if (dispatching_) {
       written_while_dispatching_ = true;
       return;
@@ -580,24 +580,24 @@ void Session::OnWrite(beast::error_code ec, size_t) {
     return Close(ec == asio::error::operation_aborted ? CloseReason::kShutdown
                                                       : CloseReason::kIoError);
   }
-  AfterWrite();
+  AfterWrite(std::chrono::steady_clock::now());
 }
 
 void Session::AfterWriteUnnested() {
-  if (buffer_.size() == 0) return AfterWrite();
+  if (buffer_.size() == 0) return AfterWrite(responded_at_);
   asio::post(executor_, [self = shared_from_this()] {
-    if (self->state_ == State::kWriting) self->AfterWrite();
+    if (self->state_ == State::kWriting) self->AfterWrite(self->responded_at_);
   });
 }
 
-void Session::AfterWrite() {
+void Session::AfterWrite(std::chrono::steady_clock::time_point written_at) {
   // The request's views are released; keep the body's memory for the next.
   body_storage_ = std::move(parser_->get().body());
   parser_.reset();
   response_.body.clear();
   response_.headers.clear();
   if (close_after_write_) return Linger();
-  AwaitRequest();
+  AwaitRequest(written_at);
 }
 
 void Session::Linger() {

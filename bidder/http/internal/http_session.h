@@ -75,7 +75,8 @@ class Session : public std::enable_shared_from_this<Session> {
  private:
   enum class State { kIdle, kReading, kHandling, kWriting, kLingering, kClosed };
 
-  void AwaitRequest();
+  // Waits for the next request; the connection is idle from `now`.
+  void AwaitRequest(std::chrono::steady_clock::time_point now);
   void BeginRequest();
   // Moves the session to `list` (the deadline list of the phase it enters
   // at `since`), or off every list.
@@ -98,8 +99,9 @@ class Session : public std::enable_shared_from_this<Session> {
   void RespondLocal(unsigned status, std::string_view message, RequestError* error, bool close);
   void Respond(HttpResponse response);
   void OnWrite(boost::beast::error_code ec, size_t bytes);
-  // The response is written: the next request, or the close.
-  void AfterWrite();
+  // The response is written (its last byte at `written_at`): the next
+  // request, or the close.
+  void AfterWrite(std::chrono::steady_clock::time_point written_at);
   // AfterWrite now, or by the I/O loop when the next request is already
   // here (pipelined): answering it from here would nest each pipelined
   // request's stack in its predecessor's.
@@ -145,6 +147,9 @@ class Session : public std::enable_shared_from_this<Session> {
   bool dispatching_ = false;
   bool written_while_dispatching_ = false;
   HttpResponse response_;
+  // When Respond wrote the whole response at once: the time it read, which
+  // the idle phase after it starts from rather than reading the clock again.
+  std::chrono::steady_clock::time_point responded_at_;
   std::string head_;
   size_t lingered_bytes_ = 0;
 };
