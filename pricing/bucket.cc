@@ -32,9 +32,15 @@ uint64_t BucketOf(uint64_t exchange_bits, uint64_t inventory_hash, int media, in
 }
 
 std::string BucketText(uint64_t bucket) {
-  std::string bytes;
-  storage::AppendBigEndian64(bucket, &bytes);
-  return storage::Hex(bytes);
+  const std::array<char, 16> digits = BucketDigits(bucket);
+  return std::string(digits.data(), digits.size());
+}
+
+std::array<char, 16> BucketDigits(uint64_t bucket) {
+  constexpr char kDigits[] = "0123456789abcdef";
+  std::array<char, 16> digits;
+  for (size_t i = digits.size(); i-- > 0; bucket >>= 4) digits[i] = kDigits[bucket & 0xf];
+  return digits;
 }
 
 std::optional<uint64_t> ParseBucket(std::string_view text) {

@@ -17,6 +17,7 @@
 #ifndef RTB_PRICING_BUCKET_H_
 #define RTB_PRICING_BUCKET_H_
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -41,6 +42,9 @@ uint64_t BucketOf(uint64_t exchange_bits, uint64_t inventory_hash, int media, in
 // 16 lower-case hex digits; parsing takes either case and refuses anything
 // else (and 0).
 std::string BucketText(uint64_t bucket);
+// The same digits without a string of their own (BucketText's allocates):
+// for the bid path, which writes them into beacon URLs.
+std::array<char, 16> BucketDigits(uint64_t bucket);
 std::optional<uint64_t> ParseBucket(std::string_view text);
 
 }  // namespace rtb::pricing

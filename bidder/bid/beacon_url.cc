@@ -295,7 +295,10 @@ void AppendSignedText(const BeaconParams& p, SignedTextVersion version, ScratchT
   AppendField(p.imp_id, text);
   AppendField(p.bid_id, text);
   // Last and only when set, so bids without a bucket sign as before.
-  if (p.pricing_bucket != 0) AppendField(pricing::BucketText(p.pricing_bucket), text);
+  if (p.pricing_bucket != 0) {
+    const std::array<char, 16> bucket = pricing::BucketDigits(p.pricing_bucket);
+    AppendField(std::string_view(bucket.data(), bucket.size()), text);
+  }
 }
 
 // The kind as a field of the signed text, e.g. "4:/win\n".
@@ -377,7 +380,10 @@ void AppendSharedQuery(const BeaconParams& p, ScratchText& out) {
   if (const int denied = DeniedMask(p); denied != 0) number("&pf=", denied);
   if (!p.frequency_cap_key.empty()) param("&fk=", p.frequency_cap_key);
   out.Append("&aid=${AUCTION_ID}&iid=${AUCTION_IMP_ID}&bid=${AUCTION_BID_ID}");
-  if (p.pricing_bucket != 0) param("&pb=", pricing::BucketText(p.pricing_bucket));
+  if (p.pricing_bucket != 0) {
+    const std::array<char, 16> bucket = pricing::BucketDigits(p.pricing_bucket);
+    param("&pb=", std::string_view(bucket.data(), bucket.size()));
+  }
 }
 
 // What follows the shared query in a beacon of `kind`: the macros the

@@ -112,6 +112,8 @@ TEST(BucketTest, BucketsSeparateExchangesInventoryAndFormats) {
   EXPECT_EQ(bucket, BucketOf(adx, site, 1, 300, 250));
   EXPECT_EQ(ParseBucket(BucketText(bucket)), bucket);
   EXPECT_EQ(BucketText(0x00ff00000000000aULL), "00ff00000000000a");
+  EXPECT_EQ(BucketText(0xfedcba9876543210ULL), "fedcba9876543210");
+  EXPECT_EQ(BucketText(1), "0000000000000001");
   EXPECT_FALSE(ParseBucket("0000000000000000").has_value());
   EXPECT_FALSE(ParseBucket("12345").has_value());
   EXPECT_FALSE(ParseBucket("zz00000000000001").has_value());
