@@ -653,6 +653,7 @@ void BidHandler::Decide(PendingBid& pending, const storage::RowResult* row,
   HttpResponse response;
   response.status = 200;
   response.content_type = std::string(kJson);
+  response.body = RecycledResponseBody();
   if (!WriteResponse(pending, result, absl::ToUnixMillis(input.now), &response.body)) {
     return Finish(pending, BidOutcome::kNoBidError, NoBid(pending));
   }

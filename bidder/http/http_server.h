@@ -90,6 +90,12 @@ struct HttpResponse {
 // Must be called exactly once, on request.executor; the request's views stay
 // valid until then. Calls after the first are ignored.
 using Responder = std::function<void(HttpResponse)>;
+
+// An empty string with the room of a response body this thread wrote last
+// (up to 64 KiB), or a new one: a handler that builds its body in it saves
+// the allocation of a large buffer per request, and glibc's sweep of its fast
+// bins that comes with one.
+std::string RecycledResponseBody();
 using HttpHandler = std::function<void(const HttpRequest&, Responder)>;
 
 // How connections are spread over the I/O threads.

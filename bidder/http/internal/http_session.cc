@@ -151,6 +151,17 @@ void AppendNumber(std::string& out, uint64_t n) {
   out.append(digits, end);
 }
 
+// The body RecycledResponseBody hands out next: one per thread, the
+// roomiest up to the limit.
+constexpr size_t kRecycledBodyLimit = 64 << 10;
+thread_local std::string recycled_body;
+
+void RecycleResponseBody(std::string body) {
+  if (body.capacity() > kRecycledBodyLimit || body.capacity() <= recycled_body.capacity()) return;
+  body.clear();
+  recycled_body.swap(body);
+}
+
 }  // namespace
 
 Session::Session(Worker& worker, Socket socket, const asio::ip::address& peer, ConnectionSlot slot)
@@ -594,6 +605,7 @@ void Session::AfterWrite(std::chrono::steady_clock::time_point written_at) {
   // The request's views are released; keep the body's memory for the next.
   body_storage_ = std::move(parser_->get().body());
   parser_.reset();
+  RecycleResponseBody(std::move(response_.body));
   response_.body.clear();
   response_.headers.clear();
   if (close_after_write_) return Linger();
@@ -644,3 +656,13 @@ void Session::Close(CloseReason reason) {
 }
 
 }  // namespace rtb::bidder::internal
+
+namespace rtb::bidder {
+
+std::string RecycledResponseBody() {
+  std::string body;
+  body.swap(internal::recycled_body);
+  return body;
+}
+
+}  // namespace rtb::bidder

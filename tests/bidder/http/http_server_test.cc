@@ -135,6 +135,39 @@ TEST_P(HttpServerTest, KeepAliveServesSeveralRequestsOnOneConnection) {
   EXPECT_EQ(handled_.load(), 5);
 }
 
+// The room of the body written last on an I/O thread goes to the next
+// handler there that asks for it, unless it is over 64 KiB.
+TEST_P(HttpServerTest, AResponseBodysRoomIsHandedToTheNextHandlerThatAsks) {
+  CreateServer();
+  server_->Route(http::verb::get, "/recycled", [](const HttpRequest& req, Responder respond) {
+    std::string body = RecycledResponseBody();
+    HttpResponse response = Text(200, "");
+    response.headers.emplace_back("x-size", std::to_string(body.size()));
+    response.headers.emplace_back("x-capacity", std::to_string(body.capacity()));
+    const std::string_view query = req.target.substr(req.target.find('?') + 1);
+    body.append(std::stoul(std::string(query)), 'x');
+    response.body = std::move(body);
+    respond(std::move(response));
+  });
+  StartServer();
+  TestConnection conn(server_->port());
+  ASSERT_TRUE(conn.connected());
+  const auto fetch = [&](size_t size) {
+    std::optional<TestResponse> r = conn.RoundTrip(GetRequest("/recycled?" + std::to_string(size)));
+    EXPECT_TRUE(r.has_value());
+    EXPECT_EQ(r->body.size(), size);
+    return std::pair{std::stoul(r->Header("x-size")), std::stoul(r->Header("x-capacity"))};
+  };
+  fetch(5000);
+  auto [size, capacity] = fetch(3000);
+  EXPECT_EQ(size, 0u);
+  EXPECT_GE(capacity, 5000u) << "the first body's room";
+  fetch(100 << 10);  // takes that room, grows past the limit: not kept
+  std::tie(size, capacity) = fetch(10);
+  EXPECT_EQ(size, 0u);
+  EXPECT_LT(capacity, 3000u) << "a body over 64 KiB is not kept";
+}
+
 TEST_P(HttpServerTest, PipelinedRequestsAreAnsweredInOrder) {
   SetUpServer();
   TestConnection conn(server_->port());
