@@ -24,6 +24,7 @@
 #include "bidder/telemetry/telemetry.h"
 #include "boost/asio/post.hpp"
 #include "boost/asio/thread_pool.hpp"
+#include "metrics/sharded.h"
 #include "nlohmann/json.hpp"
 #include "pacing/pacer.h"
 #include "pricing/pricer.h"
@@ -190,7 +191,7 @@ struct CampaignCounts {
 absl::flat_hash_map<std::string, CampaignCounts> CountsByCampaign(
     const prometheus::Registry& registry) {
   absl::flat_hash_map<std::string, CampaignCounts> counts;
-  for (const prometheus::MetricFamily& family : registry.Collect()) {
+  for (const prometheus::MetricFamily& family : metrics::Collect(registry)) {
     int64_t CampaignCounts::*field = nullptr;
     if (family.name == "bidder_bids_total") field = &CampaignCounts::bids;
     if (family.name == "bidder_wins_total") field = &CampaignCounts::wins;

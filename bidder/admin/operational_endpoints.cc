@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "boost/beast/http/verb.hpp"
+#include "metrics/sharded.h"
 #include "prometheus/text_serializer.h"
 
 namespace rtb::bidder {
@@ -54,7 +55,7 @@ void AddOperationalEndpoints(HttpServer& server, const StorageReadiness& readine
                  if (memory != nullptr) memory->Refresh();
                  HttpResponse response;
                  response.content_type = kExpositionType;
-                 response.body = prometheus::TextSerializer().Serialize(registry.Collect());
+                 response.body = prometheus::TextSerializer().Serialize(metrics::Collect(registry));
                  respond(std::move(response));
                });
 }

@@ -45,13 +45,16 @@ Worker::~Worker() {
   ioc.reset();
 }
 
-prometheus::Counter& Worker::RequestCounter(int route_id, unsigned code) {
+metrics::ShardedCounter& Worker::RequestCounter(int route_id, unsigned code) {
   const uint32_t key = static_cast<uint32_t>(route_id) * 1000 + code;
   auto it = request_counters_.find(key);
   if (it == request_counters_.end()) {
-    prometheus::Counter& counter = core.metrics.requests.Add(
-        {{"path", core.router.labels()[route_id]}, {"code", std::to_string(code)}});
-    it = request_counters_.emplace(key, &counter).first;
+    it = request_counters_
+             .emplace(key, std::make_unique<metrics::ShardedCounter>(
+                               core.metrics.requests,
+                               metrics::Labels{{"path", core.router.labels()[route_id]},
+                                               {"code", std::to_string(code)}}))
+             .first;
   }
   return *it->second;
 }
@@ -246,8 +249,9 @@ void ServerCore::FreezeRoutes() {
   router.Freeze();
   durations.clear();
   for (const std::string& label : router.labels()) {
-    durations.push_back(
-        &metrics.request_duration.Add({{"path", label}}, HttpMetrics::DurationBuckets()));
+    durations.push_back(std::make_unique<metrics::ShardedHistogram>(
+        metrics.request_duration, metrics::Labels{{"path", label}},
+        HttpMetrics::DurationBuckets()));
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include "absl/time/time.h"
 #include "bidder/telemetry/internal/keys.h"
+#include "metrics/sharded.h"
 
 namespace rtb::bidder::telemetry {
 namespace {
@@ -157,7 +158,7 @@ WriteSummary SelfTelemetry::SampleOnce() {
   }
   backlog_.clear();
   dropped_expired_->Increment(static_cast<double>(expired));
-  for (const prometheus::MetricFamily& family : source_.Collect()) {
+  for (const prometheus::MetricFamily& family : metrics::Collect(source_)) {
     const bool as_value = std::find(options_.counters.begin(), options_.counters.end(),
                                     family.name) != options_.counters.end() ||
                           std::find(options_.gauges.begin(), options_.gauges.end(), family.name) !=

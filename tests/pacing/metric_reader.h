@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "metrics/sharded.h"
 #include "prometheus/registry.h"
 
 namespace rtb::pacing::testing {
@@ -14,7 +15,7 @@ namespace rtb::pacing::testing {
 inline std::optional<double> MetricValue(const prometheus::Registry& registry,
                                          const std::string& name,
                                          const std::map<std::string, std::string>& labels = {}) {
-  for (const prometheus::MetricFamily& family : registry.Collect()) {
+  for (const prometheus::MetricFamily& family : metrics::Collect(registry)) {
     if (family.name != name) continue;
     for (const prometheus::ClientMetric& metric : family.metric) {
       std::map<std::string, std::string> have;

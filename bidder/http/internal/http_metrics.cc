@@ -89,13 +89,13 @@ HttpMetrics::HttpMetrics(prometheus::Registry& registry)
           registry, "bidder_http_request_duration_seconds",
           "Time from the first byte of a request read to its response ready, by route")),
       request_bytes(
-          HistogramFamily(registry, "bidder_http_request_bytes", "Request body sizes as received")
-              .Add({}, SizeBuckets())),
+          HistogramFamily(registry, "bidder_http_request_bytes", "Request body sizes as received"),
+          {}, SizeBuckets()),
       request_inflated_bytes(HistogramFamily(registry, "bidder_http_request_inflated_bytes",
                                              "Compressed request body sizes after inflation")
                                  .Add({}, SizeBuckets())),
-      response_bytes(HistogramFamily(registry, "bidder_http_response_bytes", "Response body sizes")
-                         .Add({}, SizeBuckets())),
+      response_bytes(HistogramFamily(registry, "bidder_http_response_bytes", "Response body sizes"),
+                     {}, SizeBuckets()),
       open_connections(prometheus::BuildGauge()
                            .Name("bidder_http_open_connections")
                            .Help("HTTP connections open now")

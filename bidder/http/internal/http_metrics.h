@@ -17,7 +17,11 @@
 //                                                  and handler faults
 //   bidder_http_closed_connections_total{reason}   why connections ended
 //
-// Thread-safety: prometheus-cpp handles are safe to update from any thread.
+// The per-request series (requests, durations, request and response sizes)
+// are counted per thread (metrics/sharded.h): read them through
+// metrics::Collect.
+//
+// Thread-safety: every handle is safe to update from any thread.
 #ifndef RTB_BIDDER_HTTP_INTERNAL_HTTP_METRICS_H_
 #define RTB_BIDDER_HTTP_INTERNAL_HTTP_METRICS_H_
 
@@ -25,6 +29,7 @@
 #include <cstddef>
 #include <string>
 
+#include "metrics/sharded.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
 #include "prometheus/gauge.h"
@@ -78,9 +83,9 @@ struct HttpMetrics {
 
   prometheus::Family<prometheus::Counter>& requests;
   prometheus::Family<prometheus::Histogram>& request_duration;
-  prometheus::Histogram& request_bytes;
+  metrics::ShardedHistogram request_bytes;
   prometheus::Histogram& request_inflated_bytes;
-  prometheus::Histogram& response_bytes;
+  metrics::ShardedHistogram response_bytes;
   prometheus::Gauge& open_connections;
   prometheus::Counter& accepted_connections;
   prometheus::Counter& accept_errors;

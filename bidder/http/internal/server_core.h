@@ -139,7 +139,7 @@ class Worker {
   BodyInflater inflater;
   std::thread thread;
 
-  prometheus::Counter& RequestCounter(int route_id, unsigned code);
+  metrics::ShardedCounter& RequestCounter(int route_id, unsigned code);
   // Closes a session that waits for a request: the new one that has waited
   // longest for its first byte, else the keep-alive one idle longest if it
   // has been idle for first_byte_timeout at least (a connection that has
@@ -162,7 +162,7 @@ class Worker {
   std::string_view Date();
 
  private:
-  absl::flat_hash_map<uint32_t, prometheus::Counter*> request_counters_;
+  absl::flat_hash_map<uint32_t, std::unique_ptr<metrics::ShardedCounter>> request_counters_;
   int64_t date_second_ = -1;
   char date_[32] = {};
 };
@@ -201,7 +201,7 @@ class ServerCore {
   HttpMetrics metrics;
   Router router;
   // Per route id, resolved when the server starts.
-  std::vector<prometheus::Histogram*> durations;
+  std::vector<std::unique_ptr<metrics::ShardedHistogram>> durations;
   // The I/O threads' workers, then the intake's when there is one.
   std::vector<std::unique_ptr<Worker>> workers;
 

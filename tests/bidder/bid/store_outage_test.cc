@@ -25,6 +25,7 @@
 #include "bidder/telemetry/self_telemetry.h"
 #include "bidder/telemetry/telemetry.h"
 #include "gtest/gtest.h"
+#include "metrics/sharded.h"
 #include "nlohmann/json.hpp"
 #include "prometheus/counter.h"
 #include "prometheus/registry.h"
@@ -241,7 +242,7 @@ TEST(SelfTelemetryBacklogTest, PointsTheStoppedStoreCannotTakeAreWrittenWhenItIs
   self_options.max_backlog_age_s = 600;
   telemetry::SelfTelemetry self(**telemetry, source, self_options);
   auto dropped = [&](const std::string& reason) {
-    for (const prometheus::MetricFamily& family : source.Collect()) {
+    for (const prometheus::MetricFamily& family : metrics::Collect(source)) {
       if (family.name != "bidder_telemetry_points_dropped_total") continue;
       for (const prometheus::ClientMetric& m : family.metric) {
         if (m.label[0].value == reason) return m.counter.value;

@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 
+#include "metrics/sharded.h"
 #include "prometheus/registry.h"
 
 namespace rtb::bidder::events::testing {
@@ -12,7 +13,7 @@ namespace rtb::bidder::events::testing {
 // The value of counter or gauge `name` with exactly `labels`, or -1 when absent.
 inline double CounterValue(prometheus::Registry& registry, const std::string& name,
                            const std::map<std::string, std::string>& labels = {}) {
-  for (const prometheus::MetricFamily& family : registry.Collect()) {
+  for (const prometheus::MetricFamily& family : metrics::Collect(registry)) {
     if (family.name != name) continue;
     for (const prometheus::ClientMetric& metric : family.metric) {
       std::map<std::string, std::string> got;

@@ -36,6 +36,7 @@
 #include "bidder/http/http_server.h"
 #include "boost/beast/http/verb.hpp"
 #include "gtest/gtest.h"
+#include "metrics/sharded.h"
 #include "prometheus/registry.h"
 #include "prometheus/text_serializer.h"
 #include "tests/bidder/http_test_client.h"
@@ -106,7 +107,7 @@ class FloodServer {
 
   // The value of one sample of the exposition ("name{labels}"), or -1.
   double Sample(const std::string& name) {
-    const std::string text = prometheus::TextSerializer().Serialize(registry_.Collect());
+    const std::string text = prometheus::TextSerializer().Serialize(metrics::Collect(registry_));
     const std::string key = name + " ";
     size_t at = 0;
     while ((at = text.find(key, at)) != std::string::npos) {

@@ -18,6 +18,7 @@
 #include "boost/asio/thread_pool.hpp"
 #include "boost/beast/http/field.hpp"
 #include "gtest/gtest.h"
+#include "metrics/sharded.h"
 #include "prometheus/registry.h"
 #include "prometheus/text_serializer.h"
 #include "tests/bidder/http_test_client.h"
@@ -97,7 +98,9 @@ class HttpServerTest : public ::testing::TestWithParam<AcceptMode> {
     StartServer();
   }
 
-  std::string Exposition() { return prometheus::TextSerializer().Serialize(registry_.Collect()); }
+  std::string Exposition() {
+    return prometheus::TextSerializer().Serialize(metrics::Collect(registry_));
+  }
 
   // The server counts a close on its own thread, possibly just after the
   // client saw it: poll, bounded, for the sample to appear.

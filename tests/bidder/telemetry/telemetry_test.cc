@@ -7,6 +7,7 @@
 
 #include "bidder/telemetry/internal/keys.h"
 #include "gtest/gtest.h"
+#include "metrics/sharded.h"
 #include "storage/schemas.h"
 #include "telemetry_fixture.h"
 #include "tests/storage/hooked_store.h"
@@ -19,7 +20,7 @@ using testing::TelemetryStoreHarness;
 
 double MetricValue(prometheus::Registry& registry, const std::string& name,
                    const std::map<std::string, std::string>& labels = {}) {
-  for (const prometheus::MetricFamily& family : registry.Collect()) {
+  for (const prometheus::MetricFamily& family : metrics::Collect(registry)) {
     if (family.name != name) continue;
     for (const prometheus::ClientMetric& metric : family.metric) {
       std::map<std::string, std::string> got;
