@@ -206,7 +206,7 @@ BidMetrics::BidMetrics(prometheus::Registry& registry,
   bids_family_ = &families.bids;
   price_sum_family_ = &families.price_sum;
   outage_family_ = &families.outage;
-  price_sum_ = std::make_unique<std::atomic<prometheus::Counter*>[]>(capacity_);
+  price_sum_ = std::make_unique<std::atomic<metrics::ShardedCounter*>[]>(capacity_);
   outage_withheld_ = std::make_unique<std::atomic<prometheus::Counter*>[]>(capacity_);
   outage_allowed_ = std::make_unique<std::atomic<prometheus::Counter*>[]>(capacity_);
   DeclareCampaigns(campaigns);
@@ -219,16 +219,19 @@ void BidMetrics::DeclareExchanges(const std::vector<config::ExchangeConfig>& exc
   for (const config::ExchangeConfig& exchange : exchanges) {
     Exchange handles;
     for (size_t i = 0; i < kBidOutcomeCount; ++i) {
-      handles.outcomes[i] = &families.requests.Add(
-          {{"exchange", exchange.name}, {"outcome", BidOutcomeName(static_cast<BidOutcome>(i))}});
+      handles.outcomes[i] = std::make_unique<metrics::ShardedCounter>(
+          families.requests,
+          metrics::Labels{{"exchange", exchange.name},
+                          {"outcome", BidOutcomeName(static_cast<BidOutcome>(i))}});
     }
-    handles.latency = &families.latency.Add({{"exchange", exchange.name}}, LatencyBuckets());
+    handles.latency = std::make_unique<metrics::ShardedHistogram>(
+        families.latency, metrics::Labels{{"exchange", exchange.name}}, LatencyBuckets());
     handles.profile_timeouts = &families.timeouts.Add({{"exchange", exchange.name}});
     for (size_t i = 0; i < kIgnoredCount; ++i) {
       handles.ignored[i] = &families.ignored.Add(
           {{"exchange", exchange.name}, {"what", IgnoredName(static_cast<Ignored>(i))}});
     }
-    handles.bids = std::make_unique<std::atomic<prometheus::Counter*>[]>(capacity_);
+    handles.bids = std::make_unique<std::atomic<metrics::ShardedCounter*>[]>(capacity_);
     exchanges_.push_back(std::move(handles));
     exchange_names_.push_back(exchange.name);
   }
@@ -237,8 +240,10 @@ void BidMetrics::DeclareExchanges(const std::vector<config::ExchangeConfig>& exc
 void BidMetrics::DeclareLookups(const Families& families) {
   for (size_t i = 0; i < kLookupOutcomeCount; ++i) {
     const std::string outcome(LookupOutcomeName(static_cast<LookupOutcome>(i)));
-    lookups_[i] = &families.lookups.Add({{"outcome", outcome}});
-    history_reads_[i] = &families.history_reads.Add({{"outcome", outcome}});
+    lookups_[i] = std::make_unique<metrics::ShardedCounter>(families.lookups,
+                                                            metrics::Labels{{"outcome", outcome}});
+    history_reads_[i] = std::make_unique<metrics::ShardedCounter>(
+        families.history_reads, metrics::Labels{{"outcome", outcome}});
   }
 }
 
@@ -246,9 +251,10 @@ void BidMetrics::DeclarePrivacyDecisions(const Families& families) {
   for (privacy::PrivacyRegime regime : privacy::kPrivacyRegimes) {
     for (privacy::PrivacyOutcome outcome : privacy::kPrivacyOutcomes) {
       privacy_decisions_[static_cast<size_t>(regime)][static_cast<size_t>(outcome)] =
-          &families.privacy_decisions.Add(
-              {{"regime", std::string(privacy::PrivacyRegimeName(regime))},
-               {"outcome", std::string(privacy::PrivacyOutcomeName(outcome))}});
+          std::make_unique<metrics::ShardedCounter>(
+              families.privacy_decisions,
+              metrics::Labels{{"regime", std::string(privacy::PrivacyRegimeName(regime))},
+                              {"outcome", std::string(privacy::PrivacyOutcomeName(outcome))}});
     }
   }
   // Only the outcomes that refuse a bid: 3 regimes x 4 outcomes.
@@ -264,7 +270,8 @@ void BidMetrics::DeclarePrivacyDecisions(const Families& families) {
 
 void BidMetrics::DeclareDsa(const Families& families) {
   for (size_t i = 0; i < kDsaOutcomeCount; ++i) {
-    dsa_[i] = &families.dsa.Add({{"outcome", DsaOutcomeName(static_cast<DsaOutcome>(i))}});
+    dsa_[i] = std::make_unique<metrics::ShardedCounter>(
+        families.dsa, metrics::Labels{{"outcome", DsaOutcomeName(static_cast<DsaOutcome>(i))}});
   }
 }
 
@@ -301,9 +308,9 @@ void BidMetrics::DeclareCampaigns(const std::vector<config::CampaignConfig>& by_
     if (price_sum_[i].load(std::memory_order_relaxed) != nullptr) continue;
     const std::string& id = by_position[i].id;
     for (size_t x = 0; x < exchanges_.size(); ++x) {
-      exchanges_[x].bids[i].store(
-          &bids_family_->Add({{"exchange", exchange_names_[x]}, {"campaign", id}}),
-          std::memory_order_release);
+      campaign_series_.push_back(std::make_unique<metrics::ShardedCounter>(
+          *bids_family_, metrics::Labels{{"exchange", exchange_names_[x]}, {"campaign", id}}));
+      exchanges_[x].bids[i].store(campaign_series_.back().get(), std::memory_order_release);
     }
     const std::string policy = config::StoreOutagePolicyName(by_position[i].store_outage_policy);
     outage_withheld_[i].store(
@@ -312,7 +319,9 @@ void BidMetrics::DeclareCampaigns(const std::vector<config::CampaignConfig>& by_
     outage_allowed_[i].store(
         &outage_family_->Add({{"campaign", id}, {"policy", policy}, {"decision", "allowed"}}),
         std::memory_order_release);
-    price_sum_[i].store(&price_sum_family_->Add({{"campaign", id}}), std::memory_order_release);
+    campaign_series_.push_back(std::make_unique<metrics::ShardedCounter>(
+        *price_sum_family_, metrics::Labels{{"campaign", id}}));
+    price_sum_[i].store(campaign_series_.back().get(), std::memory_order_release);
   }
 }
 
@@ -326,11 +335,11 @@ void BidMetrics::CountStoreOutageDecision(size_t campaign, bool withheld) {
 
 void BidMetrics::CountBid(size_t exchange, size_t campaign, double price_cpm) {
   if (campaign >= capacity_) return;
-  if (prometheus::Counter* bids =
+  if (metrics::ShardedCounter* bids =
           exchanges_[exchange].bids[campaign].load(std::memory_order_acquire)) {
     bids->Increment();
   }
-  if (prometheus::Counter* sum = price_sum_[campaign].load(std::memory_order_acquire)) {
+  if (metrics::ShardedCounter* sum = price_sum_[campaign].load(std::memory_order_acquire)) {
     sum->Increment(price_cpm);
   }
 }

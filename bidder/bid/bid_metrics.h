@@ -60,7 +60,12 @@
 // A stale lookup (answered by a secondary replica) counts as "stale", not as
 // hit or miss; its data is used.
 //
-// Thread-safety: prometheus-cpp handles are safe to update from any thread.
+// The series counted on every request (requests, latency, lookups, history
+// reads, bids, price sums, privacy decisions, DSA) are counted per thread
+// (metrics/sharded.h): read them through metrics::Collect or their handle's
+// Value/Collect.
+//
+// Thread-safety: every handle is safe to update from any thread.
 #ifndef RTB_BIDDER_BID_BID_METRICS_H_
 #define RTB_BIDDER_BID_BID_METRICS_H_
 
@@ -75,6 +80,7 @@
 #include "bidder/openrtb/openrtb.h"
 #include "bidder/privacy/privacy_decision.h"
 #include "config/config.h"
+#include "metrics/sharded.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
 #include "prometheus/histogram.h"
@@ -185,27 +191,27 @@ class BidMetrics {
   void CountStoreOutageDecision(size_t campaign, bool withheld);
 
   // The handles, for tests and the telemetry writer.
-  prometheus::Counter& requests(size_t exchange, BidOutcome outcome) {
+  metrics::ShardedCounter& requests(size_t exchange, BidOutcome outcome) {
     return *exchanges_[exchange].outcomes[static_cast<size_t>(outcome)];
   }
-  prometheus::Histogram& latency(size_t exchange) { return *exchanges_[exchange].latency; }
-  prometheus::Counter& lookups(LookupOutcome outcome) {
+  metrics::ShardedHistogram& latency(size_t exchange) { return *exchanges_[exchange].latency; }
+  metrics::ShardedCounter& lookups(LookupOutcome outcome) {
     return *lookups_[static_cast<size_t>(outcome)];
   }
-  prometheus::Counter& history_reads(LookupOutcome outcome) {
+  metrics::ShardedCounter& history_reads(LookupOutcome outcome) {
     return *history_reads_[static_cast<size_t>(outcome)];
   }
   prometheus::Counter& profile_timeouts(size_t exchange) {
     return *exchanges_[exchange].profile_timeouts;
   }
-  prometheus::Counter& bids(size_t exchange, size_t campaign) {
+  metrics::ShardedCounter& bids(size_t exchange, size_t campaign) {
     return *exchanges_[exchange].bids[campaign].load(std::memory_order_acquire);
   }
-  prometheus::Counter& price_sum(size_t campaign) {
+  metrics::ShardedCounter& price_sum(size_t campaign) {
     return *price_sum_[campaign].load(std::memory_order_acquire);
   }
-  prometheus::Counter& privacy_decisions(privacy::PrivacyRegime regime,
-                                         privacy::PrivacyOutcome outcome) {
+  metrics::ShardedCounter& privacy_decisions(privacy::PrivacyRegime regime,
+                                             privacy::PrivacyOutcome outcome) {
     return *privacy_decisions_[static_cast<size_t>(regime)][static_cast<size_t>(outcome)];
   }
 
@@ -214,7 +220,7 @@ class BidMetrics {
                                       privacy::PrivacyOutcome outcome) {
     return privacy_nobids_[static_cast<size_t>(regime)][static_cast<size_t>(outcome)];
   }
-  prometheus::Counter& dsa(DsaOutcome outcome) { return *dsa_[static_cast<size_t>(outcome)]; }
+  metrics::ShardedCounter& dsa(DsaOutcome outcome) { return *dsa_[static_cast<size_t>(outcome)]; }
 
   prometheus::Counter& ignored(size_t exchange, Ignored what) {
     return *exchanges_[exchange].ignored[static_cast<size_t>(what)];
@@ -239,20 +245,22 @@ class BidMetrics {
   void DeclareDsa(const Families& families);
 
   struct Exchange {
-    std::array<prometheus::Counter*, kBidOutcomeCount> outcomes{};
-    prometheus::Histogram* latency = nullptr;
+    std::array<std::unique_ptr<metrics::ShardedCounter>, kBidOutcomeCount> outcomes;
+    std::unique_ptr<metrics::ShardedHistogram> latency;
     prometheus::Counter* profile_timeouts = nullptr;
-    // By campaign position; null until declared.
-    std::unique_ptr<std::atomic<prometheus::Counter*>[]> bids;
+    // By campaign position; null until declared (owned by campaign_series_).
+    std::unique_ptr<std::atomic<metrics::ShardedCounter*>[]> bids;
     std::array<prometheus::Counter*, kIgnoredCount> ignored{};
   };
 
   std::vector<Exchange> exchanges_;
-  std::array<prometheus::Counter*, kLookupOutcomeCount> lookups_{};
-  std::array<prometheus::Counter*, kLookupOutcomeCount> history_reads_{};
+  std::array<std::unique_ptr<metrics::ShardedCounter>, kLookupOutcomeCount> lookups_;
+  std::array<std::unique_ptr<metrics::ShardedCounter>, kLookupOutcomeCount> history_reads_;
   size_t capacity_ = 0;
+  // The campaigns' sharded series, which the atomic positions point to.
+  std::vector<std::unique_ptr<metrics::ShardedCounter>> campaign_series_;
   // By campaign position, null until declared.
-  std::unique_ptr<std::atomic<prometheus::Counter*>[]> price_sum_;
+  std::unique_ptr<std::atomic<metrics::ShardedCounter*>[]> price_sum_;
   std::unique_ptr<std::atomic<prometheus::Counter*>[]> outage_withheld_;
   std::unique_ptr<std::atomic<prometheus::Counter*>[]> outage_allowed_;
   prometheus::Family<prometheus::Counter>* bids_family_ = nullptr;
@@ -260,14 +268,15 @@ class BidMetrics {
   prometheus::Family<prometheus::Counter>* outage_family_ = nullptr;
   std::vector<std::string> exchange_names_;
   // [regime][outcome], in the order of the enums' values.
-  std::array<std::array<prometheus::Counter*, std::size(privacy::kPrivacyOutcomes)>,
-             std::size(privacy::kPrivacyRegimes)>
-      privacy_decisions_{};
+  std::array<
+      std::array<std::unique_ptr<metrics::ShardedCounter>, std::size(privacy::kPrivacyOutcomes)>,
+      std::size(privacy::kPrivacyRegimes)>
+      privacy_decisions_;
   // [regime][outcome]; null where the outcome is never a no-bid.
   std::array<std::array<prometheus::Counter*, std::size(privacy::kPrivacyOutcomes)>,
              std::size(privacy::kPrivacyRegimes)>
       privacy_nobids_{};
-  std::array<prometheus::Counter*, kDsaOutcomeCount> dsa_{};
+  std::array<std::unique_ptr<metrics::ShardedCounter>, kDsaOutcomeCount> dsa_;
 };
 
 }  // namespace rtb::bidder
