@@ -23,13 +23,15 @@ BidPricingMetrics::BidPricingMetrics(prometheus::Registry* registry,
                      .Help("Price over value of first-price bids, by exchange")
                      .Register(*registry);
   for (const std::string& exchange : exchanges) {
-    std::array<prometheus::Counter*, kPriceOutcomeNames.size()> handles{};
+    std::array<std::unique_ptr<metrics::ShardedCounter>, kPriceOutcomeNames.size()> handles;
     for (size_t i = 0; i < kPriceOutcomeNames.size(); ++i) {
-      handles[i] =
-          &bids.Add({{"exchange", exchange}, {"outcome", std::string(kPriceOutcomeNames[i])}});
+      handles[i] = std::make_unique<metrics::ShardedCounter>(
+          bids,
+          metrics::Labels{{"exchange", exchange}, {"outcome", std::string(kPriceOutcomeNames[i])}});
     }
-    bids_.push_back(handles);
-    factor_.push_back(&factor.Add({{"exchange", exchange}}, FactorBuckets()));
+    bids_.push_back(std::move(handles));
+    factor_.push_back(std::make_unique<metrics::ShardedHistogram>(
+        factor, metrics::Labels{{"exchange", exchange}}, FactorBuckets()));
   }
 }
 

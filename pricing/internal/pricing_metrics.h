@@ -2,7 +2,8 @@
 // Labels are bounded by the config: `exchange` is one of server.exchanges
 // (or "other" for a notice naming an exchange no longer configured).
 //
-// Bid path (Pricer::CountBid, once per bid sent):
+// Bid path (Pricer::CountBid, once per bid sent; counted per thread,
+// metrics/sharded.h, so read through metrics::Collect):
 //   bidder_pricing_bids_total{exchange,outcome}   outcome: second_price,
 //       disabled, no_bucket, learning, stale, unshaded, shaded, explored
 //   bidder_pricing_shading_factor{exchange}       price / value of first-price
@@ -31,10 +32,12 @@
 
 #include <array>
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "metrics/sharded.h"
 #include "prometheus/counter.h"
 #include "prometheus/gauge.h"
 #include "prometheus/histogram.h"
@@ -63,8 +66,9 @@ class BidPricingMetrics {
   void CountBid(size_t exchange, size_t outcome, bool first_price, double factor);
 
  private:
-  std::vector<std::array<prometheus::Counter*, kPriceOutcomeNames.size()>> bids_;
-  std::vector<prometheus::Histogram*> factor_;
+  std::vector<std::array<std::unique_ptr<metrics::ShardedCounter>, kPriceOutcomeNames.size()>>
+      bids_;
+  std::vector<std::unique_ptr<metrics::ShardedHistogram>> factor_;
 };
 
 class FeedbackMetrics {
