@@ -37,9 +37,10 @@ std::string BucketText(uint64_t bucket) {
 }
 
 std::array<char, 16> BucketDigits(uint64_t bucket) {
-  constexpr char kDigits[] = "0123456789abcdef";
+  char bytes[8];
+  storage::StoreBigEndian(bucket, 8, bytes);
   std::array<char, 16> digits;
-  for (size_t i = digits.size(); i-- > 0; bucket >>= 4) digits[i] = kDigits[bucket & 0xf];
+  storage::WriteHex(std::string_view(bytes, sizeof(bytes)), digits.data());
   return digits;
 }
 

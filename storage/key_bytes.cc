@@ -21,10 +21,13 @@ void AppendHex(std::string_view bytes, std::string* out) {
   // the capacity every time (the bid path writes ids of 32 and 64 digits).
   const size_t start = out->size();
   out->resize(start + 2 * bytes.size());
-  char* digit = out->data() + start;
+  WriteHex(bytes, out->data() + start);
+}
+
+void WriteHex(std::string_view bytes, char* out) {
   for (unsigned char c : bytes) {
-    *digit++ = kHexDigits[c >> 4];
-    *digit++ = kHexDigits[c & 15];
+    *out++ = kHexDigits[c >> 4];
+    *out++ = kHexDigits[c & 15];
   }
 }
 

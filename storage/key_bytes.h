@@ -69,6 +69,9 @@ uint64_t StableHash64(std::string_view bytes);
 // Lower-case hex, two digits a byte.
 std::string Hex(std::string_view bytes);
 void AppendHex(std::string_view bytes, std::string* out);
+// The same digits written at `out`, which has room for 2 * bytes.size():
+// for fixed-size buffers.
+void WriteHex(std::string_view bytes, char* out);
 // The bytes of `hex` (either case); nullopt for an odd length or a non-hex
 // character.
 std::optional<std::string> FromHex(std::string_view hex);

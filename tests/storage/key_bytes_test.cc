@@ -62,6 +62,13 @@ TEST(KeyBytesTest, HexRoundTripsAndRefusesWhatIsNotHex) {
   EXPECT_FALSE(FromHex("0g").has_value());
 }
 
+TEST(KeyBytesTest, WriteHexWritesInPlaceWhatAppendHexAppends) {
+  const std::string bytes("\x00\x7f\x80\xff\xab", 5);
+  std::string written = "x" + std::string(10, '?') + "x";
+  WriteHex(bytes, written.data() + 1);
+  EXPECT_EQ(written, "x007f80ffabx");
+}
+
 TEST(KeyBytesTest, StoreBigEndianWritesInPlaceWhatAppendBigEndianAppends) {
   std::string appended;
   AppendBigEndian(0x0102030405ull, 5, &appended);
