@@ -22,7 +22,9 @@ for f in lib/systemd/system/rtb-bidder.service lib/systemd/system/rtb-pacer.serv
          lib/systemd/system/rtb-storage-server.service \
          share/rtb-bidder/config/bidder.example.json share/rtb-bidder/config/bidder.hbase.example.json \
          share/rtb-bidder/prometheus/prometheus.yml share/rtb-bidder/prometheus/rtb-bidder.rules.yml \
-         share/doc/rtb-bidder/README.md share/doc/rtb-bidder/BENCHMARKS.md; do
+         share/doc/rtb-bidder/README.md share/doc/rtb-bidder/BENCHMARKS.md \
+         share/doc/rtb-bidder/docs/configuration.md share/doc/rtb-bidder/docs/architecture.svg \
+         share/doc/rtb-bidder/docs/benchmarks-history.md; do
   [[ -f "$PREFIX/$f" ]] || fail "$f is not installed"
 done
 
