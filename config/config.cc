@@ -193,9 +193,13 @@ void DecodeExchange(const json& value, const std::string& path, ErrorList* error
   fields.Read("default_tmax_ms", &out->default_tmax_ms);
   fields.Read("network_allowance_ms", &out->network_allowance_ms);
   fields.Read("openrtb_version", &out->openrtb_version);
+  fields.Read("strict_openrtb_2_5", &out->strict_openrtb_2_5);
   fields.Read("seat", &out->seat);
   fields.ReadEnum("billing_notice", kBillingNotices, &out->billing_notice);
   ReadObject(fields, "price_encryption", &out->price_encryption, DecodePriceEncryption);
+  fields.Read("beacon_base_url", &out->beacon_base_url);
+  fields.Read("secure_beacon_base_url", &out->secure_beacon_base_url);
+  fields.Read("gzip_responses", &out->gzip_responses);
   fields.RejectUnknownKeys();
 }
 

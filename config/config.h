@@ -92,9 +92,17 @@ struct ExchangeConfig {
   // (tmax is counted at the exchange), ms. Default 20. Range
   // [0, default_tmax_ms).
   int network_allowance_ms = 20;
-  // OpenRTB version sent in the `x-openrtb-version` response header:
-  // "2.5" or "2.6". Default "2.6".
+  // The OpenRTB version of this exchange's requests that send no
+  // `x-openrtb-version` header (Prebid Server sends none), and so of the
+  // answers to them: "2.5" or "2.6". A request's own header decides over it.
+  // Default "2.6".
   std::string openrtb_version = "2.6";
+  // 2.5 answers carry no member OpenRTB 2.5 does not define: the 2.6 bid
+  // members (mtype, dur, cattax) go to bid.ext only, for an exchange whose
+  // 2.5 reader refuses unknown members. Default false: they are also at
+  // their 2.6 places, where 2.6 readers need them (Prebid Server drops a bid
+  // without bid.mtype) and 2.5 readers ignore them.
+  bool strict_openrtb_2_5 = false;
   // Seat id written to seatbid[].seat. Default "" (the field is omitted).
   // At most 64 printable ASCII characters.
   std::string seat;
@@ -105,6 +113,20 @@ struct ExchangeConfig {
   // price that is not encrypted with these keys is then refused. Default:
   // prices arrive as plain numbers.
   PriceEncryptionConfig price_encryption;
+  // Base of the beacon URLs in this exchange's bids, in bid.beacon_base_url's
+  // form, which it replaces for this exchange. Default "": bid.beacon_base_url.
+  std::string beacon_base_url;
+  // Base of the beacon URLs (notices, click and impression pixel) in bids on
+  // secure impressions (imp.secure = 1), e.g. "https://rtb.example.com";
+  // https only. Default "": the exchange's beacon base when that is https or
+  // on a loopback host (127.0.0.0/8, [::1], localhost: browsers do not block
+  // those as mixed content). Without a secure base a secure impression gets
+  // no bid (nobid_insecure), never an http URL.
+  std::string secure_beacon_base_url;
+  // Bid answers gzip-compressed when the request's Accept-Encoding allows
+  // gzip. Default false: the CPU a compression costs per bid weighs more than
+  // the bytes it saves on answers of one or two KiB (docs/bidding-and-exchanges.md).
+  bool gzip_responses = false;
 };
 
 struct ServerConfig {

@@ -159,6 +159,34 @@ void ValidatePriceEncryption(const PriceEncryptionConfig& keys, const Checker& a
                 keys.integrity_key_env);
 }
 
+// A beacon base URL (bid.beacon_base_url and the exchanges' own), when set.
+void CheckBeaconBase(const Checker& at, std::string_view key, const std::string& url,
+                     bool allow_http) {
+  if (url.empty()) return;
+  std::string problem = internal::UrlProblem(url, allow_http, /*allow_query_and_fragment=*/false);
+  if (!problem.empty()) at.Fail(key, problem);
+}
+
+// What an exchange's answers are written with: version, seat, the notice that
+// bills, prices, beacon bases.
+void ValidateExchangeAnswers(const ExchangeConfig& exchange, const Checker& ex) {
+  if (exchange.openrtb_version != "2.5" && exchange.openrtb_version != "2.6") {
+    ex.Fail("openrtb_version", "must be \"2.5\" or \"2.6\"");
+  }
+  if (!exchange.seat.empty() && !internal::IsPrintableToken(exchange.seat, 64)) {
+    ex.Fail("seat", "must be at most 64 printable ASCII characters without spaces");
+  }
+  if (exchange.billing_notice != BillingNotice::kBurl &&
+      exchange.billing_notice != BillingNotice::kNurl &&
+      exchange.billing_notice != BillingNotice::kPixel) {
+    ex.Fail("billing_notice", "must be burl, nurl or pixel");
+  }
+  ValidatePriceEncryption(exchange.price_encryption, ex.Member("price_encryption"));
+  CheckBeaconBase(ex, "beacon_base_url", exchange.beacon_base_url, /*allow_http=*/true);
+  CheckBeaconBase(ex, "secure_beacon_base_url", exchange.secure_beacon_base_url,
+                  /*allow_http=*/false);
+}
+
 void ValidateServer(const BidderConfig& config, ErrorList* errors) {
   const ServerConfig& server = config.server;
   Checker at("server", errors);
@@ -220,18 +248,7 @@ void ValidateServer(const BidderConfig& config, ErrorList* errors) {
                                " leaves (default_tmax_ms - network_allowance_ms)"));
       }
     }
-    if (exchange.openrtb_version != "2.5" && exchange.openrtb_version != "2.6") {
-      ex.Fail("openrtb_version", "must be \"2.5\" or \"2.6\"");
-    }
-    if (!exchange.seat.empty() && !internal::IsPrintableToken(exchange.seat, 64)) {
-      ex.Fail("seat", "must be at most 64 printable ASCII characters without spaces");
-    }
-    if (exchange.billing_notice != BillingNotice::kBurl &&
-        exchange.billing_notice != BillingNotice::kNurl &&
-        exchange.billing_notice != BillingNotice::kPixel) {
-      ex.Fail("billing_notice", "must be burl, nurl or pixel");
-    }
-    ValidatePriceEncryption(exchange.price_encryption, ex.Member("price_encryption"));
+    ValidateExchangeAnswers(exchange, ex);
   }
 }
 
@@ -317,11 +334,7 @@ void ValidateBid(const BidConfig& bid, ErrorList* errors) {
     at.Fail("default_currency",
             absl::StrCat(bid.default_currency, " has no rate in bid.currency_rates"));
   }
-  if (!bid.beacon_base_url.empty()) {
-    std::string problem = internal::UrlProblem(bid.beacon_base_url, /*allow_http=*/true,
-                                               /*allow_query_and_fragment=*/false);
-    if (!problem.empty()) at.Fail("beacon_base_url", problem);
-  }
+  CheckBeaconBase(at, "beacon_base_url", bid.beacon_base_url, /*allow_http=*/true);
   at.InRange("attribution_window_s", bid.attribution_window_s, 60, 365 * 24 * 3600);
 }
 

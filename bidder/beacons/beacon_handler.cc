@@ -48,9 +48,10 @@ BeaconKind KindOf(Endpoint endpoint) {
 class BeaconHandler::Impl {
  public:
   Impl(Dependencies deps, BeaconHandlerOptions options, CurrencyTable currencies,
-       absl::flat_hash_map<std::string, beacons::ExchangeRules> exchanges, std::string path_prefix)
+       absl::flat_hash_map<std::string, beacons::ExchangeRules> exchanges,
+       std::vector<std::string> path_prefixes)
       : context_(std::move(deps), options, std::move(currencies), std::move(exchanges)),
-        path_prefix_(std::move(path_prefix)),
+        path_prefixes_(std::move(path_prefixes)),
         pool_(static_cast<size_t>(options.threads)) {}
 
   ~Impl() { pool_.join(); }
@@ -60,11 +61,13 @@ class BeaconHandler::Impl {
   void Register(HttpServer& server) {
     auto route = [&](std::initializer_list<http::verb> verbs, std::string_view path,
                      Endpoint endpoint) {
-      for (http::verb verb : verbs) {
-        server.Route(verb, path_prefix_ + std::string(path),
-                     [this, endpoint](const HttpRequest& request, Responder respond) {
-                       Accept(endpoint, request, std::move(respond));
-                     });
+      for (const std::string& prefix : path_prefixes_) {
+        for (http::verb verb : verbs) {
+          server.Route(verb, prefix + std::string(path),
+                       [this, endpoint](const HttpRequest& request, Responder respond) {
+                         Accept(endpoint, request, std::move(respond));
+                       });
+        }
       }
     };
     route({http::verb::get, http::verb::post}, BeaconPath(BeaconKind::kWin), Endpoint::kWin);
@@ -148,7 +151,7 @@ class BeaconHandler::Impl {
   }
 
   beacons::BeaconContext context_;
-  std::string path_prefix_;
+  std::vector<std::string> path_prefixes_;  // BeaconPathPrefixes, each once
   std::atomic<int> in_flight_{0};
   boost::asio::thread_pool pool_;
 };
@@ -174,20 +177,14 @@ absl::StatusOr<std::unique_ptr<BeaconHandler>> BeaconHandler::Create(Dependencie
   if (deps.wall_clock == nullptr) deps.wall_clock = storage::SystemClock();
   absl::StatusOr<CurrencyTable> currencies = CurrencyTable::Create(deps.config->bid.currency_rates);
   if (!currencies.ok()) return currencies.status();
-  // The path of the base URL (after scheme and authority) prefixes every route.
-  std::string prefix;
-  if (const std::string& base = deps.config->bid.beacon_base_url; !base.empty()) {
-    const size_t scheme = base.find("://");
-    const size_t path =
-        scheme == std::string::npos ? std::string::npos : base.find('/', scheme + 3);
-    if (path != std::string::npos) prefix = base.substr(path);
-  }
+  // The path of every base URL (after scheme and authority) prefixes the routes.
+  std::vector<std::string> prefixes = BeaconPathPrefixes(*deps.config);
   absl::StatusOr<absl::flat_hash_map<std::string, beacons::ExchangeRules>> exchanges =
       beacons::BeaconContext::RulesOf(*deps.config);
   if (!exchanges.ok()) return exchanges.status();
   try {
     auto impl = std::make_unique<Impl>(std::move(deps), options, *std::move(currencies),
-                                       *std::move(exchanges), std::move(prefix));
+                                       *std::move(exchanges), std::move(prefixes));
     return std::unique_ptr<BeaconHandler>(new BeaconHandler(std::move(impl)));
   } catch (const std::exception& e) {
     // prometheus-cpp throws on a metric name clash.

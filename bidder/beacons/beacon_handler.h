@@ -19,7 +19,9 @@
 //   GET|POST <prefix>/conversion  ?click=<token>[&oid=<order id>][&value=<v>]
 //                                 [&cur=<ISO 4217>]: a conversion attributed
 //                                 to the clicked impression, 204
-// <prefix> is the path of bid.beacon_base_url ("" by default).
+// <prefix> is the path of a beacon base URL (bid.beacon_base_url, an
+// exchange's beacon_base_url or secure_beacon_base_url; "" by default): the
+// routes are served under each such path.
 //
 // Every beacon but the conversion is a signed URL of bidder/bid/beacon_url.h;
 // a forged or altered one is refused with 403 and counted. Every beacon is

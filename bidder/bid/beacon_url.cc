@@ -9,6 +9,8 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "codecs/base64url.h"
 #include "pricing/bucket.h"
@@ -212,6 +214,75 @@ BeaconParams ParamsOf(const VerifiedBeacon& beacon) {
   params.bid_id = beacon.bid_id;
   params.pricing_bucket = beacon.pricing_bucket;
   return params;
+}
+
+namespace {
+
+// 127.0.0.0/8, ::1 or localhost (a host as written in a URL or as a listen
+// address, IPv6 with or without brackets).
+bool IsLoopbackHost(std::string_view host) {
+  if (absl::AsciiStrToLower(absl::string_view(host.data(), host.size())) == "localhost") {
+    return true;
+  }
+  if (host == "::1" || host == "[::1]") return true;
+  return host.substr(0, 4) == "127." &&
+         host.find_first_not_of("0123456789.") == std::string_view::npos;
+}
+
+// The host of an http(s) base URL ("" when it has none).
+std::string_view HostOf(std::string_view base) {
+  const size_t scheme = base.find("://");
+  if (scheme == std::string_view::npos) return {};
+  std::string_view authority = base.substr(scheme + 3);
+  authority = authority.substr(0, authority.find('/'));
+  if (!authority.empty() && authority[0] == '[')
+    return authority.substr(0, authority.find(']') + 1);
+  return authority.substr(0, authority.rfind(':'));
+}
+
+// Whether a plain base also serves secure impressions: https, or http on a
+// loopback host ("" is this server's own address on `listen_address`).
+bool ServesSecure(std::string_view base, std::string_view listen_address) {
+  if (base.empty()) return IsLoopbackHost(listen_address);
+  return absl::StartsWithIgnoreCase(absl::string_view(base.data(), base.size()), "https://") ||
+         IsLoopbackHost(HostOf(base));
+}
+
+}  // namespace
+
+ExchangeBeaconBases BeaconBasesOf(const config::BidderConfig& config,
+                                  const config::ExchangeConfig& exchange) {
+  ExchangeBeaconBases bases;
+  bases.plain =
+      exchange.beacon_base_url.empty() ? config.bid.beacon_base_url : exchange.beacon_base_url;
+  if (!exchange.secure_beacon_base_url.empty()) {
+    bases.secure = exchange.secure_beacon_base_url;
+  } else if (ServesSecure(bases.plain, config.server.listen_address)) {
+    bases.secure = bases.plain;
+  }
+  return bases;
+}
+
+std::vector<std::string> BeaconPathPrefixes(const config::BidderConfig& config) {
+  std::vector<std::string> prefixes;
+  const auto add = [&](std::string_view base) {
+    std::string_view path;
+    if (const size_t scheme = base.find("://"); scheme != std::string_view::npos) {
+      if (const size_t slash = base.find('/', scheme + 3); slash != std::string_view::npos) {
+        path = base.substr(slash);
+      }
+    }
+    if (std::find(prefixes.begin(), prefixes.end(), path) == prefixes.end()) {
+      prefixes.emplace_back(path);
+    }
+  };
+  add(config.bid.beacon_base_url);
+  for (const config::ExchangeConfig& exchange : config.server.exchanges) {
+    const ExchangeBeaconBases bases = BeaconBasesOf(config, exchange);
+    add(bases.plain);
+    if (bases.serves_secure()) add(*bases.secure);
+  }
+  return prefixes;
 }
 
 std::string BeaconBaseUrl(std::string_view configured, std::string_view listen_address, int port) {

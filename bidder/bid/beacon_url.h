@@ -73,9 +73,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "bidder/bid/internal/hmac_sha256.h"
+#include "config/config.h"
 
 namespace rtb::bidder {
 
@@ -164,7 +166,36 @@ inline constexpr std::string_view kImpressionUrlPlaceholder = "${IMPRESSION_URL}
 // The parameters a verified beacon was signed with (views into `beacon`).
 BeaconParams ParamsOf(const VerifiedBeacon& beacon);
 
-// `configured` (bid.beacon_base_url) when set, else http://<listen address>:<port>.
+// The beacon bases of one exchange's bids, as configured (config/config.h,
+// ExchangeConfig): `plain` for impressions that are not secure (the
+// exchange's beacon_base_url, else bid.beacon_base_url; "" stands for this
+// server's own http://<listen address>:<port>), `secure` for imp.secure = 1:
+// the exchange's secure_beacon_base_url, else `plain` when that is https or
+// on a loopback host. Browsers count http://127.0.0.0/8, http://[::1] and
+// http://localhost as potentially trustworthy (W3C Secure Contexts) and load
+// them from https pages without blocking mixed content, so a bidder
+// listening on loopback (the example config) serves secure impressions as
+// they would be served in production behind an https base. Without a secure
+// base such an impression gets no bid: its URLs would be http.
+struct ExchangeBeaconBases {
+  std::string plain;
+  std::optional<std::string> secure;
+
+  bool serves_secure() const { return secure.has_value(); }
+  // The base to fill markup served by a win notice with: `secure` when
+  // there is one (it serves any page), else `plain`.
+  const std::string& for_markup() const { return serves_secure() ? *secure : plain; }
+};
+ExchangeBeaconBases BeaconBasesOf(const config::BidderConfig& config,
+                                  const config::ExchangeConfig& exchange);
+
+// The path of every beacon base of `config` (after scheme and authority;
+// "" for a base without one), each once: the prefixes the beacon routes are
+// served under.
+std::vector<std::string> BeaconPathPrefixes(const config::BidderConfig& config);
+
+// `configured` (an ExchangeBeaconBases member) when set, else
+// http://<listen address>:<port>.
 std::string BeaconBaseUrl(std::string_view configured, std::string_view listen_address, int port);
 // The same, appended to `*out`.
 void AppendBeaconBaseUrl(std::string_view configured, std::string_view listen_address, int port,

@@ -14,6 +14,7 @@
 #include "bidder/bid/internal/bid_contents.h"
 #include "bidder/bid/internal/recycling_allocator.h"
 #include "bidder/events/events.h"
+#include "bidder/http/gzip_response.h"
 #include "boost/asio/steady_timer.hpp"
 #include "storage/key_bytes.h"
 #include "storage/schemas.h"
@@ -115,6 +116,8 @@ BidOutcome NoBidOutcome(const AuctionResult& result) {
   switch (result.rejection) {
     case Rejection::kNone:
       return BidOutcome::kNoBidNoCandidates;
+    case Rejection::kInsecure:
+      return BidOutcome::kNoBidInsecure;
     case Rejection::kSchedule:
       return BidOutcome::kNoBidSchedule;
     case Rejection::kSeat:
@@ -202,7 +205,9 @@ struct BidHandler::ExchangeContext {
   size_t index = 0;
   config::ExchangeConfig config;
   DeadlinePolicy deadlines;
-  openrtb::OpenRtbVersion max_version = openrtb::OpenRtbVersion::k2_6;
+  // What a request without an x-openrtb-version header is taken to be.
+  openrtb::OpenRtbVersion configured_version = openrtb::OpenRtbVersion::k2_6;
+  ExchangeBeaconBases beacon_bases;
 };
 
 // One request in flight, shared by the lookup's completion and its guard.
@@ -217,6 +222,9 @@ struct BidHandler::PendingBid {
   std::shared_ptr<const LiveIndex> campaigns;
   openrtb::BidRequest request;
   openrtb::OpenRtbVersion version = openrtb::OpenRtbVersion::k2_5;
+  // The answer goes gzip-compressed (the exchange's switch, and the
+  // request's Accept-Encoding allows it).
+  bool gzip = false;
   // What the request's privacy signals let this bid do, and the decision's
   // labels.
   RequestPermissions permissions;
@@ -283,8 +291,10 @@ BidHandler::BidHandler(Dependencies deps, CurrencyTable currencies, CampaignInde
     context.deadlines.default_tmax_ms = exchanges[i].default_tmax_ms;
     context.deadlines.network_allowance_ms = exchanges[i].network_allowance_ms;
     context.deadlines.auction_budget_us = bid.auction_budget_us;
-    context.max_version = exchanges[i].openrtb_version == "2.5" ? openrtb::OpenRtbVersion::k2_5
-                                                                : openrtb::OpenRtbVersion::k2_6;
+    context.configured_version = exchanges[i].openrtb_version == "2.5"
+                                     ? openrtb::OpenRtbVersion::k2_5
+                                     : openrtb::OpenRtbVersion::k2_6;
+    context.beacon_bases = BeaconBasesOf(*deps_.config, exchanges[i]);
   }
 }
 
@@ -335,9 +345,10 @@ void BidHandler::Handle(size_t exchange, const HttpRequest& http, Responder resp
   const openrtb::BidRequest& request = pending->request;
   deps_.metrics->CountIgnored(pending->exchange->index, request.ignored,
                               !RequestTaxonomy::Of(request).is_known());
-  pending->version = std::min(
-      openrtb::ResponseOpenRtbVersion(HeaderValue(http.headers, "x-openrtb-version"), request),
-      pending->exchange->max_version);
+  pending->version = openrtb::ResponseOpenRtbVersion(HeaderValue(http.headers, "x-openrtb-version"),
+                                                     pending->exchange->configured_version);
+  pending->gzip = pending->exchange->config.gzip_responses &&
+                  AcceptsGzip(HeaderValue(http.headers, "accept-encoding"));
 
   // 2. Privacy: what the request's signals let this bid do.
   ApplyPrivacy(*pending);
@@ -358,7 +369,8 @@ void BidHandler::Handle(size_t exchange, const HttpRequest& http, Responder resp
   // cap-only keys (a read per campaign).
   thread_local std::vector<size_t> capped;
   const AuctionPreview preview = pending->campaigns->auction.Preview(
-      request, pending->permissions.frequency_cap_keys ? &capped : nullptr);
+      request, pending->exchange->beacon_bases.serves_secure(),
+      pending->permissions.frequency_cap_keys ? &capped : nullptr);
   if (const std::optional<BidOutcome> refused = RefuseBeforeLookup(*pending, preview)) {
     return Finish(*pending, *refused, NoBid(*pending));
   }
@@ -390,7 +402,9 @@ void BidHandler::ApplyPrivacy(PendingBid& pending) {
 std::optional<BidOutcome> BidHandler::RefuseBeforeLookup(const PendingBid& pending,
                                                          const AuctionPreview& preview) {
   if (!preview.currency_acceptable) return BidOutcome::kNoBidCurrency;
-  if (!preview.any_candidates) return BidOutcome::kNoBidNoCandidates;
+  if (!preview.any_candidates) {
+    return preview.insecure_skipped ? BidOutcome::kNoBidInsecure : BidOutcome::kNoBidNoCandidates;
+  }
   // A privacy no-bid only counts where some campaign could have bid, with
   // its reason where the no-bids are counted.
   if (!pending.permissions.bid) {
@@ -641,6 +655,7 @@ void BidHandler::Decide(PendingBid& pending, const storage::RowResult* row,
   input.profile_unavailable = profile_unavailable;
   input.history = history;
   input.exchange = pending.exchange->index;
+  input.secure_beacons = pending.exchange->beacon_bases.serves_secure();
   thread_local AuctionResult result;
   pending.campaigns->auction.Run(input, &result);
   for (const auto& [campaign, withheld] : result.outage_decisions) {
@@ -657,6 +672,14 @@ void BidHandler::Decide(PendingBid& pending, const storage::RowResult* row,
   if (!WriteResponse(pending, result, absl::ToUnixMillis(input.now), &response.body)) {
     return Finish(pending, BidOutcome::kNoBidError, NoBid(pending));
   }
+  if (pending.gzip) {
+    // Sent as written when compression fails: the exchange asked for gzip
+    // but did not refuse the identity coding.
+    if (GzipInPlace(&response.body).ok()) {
+      response.headers.emplace_back("content-encoding", "gzip");
+    }
+  }
+
   const SteadyClock::time_point written = SteadyClock::now();
   if (pending.deadline.Expired(written)) {
     return Finish(pending, BidOutcome::kLate, NoBid(pending), written);
@@ -691,6 +714,7 @@ bool BidHandler::WriteResponse(const PendingBid& pending, const AuctionResult& r
   AppendResponseId(&response.bidid);
   response.cur = result.currency;
   response.version = pending.version;
+  response.strict_2_5 = pending.exchange->config.strict_openrtb_2_5;
   const RequestTaxonomy taxonomy = RequestTaxonomy::Of(request);
   // Scratch kept by the thread: each is rewritten per request.
   thread_local std::string device_key;
@@ -701,9 +725,13 @@ bool BidHandler::WriteResponse(const PendingBid& pending, const AuctionResult& r
   if (pending.permissions.device_key && pending.identity.key.has_value()) {
     storage::AppendHex(pending.identity.key->bytes(), &device_key);
   }
+  // The beacons' bases: the plain one, and for secure impressions the secure
+  // one (the auction bids on none without it).
   thread_local std::string base_url;
+  thread_local std::string secure_base_url;
   base_url.clear();
-  AppendBeaconBaseUrl(&base_url);
+  secure_base_url.clear();
+  const ExchangeBeaconBases& bases = pending.exchange->beacon_bases;
 
   for (size_t n = 0; n < result.bids.size(); ++n) {
     const ImpBid& win = result.bids[n];
@@ -722,8 +750,11 @@ bool BidHandler::WriteResponse(const PendingBid& pending, const AuctionResult& r
     // Markup served by the win notice is filled in there, from the same
     // signed parameters.
     const bool fill_markup = !creative.nurl_delivery;
+    const bool secure = imp.secure.value_or(false);
+    std::string& base = secure ? secure_base_url : base_url;
+    if (base.empty()) AppendBeaconBaseUrl(secure ? *bases.secure : bases.plain, &base);
     beacons_.AppendUrls(
-        base_url, params, &bid.nurl, &bid.burl, &bid.lurl, fill_markup ? &click_url : nullptr,
+        base, params, &bid.nurl, &bid.burl, &bid.lurl, fill_markup ? &click_url : nullptr,
         fill_markup && MarkupHasImpressionPixel(creative) ? &impression_url : nullptr);
     if (fill_markup && !WriteMarkup(creative, imp, click_url, impression_url, &bid.adm)) {
       return false;
@@ -777,9 +808,9 @@ BeaconParams BidHandler::BeaconParamsOf(const PendingBid& pending, std::string_v
   return params;
 }
 
-void BidHandler::AppendBeaconBaseUrl(std::string* out) const {
+void BidHandler::AppendBeaconBaseUrl(std::string_view configured, std::string* out) const {
   const config::BidderConfig& config = *deps_.config;
-  bidder::AppendBeaconBaseUrl(config.bid.beacon_base_url, config.server.listen_address,
+  bidder::AppendBeaconBaseUrl(configured, config.server.listen_address,
                               deps_.bound_port ? deps_.bound_port() : config.server.port, out);
 }
 

@@ -58,12 +58,19 @@
 //      where the DSA signal asks for it, serialised by openrtb's writer.
 //      Ready after the deadline -> 204 instead ("late").
 //
-// The response carries `x-openrtb-version`: the version openrtb's
-// ResponseOpenRtbVersion() picks for the request, but never above the
-// exchange's configured openrtb_version. Every bid carries mtype (and, for
-// video and audio, dur), in bid.ext in 2.5 answers; cat is written in the
-// request's cattax taxonomy when the campaign's categories translate into it
-// (bidder/bid/internal/bid_contents.h).
+// The response carries `x-openrtb-version`: the request's own header when it
+// names a 2.x version, else the exchange's configured openrtb_version
+// (openrtb's ResponseOpenRtbVersion()). Every bid carries mtype (and, for
+// video and audio, dur) at its 2.6 place, repeated in bid.ext in 2.5
+// answers; cat is written in the request's cattax taxonomy when the
+// campaign's categories translate into it (bidder/bid/internal/bid_contents.h).
+//
+// Secure impressions (imp.secure = 1) get beacon URLs of the exchange's https
+// base (ExchangeBeaconBases, bidder/bid/beacon_url.h) and only creatives
+// whose markup has no http:// reference; an exchange without an https base
+// gets no bid on them (nobid_insecure). With the exchange's gzip_responses
+// and a request whose Accept-Encoding allows gzip, a bid answer goes
+// gzip-compressed (bidder/http/gzip_response.h).
 // Every bid has a win notice (nurl); with nurl_delivery the markup is
 // served by it and adm is omitted. A no-bid is always an empty 204 (OpenRTB's
 // preferred form); its reason goes to the metrics.
@@ -237,8 +244,9 @@ class BidHandler {
                               int64_t bid_time_ms, std::string_view device_key,
                               std::string* cap_key) const;
   HttpResponse NoBid(const PendingBid& pending) const;
-  // The beacons' base URL (bid.beacon_base_url, or this server's), appended to `*out`.
-  void AppendBeaconBaseUrl(std::string* out) const;
+  // A beacon base URL (an ExchangeBeaconBases member; "": this server's),
+  // appended to `*out`.
+  void AppendBeaconBaseUrl(std::string_view configured, std::string* out) const;
 
   Dependencies deps_;
   CurrencyTable currencies_;

@@ -41,6 +41,8 @@ const char* BidOutcomeName(BidOutcome outcome) {
       return "nobid_no_candidates";
     case BidOutcome::kNoBidPrivacy:
       return "nobid_privacy";
+    case BidOutcome::kNoBidInsecure:
+      return "nobid_insecure";
     case BidOutcome::kNoBidSeat:
       return "nobid_seat";
     case BidOutcome::kNoBidBlocked:

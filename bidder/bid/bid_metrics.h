@@ -97,6 +97,7 @@ enum class BidOutcome : size_t {
   kNoBidCurrency,
   kNoBidNoCandidates,
   kNoBidPrivacy,
+  kNoBidInsecure,
   kNoBidSchedule,
   kNoBidSeat,
   kNoBidBlocked,
@@ -110,7 +111,7 @@ enum class BidOutcome : size_t {
   kNoBidStoreOutage,
   kNoBidError,
 };
-inline constexpr size_t kBidOutcomeCount = 20;
+inline constexpr size_t kBidOutcomeCount = 21;
 // "bid", "invalid", "late", "nobid_expired", ...
 const char* BidOutcomeName(BidOutcome outcome);
 

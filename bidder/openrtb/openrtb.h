@@ -636,9 +636,13 @@ std::string_view ToString(OpenRtbVersion version);
 
 // `request_header` is the request's x-openrtb-version header (empty when the
 // exchange sent none). A 2.x header decides: 2.6 and later minor versions get
-// 2.6, earlier ones 2.5. Without a usable header, a request with 2.6-only
-// fields gets 2.6, anything else 2.5.
-OpenRtbVersion ResponseOpenRtbVersion(std::string_view request_header, const BidRequest& request);
+// 2.6, earlier ones 2.5. Without a usable header the request is taken to be
+// of `exchange_version`, the version its exchange is configured with
+// (config::ExchangeConfig::openrtb_version): exchange servers such as Prebid
+// Server send no header, and a 2.6 request need not carry any field only 2.6
+// defines.
+OpenRtbVersion ResponseOpenRtbVersion(std::string_view request_header,
+                                      OpenRtbVersion exchange_version);
 
 // ---------------------------------------------------------------------------
 // Bid response.
@@ -687,8 +691,13 @@ struct Bid {
   std::optional<int32_t> w;
   std::optional<int32_t> h;
   std::string dealid;  // set when bidding on a deal
-  // OpenRTB 2.6 members; in a 2.5 answer (BidResponse::version) they are
-  // written to bid.ext under the same names, since 2.5 has no place for them.
+  // OpenRTB 2.6 members, written at their 2.6 places in every answer: a 2.6
+  // reader drops or misreads a bid without them (Prebid Server drops a bid
+  // without mtype; without cattax `cat` reads as Content 1.0; without dur a
+  // bid cannot be placed in a pod), and a 2.5 reader ignores members it does
+  // not know. A 2.5 answer (BidResponse::version) repeats them in bid.ext
+  // under the same names, where 2.5 readers that know them look; a strict
+  // one (BidResponse::strict_2_5) has them in bid.ext only.
   std::optional<int32_t> cattax;  // taxonomy of `cat`; absent: Content 1.0
   std::optional<int32_t> dur;     // video/audio duration, seconds
   std::optional<int32_t> mtype;   // markup type: 1 banner, 2 video, 3 audio, 4 native
@@ -710,8 +719,12 @@ struct BidResponse {
   std::string cur;  // empty: the exchange's default (USD)
   std::vector<SeatBid> seatbid;
   std::optional<NoBidReason> nbr;
-  // Where the 2.6-only bid members go (see Bid).
+  // Whether the 2.6-only bid members are repeated in bid.ext (see Bid).
   OpenRtbVersion version = OpenRtbVersion::k2_6;
+  // A 2.5 answer for a reader that refuses members 2.5 does not define: the
+  // 2.6-only bid members go to bid.ext only (config::ExchangeConfig::
+  // strict_openrtb_2_5). Ignored in a 2.6 answer.
+  bool strict_2_5 = false;
 
   bool operator==(const BidResponse&) const = default;
 };

@@ -26,11 +26,12 @@ std::string_view ToString(OpenRtbVersion version) {
   return version == OpenRtbVersion::k2_6 ? "2.6" : "2.5";
 }
 
-OpenRtbVersion ResponseOpenRtbVersion(std::string_view request_header, const BidRequest& request) {
+OpenRtbVersion ResponseOpenRtbVersion(std::string_view request_header,
+                                      OpenRtbVersion exchange_version) {
   int minor = OpenRtb2MinorVersion(request_header);
   if (minor >= 6) return OpenRtbVersion::k2_6;
   if (minor >= 0) return OpenRtbVersion::k2_5;
-  return request.has_openrtb_2_6_fields ? OpenRtbVersion::k2_6 : OpenRtbVersion::k2_5;
+  return exchange_version;
 }
 
 }  // namespace rtb::openrtb

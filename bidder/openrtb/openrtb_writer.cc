@@ -347,7 +347,7 @@ void WriteOpenRtb26Members(ObjectWriter& object, const Bid& bid) {
   object.Integer(R"(,"mtype":)", bid.mtype);
 }
 
-void WriteBid(JsonWriter& json, const Bid& bid, OpenRtbVersion version) {
+void WriteBid(JsonWriter& json, const Bid& bid, OpenRtbVersion version, bool strict_2_5) {
   ObjectWriter object(json);
   object.String(R"(,"id":)", bid.id);
   object.String(R"(,"impid":)", bid.impid);
@@ -368,11 +368,12 @@ void WriteBid(JsonWriter& json, const Bid& bid, OpenRtbVersion version) {
   object.Integer(R"(,"w":)", bid.w);
   object.Integer(R"(,"h":)", bid.h);
   object.String(R"(,"dealid":)", bid.dealid);
-  // In a 2.5 answer the 2.6-only members go to bid.ext under the same names.
+  // The 2.6-only members at their 2.6 places in every answer but a strict
+  // 2.5 one, and in a 2.5 answer in bid.ext under the same names (see Bid).
+  if (version == OpenRtbVersion::k2_6 || !strict_2_5) WriteOpenRtb26Members(object, bid);
   const bool members_in_ext =
       version != OpenRtbVersion::k2_6 &&
       (bid.cattax.has_value() || bid.dur.has_value() || bid.mtype.has_value());
-  if (version == OpenRtbVersion::k2_6) WriteOpenRtb26Members(object, bid);
   if (members_in_ext || bid.dsa.has_value()) {
     ObjectWriter ext(object.Key(R"(,"ext":)"));
     if (members_in_ext) WriteOpenRtb26Members(ext, bid);
@@ -420,7 +421,7 @@ absl::Status SerializeBidResponse(const BidResponse& response, std::string* out)
       seat.Key(R"(,"bid":)").Raw('[');
       for (size_t b = 0; b < seatbid.bid.size(); ++b) {
         if (b > 0) json.Raw(',');
-        WriteBid(json, seatbid.bid[b], response.version);
+        WriteBid(json, seatbid.bid[b], response.version, response.strict_2_5);
       }
       json.Raw(']');
     }

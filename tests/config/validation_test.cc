@@ -305,6 +305,35 @@ TEST(BidValidationTest, BeaconBaseUrlMustBeHttpWithoutQueryOrTrailingSlash) {
   EXPECT_EQ(ParseError(doc), "OK");
 }
 
+TEST(ExchangeValidationTest, BeaconBasesPerExchange) {
+  json doc = MinimalConfig();
+  doc["server"]["exchanges"] = {{{"name", "a"}, {"beacon_base_url", "ftp://b.example.com"}}};
+  EXPECT_THAT(ParseError(doc), HasSubstr("server.exchanges[0].beacon_base_url: must start with "
+                                         "http:// or https://"));
+  doc["server"]["exchanges"] = {
+      {{"name", "a"}, {"secure_beacon_base_url", "http://beacons.example.com"}}};
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("server.exchanges[0].secure_beacon_base_url: must start with https://"));
+  doc["server"]["exchanges"] = {
+      {{"name", "a"}, {"secure_beacon_base_url", "https://beacons.example.com/"}}};
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("server.exchanges[0].secure_beacon_base_url: must not end with '/'"));
+  doc["server"]["exchanges"] = {{{"name", "a"},
+                                 {"beacon_base_url", "http://beacons.example.com"},
+                                 {"secure_beacon_base_url", "https://beacons.example.com/rtb"},
+                                 {"gzip_responses", true},
+                                 {"strict_openrtb_2_5", true}}};
+  absl::StatusOr<BidderConfig> config = ParseConfig(doc.dump());
+  ASSERT_TRUE(config.ok()) << config.status();
+  const ExchangeConfig& exchange = config->server.exchanges[0];
+  EXPECT_EQ(exchange.beacon_base_url, "http://beacons.example.com");
+  EXPECT_EQ(exchange.secure_beacon_base_url, "https://beacons.example.com/rtb");
+  EXPECT_TRUE(exchange.gzip_responses);
+  EXPECT_TRUE(exchange.strict_openrtb_2_5);
+  doc["server"]["exchanges"][0]["gzip_responses"] = "yes";
+  EXPECT_THAT(ParseError(doc), HasSubstr("server.exchanges[0].gzip_responses"));
+}
+
 TEST(BidValidationTest, AttributionWindowOutOfRangeIsRejected) {
   json doc = MinimalConfig();
   doc["bid"]["attribution_window_s"] = 10;

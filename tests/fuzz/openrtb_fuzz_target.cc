@@ -122,8 +122,7 @@ int FuzzOpenRtbRequest(const uint8_t* data, size_t size) {
   }
   if (fast.ok()) {
     if (!openrtb::ValidateBidRequest(*fast).ok()) Fail("an accepted request fails validation");
-    openrtb::ResponseOpenRtbVersion("", *fast);
-    openrtb::ResponseOpenRtbVersion(json.substr(0, 8), *fast);
+    openrtb::ResponseOpenRtbVersion(json.substr(0, 8), openrtb::OpenRtbVersion::k2_5);
     CheckResponseOf(*fast);
   }
   return 0;

@@ -65,6 +65,7 @@ absl::StatusOr<absl::flat_hash_map<std::string, ExchangeRules>> BeaconContext::R
   for (const config::ExchangeConfig& exchange : config.server.exchanges) {
     ExchangeRules& entry = rules[exchange.name];
     entry.billing_notice = exchange.billing_notice;
+    entry.markup_base_url = BeaconBasesOf(config, exchange).for_markup();
     if (!exchange.price_encryption.enabled()) continue;
     absl::StatusOr<PriceDecrypter> prices = PriceDecrypter::Create(
         exchange.price_encryption.encryption_key, exchange.price_encryption.integrity_key);
@@ -304,10 +305,12 @@ bool BeaconContext::Current(const VerifiedBeacon& b) const {
   return WithinAttributionWindow(b.bid_time_ms, NowMillis());
 }
 
-std::string BeaconContext::BaseUrl() const {
+std::string BeaconContext::BaseUrl(std::string_view exchange) const {
   const config::BidderConfig& config = *deps_.config;
-  return BeaconBaseUrl(config.bid.beacon_base_url, config.server.listen_address,
-                       deps_.bound_port ? deps_.bound_port() : config.server.port);
+  const auto rules = exchanges_.find(std::string(exchange));
+  return BeaconBaseUrl(
+      rules != exchanges_.end() ? rules->second.markup_base_url : config.bid.beacon_base_url,
+      config.server.listen_address, deps_.bound_port ? deps_.bound_port() : config.server.port);
 }
 
 }  // namespace rtb::bidder::beacons

@@ -77,6 +77,9 @@ inline constexpr std::array<std::string_view, static_cast<size_t>(PriceRejection
 // come.
 struct ExchangeRules {
   config::BillingNotice billing_notice = config::BillingNotice::kBurl;
+  // The base of the URLs in markup a win notice serves (https when the
+  // exchange has an https base: ExchangeBeaconBases::for_markup).
+  std::string markup_base_url;
   std::optional<PriceDecrypter> prices;  // set when the exchange encrypts them
 };
 
@@ -165,8 +168,9 @@ class BeaconContext {
   bool WithinAttributionWindow(int64_t impression_ms, int64_t now) const;
   // The signed bid time of `b` is within the attribution window of now.
   bool Current(const VerifiedBeacon& b) const;
-  // Where this bidder's beacons are served, for markup filled on a win.
-  std::string BaseUrl() const;
+  // Where this bidder's beacons are served, for markup filled on a win of
+  // `exchange`.
+  std::string BaseUrl(std::string_view exchange) const;
 
  private:
   struct Metrics {

@@ -297,8 +297,8 @@ Answer HandleWin(BeaconContext& context, const VerifiedBeacon& b, const Campaign
     BeaconParams params = ParamsOf(b);
     std::string click_url;
     std::string impression_url;
-    context.signer().AppendUrls(context.BaseUrl(), params, nullptr, nullptr, nullptr, &click_url,
-                                &impression_url);
+    context.signer().AppendUrls(context.BaseUrl(b.exchange), params, nullptr, nullptr, nullptr,
+                                &click_url, &impression_url);
     response.status = 200;
     response.content_type = MarkupContentType(creative.format);
     response.body = FillMarkup(creative.adm, click_url, impression_url);

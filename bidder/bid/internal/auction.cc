@@ -148,7 +148,7 @@ uint32_t ResponseCurrency(const openrtb::BidRequest& request, const CurrencyTabl
 
 }  // namespace
 
-AuctionPreview Auction::Preview(const openrtb::BidRequest& request,
+AuctionPreview Auction::Preview(const openrtb::BidRequest& request, bool secure_beacons,
                                 std::vector<size_t>* capped) const {
   AuctionPreview preview;
   preview.currency_acceptable = ResponseCurrency(request, currencies_, usd_) != 0;
@@ -156,6 +156,10 @@ AuctionPreview Auction::Preview(const openrtb::BidRequest& request,
   if (capped != nullptr) capped->clear();
   for (const openrtb::Imp& imp : request.imp) {
     index_.Candidates(request, imp, &candidates);
+    if (!secure_beacons && imp.secure.value_or(false) && !candidates.empty()) {
+      preview.insecure_skipped = true;
+      continue;
+    }
     candidates.ForEach([&](size_t i) {
       preview.any_candidates = true;
       const Campaign& campaign = index_.campaign(i);
@@ -361,6 +365,10 @@ void Auction::Run(const AuctionInput& input, AuctionResult* result) const {
     index_.Candidates(request, request.imp[imp_index], &scratch.candidates);
     if (scratch.candidates.empty()) continue;
     result->no_candidates = false;
+    if (!input.secure_beacons && request.imp[imp_index].secure.value_or(false)) {
+      result->rejection = std::max(result->rejection, Rejection::kInsecure);
+      continue;
+    }
 
     const ImpressionRound round(input, profile, scratch, currencies_, pacing_, pricer_, currency,
                                 imp_index);

@@ -2,6 +2,9 @@
 // campaign and creative and its price, or no bid with the reason.
 //
 // For each impression, in order:
+//   0. a secure impression (imp.secure = 1) of an exchange without an https
+//      beacon base gets no bid (Rejection::kInsecure): its beacon URLs would
+//      be http;
 //   1. candidates from the CampaignIndex (format/size, country, device type,
 //      deals or the open auction);
 //   2. per candidate, in this order: its schedule (flight and dayparts,
@@ -88,6 +91,9 @@ struct AuctionInput {
   std::string_view exchange_seat;
   // Position of the request's exchange in config.server.exchanges.
   size_t exchange = 0;
+  // The exchange has an https beacon base (ExchangeBeaconBases): without
+  // one a secure impression (imp.secure = 1) gets no bid (Rejection::kInsecure).
+  bool secure_beacons = true;
 };
 
 struct ImpBid {
@@ -132,6 +138,9 @@ struct AuctionPreview {
   // Some candidate's value depends on the device's history (a cpc or cpa
   // goal, with a Pricer).
   bool needs_history = false;
+  // Some secure impression with candidates was left out for want of https
+  // beacons.
+  bool insecure_skipped = false;
 };
 
 class Auction {
@@ -142,10 +151,11 @@ class Auction {
           const pricing::Pricer* pricer = nullptr);
 
   // Cheap checks on `request` alone (currency, index candidates), so that
-  // a request nobody can bid on costs no lookup.
+  // a request nobody can bid on costs no lookup. Without `secure_beacons`
+  // (AuctionInput) secure impressions have no candidates.
   // With `capped` set, it is replaced by the positions of the candidates
   // with a frequency cap, each once (for reads of their cap-only keys).
-  AuctionPreview Preview(const openrtb::BidRequest& request,
+  AuctionPreview Preview(const openrtb::BidRequest& request, bool secure_beacons = true,
                          std::vector<size_t>* capped = nullptr) const;
 
   // Replaces `*result` (reusing its capacity).

@@ -62,6 +62,7 @@ namespace rtb::bidder {
 // reported with the furthest stage any candidate reached (see auction.h).
 enum class Rejection : uint8_t {
   kNone = 0,
+  kInsecure,      // a secure impression, and the exchange has no https beacon base
   kSchedule,      // outside the campaign's flight or dayparts
   kSeat,          // request wseat, or the deals' wseat, exclude the campaign's seat
   kBlocked,       // badv, bcat, acat, battr or bapp

@@ -450,17 +450,17 @@ TEST_F(AuctionTest, PreviewListsTheCappedCandidates) {
     return out;
   };
   std::vector<size_t> capped = {99};  // replaced
-  auction.Preview(MustParse(kMrec), &capped);
+  auction.Preview(MustParse(kMrec), true, &capped);
   EXPECT_EQ(ids(capped),
             (std::vector<std::string>{"litware-retargeting", "northwind-travel-display"}));
   openrtb::BidRequest two = MustParse(FixtureRequest("app-banner-leaderboard.json"));
   two.imp.push_back(two.imp[0]);
   two.imp.back().id = "2";
-  auction.Preview(two, &capped);
+  auction.Preview(two, true, &capped);
   EXPECT_EQ(ids(capped),
             (std::vector<std::string>{"fabrikam-mobile-apps", "northwind-travel-display"}));
   // contoso has no cap.
-  auction.Preview(MustParse(FixtureRequest("site-pmp-deals.json")), &capped);
+  auction.Preview(MustParse(FixtureRequest("site-pmp-deals.json")), true, &capped);
   EXPECT_TRUE(capped.empty());
 }
 

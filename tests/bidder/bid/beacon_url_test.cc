@@ -365,5 +365,52 @@ TEST(BeaconUrlTest, EncryptedPriceIsKeptAsText) {
   EXPECT_FALSE(beacon->clearing_price.has_value());
 }
 
+TEST(BeaconBasesTest, SecureImpressionsGetAnHttpsOrLoopbackBase) {
+  config::BidderConfig config;
+  config.server.listen_address = "127.0.0.1";
+  config::ExchangeConfig exchange;
+  // This server's own address on loopback: browsers count it secure.
+  ExchangeBeaconBases bases = BeaconBasesOf(config, exchange);
+  EXPECT_EQ(bases.plain, "");
+  ASSERT_TRUE(bases.serves_secure());
+  EXPECT_EQ(*bases.secure, "");
+  // ... but not on a public address.
+  config.server.listen_address = "0.0.0.0";
+  EXPECT_FALSE(BeaconBasesOf(config, exchange).serves_secure());
+  config.server.listen_address = "::1";
+  EXPECT_TRUE(BeaconBasesOf(config, exchange).serves_secure());
+  // A configured base: https or a loopback host serves secure impressions.
+  for (const char* base : {"https://rtb.example.com", "http://localhost:8080",
+                           "http://127.0.0.2:80/b", "http://[::1]:8080"}) {
+    config.bid.beacon_base_url = base;
+    bases = BeaconBasesOf(config, exchange);
+    EXPECT_EQ(bases.plain, base);
+    ASSERT_TRUE(bases.serves_secure()) << base;
+    EXPECT_EQ(*bases.secure, base);
+  }
+  for (const char* base :
+       {"http://rtb.example.com", "http://127.example.com", "http://localhost.example.com"}) {
+    config.bid.beacon_base_url = base;
+    EXPECT_FALSE(BeaconBasesOf(config, exchange).serves_secure()) << base;
+  }
+  // The exchange's own bases win over the bidder's.
+  exchange.beacon_base_url = "http://x.example.com";
+  exchange.secure_beacon_base_url = "https://x.example.com/s";
+  bases = BeaconBasesOf(config, exchange);
+  EXPECT_EQ(bases.plain, "http://x.example.com");
+  EXPECT_EQ(bases.secure, "https://x.example.com/s");
+  EXPECT_EQ(bases.for_markup(), "https://x.example.com/s");
+}
+
+TEST(BeaconBasesTest, RoutesAreServedUnderEveryBasesPath) {
+  config::BidderConfig config;
+  config.bid.beacon_base_url = "http://rtb.example.com/rtb";
+  config.server.exchanges.resize(3);
+  config.server.exchanges[0].secure_beacon_base_url = "https://rtb.example.com/rtb";
+  config.server.exchanges[1].beacon_base_url = "http://other.example.com";
+  config.server.exchanges[2].secure_beacon_base_url = "https://secure.example.com/s/b";
+  EXPECT_EQ(BeaconPathPrefixes(config), (std::vector<std::string>{"/rtb", "", "/s/b"}));
+}
+
 }  // namespace
 }  // namespace rtb::bidder

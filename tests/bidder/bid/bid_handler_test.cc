@@ -290,17 +290,27 @@ TEST(BidHandlerTest, RespondsInTheRequestedCurrency) {
   EXPECT_DOUBLE_EQ(harness.metrics().price_sum(0).Value(), 2.5);
 }
 
-TEST(BidHandlerTest, OpenRtbVersionFollowsRequestWithinExchangeVersion) {
-  config::BidderConfig config = ExampleConfig();
-  config.server.exchanges[0].openrtb_version = "2.6";
-  HandlerHarness harness(config);
-  Answer answer = harness.Call(Mrec(), std::nullopt, "2.6");
-  ASSERT_EQ(answer.response.status, 200u);
-  EXPECT_EQ(answer.Header("x-openrtb-version"), "2.6");
-  EXPECT_EQ(answer.FirstBid()["mtype"], 1);
-  answer = harness.Call(Mrec(), std::nullopt, "2.5");
-  EXPECT_EQ(answer.Header("x-openrtb-version"), "2.5");
-  EXPECT_FALSE(answer.FirstBid().contains("mtype"));
+TEST(BidHandlerTest, OpenRtbVersionIsTheRequestsElseTheExchanges) {
+  for (const char* configured : {"2.5", "2.6"}) {
+    SCOPED_TRACE(configured);
+    config::BidderConfig config = ExampleConfig();
+    config.server.exchanges[0].openrtb_version = configured;
+    HandlerHarness harness(config);
+    // No header (as Prebid Server sends): the exchange's version.
+    Answer answer = harness.Call(Mrec());
+    ASSERT_EQ(answer.response.status, 200u);
+    EXPECT_EQ(answer.Header("x-openrtb-version"), configured);
+    EXPECT_EQ(answer.FirstBid()["mtype"], 1);
+    // The request's own header decides, above or below the exchange's.
+    answer = harness.Call(Mrec(), std::nullopt, "2.6");
+    EXPECT_EQ(answer.Header("x-openrtb-version"), "2.6");
+    EXPECT_EQ(answer.FirstBid()["mtype"], 1);
+    EXPECT_FALSE(answer.FirstBid().contains("ext"));
+    answer = harness.Call(Mrec(), std::nullopt, "2.5");
+    EXPECT_EQ(answer.Header("x-openrtb-version"), "2.5");
+    EXPECT_EQ(answer.FirstBid()["mtype"], 1);
+    EXPECT_EQ(answer.FirstBid()["ext"]["mtype"], 1);
+  }
 }
 
 // Pacing that takes longer than the request has: a fault injected into the

@@ -410,10 +410,11 @@ TEST_F(ExchangeRulesTest, AnswersCarryWhatTheCreativeIs) {
   EXPECT_NE(std::find(bid["cat"].begin(), bid["cat"].end(), "IAB20-18"), bid["cat"].end());
   EXPECT_FALSE(bid.contains("cattax")) << "Content 1.0 is the default";
 
-  // 2.5 has no mtype: it travels in ext.
+  // 2.5 has no mtype: it stays at its 2.6 place, for 2.6 readers, and is
+  // repeated in ext.
   ASSERT_EQ(OutcomeOf(BannerRequest(), "2.5"), "bid");
   bid = last_.FirstBid();
-  EXPECT_FALSE(bid.contains("mtype"));
+  EXPECT_EQ(bid["mtype"], 1);
   EXPECT_EQ(bid["ext"]["mtype"], 1);
 
   // cat in the request's taxonomy.

@@ -66,22 +66,44 @@ TEST(BidResponseWriterTest, WritesCompactJsonWithEveryMember) {
             R"("cur":"USD"})");
 }
 
-TEST(BidResponseWriterTest, OpenRtb25AnswerCarriesThe26OnlyMembersInExt) {
+TEST(BidResponseWriterTest, OpenRtb25AnswerHasThe26OnlyMembersAtTheir26PlacesAndInExt) {
   BidResponse response = OneBid();
   response.version = OpenRtbVersion::k2_5;
+  const Json bid = Json::parse(Serialize(response))["seatbid"][0]["bid"][0];
+  // A 2.6 reader (Prebid Server's pass-through adapters read bid.mtype only)
+  // finds them where 2.6 puts them; a 2.5 reader ignores them there.
+  EXPECT_EQ(bid["mtype"], 1);
+  EXPECT_EQ(bid["dur"], 15);
+  EXPECT_EQ(bid["cattax"], 2);
+  EXPECT_EQ(bid["ext"], Json::parse(R"({"cattax":2,"dur":15,"mtype":1})"));
+  // Members 2.5 has stay where they are.
+  EXPECT_EQ(bid["protocol"], 3);
+  EXPECT_EQ(bid["attr"], Json::parse("[4,12]"));
+  // Nothing to repeat: no ext.
+  response.seatbid[0].bid[0].cattax.reset();
+  response.seatbid[0].bid[0].dur.reset();
+  response.seatbid[0].bid[0].mtype.reset();
+  EXPECT_FALSE(Json::parse(Serialize(response))["seatbid"][0]["bid"][0].contains("ext"));
+}
+
+TEST(BidResponseWriterTest, StrictOpenRtb25AnswerHasThe26OnlyMembersInExtOnly) {
+  BidResponse response = OneBid();
+  response.version = OpenRtbVersion::k2_5;
+  response.strict_2_5 = true;
   const Json bid = Json::parse(Serialize(response))["seatbid"][0]["bid"][0];
   EXPECT_FALSE(bid.contains("mtype"));
   EXPECT_FALSE(bid.contains("dur"));
   EXPECT_FALSE(bid.contains("cattax"));
   EXPECT_EQ(bid["ext"], Json::parse(R"({"cattax":2,"dur":15,"mtype":1})"));
-  // Members 2.5 has stay where they are.
-  EXPECT_EQ(bid["protocol"], 3);
-  EXPECT_EQ(bid["attr"], Json::parse("[4,12]"));
-  // Nothing to move: no ext.
-  response.seatbid[0].bid[0].cattax.reset();
-  response.seatbid[0].bid[0].dur.reset();
-  response.seatbid[0].bid[0].mtype.reset();
-  EXPECT_FALSE(Json::parse(Serialize(response))["seatbid"][0]["bid"][0].contains("ext"));
+  // A 2.6 answer is not affected.
+  response.version = OpenRtbVersion::k2_6;
+  EXPECT_EQ(Json::parse(Serialize(response))["seatbid"][0]["bid"][0]["mtype"], 1);
+}
+
+TEST(BidResponseWriterTest, OpenRtb26AnswerHasNoExtCopies) {
+  const Json bid = Json::parse(Serialize(OneBid()))["seatbid"][0]["bid"][0];
+  EXPECT_EQ(bid["mtype"], 1);
+  EXPECT_FALSE(bid.contains("ext"));
 }
 
 TEST(BidResponseWriterTest, OmitsEmptyMembers) {
