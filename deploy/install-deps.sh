@@ -57,3 +57,16 @@ if ! command -v npm >/dev/null; then
 fi
 (cd "$(dirname "${BASH_SOURCE[0]}")/../tests/console" &&
   PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefer-offline --no-audit --no-fund --loglevel=error)
+
+# rtblint, the OpenRTB linter the tests check every recorded answer with
+# (tests/bidder/bid/rtblint_answers_test.sh), pinned, from crates.io. cargo
+# keeps the build: a run that finds this version installed does nothing.
+RTBLINT_VERSION=0.14.6
+[[ -f $HOME/.cargo/env ]] && source "$HOME/.cargo/env"
+if [[ "$(rtblint --version 2>/dev/null)" != "rtblint $RTBLINT_VERSION" ]]; then
+  if ! command -v cargo >/dev/null; then
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends cargo
+  fi
+  cargo install rtblint --version "$RTBLINT_VERSION" --locked --quiet
+fi
