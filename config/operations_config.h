@@ -1,0 +1,95 @@
+// The `telemetry`, `sessions` and `metrics` sections: the bidder's own time
+// series, operator logins, and the Prometheus endpoint.
+// Part of config/config.h, which includes it; see there for the loading rules.
+#ifndef RTB_CONFIG_OPERATIONS_CONFIG_H_
+#define RTB_CONFIG_OPERATIONS_CONFIG_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rtb::config {
+
+// ---------------------------------------------------------------------------
+// telemetry: the bidder's own time series in the `metrics` table.
+
+struct TelemetryConfig {
+  // Writes telemetry at all. Default true.
+  bool enabled = true;
+  // Period of the raw points written, seconds. Default 10. Range [1, 3600].
+  int write_interval_s = 10;
+  // Distinct series kept in total; points of further series are dropped and
+  // counted. Default 10000. Range [1, 1000000].
+  int max_series = 10000;
+  // Distinct series per metric name. Default 1000. Range [1, max_series].
+  int max_series_per_metric = 1000;
+  // /api/query and /api/suggest need an operator session. False serves them
+  // to anyone who reaches the listen address (e.g. a Grafana on a private
+  // network); /api/put always needs a session. Default true.
+  bool query_requires_login = true;
+};
+
+// ---------------------------------------------------------------------------
+// sessions: operator logins for the admin API and console.
+
+struct OperatorConfig {
+  // Login name. Required. 1-64 characters of [A-Za-z0-9._@-]; unique.
+  std::string user;
+  // libsodium crypto_pwhash_str output:
+  // "$argon2id$v=19$m=<KiB>,t=<passes>,p=<lanes>$<salt b64>$<hash b64>".
+  // Required. Only the format is checked here; never printed.
+  std::string password_hash;
+};
+
+struct LoginRateLimitConfig {
+  // Failed logins per user within window_s before the user is locked out.
+  // Default 5. Range [1, 1000].
+  int max_failures_per_user = 5;
+  // Failed logins per client address within window_s before the address is
+  // locked out. Default 20. Range [1, 100000].
+  int max_failures_per_address = 20;
+  // Window failures are counted over, seconds. Default 900. Range [1, 86400].
+  int window_s = 900;
+  // First lockout, seconds; each further lockout doubles up to lockout_max_s.
+  // Default 30. Range [1, lockout_max_s].
+  int lockout_initial_s = 30;
+  // Default 900. Range [1, 86400].
+  int lockout_max_s = 900;
+};
+
+struct SessionsConfig {
+  // Operators allowed to log in. Default none (every login is refused).
+  std::vector<OperatorConfig> operators;
+  // Session lifetime from login, and the `sessions` family TTL, seconds.
+  // Default 28800 (8 h). Range [60, 2592000].
+  int64_t absolute_lifetime_s = 8 * 3600;
+  // Inactivity after which a session ends, seconds. Default 1800 (30 min).
+  // Range [1, absolute_lifetime_s].
+  int idle_timeout_s = 30 * 60;
+  // Least time between two stored touches of an unchanged session, seconds.
+  // Default 60. Range [0, idle_timeout_s).
+  int touch_debounce_s = 60;
+  // Sets `Secure` on the session cookie. Default true. May be false only when
+  // server.listen_address is a loopback address (local development).
+  bool cookie_secure = true;
+  // Addresses of the TLS-terminating proxies in front of the bidder. For a
+  // request from one of them, the client address that login rate limits
+  // count is the rightmost X-Forwarded-For entry that is not itself a
+  // trusted proxy; from any other peer X-Forwarded-For is ignored, so a
+  // client cannot pick the address it is counted under. Default none. Each
+  // an IPv4 or IPv6 address.
+  std::vector<std::string> trusted_proxies;
+  LoginRateLimitConfig login_rate_limit;
+};
+
+// ---------------------------------------------------------------------------
+// metrics: the Prometheus endpoint.
+
+struct MetricsConfig {
+  // Path of the scrape endpoint. Default "/metrics". Must start with '/'.
+  std::string path = "/metrics";
+};
+
+}  // namespace rtb::config
+
+#endif  // RTB_CONFIG_OPERATIONS_CONFIG_H_
