@@ -13,6 +13,7 @@
 #include "absl/time/time.h"
 #include "bidder/bid/internal/bid_contents.h"
 #include "bidder/bid/internal/recycling_allocator.h"
+#include "bidder/bid/internal/response_scratch.h"
 #include "bidder/events/events.h"
 #include "bidder/http/gzip_response.h"
 #include "boost/asio/steady_timer.hpp"
@@ -42,67 +43,6 @@ void AppendResponseId(std::string* id) {
   const uint64_t bits[2] = {generator(), generator()};
   storage::AppendHex(std::string_view(reinterpret_cast<const char*>(bits), sizeof(bits)), id);
 }
-
-// The thread's response model, reused from one response to the next: its
-// seats are kept aside with their bids, which later responses clear and
-// fill in place (openrtb::ClearForReuse), so filling a bid with ids, URLs
-// and markup allocates nothing once warm, and no bid is moved.
-class ResponseScratch {
- public:
-  // The model, emptied, for the next response.
-  openrtb::BidResponse& Start() {
-    for (openrtb::SeatBid& seat : response_.seatbid) {
-      if (spare_seats_.size() == kSpare) break;
-      spare_seats_.push_back(std::move(seat));
-    }
-    response_.seatbid.clear();
-    bids_used_.clear();
-    response_.nbr.reset();
-    return response_;
-  }
-  // An empty bid in `seat`'s entry, with the memory of an earlier bid of a
-  // seat when there is one.
-  openrtb::Bid& AddBid(std::string_view seat) {
-    const size_t index = SeatIndex(seat);
-    std::vector<openrtb::Bid>& bids = response_.seatbid[index].bid;
-    size_t& used = bids_used_[index];
-    if (used == bids.size()) {
-      bids.emplace_back();
-    } else {
-      openrtb::ClearForReuse(&bids[used]);
-    }
-    return bids[used++];
-  }
-  // The model with the kept bids no bid of this response took dropped.
-  const openrtb::BidResponse& Finish() {
-    for (size_t i = 0; i < response_.seatbid.size(); ++i) {
-      response_.seatbid[i].bid.resize(bids_used_[i]);
-    }
-    return response_;
-  }
-
- private:
-  // The seat's position in the response, added when it has none yet.
-  size_t SeatIndex(std::string_view seat) {
-    for (size_t i = 0; i < response_.seatbid.size(); ++i) {
-      if (response_.seatbid[i].seat == seat) return i;
-    }
-    openrtb::SeatBid& added = response_.seatbid.emplace_back();
-    if (!spare_seats_.empty()) {
-      added = std::move(spare_seats_.back());
-      spare_seats_.pop_back();
-    }
-    added.seat = seat;
-    bids_used_.push_back(0);
-    return response_.seatbid.size() - 1;
-  }
-
-  // Enough for the seats of any common response; more are allocated anew.
-  static constexpr size_t kSpare = 16;
-  openrtb::BidResponse response_;
-  std::vector<size_t> bids_used_;  // per seat of response_
-  std::vector<openrtb::SeatBid> spare_seats_;
-};
 
 std::string_view HeaderValue(const HttpHeaders* headers, std::string_view name) {
   if (headers == nullptr) return {};
@@ -707,7 +647,7 @@ void BidHandler::Decide(PendingBid& pending, const storage::RowResult* row,
 bool BidHandler::WriteResponse(const PendingBid& pending, const AuctionResult& result,
                                int64_t bid_time_ms, std::string* body) {
   const openrtb::BidRequest& request = pending.request;
-  thread_local ResponseScratch scratch;
+  thread_local internal::ResponseScratch scratch;
   openrtb::BidResponse& response = scratch.Start();
   response.id = request.id;
   response.bidid.clear();
