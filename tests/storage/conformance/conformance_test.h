@@ -128,6 +128,19 @@ class ConformanceTest : public ::testing::TestWithParam<std::string> {
   std::string prefix_;
 };
 
+// The backends a suite is instantiated for: one executable runs the local
+// backends, another (labelled hbase) real HBase; see CMakeLists.txt.
+#if RTB_CONFORMANCE_HBASE
+#define RTB_CONFORMANCE_BACKENDS "hbase"
+#else
+#define RTB_CONFORMANCE_BACKENDS "embedded", "server_buffered", "server_framed"
+#endif
+
+// The name of a backend parameter in test names ("Backend/ConformanceTest.X/embedded").
+inline std::string BackendName(const ::testing::TestParamInfo<std::string>& info) {
+  return info.param;
+}
+
 }  // namespace rtb::storage::conformance
 
 #endif  // RTB_TESTS_STORAGE_CONFORMANCE_CONFORMANCE_TEST_H_
