@@ -49,6 +49,10 @@ inline constexpr std::string_view kImpressionSpendColumn = "spend";
 inline constexpr std::string_view kImpressionTimeColumn = "ts";
 inline constexpr std::string_view kImpressionFirstClickColumn = "clk";
 inline constexpr std::string_view kImpressionConversionColumnPrefix = "cv.";
+// Appended to a claim column (the first click's, a conversion's) once the
+// claimed event is recorded: a claim without it is finished by the next
+// beacon of the same event.
+inline constexpr std::string_view kImpressionRecordedSuffix = ".ok";
 inline constexpr std::string_view kImpressionJournalColumn = storage::kImpressionJournalColumn;
 
 // The column of a `device_impressions` row.

@@ -33,21 +33,71 @@ std::string LandingWithToken(std::string_view landing, std::string_view token) {
   return out;
 }
 
-// Puts an 8-byte time into `column` of the impression row if that column is
-// absent: false when an earlier beacon took it.
-absl::StatusOr<bool> ClaimColumn(BeaconContext& context, const std::string& impression_id,
-                                 std::string column, int64_t now) {
+// A once-only event of an impression (its first click, a conversion of one
+// order) as claimed in the impression row: `column` holds the time of the
+// beacon that claimed it, which is the event's time on every replay, and
+// `column` + kImpressionRecordedSuffix is written once the event is recorded.
+// Claiming comes first so that concurrent beacons record one event; a claim
+// whose event was not recorded (the store failed in between, or the process
+// died) is finished by the next beacon of the same event instead of being
+// answered as a duplicate for good.
+struct Claim {
+  int64_t event_ms = 0;
+  bool recorded = false;  // the event is recorded: nothing to do
+};
+
+std::string RecordedColumn(std::string_view column) {
+  return std::string(column) + std::string(events::kImpressionRecordedSuffix);
+}
+
+// What `row` says of the claim on `column`; nullopt when there is none.
+std::optional<Claim> ClaimIn(const storage::RowResult& row, std::string_view column) {
+  const std::optional<int64_t> claimed = row.Counter(storage::kImpressionFamily, column);
+  if (!claimed.has_value()) return std::nullopt;
+  Claim claim;
+  claim.event_ms = *claimed;
+  claim.recorded = row.Value(storage::kImpressionFamily, RecordedColumn(column)).has_value();
+  return claim;
+}
+
+// The claim on `column`: the one `row` shows, else a new one at `now` (an
+// 8-byte time put if the column is absent), else the one a concurrent beacon
+// made in between.
+absl::StatusOr<Claim> ClaimOnce(BeaconContext& context, const std::string& impression_id,
+                                const storage::RowResult& row, const std::string& column,
+                                int64_t now) {
+  if (std::optional<Claim> existing = ClaimIn(row, column)) return *existing;
   storage::CheckAndMutate claim;
   claim.row = impression_id;
   claim.family = std::string(storage::kImpressionFamily);
-  claim.qualifier = std::move(column);
+  claim.qualifier = column;
   claim.value = std::nullopt;
   storage::Put put;
   put.row = impression_id;
   put.values.push_back({claim.family, claim.qualifier, storage::EncodeCounter(now), std::nullopt});
   put.durability = storage::Durability::kSyncWal;
   claim.puts.push_back(std::move(put));
-  return context.deps().store->CheckAndMutate(storage::kImpressionsTable, claim);
+  absl::StatusOr<bool> won =
+      context.deps().store->CheckAndMutate(storage::kImpressionsTable, claim);
+  if (!won.ok()) return won.status();
+  if (*won) return Claim{now, /*recorded=*/false};
+  absl::StatusOr<std::optional<storage::RowResult>> reread = context.FindImpression(impression_id);
+  if (!reread.ok()) return reread.status();
+  std::optional<Claim> theirs = reread->has_value() ? ClaimIn(**reread, column) : std::nullopt;
+  if (!theirs.has_value()) return absl::InternalError("claim lost to a claim that is not there");
+  return *theirs;
+}
+
+// Marks the claim on `column` recorded. A failure here only costs a replay
+// of the (idempotent) record on the next beacon of the event.
+void MarkRecorded(BeaconContext& context, const std::string& impression_id,
+                  const std::string& column) {
+  storage::Put put;
+  put.row = impression_id;
+  put.values.push_back(
+      {std::string(storage::kImpressionFamily), RecordedColumn(column), "", std::nullopt});
+  put.durability = storage::Durability::kAsyncWal;
+  context.deps().store->Put(storage::kImpressionsTable, put).IgnoreError();
 }
 
 // The parameters of a conversion beacon, checked.
@@ -119,19 +169,20 @@ Answer HandleClick(BeaconContext& context, const VerifiedBeacon& b,
   }
 
   // The first click is the one conversions are attributed through.
-  absl::StatusOr<bool> first_click =
-      ClaimColumn(context, impression_id, std::string(events::kImpressionFirstClickColumn), now);
-  if (!first_click.ok()) return {std::move(redirect), Outcome::kError};
-  if (!*first_click) return {std::move(redirect), Outcome::kDuplicate};
+  const std::string column(events::kImpressionFirstClickColumn);
+  absl::StatusOr<Claim> claim = ClaimOnce(context, impression_id, **impression, column, now);
+  if (!claim.ok()) return {std::move(redirect), Outcome::kError};
+  if (claim->recorded) return {std::move(redirect), Outcome::kDuplicate};
 
   nlohmann::json body = BeaconContext::BeaconJson(b, impression_id);
   body["impression_ms"] = shown_ms;
-  body["click_delay_ms"] = now - shown_ms;
+  body["click_delay_ms"] = claim->event_ms - shown_ms;
   absl::StatusOr<Outcome> recorded =
-      context.RecordEvent(b, impression_id, EventType::kClick, now, body);
+      context.RecordEvent(b, impression_id, EventType::kClick, claim->event_ms, body);
   if (!recorded.ok()) return {std::move(redirect), Outcome::kError};
-  context.CountPricingEngagement(b.campaign_id, pricing::Engagement::kClick, now,
+  context.CountPricingEngagement(b.campaign_id, pricing::Engagement::kClick, claim->event_ms,
                                  EventId(impression_id, "click"));
+  MarkRecorded(context, impression_id, column);
   return {std::move(redirect), *recorded};
 }
 
@@ -157,33 +208,33 @@ Answer HandleConversion(BeaconContext& context, std::string_view query) {
   b.creative_id = std::string(row.Value(family, events::kImpressionCreativeColumn).value_or(""));
   b.exchange = std::string(row.Value(family, events::kImpressionExchangeColumn).value_or(""));
   b.device_key = std::string(row.Value(family, events::kImpressionDeviceKeyColumn).value_or(""));
+  // One conversion per order id (or per click without one): the first
+  // claims a column of the impression row, and its time is the event's.
+  const std::string column = std::string(events::kImpressionConversionColumnPrefix) +
+                             storage::Hex(EventId(c.impression_id, "conversion", c.order_id));
+  absl::StatusOr<Claim> claim = ClaimOnce(context, c.impression_id, row, column, now);
+  if (!claim.ok()) return {Status(500, claim.status()), Outcome::kError};
+  if (claim->recorded) return {Status(204), Outcome::kDuplicate};
+  const int64_t event_ms = claim->event_ms;
   nlohmann::json body = {{"impression_id", storage::Hex(c.impression_id)},
                          {"exchange", b.exchange},
                          {"campaign", b.campaign_id},
                          {"creative", b.creative_id},
                          {"impression_ms", shown_ms},
-                         {"impression_delay_ms", now - shown_ms},
+                         {"impression_delay_ms", event_ms - shown_ms},
                          {"order_id", c.order_id},
                          {"value", c.value},
                          {"currency", c.currency}};
   if (clicked_ms.has_value()) {
     body["click_ms"] = *clicked_ms;
-    body["click_delay_ms"] = now - *clicked_ms;
+    body["click_delay_ms"] = event_ms - *clicked_ms;
   }
-  // One conversion per order id (or per click without one): the first
-  // claims a column of the impression row, replays find it taken.
-  absl::StatusOr<bool> first =
-      ClaimColumn(context, c.impression_id,
-                  std::string(events::kImpressionConversionColumnPrefix) +
-                      storage::Hex(EventId(c.impression_id, "conversion", c.order_id)),
-                  now);
-  if (!first.ok()) return {Status(500, first.status()), Outcome::kError};
-  if (!*first) return {Status(204), Outcome::kDuplicate};
   absl::StatusOr<Outcome> recorded =
-      context.RecordEvent(b, c.impression_id, EventType::kConversion, now, body, c.order_id);
+      context.RecordEvent(b, c.impression_id, EventType::kConversion, event_ms, body, c.order_id);
   if (!recorded.ok()) return {Status(500, recorded.status()), Outcome::kError};
-  context.CountPricingEngagement(b.campaign_id, pricing::Engagement::kConversion, now,
+  context.CountPricingEngagement(b.campaign_id, pricing::Engagement::kConversion, event_ms,
                                  EventId(c.impression_id, "conversion", c.order_id));
+  MarkRecorded(context, c.impression_id, column);
   return {Status(204), *recorded};
 }
 

@@ -32,6 +32,7 @@
 #include "tests/bidder/decision_fixtures.h"
 #include "tests/bidder/http_test_client.h"
 #include "tests/bidder/operator_login.h"
+#include "tests/storage/hooked_store.h"
 
 namespace rtb::bidder {
 namespace {
@@ -65,8 +66,9 @@ class BeaconEndpointTest : public testing::BidderAppTest {
   void SetUp() override {
     // No exploration: the pricing outcomes a test counts do not depend on
     // a random draw (a default 5 % of first-price bids would be explored).
-    Boot("beacon-endpoint",
-         [](config::BidderConfig& config) { config.pricing.exploration_rate = 0; });
+    Boot(
+        "beacon-endpoint",
+        [](config::BidderConfig& config) { config.pricing.exploration_rate = 0; }, decorate_);
     operator_ = testing::LogIn(*connection_);
     ASSERT_EQ(operator_.status, 200);
   }
@@ -178,6 +180,8 @@ class BeaconEndpointTest : public testing::BidderAppTest {
   }
 
   OperatorSession operator_;
+  // Wraps the store the bidder opens; set before SetUp.
+  BidderApp::StoreDecorator decorate_;
 };
 
 TEST_F(BeaconEndpointTest, BillingRecordsTheImpressionOnceWithCapSpendAndEvents) {
@@ -696,6 +700,98 @@ TEST_F(ExchangeNoticeTest, EncryptedClearingPriceIsDecryptedAndABadOneRefused) {
   EXPECT_EQ(ImpressionRow(third).Counter("i", "spend"), std::llround(third.price * 1e6 / 1000));
   EXPECT_TRUE(absl::StrContains(Metrics(), R"(bidder_beacon_price_rejected_total{kind="billing",)"
                                            R"(reason="undecryptable"} 2)"));
+}
+
+// A HookedStore that owns the store it wraps, as BidderApp's decorator needs.
+class OwningHookedStore final : public rtb::testing::HookedStore {
+ public:
+  explicit OwningHookedStore(std::unique_ptr<storage::Store> inner)
+      : HookedStore(*inner), inner_(std::move(inner)) {}
+
+ private:
+  std::unique_ptr<storage::Store> inner_;
+};
+
+// The store fails between the claim of a click or conversion and the record
+// of its event; the next beacon of the same event must record it, not take
+// it for a duplicate.
+class EngagementStoreFailureTest : public BeaconEndpointTest {
+ protected:
+  void SetUp() override {
+    decorate_ = [this](std::unique_ptr<storage::Store> opened) -> std::unique_ptr<storage::Store> {
+      auto hooked = std::make_unique<OwningHookedStore>(std::move(opened));
+      hooked_ = hooked.get();
+      return hooked;
+    };
+    BeaconEndpointTest::SetUp();
+  }
+
+  // Fails every write to the events timeline until Heal(): the store is out
+  // right after the claim.
+  void BreakTheTimeline() {
+    hooked_->SetWriteHook([](std::string_view table, std::string_view) {
+      return table == storage::kEventsTable ? absl::UnavailableError("timeline down")
+                                            : absl::OkStatus();
+    });
+  }
+  void Heal() { hooked_->SetWriteHook(nullptr); }
+
+  // The device's events of `type`.
+  std::vector<nlohmann::json> Events(std::string_view type) {
+    const TestResponse events = AdminGet(absl::StrCat("/api/devices/", kDeviceId, "/events"));
+    EXPECT_EQ(events.status, 200u);
+    const nlohmann::json list = nlohmann::json::parse(events.body);
+    std::vector<nlohmann::json> found;
+    for (const nlohmann::json& e : list["events"]) {
+      if (e["type"] == std::string(type)) found.push_back(e);
+    }
+    return found;
+  }
+
+  OwningHookedStore* hooked_ = nullptr;
+};
+
+TEST_F(EngagementStoreFailureTest, AClickWhoseEventFailedIsRecordedByTheNextClick) {
+  const WonBid bid = Bid("req-click-outage", kDeviceId);
+  ASSERT_EQ(Send(GetRequest(bid.billing)).status, 204u);
+  BreakTheTimeline();
+  EXPECT_EQ(Send(GetRequest(bid.click)).status, 302u);  // the browser still lands
+  EXPECT_TRUE(ImpressionRow(bid).Counter("i", "clk").has_value()) << "the click was claimed";
+  Heal();
+  EXPECT_TRUE(Events("click").empty());
+  const int64_t claimed = *ImpressionRow(bid).Counter("i", "clk");
+
+  std::this_thread::sleep_for(std::chrono::milliseconds(3));
+  EXPECT_EQ(Send(GetRequest(bid.click)).status, 302u);
+  std::vector<nlohmann::json> clicks = Events("click");
+  ASSERT_EQ(clicks.size(), 1u);
+  // At the time of the click that claimed it, as any replay would write it.
+  EXPECT_EQ(clicks[0]["event_time_ms"].get<int64_t>(), claimed) << clicks[0].dump();
+  // Recorded now: later clicks are duplicates and change nothing.
+  EXPECT_EQ(Send(GetRequest(bid.click)).status, 302u);
+  EXPECT_EQ(Events("click").size(), 1u);
+  EXPECT_THAT(Metrics(), HasSubstr("kind=\"click\",outcome=\"duplicate\"} 1"));
+}
+
+TEST_F(EngagementStoreFailureTest, AConversionWhoseEventFailedIsRecordedByItsRetry) {
+  const WonBid bid = Bid("req-conversion-outage", kDeviceId);
+  ASSERT_EQ(Send(GetRequest(bid.billing)).status, 204u);
+  const TestResponse click = Send(GetRequest(bid.click));
+  const std::string location = click.Header("location");
+  const std::string token = location.substr(location.find("rtb_click=") + 10);
+  const std::string conversion = absl::StrCat("/conversion?click=", token, "&oid=order-9&value=20");
+
+  BreakTheTimeline();
+  EXPECT_EQ(Send(GetRequest(conversion)).status, 500u) << "not acknowledged";
+  Heal();
+  EXPECT_TRUE(Events("conversion").empty());
+  // The advertiser retries the unacknowledged conversion.
+  EXPECT_EQ(Send(GetRequest(conversion)).status, 204u);
+  std::vector<nlohmann::json> conversions = Events("conversion");
+  ASSERT_EQ(conversions.size(), 1u);
+  EXPECT_EQ(conversions[0]["body"]["order_id"], "order-9");
+  EXPECT_EQ(Send(GetRequest(conversion)).status, 204u);
+  EXPECT_EQ(Events("conversion").size(), 1u);
 }
 
 }  // namespace
