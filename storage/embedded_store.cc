@@ -136,6 +136,18 @@ absl::Status EmbeddedStoreImpl::Open() {
   db_options.manual_wal_flush = true;
   db_options.env = env_.get();
   db_options.max_background_jobs = 2;
+  // RocksDB's own log (LOG in the database directory): INFO and above, which
+  // leaves out the DEBUG line every FlushWAL writes (ten a second from the
+  // WAL flusher), rotated at 16 MiB with 4 old files kept, so it cannot fill
+  // the disk of a bidder left running.
+  db_options.info_log_level = rocksdb::InfoLogLevel::INFO_LEVEL;
+  db_options.max_log_file_size = size_t{16} << 20;
+  db_options.keep_log_file_num = 5;
+  // Write-ahead logs bounded: past this size the families whose data holds
+  // the oldest log are flushed, so that a quiet family cannot keep old logs
+  // on disk (without it, four times the memtables of every family).
+  db_options.max_total_wal_size =
+      static_cast<uint64_t>(std::max<int64_t>(int64_t{64} << 20, 2 * options_.write_buffer_bytes));
   const int64_t memtable_budget =
       options_.memtable_budget_bytes < 0 ? shared_cache_bytes / 3 : options_.memtable_budget_bytes;
   if (memtable_budget > 0) {

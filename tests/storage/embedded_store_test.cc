@@ -1,6 +1,8 @@
 // The Store API on the embedded engine: reads, writes, scans, errors, reopen
 // and the asynchronous reads.
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -649,6 +651,40 @@ TEST_F(MemtableBudgetTest, ABudgetBeyondTheBlockCachesShareIsRefused) {
   absl::Status opened = Open(int64_t{25} << 20);
   EXPECT_EQ(opened.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(opened.message()), ::testing::HasSubstr("memtable_budget_bytes"));
+}
+
+// RocksDB's own log and the write-ahead logs stay bounded: the WAL flusher's
+// FlushWAL calls (ten a second by default) write no line, the info log
+// rotates, and a total WAL size is set.
+using ::testing::HasSubstr;
+
+class StoreFilesTest : public EmbeddedStoreTest {};
+
+TEST_F(StoreFilesTest, TheInfoLogHasNoLinePerFlushAndTheLogsAreBounded) {
+  Create(Schema("t", {Fam("f")}));
+  for (int i = 0; i < 50; ++i) {
+    Put put = PutOf(absl::StrCat("r", i), "f", "q", "v");
+    put.durability = Durability::kAsyncWal;
+    MustPut("t", put);
+    // Past the flusher's 100 ms interval now and then, so it flushes.
+    if (i % 10 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(120));
+  }
+  store_.reset();
+  const auto read = [](const std::filesystem::path& file) {
+    std::ifstream in(file);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  };
+  const std::string log = read(std::filesystem::path(path_) / "LOG");
+  ASSERT_FALSE(log.empty());
+  EXPECT_EQ(log.find("FlushWAL"), std::string::npos) << "a LOG line per WAL flush";
+  std::string options;
+  for (const auto& entry : std::filesystem::directory_iterator(path_)) {
+    if (entry.path().filename().string().starts_with("OPTIONS-")) options = read(entry.path());
+  }
+  EXPECT_THAT(options, HasSubstr("info_log_level=INFO_LEVEL"));
+  EXPECT_THAT(options, HasSubstr("max_log_file_size=16777216"));
+  EXPECT_THAT(options, HasSubstr("keep_log_file_num=5"));
+  EXPECT_THAT(options, HasSubstr("max_total_wal_size=67108864"));
 }
 
 }  // namespace
