@@ -137,9 +137,9 @@ absl::Status EmbeddedStoreImpl::Open() {
   db_options.env = env_.get();
   db_options.max_background_jobs = 2;
   // RocksDB's own log (LOG in the database directory): INFO and above, which
-  // leaves out the DEBUG line every FlushWAL writes (ten a second from the
-  // WAL flusher), rotated at 16 MiB with 4 old files kept, so it cannot fill
-  // the disk of a bidder left running.
+  // leaves out the DEBUG line every FlushWAL writes (one per SYNC_WAL write,
+  // and ten a second from the WAL flusher), rotated at 16 MiB with 4 old
+  // files kept, so it cannot fill the disk of a bidder left running.
   db_options.info_log_level = rocksdb::InfoLogLevel::INFO_LEVEL;
   db_options.max_log_file_size = size_t{16} << 20;
   db_options.keep_log_file_num = 5;

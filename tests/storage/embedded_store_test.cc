@@ -653,9 +653,9 @@ TEST_F(MemtableBudgetTest, ABudgetBeyondTheBlockCachesShareIsRefused) {
   EXPECT_THAT(std::string(opened.message()), ::testing::HasSubstr("memtable_budget_bytes"));
 }
 
-// RocksDB's own log and the write-ahead logs stay bounded: the WAL flusher's
-// FlushWAL calls (ten a second by default) write no line, the info log
-// rotates, and a total WAL size is set.
+// RocksDB's own log and the write-ahead logs stay bounded: FlushWAL (on
+// every SYNC_WAL write, and from the WAL flusher) writes no line, the info
+// log rotates, and a total WAL size is set.
 using ::testing::HasSubstr;
 
 class StoreFilesTest : public EmbeddedStoreTest {};
