@@ -473,6 +473,23 @@ void DecodeTelemetry(const json& value, const std::string& path, ErrorList* erro
   fields.RejectUnknownKeys();
 }
 
+void DecodeHotKeys(const json& value, const std::string& path, ErrorList* errors,
+                   HotKeysConfig* out) {
+  ObjectFields fields(value, path, errors);
+  fields.Read("window_ms", &out->window_ms);
+  fields.Read("tracked_keys", &out->tracked_keys);
+  fields.Read("reported_keys", &out->reported_keys);
+  fields.Read("max_events_per_window", &out->max_events_per_window);
+  fields.RejectUnknownKeys();
+}
+
+void DecodeEvents(const json& value, const std::string& path, ErrorList* errors,
+                  EventsConfig* out) {
+  ObjectFields fields(value, path, errors);
+  ReadObject(fields, "hot_keys", &out->hot_keys, DecodeHotKeys);
+  fields.RejectUnknownKeys();
+}
+
 void DecodeOperator(const json& value, const std::string& path, ErrorList* errors,
                     OperatorConfig* out) {
   ObjectFields fields(value, path, errors);
@@ -578,6 +595,7 @@ absl::StatusOr<BidderConfig> ParseConfig(std::string_view text) {
   ReadObject(root, "pacing", &config.pacing, DecodePacing);
   ReadObject(root, "campaign_store", &config.campaign_store, DecodeCampaignStore);
   ReadObject(root, "telemetry", &config.telemetry, DecodeTelemetry);
+  ReadObject(root, "events", &config.events, DecodeEvents);
   ReadObject(root, "sessions", &config.sessions, DecodeSessions);
   ReadObject(root, "metrics", &config.metrics, DecodeMetrics);
   ReadObject(root, "privacy", &config.privacy, DecodePrivacy);

@@ -5,7 +5,7 @@
 // The JSON keys are the field names below, section by section:
 //
 //   { "server": {...}, "storage": {...}, "bid": {...}, "campaigns": [...],
-//     "pacing": {...}, "telemetry": {...}, "sessions": {...},
+//     "pacing": {...}, "telemetry": {...}, "events": {...}, "sessions": {...},
 //     "metrics": {...}, "privacy": {...}, "pricing": {...} }
 //
 // Loading rules:
@@ -55,6 +55,7 @@ struct BidderConfig {
   PacingConfig pacing;
   CampaignStoreConfig campaign_store;
   TelemetryConfig telemetry;
+  EventsConfig events;
   SessionsConfig sessions;
   MetricsConfig metrics;
   PrivacyConfig privacy;

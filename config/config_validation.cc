@@ -314,6 +314,19 @@ void ValidateTelemetry(const TelemetryConfig& telemetry, ErrorList* errors) {
   }
 }
 
+void ValidateEvents(const EventsConfig& events, ErrorList* errors) {
+  Checker at = Checker("events", errors).Member("hot_keys");
+  const HotKeysConfig& hot = events.hot_keys;
+  at.InRange("window_ms", hot.window_ms, 0, 86400000);
+  if (at.InRange("tracked_keys", hot.tracked_keys, 1, 100000)) {
+    at.InRange("reported_keys", hot.reported_keys, 0, hot.tracked_keys);
+  }
+  if (at.InRange("max_events_per_window", hot.max_events_per_window, 0, 1000000000) &&
+      hot.max_events_per_window > 0 && hot.window_ms == 0) {
+    at.Fail("max_events_per_window", "needs a counting window (window_ms > 0)");
+  }
+}
+
 void ValidateSessions(const BidderConfig& config, ErrorList* errors) {
   const SessionsConfig& sessions = config.sessions;
   Checker at("sessions", errors);
@@ -426,6 +439,7 @@ absl::Status ValidateConfig(const BidderConfig& config) {
   ValidatePacing(config, &errors);
   ValidateCampaignStore(config, &errors);
   ValidateTelemetry(config.telemetry, &errors);
+  ValidateEvents(config.events, &errors);
   ValidateSessions(config, &errors);
   ValidateMetrics(config.metrics, &errors);
   ValidatePrivacy(config.privacy, &errors);

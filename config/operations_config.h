@@ -1,5 +1,6 @@
-// The `telemetry`, `sessions` and `metrics` sections: the bidder's own time
-// series, operator logins, and the Prometheus endpoint.
+// The `telemetry`, `events`, `sessions` and `metrics` sections: the bidder's
+// own time series, the event timelines' hot keys, operator logins, and the
+// Prometheus endpoint.
 // Part of config/config.h, which includes it; see there for the loading rules.
 #ifndef RTB_CONFIG_OPERATIONS_CONFIG_H_
 #define RTB_CONFIG_OPERATIONS_CONFIG_H_
@@ -27,6 +28,30 @@ struct TelemetryConfig {
   // to anyone who reaches the listen address (e.g. a Grafana on a private
   // network); /api/put always needs a session. Default true.
   bool query_requires_login = true;
+};
+
+// ---------------------------------------------------------------------------
+// events: the event timelines the beacons write (bidder/events/events.h).
+
+// Events counted per device key in fixed windows, the top keys exported as
+// bidder_events_hot_key_events, and an optional ceiling past which a key's
+// events are skipped (one bot or shared id must not make a hot region).
+struct HotKeysConfig {
+  // Length of a counting window, ms; 0 turns counting off. Default 60000.
+  // Range [0, 86400000].
+  int64_t window_ms = 60000;
+  // Keys counted per window. Default 64. Range [1, 100000].
+  int tracked_keys = 64;
+  // Top keys exported per window. Default 5. Range [0, tracked_keys].
+  int reported_keys = 5;
+  // Events of one key per window beyond which they are skipped
+  // (bidder_events_rate_limited_total). 0 (default): never skip. Range
+  // [0, 1000000000]; needs a window.
+  int64_t max_events_per_window = 0;
+};
+
+struct EventsConfig {
+  HotKeysConfig hot_keys;
 };
 
 // ---------------------------------------------------------------------------

@@ -644,5 +644,22 @@ TEST(EnumNameTest, NamesAreTheJsonSpellings) {
   EXPECT_STREQ(PacingProcessModeName(PacingProcessMode::kPacer), "pacer");
 }
 
+TEST(EventsValidationTest, HotKeysAreReadAndChecked) {
+  json doc = MinimalConfig();
+  doc["events"] = {{"hot_keys", {{"window_ms", 30000}, {"max_events_per_window", 500}}}};
+  absl::StatusOr<BidderConfig> config = ParseConfig(doc.dump());
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->events.hot_keys.window_ms, 30000);
+  EXPECT_EQ(config->events.hot_keys.max_events_per_window, 500);
+  EXPECT_EQ(config->events.hot_keys.tracked_keys, 64);
+  doc["events"]["hot_keys"]["window_ms"] = 0;
+  EXPECT_THAT(ParseError(doc), HasSubstr("events.hot_keys.max_events_per_window: needs a counting "
+                                         "window (window_ms > 0)"));
+  doc["events"] = {{"hot_keys", {{"tracked_keys", 4}, {"reported_keys", 5}}}};
+  EXPECT_THAT(ParseError(doc), HasSubstr("events.hot_keys.reported_keys: must be in [0, 4]"));
+  doc["events"] = {{"hot_key", json::object()}};
+  EXPECT_THAT(ParseError(doc), HasSubstr("events.hot_key"));
+}
+
 }  // namespace
 }  // namespace rtb::config

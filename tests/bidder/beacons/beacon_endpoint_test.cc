@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -68,7 +69,11 @@ class BeaconEndpointTest : public testing::BidderAppTest {
     // a random draw (a default 5 % of first-price bids would be explored).
     Boot(
         "beacon-endpoint",
-        [](config::BidderConfig& config) { config.pricing.exploration_rate = 0; }, decorate_);
+        [this](config::BidderConfig& config) {
+          config.pricing.exploration_rate = 0;
+          if (configure_) configure_(config);
+        },
+        decorate_);
     operator_ = testing::LogIn(*connection_);
     ASSERT_EQ(operator_.status, 200);
   }
@@ -180,8 +185,9 @@ class BeaconEndpointTest : public testing::BidderAppTest {
   }
 
   OperatorSession operator_;
-  // Wraps the store the bidder opens; set before SetUp.
+  // Wraps the store the bidder opens, and changes its config; set before SetUp.
   BidderApp::StoreDecorator decorate_;
+  std::function<void(config::BidderConfig&)> configure_;
 };
 
 TEST_F(BeaconEndpointTest, BillingRecordsTheImpressionOnceWithCapSpendAndEvents) {
@@ -792,6 +798,30 @@ TEST_F(EngagementStoreFailureTest, AConversionWhoseEventFailedIsRecordedByItsRet
   EXPECT_EQ(conversions[0]["body"]["order_id"], "order-9");
   EXPECT_EQ(Send(GetRequest(conversion)).status, 204u);
   EXPECT_EQ(Events("conversion").size(), 1u);
+}
+
+// events.hot_keys.max_events_per_window, as configured, skips a device's
+// events past it in a window; billing and spend go on.
+class HotKeyLimitTest : public BeaconEndpointTest {
+ protected:
+  void SetUp() override {
+    configure_ = [](config::BidderConfig& config) {
+      config.events.hot_keys.window_ms = 3600000;
+      config.events.hot_keys.max_events_per_window = 2;
+    };
+    BeaconEndpointTest::SetUp();
+  }
+};
+
+TEST_F(HotKeyLimitTest, EventsOfADevicePastTheConfiguredCeilingAreSkipped) {
+  for (int i = 0; i < 4; ++i) {
+    const WonBid bid = Bid(absl::StrCat("req-hot-", i), kDeviceId);
+    ASSERT_EQ(Send(GetRequest(bid.billing)).status, 204u);
+    EXPECT_TRUE(ImpressionRow(bid).Counter("i", "spend").has_value()) << i;
+  }
+  EXPECT_THAT(Metrics(), HasSubstr("bidder_events_rate_limited_total 2"));
+  const TestResponse events = AdminGet(absl::StrCat("/api/devices/", kDeviceId, "/events"));
+  EXPECT_EQ(nlohmann::json::parse(events.body)["events"].size(), 2u);
 }
 
 }  // namespace
