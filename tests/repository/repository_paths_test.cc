@@ -46,7 +46,7 @@ struct Allowed {
 };
 constexpr Allowed kAllowed[] = {
     // A time zone name the config validator must refuse.
-    {"tests/config/validation_test.cc", "../../../etc/passwd"},
+    {"tests/config/campaign_validation_test.cc", "../../../etc/passwd"},
     // Inputs of this test itself.
     {"tests/repository/repository_paths_test.cc", "../"},
 };
