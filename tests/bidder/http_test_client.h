@@ -208,6 +208,22 @@ inline std::string Compress(std::string_view data, bool gzip = true) {
   return out;
 }
 
+// `data` inflated from gzip (a response body with Content-Encoding: gzip),
+// or "<corrupt>" when it is not one whole gzip member of at most 1 MiB.
+inline std::string Gunzip(std::string_view data) {
+  z_stream stream{};
+  if (inflateInit2(&stream, 16 + MAX_WBITS) != Z_OK) return "<corrupt>";
+  std::string out(1 << 20, '\0');
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  stream.avail_in = static_cast<uInt>(data.size());
+  stream.next_out = reinterpret_cast<Bytef*>(out.data());
+  stream.avail_out = static_cast<uInt>(out.size());
+  const int result = inflate(&stream, Z_FINISH);
+  out.resize(stream.total_out);
+  inflateEnd(&stream);
+  return result == Z_STREAM_END ? out : "<corrupt>";
+}
+
 }  // namespace rtb::bidder::testing
 
 #endif  // RTB_TESTS_BIDDER_HTTP_TEST_CLIENT_H_

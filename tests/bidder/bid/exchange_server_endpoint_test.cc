@@ -2,8 +2,6 @@
 // in a whole BidderApp: requests gzip-compressed, with no x-openrtb-version
 // header, bidder parameters in imp.ext.bidder, fields at their 2.6 places,
 // `Accept-Encoding: gzip`, secure impressions.
-#include <zlib.h>
-
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -22,6 +20,7 @@ namespace {
 using testing::Compress;
 using testing::ExampleConfig;
 using testing::FixtureRequest;
+using testing::Gunzip;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using testing::PostRequest;
@@ -36,21 +35,6 @@ constexpr char kSecureBase[] = "https://rtb.example.com/b";
 // An exchange whose beacon base is plain http on a public host, with no
 // https base: its secure impressions get no bid.
 constexpr char kInsecurePath[] = "/openrtb2/bid/plain-http";
-
-// A gzip body inflated, or "<corrupt>".
-std::string InflateAnswer(const std::string& data) {
-  z_stream stream{};
-  if (inflateInit2(&stream, 16 + MAX_WBITS) != Z_OK) return "<corrupt>";
-  std::string out(1 << 20, '\0');
-  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  stream.avail_in = static_cast<uInt>(data.size());
-  stream.next_out = reinterpret_cast<Bytef*>(out.data());
-  stream.avail_out = static_cast<uInt>(out.size());
-  const int result = inflate(&stream, Z_FINISH);
-  out.resize(stream.total_out);
-  inflateEnd(&stream);
-  return result == Z_STREAM_END ? out : "<corrupt>";
-}
 
 // The corpus's request with every value at its 2.6 place, as an exchange
 // server forwards it: the banner secure, and the bidder's parameters in
@@ -131,7 +115,7 @@ TEST_F(ExchangeServerEndpointTest, AnswersAsPrebidServerReadsIt) {
   // No version header in the request: the exchange's configured 2.6.
   EXPECT_EQ(response.Header("x-openrtb-version"), "2.6");
   ASSERT_EQ(response.Header("content-encoding"), "gzip");
-  const std::string body = InflateAnswer(response.body);
+  const std::string body = Gunzip(response.body);
   const nlohmann::json answer = nlohmann::json::parse(body, nullptr, false);
   ASSERT_FALSE(answer.is_discarded()) << body;
   const nlohmann::json& bid = answer["seatbid"][0]["bid"][0];

@@ -1,28 +1,14 @@
 #include "bidder/http/gzip_response.h"
 
-#include <zlib.h>
-
 #include <string>
 
 #include "gtest/gtest.h"
+#include "tests/bidder/http_test_client.h"
 
 namespace rtb::bidder {
 namespace {
 
-// `data` inflated from gzip, or "<corrupt>".
-std::string Gunzip(const std::string& data) {
-  z_stream stream{};
-  if (inflateInit2(&stream, 16 + MAX_WBITS) != Z_OK) return "<corrupt>";
-  std::string out(1 << 20, '\0');
-  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  stream.avail_in = static_cast<uInt>(data.size());
-  stream.next_out = reinterpret_cast<Bytef*>(out.data());
-  stream.avail_out = static_cast<uInt>(out.size());
-  const int result = inflate(&stream, Z_FINISH);
-  out.resize(stream.total_out);
-  inflateEnd(&stream);
-  return result == Z_STREAM_END ? out : "<corrupt>";
-}
+using testing::Gunzip;
 
 TEST(AcceptsGzipTest, ReadsCodingsAndQValues) {
   EXPECT_TRUE(AcceptsGzip("gzip"));
