@@ -2,7 +2,6 @@
 // in a whole BidderApp: requests gzip-compressed, with no x-openrtb-version
 // header, bidder parameters in imp.ext.bidder, fields at their 2.6 places,
 // `Accept-Encoding: gzip`, secure impressions.
-#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -11,6 +10,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/bidder/bidder_app_fixture.h"
 #include "tests/bidder/decision_fixtures.h"
 #include "tests/bidder/http_test_client.h"
 
@@ -18,7 +18,6 @@ namespace rtb::bidder {
 namespace {
 
 using testing::Compress;
-using testing::ExampleConfig;
 using testing::FixtureRequest;
 using testing::Gunzip;
 using ::testing::HasSubstr;
@@ -47,42 +46,23 @@ std::string ExchangeServerRequest(bool secure = true) {
   return request.dump();
 }
 
-class ExchangeServerEndpointTest : public ::testing::Test {
+class ExchangeServerEndpointTest : public testing::BidderAppTest {
  protected:
   void SetUp() override {
-    data_dir_ = (std::filesystem::temp_directory_path() /
-                 absl::StrCat("rtb-exchange-server-endpoint-", ::getpid()))
-                    .string();
-    std::filesystem::remove_all(data_dir_);
-    config::BidderConfig config = ExampleConfig();
-    config.server.port = 0;
-    config.server.io_threads = 2;
-    config.storage.embedded.path = data_dir_;
-    config.storage.embedded.block_cache_mib = 8;
-    config::ExchangeConfig prebid = config.server.exchanges[0];
-    prebid.name = "prebid-server";
-    prebid.bid_path = kPrebidPath;
-    prebid.openrtb_version = "2.6";
-    prebid.gzip_responses = true;
-    prebid.secure_beacon_base_url = kSecureBase;
-    config.server.exchanges.push_back(prebid);
-    config::ExchangeConfig plain = config.server.exchanges[0];
-    plain.name = "plain-http";
-    plain.bid_path = kInsecurePath;
-    plain.beacon_base_url = "http://rtb.example.com";
-    config.server.exchanges.push_back(plain);
-    absl::StatusOr<std::unique_ptr<BidderApp>> app = BidderApp::Create(std::move(config));
-    ASSERT_TRUE(app.ok()) << app.status();
-    app_ = *std::move(app);
-    ASSERT_TRUE(app_->Start().ok());
-    connection_ = std::make_unique<TestConnection>(app_->port());
-    ASSERT_TRUE(connection_->connected());
-  }
-  void TearDown() override {
-    connection_.reset();
-    if (app_ != nullptr) app_->Shutdown();
-    app_.reset();
-    std::filesystem::remove_all(data_dir_);
+    Boot("exchange-server-endpoint", [](config::BidderConfig& config) {
+      config::ExchangeConfig prebid = config.server.exchanges[0];
+      prebid.name = "prebid-server";
+      prebid.bid_path = kPrebidPath;
+      prebid.openrtb_version = "2.6";
+      prebid.gzip_responses = true;
+      prebid.secure_beacon_base_url = kSecureBase;
+      config.server.exchanges.push_back(prebid);
+      config::ExchangeConfig plain = config.server.exchanges[0];
+      plain.name = "plain-http";
+      plain.bid_path = kInsecurePath;
+      plain.beacon_base_url = "http://rtb.example.com";
+      config.server.exchanges.push_back(plain);
+    });
   }
 
   TestResponse Post(std::string_view path, std::string_view body, std::string_view headers = "") {
@@ -102,10 +82,6 @@ class ExchangeServerEndpointTest : public ::testing::Test {
     const size_t at = text.find(series);
     return at == std::string::npos ? 0 : std::stod(text.substr(at + series.size()));
   }
-
-  std::string data_dir_;
-  std::unique_ptr<BidderApp> app_;
-  std::unique_ptr<TestConnection> connection_;
 };
 
 TEST_F(ExchangeServerEndpointTest, AnswersAsPrebidServerReadsIt) {
