@@ -792,27 +792,5 @@ TEST(BidRequestParserTest, ValidateBidRequestChecksABuiltModel) {
             "imp[1].id: duplicate of imp[0].id");
 }
 
-TEST(OpenRtbVersionTest, HeaderDecidesWhenItNamesA2xVersion) {
-  for (OpenRtbVersion configured : {OpenRtbVersion::k2_5, OpenRtbVersion::k2_6}) {
-    EXPECT_EQ(ResponseOpenRtbVersion("2.6", configured), OpenRtbVersion::k2_6);
-    EXPECT_EQ(ResponseOpenRtbVersion("2.6-202303", configured), OpenRtbVersion::k2_6);
-    EXPECT_EQ(ResponseOpenRtbVersion(" 2.6 ", configured), OpenRtbVersion::k2_6);
-    EXPECT_EQ(ResponseOpenRtbVersion("2.10", configured), OpenRtbVersion::k2_6);
-    EXPECT_EQ(ResponseOpenRtbVersion("2.5", configured), OpenRtbVersion::k2_5);
-    EXPECT_EQ(ResponseOpenRtbVersion("2.3", configured), OpenRtbVersion::k2_5);
-  }
-}
-
-TEST(OpenRtbVersionTest, WithoutAUsableHeaderTheExchangesVersionDecides) {
-  for (OpenRtbVersion configured : {OpenRtbVersion::k2_5, OpenRtbVersion::k2_6}) {
-    EXPECT_EQ(ResponseOpenRtbVersion("", configured), configured);
-    EXPECT_EQ(ResponseOpenRtbVersion("3.0", configured), configured);
-    EXPECT_EQ(ResponseOpenRtbVersion("latest", configured), configured);
-    EXPECT_EQ(ResponseOpenRtbVersion("2.", configured), configured);
-  }
-  EXPECT_EQ(ToString(OpenRtbVersion::k2_5), "2.5");
-  EXPECT_EQ(ToString(OpenRtbVersion::k2_6), "2.6");
-}
-
 }  // namespace
 }  // namespace rtb::openrtb
