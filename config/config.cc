@@ -791,27 +791,4 @@ const char* PacingProcessModeName(PacingProcessMode mode) {
 }
 const char* CampaignGoalName(CampaignGoal goal) { return NameOf(kCampaignGoals, goal); }
 
-std::optional<int64_t> ScheduleInstantMillis(std::string_view rfc3339) {
-  absl::Time instant;
-  std::string error;
-  if (rfc3339.size() > 64 ||
-      !absl::ParseTime(absl::RFC3339_full, std::string(rfc3339), &instant, &error)) {
-    return std::nullopt;
-  }
-  // Years far outside any flight would overflow the millisecond count.
-  if (instant < absl::FromCivil(absl::CivilYear(1970), absl::UTCTimeZone()) ||
-      instant >= absl::FromCivil(absl::CivilYear(10000), absl::UTCTimeZone())) {
-    return std::nullopt;
-  }
-  return absl::ToUnixMillis(instant);
-}
-
-std::optional<int> ScheduleDayIndex(std::string_view day) {
-  static constexpr std::string_view kDays[] = {"mon", "tue", "wed", "thu", "fri", "sat", "sun"};
-  for (int i = 0; i < 7; ++i) {
-    if (day == kDays[i]) return i;
-  }
-  return std::nullopt;
-}
-
 }  // namespace rtb::config
