@@ -1,0 +1,141 @@
+// Clicks, conversions and their events over real HTTP when the store fails
+// between a claim and its record, and the configured ceiling of one device
+// key's events (beacon_endpoint_fixture.h).
+#include "tests/bidder/beacons/beacon_endpoint_fixture.h"
+
+namespace rtb::bidder {
+namespace {
+
+using beacon_testing::BeaconEndpointTest;
+using beacon_testing::kDeviceId;
+using beacon_testing::kNorthwind;
+using beacon_testing::WonBid;
+using testing::DeleteRequest;
+using testing::FixtureRequest;
+using testing::GetRequest;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing::OperatorSession;
+using testing::PostRequest;
+using testing::SessionHeaders;
+using ::testing::StartsWith;
+using testing::TestResponse;
+
+// A HookedStore that owns the store it wraps, as BidderApp's decorator needs.
+class OwningHookedStore final : public rtb::testing::HookedStore {
+ public:
+  explicit OwningHookedStore(std::unique_ptr<storage::Store> inner)
+      : HookedStore(*inner), inner_(std::move(inner)) {}
+
+ private:
+  std::unique_ptr<storage::Store> inner_;
+};
+
+// The store fails between the claim of a click or conversion and the record
+// of its event; the next beacon of the same event must record it, not take
+// it for a duplicate.
+class EngagementStoreFailureTest : public BeaconEndpointTest {
+ protected:
+  void SetUp() override {
+    decorate_ = [this](std::unique_ptr<storage::Store> opened) -> std::unique_ptr<storage::Store> {
+      auto hooked = std::make_unique<OwningHookedStore>(std::move(opened));
+      hooked_ = hooked.get();
+      return hooked;
+    };
+    BeaconEndpointTest::SetUp();
+  }
+
+  // Fails every write to the events timeline until Heal(): the store is out
+  // right after the claim.
+  void BreakTheTimeline() {
+    hooked_->SetWriteHook([](std::string_view table, std::string_view) {
+      return table == storage::kEventsTable ? absl::UnavailableError("timeline down")
+                                            : absl::OkStatus();
+    });
+  }
+  void Heal() { hooked_->SetWriteHook(nullptr); }
+
+  // The device's events of `type`.
+  std::vector<nlohmann::json> Events(std::string_view type) {
+    const TestResponse events = AdminGet(absl::StrCat("/api/devices/", kDeviceId, "/events"));
+    EXPECT_EQ(events.status, 200u);
+    const nlohmann::json list = nlohmann::json::parse(events.body);
+    std::vector<nlohmann::json> found;
+    for (const nlohmann::json& e : list["events"]) {
+      if (e["type"] == std::string(type)) found.push_back(e);
+    }
+    return found;
+  }
+
+  OwningHookedStore* hooked_ = nullptr;
+};
+
+TEST_F(EngagementStoreFailureTest, AClickWhoseEventFailedIsRecordedByTheNextClick) {
+  const WonBid bid = Bid("req-click-outage", kDeviceId);
+  ASSERT_EQ(Send(GetRequest(bid.billing)).status, 204u);
+  BreakTheTimeline();
+  EXPECT_EQ(Send(GetRequest(bid.click)).status, 302u);  // the browser still lands
+  EXPECT_TRUE(ImpressionRow(bid).Counter("i", "clk").has_value()) << "the click was claimed";
+  Heal();
+  EXPECT_TRUE(Events("click").empty());
+  const int64_t claimed = *ImpressionRow(bid).Counter("i", "clk");
+
+  std::this_thread::sleep_for(std::chrono::milliseconds(3));
+  EXPECT_EQ(Send(GetRequest(bid.click)).status, 302u);
+  std::vector<nlohmann::json> clicks = Events("click");
+  ASSERT_EQ(clicks.size(), 1u);
+  // At the time of the click that claimed it, as any replay would write it.
+  EXPECT_EQ(clicks[0]["event_time_ms"].get<int64_t>(), claimed) << clicks[0].dump();
+  // Recorded now: later clicks are duplicates and change nothing.
+  EXPECT_EQ(Send(GetRequest(bid.click)).status, 302u);
+  EXPECT_EQ(Events("click").size(), 1u);
+  EXPECT_THAT(Metrics(), HasSubstr("kind=\"click\",outcome=\"duplicate\"} 1"));
+}
+
+TEST_F(EngagementStoreFailureTest, AConversionWhoseEventFailedIsRecordedByItsRetry) {
+  const WonBid bid = Bid("req-conversion-outage", kDeviceId);
+  ASSERT_EQ(Send(GetRequest(bid.billing)).status, 204u);
+  const TestResponse click = Send(GetRequest(bid.click));
+  const std::string location = click.Header("location");
+  const std::string token = location.substr(location.find("rtb_click=") + 10);
+  const std::string conversion = absl::StrCat("/conversion?click=", token, "&oid=order-9&value=20");
+
+  BreakTheTimeline();
+  EXPECT_EQ(Send(GetRequest(conversion)).status, 500u) << "not acknowledged";
+  Heal();
+  EXPECT_TRUE(Events("conversion").empty());
+  // The advertiser retries the unacknowledged conversion.
+  EXPECT_EQ(Send(GetRequest(conversion)).status, 204u);
+  std::vector<nlohmann::json> conversions = Events("conversion");
+  ASSERT_EQ(conversions.size(), 1u);
+  EXPECT_EQ(conversions[0]["body"]["order_id"], "order-9");
+  EXPECT_EQ(Send(GetRequest(conversion)).status, 204u);
+  EXPECT_EQ(Events("conversion").size(), 1u);
+}
+
+// events.hot_keys.max_events_per_window, as configured, skips a device's
+// events past it in a window; billing and spend go on.
+class HotKeyLimitTest : public BeaconEndpointTest {
+ protected:
+  void SetUp() override {
+    configure_ = [](config::BidderConfig& config) {
+      config.events.hot_keys.window_ms = 3600000;
+      config.events.hot_keys.max_events_per_window = 2;
+    };
+    BeaconEndpointTest::SetUp();
+  }
+};
+
+TEST_F(HotKeyLimitTest, EventsOfADevicePastTheConfiguredCeilingAreSkipped) {
+  for (int i = 0; i < 4; ++i) {
+    const WonBid bid = Bid(absl::StrCat("req-hot-", i), kDeviceId);
+    ASSERT_EQ(Send(GetRequest(bid.billing)).status, 204u);
+    EXPECT_TRUE(ImpressionRow(bid).Counter("i", "spend").has_value()) << i;
+  }
+  EXPECT_THAT(Metrics(), HasSubstr("bidder_events_rate_limited_total 2"));
+  const TestResponse events = AdminGet(absl::StrCat("/api/devices/", kDeviceId, "/events"));
+  EXPECT_EQ(nlohmann::json::parse(events.body)["events"].size(), 2u);
+}
+
+}  // namespace
+}  // namespace rtb::bidder
