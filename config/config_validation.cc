@@ -349,7 +349,7 @@ void ValidateSessions(const BidderConfig& config, ErrorList* errors) {
       at.InRange("idle_timeout_s", sessions.idle_timeout_s, 1, sessions.absolute_lifetime_s)) {
     at.InRange("touch_debounce_s", sessions.touch_debounce_s, 0, sessions.idle_timeout_s - 1);
   }
-  if (!sessions.cookie_secure && !internal::IsLoopbackAddress(config.server.listen_address)) {
+  if (!sessions.cookie_secure && !IsLoopbackAddress(config.server.listen_address)) {
     at.Fail("cookie_secure",
             absl::StrCat("may be false only when server.listen_address is a loopback address "
                          "(it is ",

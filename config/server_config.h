@@ -5,10 +5,15 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
 namespace rtb::config {
+
+// Whether `address` is an IP literal on the loopback network: 127.0.0.0/8 or
+// ::1 (also as ::ffff:127.x.y.z). Host names, "localhost" too, are not.
+bool IsLoopbackAddress(std::string_view address);
 
 // Threads of the machine, at least 1: the default of server.io_threads.
 inline int HardwareThreads() {

@@ -9,7 +9,6 @@
 #include <utility>
 
 #include "absl/status/status.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "codecs/base64url.h"
@@ -218,15 +217,14 @@ BeaconParams ParamsOf(const VerifiedBeacon& beacon) {
 
 namespace {
 
-// 127.0.0.0/8, ::1 or localhost (a host as written in a URL or as a listen
-// address, IPv6 with or without brackets).
+// A loopback address (config::IsLoopbackAddress) or localhost: a host as
+// written in a URL (IPv6 in brackets) or a listen address.
 bool IsLoopbackHost(std::string_view host) {
-  if (absl::AsciiStrToLower(absl::string_view(host.data(), host.size())) == "localhost") {
-    return true;
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
   }
-  if (host == "::1" || host == "[::1]") return true;
-  return host.substr(0, 4) == "127." &&
-         host.find_first_not_of("0123456789.") == std::string_view::npos;
+  return absl::EqualsIgnoreCase(absl::string_view(host.data(), host.size()), "localhost") ||
+         config::IsLoopbackAddress(host);
 }
 
 // The host of an http(s) base URL ("" when it has none).

@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
+#include "config/server_config.h"
 
 namespace rtb::config::internal {
 namespace {
@@ -134,23 +135,6 @@ bool IsIpAddress(std::string_view text) {
   return IsIpv4(address) || IsIpv6(address);
 }
 
-bool IsLoopbackAddress(std::string_view text) {
-  std::string address(text);
-  in_addr v4;
-  if (inet_pton(AF_INET, address.c_str(), &v4) == 1) {
-    return (ntohl(v4.s_addr) >> 24) == 127;
-  }
-  in6_addr v6;
-  if (inet_pton(AF_INET6, address.c_str(), &v6) != 1) return false;
-  const uint8_t* b = v6.s6_addr;
-  bool loopback_v6 = true;
-  for (int i = 0; i < 15; ++i) loopback_v6 = loopback_v6 && b[i] == 0;
-  if (loopback_v6 && b[15] == 1) return true;
-  bool mapped = true;
-  for (int i = 0; i < 10; ++i) mapped = mapped && b[i] == 0;
-  return mapped && b[10] == 0xff && b[11] == 0xff && b[12] == 127;
-}
-
 bool IsHostPort(std::string_view text) {
   if (!text.empty() && text.front() == '[') {
     size_t close = text.find(']');
@@ -260,3 +244,24 @@ bool IsBase64Key(std::string_view text, size_t min_bytes) {
 }
 
 }  // namespace rtb::config::internal
+
+namespace rtb::config {
+
+bool IsLoopbackAddress(std::string_view text) {
+  std::string address(text);
+  in_addr v4;
+  if (inet_pton(AF_INET, address.c_str(), &v4) == 1) {
+    return (ntohl(v4.s_addr) >> 24) == 127;
+  }
+  in6_addr v6;
+  if (inet_pton(AF_INET6, address.c_str(), &v6) != 1) return false;
+  const uint8_t* b = v6.s6_addr;
+  bool loopback_v6 = true;
+  for (int i = 0; i < 15; ++i) loopback_v6 = loopback_v6 && b[i] == 0;
+  if (loopback_v6 && b[15] == 1) return true;
+  bool mapped = true;
+  for (int i = 0; i < 10; ++i) mapped = mapped && b[i] == 0;
+  return mapped && b[10] == 0xff && b[11] == 0xff && b[12] == 127;
+}
+
+}  // namespace rtb::config

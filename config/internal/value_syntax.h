@@ -45,8 +45,6 @@ bool IsHttpPath(std::string_view text);
 
 // IPv4 dotted quad or IPv6 literal (without brackets).
 bool IsIpAddress(std::string_view text);
-// 127.0.0.0/8 or ::1 (also as ::ffff:127.x.y.z).
-bool IsLoopbackAddress(std::string_view text);
 
 // "host:port" with a DNS name or IPv4 host, or "[v6addr]:port"; port 1-65535.
 bool IsHostPort(std::string_view text);

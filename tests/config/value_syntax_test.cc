@@ -3,6 +3,7 @@
 #include "config/internal/value_syntax.h"
 
 #include "config/internal/iso_codes.h"
+#include "config/server_config.h"
 #include "gtest/gtest.h"
 
 namespace rtb::config::internal {
