@@ -10,48 +10,26 @@
 #include <string_view>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "bidder/http/internal/string_views.h"
 
 namespace rtb::bidder {
 namespace {
 
-std::string_view TrimWhitespace(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-  return text;
-}
-
-bool EqualsIgnoringCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return absl::ascii_tolower(static_cast<unsigned char>(x)) ==
-                  absl::ascii_tolower(static_cast<unsigned char>(y));
-         });
-}
-
-// Calls `each` with every `separator`-separated element of `list`, trimmed.
-template <typename Each>
-void ForEachElement(std::string_view list, char separator, Each each) {
-  while (!list.empty()) {
-    const size_t end = std::min(list.find(separator), list.size());
-    each(TrimWhitespace(list.substr(0, end)));
-    list.remove_prefix(std::min(end + 1, list.size()));
-  }
-}
-
 // The q-value of one Accept-Encoding element's parameters (";q=0.5"): 1 when
 // absent, 0 when malformed (an element we cannot read is not an offer).
-double QValue(std::string_view parameters) {
+double QValue(absl::string_view parameters) {
   double q = 1;
-  bool malformed = false;
-  ForEachElement(parameters, ';', [&](std::string_view parameter) {
-    if (parameter.size() < 2 || !EqualsIgnoringCase(parameter.substr(0, 2), "q=")) return;
-    const std::string_view digits = TrimWhitespace(parameter.substr(2));
+  for (absl::string_view parameter : absl::StrSplit(parameters, ';', absl::SkipWhitespace())) {
+    parameter = absl::StripAsciiWhitespace(parameter);
+    if (!absl::StartsWithIgnoreCase(parameter, "q=")) continue;
+    const absl::string_view digits = absl::StripAsciiWhitespace(parameter.substr(2));
     const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), q);
-    if (error != std::errc() || end != digits.data() + digits.size() || q < 0 || q > 1) {
-      malformed = true;
-    }
-  });
-  return malformed ? 0 : q;
+    if (error != std::errc() || end != digits.data() + digits.size() || q < 0 || q > 1) return 0;
+  }
+  return q;
 }
 
 // Window of 32 KiB (15 bits) plus 16: the gzip wrapper; zlib's default
@@ -107,17 +85,17 @@ class Deflater {
 bool AcceptsGzip(std::string_view accept_encoding) {
   std::optional<double> gzip;
   double any = 0;
-  ForEachElement(accept_encoding, ',', [&](std::string_view element) {
-    if (element.empty()) return;
+  for (absl::string_view element :
+       absl::StrSplit(internal::AbslView(accept_encoding), ',', absl::SkipWhitespace())) {
     const size_t semicolon = std::min(element.find(';'), element.size());
-    const std::string_view coding = TrimWhitespace(element.substr(0, semicolon));
+    const absl::string_view coding = absl::StripAsciiWhitespace(element.substr(0, semicolon));
     const double q = QValue(element.substr(semicolon));
-    if (EqualsIgnoringCase(coding, "gzip") || EqualsIgnoringCase(coding, "x-gzip")) {
+    if (absl::EqualsIgnoreCase(coding, "gzip") || absl::EqualsIgnoreCase(coding, "x-gzip")) {
       gzip = std::max(gzip.value_or(0), q);
     } else if (coding == "*") {
       any = std::max(any, q);
     }
-  });
+  }
   return gzip.has_value() ? *gzip > 0 : any > 0;
 }
 

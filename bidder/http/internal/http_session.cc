@@ -10,6 +10,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/string_view.h"
+#include "bidder/http/internal/string_views.h"
 #include "boost/asio/buffer.hpp"
 #include "boost/asio/dispatch.hpp"
 #include "boost/asio/post.hpp"
@@ -34,10 +35,6 @@ constexpr size_t kReadChunk = 16 << 10;
 constexpr size_t kMaxLingerBytes = 1 << 20;
 constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
 constexpr std::string_view kTextPlain = "text/plain; charset=utf-8";
-
-absl::string_view AbslView(std::string_view s) { return absl::string_view(s.data(), s.size()); }
-
-std::string_view StdView(beast::string_view s) { return std::string_view(s.data(), s.size()); }
 
 // Delivers a handler's answer to its session exactly once, on the session's
 // thread; answers 500 when every copy of the Responder is gone unanswered.
