@@ -146,6 +146,11 @@ uint32_t ResponseCurrency(const openrtb::BidRequest& request, const CurrencyTabl
   return 0;
 }
 
+// A secure impression that the exchange's beacons cannot serve (step 0).
+bool RefusedAsInsecure(const openrtb::Imp& imp, bool secure_beacons) {
+  return !secure_beacons && imp.secure.value_or(false);
+}
+
 }  // namespace
 
 AuctionPreview Auction::Preview(const openrtb::BidRequest& request, bool secure_beacons,
@@ -156,7 +161,7 @@ AuctionPreview Auction::Preview(const openrtb::BidRequest& request, bool secure_
   if (capped != nullptr) capped->clear();
   for (const openrtb::Imp& imp : request.imp) {
     index_.Candidates(request, imp, &candidates);
-    if (!secure_beacons && imp.secure.value_or(false) && !candidates.empty()) {
+    if (RefusedAsInsecure(imp, secure_beacons) && !candidates.empty()) {
       preview.insecure_skipped = true;
       continue;
     }
@@ -365,7 +370,7 @@ void Auction::Run(const AuctionInput& input, AuctionResult* result) const {
     index_.Candidates(request, request.imp[imp_index], &scratch.candidates);
     if (scratch.candidates.empty()) continue;
     result->no_candidates = false;
-    if (!input.secure_beacons && request.imp[imp_index].secure.value_or(false)) {
+    if (RefusedAsInsecure(request.imp[imp_index], input.secure_beacons)) {
       result->rejection = std::max(result->rejection, Rejection::kInsecure);
       continue;
     }
