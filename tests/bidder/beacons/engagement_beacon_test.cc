@@ -8,17 +8,9 @@ namespace {
 
 using beacon_testing::BeaconEndpointTest;
 using beacon_testing::kDeviceId;
-using beacon_testing::kNorthwind;
 using beacon_testing::WonBid;
-using testing::DeleteRequest;
-using testing::FixtureRequest;
 using testing::GetRequest;
 using ::testing::HasSubstr;
-using ::testing::Not;
-using testing::OperatorSession;
-using testing::PostRequest;
-using testing::SessionHeaders;
-using ::testing::StartsWith;
 using testing::TestResponse;
 
 // A HookedStore that owns the store it wraps, as BidderApp's decorator needs.
