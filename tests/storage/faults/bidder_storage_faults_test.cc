@@ -67,12 +67,8 @@ TEST_F(BidderStorageFaultTest, BehindAProxyDelayingTheStoreEveryBidIsAnsweredBef
   nlohmann::json config = ExampleConfig();
 
   // tmax 80 ms: the bidder answers by 60 ms (20 ms of network allowance) and
-  // gives its lookup until 45 ms, less than the 100 ms a round trip through
-  // the proxy can take. The 15 ms auction budget covers the timer wake-ups a
-  // shared two-core machine delays by a few ms; with the example's 1 ms some
-  // contextual bids came out after the response instant and were replaced by
-  // no-bids ("late").
-  config["bid"]["auction_budget_us"] = 15000;
+  // gives its lookup until 45 ms (ExampleConfig's 15 ms auction budget),
+  // less than the 100 ms a round trip through the proxy can take.
   constexpr int kTmaxMs = 80;
   config["storage"] = RemoteStorage({(*proxy)->endpoint()});
   BidderProcess bidder(dir_, "bidder");
@@ -114,7 +110,6 @@ TEST_F(BidderStorageFaultTest, TheBidderReconnectsByItselfWhenTheStorageServerRe
   ASSERT_GT(port, 0) << server->Stderr();
   nlohmann::json config = ExampleConfig();
   config["storage"] = RemoteStorage({"127.0.0.1:" + std::to_string(port)});
-  config["bid"]["auction_budget_us"] = 15000;  // as above
   BidderProcess bidder(dir_, "bidder");
   ASSERT_TRUE(bidder.Start(config)) << bidder.Log();
 

@@ -244,7 +244,6 @@ TEST_F(HBaseStorageFaultTest, BehindAProxyDelayingTheGatewayEveryBidIsAnsweredBe
   // As the storage-server variant: answers due by 60 ms, lookups given until
   // 45 ms, a round trip through the proxy up to 100 ms plus HBase's own time.
   nlohmann::json config = ExampleConfig();
-  config["bid"]["auction_budget_us"] = 15000;
   constexpr int kTmaxMs = 80;
   config["storage"] = RemoteStorage({(*proxy)->endpoint()});
   BidderProcess bidder(dir_, "bidder");
