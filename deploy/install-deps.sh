@@ -14,6 +14,7 @@ PACKAGES=(
   prometheus-cpp-dev
   libabsl-dev
   librocksdb-dev
+  librdkafka-dev  # the beacon log's Kafka backend (beaconlog/kafka_log.h)
   libssl-dev libsodium-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   curl jq procps openssl
