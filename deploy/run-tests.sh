@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Installs dependencies, builds everything, starts the services the tests
-# need (HBase with its Thrift2 gateway), runs every test, and stops the
-# services again. This is what CI runs (.ci/run).
+# need (HBase with its Thrift2 gateway, a Kafka broker), runs every test, and
+# stops the services again. This is what CI runs (.ci/run).
 #
 # Environment:
 #   BUILD_DIR        build directory (default: build)
 #   BUILD_TYPE       CMake build type (default: Release)
 #   RTB_WITH_HBASE   0 leaves HBase out: the tests labelled "hbase" are not
 #                    run (default 1; CI=true always runs them).
+#   RTB_WITH_KAFKA   0 leaves Kafka out: the tests labelled "kafka" are not
+#                    run (default 1; CI=true always runs them). The broker is
+#                    deploy/kafka/kafka.sh's (its RTB_KAFKA_* settings apply).
 #   JOBS             parallel build jobs (default: 2)
 #   RTB_ARTIFACTS_DIR  where the console's browser test (label "browser")
 #                    saves its screenshots and the bidder's log (default:
@@ -42,14 +45,37 @@ stop_services() {
 trap stop_services EXIT
 
 WITH_HBASE=${RTB_WITH_HBASE:-1}
-[[ "${CI:-}" == "true" ]] && WITH_HBASE=1
-CTEST_EXCLUDE=(-LE hbase)
+WITH_KAFKA=${RTB_WITH_KAFKA:-1}
+if [[ "${CI:-}" == "true" ]]; then
+  WITH_HBASE=1
+  WITH_KAFKA=1
+fi
+EXCLUDED_LABELS=()
+# Both start before either is waited for: the broker is up in seconds while
+# HBase boots.
 if [[ "$WITH_HBASE" == "1" ]]; then
   SERVICES_STARTED+=("deploy/hbase/hbase.sh stop")
   deploy/hbase/hbase.sh start
+else
+  EXCLUDED_LABELS+=(hbase)
+fi
+if [[ "$WITH_KAFKA" == "1" ]]; then
+  SERVICES_STARTED+=("deploy/kafka/kafka.sh stop")
+  deploy/kafka/kafka.sh start
+else
+  EXCLUDED_LABELS+=(kafka)
+fi
+if [[ "$WITH_HBASE" == "1" ]]; then
   deploy/hbase/hbase.sh wait
   export RTB_HBASE_THRIFT="127.0.0.1:${RTB_HBASE_THRIFT_PORT:-9090}"
-  CTEST_EXCLUDE=()
+fi
+if [[ "$WITH_KAFKA" == "1" ]]; then
+  deploy/kafka/kafka.sh wait
+  export RTB_KAFKA_BROKERS="127.0.0.1:${RTB_KAFKA_PORT:-9092}"
+fi
+CTEST_EXCLUDE=()
+if ((${#EXCLUDED_LABELS[@]} > 0)); then
+  CTEST_EXCLUDE=(-LE "$(IFS='|'; echo "${EXCLUDED_LABELS[*]}")")
 fi
 
 ctest --test-dir "$BUILD_DIR" --output-on-failure --timeout 900 -j"$JOBS" "${CTEST_EXCLUDE[@]}"
