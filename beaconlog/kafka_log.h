@@ -45,12 +45,17 @@
 // shows in Poll as a wait: librdkafka reconnects, finds the coordinator and
 // goes on fetching by itself; a Commit waits for the coordinator at most
 // request_timeout, then fails (Unavailable), and the next one commits the
-// same offsets and more.
+// same offsets and more; when the broker was away longer than
+// session.timeout.ms, the group rebalances instead and the records polled
+// since the last commit are read again.
 //
 // Lag: records = the sum over this reader's assigned partitions of (high
-// watermark - the group's committed offset; the low watermark when nothing
-// is committed), asked of the broker; bytes = 0 (Kafka does not tell without
-// reading the records). A reader with no partition assigned yet reports 0.
+// watermark - the group's committed offset, asked of the coordinator; the
+// low watermark when nothing is committed). The high watermark is the one
+// the last fetch response carried (fetches go on all the time, so it is a
+// fraction of a second old), asked of the leader when there is none yet.
+// bytes = 0: Kafka does not tell without reading the records. A reader with
+// no partition assigned yet reports 0.
 //
 // The topic is created at open (both sides) when it is missing, through the
 // admin API, with `partitions` partitions and `replication_factor` replicas;

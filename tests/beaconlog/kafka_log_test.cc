@@ -187,7 +187,8 @@ TEST_F(KafkaLogTest, TwoReadersOfOneGroupSplitThePartitionsAndMissNothing) {
       ASSERT_TRUE(records.ok()) << records.status();
       for (const LogRecord& r : *records) seen.insert(r.payload);
       read_by[i] += records->size();
-      EXPECT_TRUE(readers[i]->Commit().ok());
+      // May fail while a rebalance is going on; the records are read again.
+      readers[i]->Commit().IgnoreError();
     }
   }
   EXPECT_EQ(seen.size(), 400u) << "every record is read by one reader or the other";
@@ -202,7 +203,9 @@ TEST_F(KafkaLogTest, TwoReadersOfOneGroupSplitThePartitionsAndMissNothing) {
 TEST_F(KafkaLogTest, ABrokerRestartLosesNoAcknowledgedRecord) {
   auto writer = OpenKafkaLogWriter(options_);
   ASSERT_TRUE(writer.ok()) << writer.status();
-  auto reader = OpenKafkaLogReader(ReaderOptions());
+  KafkaLogOptions reader_options = ReaderOptions();
+  reader_options.request_timeout = absl::Seconds(5);  // a Commit gives up soon while it is away
+  auto reader = OpenKafkaLogReader(reader_options);
   ASSERT_TRUE(reader.ok()) << reader.status();
 
   std::mutex mutex;
