@@ -12,6 +12,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "beaconlog/beacon_log.h"
 #include "bidder/admin/admin_api.h"
 #include "bidder/admin/operational_endpoints.h"
 #include "bidder/admin/operator_access.h"
@@ -23,6 +24,8 @@
 #include "bidder/campaigns/campaign_store.h"
 #include "bidder/events/erasure.h"
 #include "bidder/events/events.h"
+#include "bidder/stream/beacon_log_config.h"
+#include "bidder/stream/stream_worker.h"
 #include "bidder/telemetry/self_telemetry.h"
 #include "bidder/telemetry/telemetry.h"
 #include "pacing/pacer.h"
@@ -99,6 +102,7 @@ BidderApp::BidderApp(config::BidderConfig config) : config_(std::move(config)) {
 BidderApp::~BidderApp() {
   if (follower_ != nullptr) follower_->Stop();
   if (server_ != nullptr) server_->Shutdown(std::chrono::milliseconds(0));
+  stream_worker_.reset();
   self_telemetry_.reset();
   maintenance_.reset();
 }
@@ -222,6 +226,19 @@ absl::Status BidderApp::RegisterBeaconRoutes() {
   deps.registry = &registry_;
   const HttpServer* server = server_.get();
   deps.bound_port = [server] { return server->port(); };
+  absl::StatusOr<std::unique_ptr<beaconlog::LogWriter>> log = stream::OpenBeaconLogWriter(config_);
+  if (!log.ok()) return log.status();
+  beacon_log_ = *std::move(log);
+  deps.log = beacon_log_.get();
+  if (config_.beacon_log.stream.in_process) {
+    absl::StatusOr<std::unique_ptr<beaconlog::LogReader>> reader =
+        stream::OpenBeaconLogReader(config_);
+    if (!reader.ok()) return reader.status();
+    beacon_log_reader_ = *std::move(reader);
+    deps.appended = [this] {
+      if (stream_worker_ != nullptr) stream_worker_->Wake();
+    };
+  }
   absl::StatusOr<std::unique_ptr<BeaconHandler>> beacons = BeaconHandler::Create(std::move(deps));
   if (!beacons.ok()) return Annotate(beacons.status(), "cannot build the beacon handler");
   beacon_handler_ = *std::move(beacons);
@@ -348,6 +365,15 @@ absl::Status BidderApp::Start() {
   if (absl::Status s = pricing_loop_->Start(); !s.ok()) {
     return Annotate(s, "cannot start the pricing loop");
   }
+  // After the pacer, whose journal the worker's impressions write to; a
+  // backlog left by the last run is applied first thing.
+  if (beacon_log_reader_ != nullptr) {
+    absl::StatusOr<std::unique_ptr<stream::StreamWorker>> worker =
+        stream::StreamWorker::Start(beacon_log_reader_.get(), &beacon_handler_->applier(),
+                                    &registry_, stream::StreamWorkerOptionsOf(config_));
+    if (!worker.ok()) return Annotate(worker.status(), "cannot start the stream worker");
+    stream_worker_ = *std::move(worker);
+  }
   if (absl::Status s = server_->Start(); !s.ok()) return s;
   maintenance_ = std::make_unique<MaintenanceLoop>(*events_, *eraser_);
   if (telemetry_ != nullptr) {
@@ -361,10 +387,21 @@ absl::Status BidderApp::Start() {
 void BidderApp::Shutdown() {
   follower_->Stop();
   server_->Shutdown(std::chrono::milliseconds(config_.server.graceful_shutdown_timeout_ms));
+  // What was acknowledged is applied now if the store allows (bounded); what
+  // is not stays in the log for the next start.
+  if (stream_worker_ != nullptr) {
+    (void)stream_worker_->AwaitCaughtUp(absl::Seconds(10));
+    stream_worker_.reset();
+  }
   self_telemetry_.reset();
   maintenance_.reset();
   pricing_loop_->Stop();
   pacer_->Stop();
+}
+
+absl::Status BidderApp::AwaitBeaconsApplied(absl::Duration timeout) {
+  if (stream_worker_ == nullptr) return absl::OkStatus();
+  return stream_worker_->AwaitCaughtUp(timeout);
 }
 
 }  // namespace rtb::bidder

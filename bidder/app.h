@@ -43,6 +43,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "bidder/admin/memory_gauges.h"
 #include "bidder/admin/readiness.h"
 #include "bidder/http/http_server.h"
@@ -62,7 +63,16 @@ class PricingFeedback;
 class PricingLoop;
 }  // namespace rtb::pricing
 
+namespace rtb::beaconlog {
+class LogReader;
+class LogWriter;
+}  // namespace rtb::beaconlog
+
 namespace rtb::bidder {
+
+namespace stream {
+class StreamWorker;
+}  // namespace stream
 
 class AdminApi;
 class BeaconHandler;
@@ -124,6 +134,9 @@ class BidderApp {
   pacing::Pacer& pacer() { return *pacer_; }
   campaigns::CampaignStore& campaign_store() { return *campaign_store_; }
   campaigns::CampaignFollower& campaign_follower() { return *follower_; }
+  // Waits until every beacon answered so far is applied to the store by the
+  // in-process stream worker (OK at once without one).
+  absl::Status AwaitBeaconsApplied(absl::Duration timeout);
 
  private:
   explicit BidderApp(config::BidderConfig config);
@@ -160,7 +173,15 @@ class BidderApp {
   std::unique_ptr<BidHandler> bid_handler_;
   std::unique_ptr<events::EventStore> events_;
   std::unique_ptr<events::DeviceEraser> eraser_;
+  // Beacons are answered once in the log; the handler flushes it when it
+  // goes, so the log outlives the handler.
+  std::unique_ptr<beaconlog::LogWriter> beacon_log_;
   std::unique_ptr<BeaconHandler> beacon_handler_;
+  // Null when beacon_log.stream.in_process is false (rtb-stream applies the
+  // log). The worker calls the handler, the pacer and the store: it is
+  // stopped first (Shutdown, ~BidderApp).
+  std::unique_ptr<beaconlog::LogReader> beacon_log_reader_;
+  std::unique_ptr<stream::StreamWorker> stream_worker_;
   // Null when telemetry.enabled is false.
   std::unique_ptr<telemetry::Telemetry> telemetry_;
   std::unique_ptr<OperatorAccess> operator_access_;

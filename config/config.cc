@@ -57,6 +57,14 @@ constexpr EnumName<CreativeFormat> kCreativeFormats[] = {
     {"native", CreativeFormat::kNative},
     {"audio", CreativeFormat::kAudio},
 };
+constexpr EnumName<BeaconLogBackend> kBeaconLogBackends[] = {
+    {"embedded", BeaconLogBackend::kEmbedded},
+    {"kafka", BeaconLogBackend::kKafka},
+};
+constexpr EnumName<BeaconLogSync> kBeaconLogSyncs[] = {
+    {"every_batch", BeaconLogSync::kEveryBatch},
+    {"none", BeaconLogSync::kNone},
+};
 constexpr EnumName<BillingNotice> kBillingNotices[] = {
     {"burl", BillingNotice::kBurl},
     {"nurl", BillingNotice::kNurl},
@@ -490,6 +498,34 @@ void DecodeEvents(const json& value, const std::string& path, ErrorList* errors,
   fields.RejectUnknownKeys();
 }
 
+void DecodeEmbeddedBeaconLog(const json& value, const std::string& path, ErrorList* errors,
+                             EmbeddedBeaconLogConfig* out) {
+  ObjectFields fields(value, path, errors);
+  fields.Read("path", &out->path);
+  fields.Read("segment_mib", &out->segment_mib);
+  fields.Read("max_mib", &out->max_mib);
+  fields.ReadEnum("sync", kBeaconLogSyncs, &out->sync);
+  fields.RejectUnknownKeys();
+}
+
+void DecodeStream(const json& value, const std::string& path, ErrorList* errors,
+                  StreamConfig* out) {
+  ObjectFields fields(value, path, errors);
+  fields.Read("in_process", &out->in_process);
+  fields.Read("batch_records", &out->batch_records);
+  fields.Read("retry_max_ms", &out->retry_max_ms);
+  fields.RejectUnknownKeys();
+}
+
+void DecodeBeaconLog(const json& value, const std::string& path, ErrorList* errors,
+                     BeaconLogConfig* out) {
+  ObjectFields fields(value, path, errors);
+  fields.ReadEnum("backend", kBeaconLogBackends, &out->backend);
+  ReadObject(fields, "embedded", &out->embedded, DecodeEmbeddedBeaconLog);
+  ReadObject(fields, "stream", &out->stream, DecodeStream);
+  fields.RejectUnknownKeys();
+}
+
 void DecodeOperator(const json& value, const std::string& path, ErrorList* errors,
                     OperatorConfig* out) {
   ObjectFields fields(value, path, errors);
@@ -596,6 +632,7 @@ absl::StatusOr<BidderConfig> ParseConfig(std::string_view text) {
   ReadObject(root, "campaign_store", &config.campaign_store, DecodeCampaignStore);
   ReadObject(root, "telemetry", &config.telemetry, DecodeTelemetry);
   ReadObject(root, "events", &config.events, DecodeEvents);
+  ReadObject(root, "beacon_log", &config.beacon_log, DecodeBeaconLog);
   ReadObject(root, "sessions", &config.sessions, DecodeSessions);
   ReadObject(root, "metrics", &config.metrics, DecodeMetrics);
   ReadObject(root, "privacy", &config.privacy, DecodePrivacy);

@@ -56,6 +56,7 @@ struct BidderConfig {
   CampaignStoreConfig campaign_store;
   TelemetryConfig telemetry;
   EventsConfig events;
+  BeaconLogConfig beacon_log;
   SessionsConfig sessions;
   MetricsConfig metrics;
   PrivacyConfig privacy;

@@ -327,6 +327,20 @@ void ValidateEvents(const EventsConfig& events, ErrorList* errors) {
   }
 }
 
+void ValidateBeaconLog(const BeaconLogConfig& log, ErrorList* errors) {
+  Checker at("beacon_log", errors);
+  if (log.backend == BeaconLogBackend::kKafka) {
+    at.Fail("backend", "kafka is not available in this build yet; use embedded");
+  }
+  Checker embedded = at.Member("embedded");
+  if (embedded.InRange("segment_mib", log.embedded.segment_mib, 1, 1024)) {
+    embedded.InRange("max_mib", log.embedded.max_mib, log.embedded.segment_mib, 1048576);
+  }
+  Checker stream = at.Member("stream");
+  stream.InRange("batch_records", log.stream.batch_records, 1, 100000);
+  stream.InRange("retry_max_ms", log.stream.retry_max_ms, 50, 600000);
+}
+
 void ValidateSessions(const BidderConfig& config, ErrorList* errors) {
   const SessionsConfig& sessions = config.sessions;
   Checker at("sessions", errors);
@@ -440,6 +454,7 @@ absl::Status ValidateConfig(const BidderConfig& config) {
   ValidateCampaignStore(config, &errors);
   ValidateTelemetry(config.telemetry, &errors);
   ValidateEvents(config.events, &errors);
+  ValidateBeaconLog(config.beacon_log, &errors);
   ValidateSessions(config, &errors);
   ValidateMetrics(config.metrics, &errors);
   ValidatePrivacy(config.privacy, &errors);

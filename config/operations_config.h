@@ -55,6 +55,51 @@ struct EventsConfig {
 };
 
 // ---------------------------------------------------------------------------
+// beacon_log: the durable log between the beacon endpoints and the tables
+// (beaconlog/beacon_log.h), and the stream worker that applies it
+// (bidder/stream/stream_worker.h).
+
+enum class BeaconLogBackend {
+  kEmbedded,  // "embedded": segment files on the bidder's local disk
+  kKafka,     // "kafka": an Apache Kafka topic, for a fleet
+};
+
+enum class BeaconLogSync {
+  kEveryBatch,  // "every_batch": fdatasync before a group is acknowledged
+  kNone,        // "none": acknowledged once written to the kernel
+};
+
+struct EmbeddedBeaconLogConfig {
+  // The log's directory, created when missing; one bidder per directory.
+  // Default "": the embedded store's path with "-beacon-log" appended
+  // ("./data-beacon-log" by default).
+  std::string path;
+  // Segment size, MiB. Default 64. Range [1, 1024].
+  int64_t segment_mib = 64;
+  // Bytes not yet applied at most, MiB; past it beacons get 503
+  // (log_full). Default 1024. Range [segment_mib, 1048576].
+  int64_t max_mib = 1024;
+  BeaconLogSync sync = BeaconLogSync::kEveryBatch;
+};
+
+struct StreamConfig {
+  // Run the stream worker inside the bidder. false: rtb-stream applies the
+  // log instead. Default true.
+  bool in_process = true;
+  // Records applied per batch (and per commit). Default 512. Range [1, 100000].
+  int batch_records = 512;
+  // Longest back-off between attempts at a record the store refused, ms.
+  // Default 5000. Range [50, 600000].
+  int retry_max_ms = 5000;
+};
+
+struct BeaconLogConfig {
+  BeaconLogBackend backend = BeaconLogBackend::kEmbedded;
+  EmbeddedBeaconLogConfig embedded;
+  StreamConfig stream;
+};
+
+// ---------------------------------------------------------------------------
 // sessions: operator logins for the admin API and console.
 
 struct OperatorConfig {

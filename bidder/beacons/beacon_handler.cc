@@ -6,13 +6,15 @@
 
 #include <atomic>
 #include <chrono>
+#include <optional>
 #include <utility>
+#include <variant>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "bidder/beacons/internal/beacon_context.h"
+#include "bidder/beacons/internal/beacon_record.h"
 #include "boost/asio/post.hpp"
-#include "boost/asio/thread_pool.hpp"
 
 namespace rtb::bidder {
 namespace {
@@ -45,16 +47,29 @@ BeaconKind KindOf(Endpoint endpoint) {
 
 }  // namespace
 
-class BeaconHandler::Impl {
+// A beacon verified and matched to its campaign (conversions: to the
+// clicked impression), before anything is written.
+struct Parsed {
+  Endpoint endpoint = Endpoint::kWin;
+  VerifiedBeacon beacon;  // all but conversions
+  std::shared_ptr<const beacons::CampaignEntry> campaign;
+  const config::CreativeConfig* creative = nullptr;
+  std::string impression_id;
+  beacons::Conversion conversion;  // conversions
+};
+
+class BeaconHandler::Impl : public stream::RecordApplier {
  public:
   Impl(Dependencies deps, BeaconHandlerOptions options, CurrencyTable currencies,
        absl::flat_hash_map<std::string, beacons::ExchangeRules> exchanges,
        std::vector<std::string> path_prefixes)
       : context_(std::move(deps), options, std::move(currencies), std::move(exchanges)),
-        path_prefixes_(std::move(path_prefixes)),
-        pool_(static_cast<size_t>(options.threads)) {}
+        path_prefixes_(std::move(path_prefixes)) {}
 
-  ~Impl() { pool_.join(); }
+  ~Impl() override {
+    // Every accepted beacon gets its answer before the handler goes.
+    context_.deps().log->Flush(absl::Seconds(30)).IgnoreError();
+  }
 
   beacons::BeaconContext& context() { return context_; }
 
@@ -79,81 +94,189 @@ class BeaconHandler::Impl {
     route({http::verb::get, http::verb::post}, "/conversion", Endpoint::kConversion);
   }
 
+  // The stream worker's side: the record's writes, at the time it was
+  // received.
+  absl::Status Apply(const beaconlog::LogRecord& record) override {
+    absl::StatusOr<beacons::BeaconRecord> beacon = beacons::DecodeBeaconRecord(record.payload);
+    if (!beacon.ok()) return beacon.status();
+    std::variant<Parsed, Answer> parsed =
+        Parse(beacon->endpoint, beacon->query, /*now=*/std::nullopt);
+    if (Answer* refused = std::get_if<Answer>(&parsed)) {
+      // Accepted once, refused now: the campaign left the config meanwhile.
+      context_.Count(beacon->endpoint, refused->outcome);
+      return absl::OkStatus();
+    }
+    absl::StatusOr<Outcome> outcome = ApplyParsed(std::get<Parsed>(parsed), beacon->received_ms);
+    if (!outcome.ok()) return outcome.status();
+    context_.Count(beacon->endpoint, *outcome);
+    return absl::OkStatus();
+  }
+
+  absl::Status Flush() override { return absl::OkStatus(); }
+
  private:
-  // On the I/O thread: copy what the work needs and hand it to the pool.
+  // On the I/O thread: verify, decide the answer, and log what has writes to
+  // apply; the answer goes once the record is durable.
   void Accept(Endpoint endpoint, const HttpRequest& request, Responder respond) {
     if (in_flight_.fetch_add(1, std::memory_order_relaxed) >= context_.options().max_in_flight) {
       in_flight_.fetch_sub(1, std::memory_order_relaxed);
-      context_.Count(endpoint, Outcome::kOverloaded);
-      HttpResponse busy = beacons::Status(503, "too many beacons in flight; retry");
-      busy.headers.emplace_back("Retry-After", "1");
-      respond(std::move(busy));
+      Finish(endpoint, request.arrival, std::move(respond),
+             {Busy("too many beacons in flight; retry"), Outcome::kOverloaded});
       return;
     }
     // A POSTed notice may carry its parameters as a form body instead.
-    std::string query(QueryOf(request.target));
-    if (request.method == http::verb::post && query.empty()) query.assign(request.body);
-    boost::asio::post(pool_, [this, endpoint, query = std::move(query), arrival = request.arrival,
-                              executor = request.executor, respond = std::move(respond)]() mutable {
-      Answer answer = Handle(endpoint, query);
-      context_.Count(endpoint, answer.outcome);
-      context_.ObserveLatency(
-          endpoint,
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - arrival).count());
+    std::string_view query = QueryOf(request.target);
+    if (request.method == http::verb::post && query.empty()) query = request.body;
+    const int64_t now = context_.NowMillis();
+    std::variant<Parsed, Answer> parsed = Parse(endpoint, query, now);
+    if (Answer* answer = std::get_if<Answer>(&parsed)) {
       in_flight_.fetch_sub(1, std::memory_order_relaxed);
-      boost::asio::post(executor, [respond = std::move(respond),
-                                   response = std::move(answer.response)]() mutable {
-        respond(std::move(response));
-      });
-    });
+      Finish(endpoint, request.arrival, std::move(respond), std::move(*answer));
+      return;
+    }
+    const Parsed& beacon = std::get<Parsed>(parsed);
+    Answer answer = Respond(beacon);
+    if (answer.outcome != Outcome::kRecorded) {  // nothing to write
+      in_flight_.fetch_sub(1, std::memory_order_relaxed);
+      Finish(endpoint, request.arrival, std::move(respond), std::move(answer));
+      return;
+    }
+    context_.deps().log->Append(
+        beacon.impression_id, beacons::EncodeBeaconRecord(endpoint, now, query),
+        [this, endpoint, arrival = request.arrival, executor = request.executor,
+         respond = std::move(respond),
+         response = std::move(answer.response)](absl::Status logged) mutable {
+          in_flight_.fetch_sub(1, std::memory_order_relaxed);
+          Answer answer{std::move(response), Outcome::kRecorded};
+          if (logged.ok()) {
+            // Its outcome is counted when the record is applied.
+            if (context_.deps().appended) context_.deps().appended();
+          } else {
+            answer = LogRefused(logged);
+            context_.Count(endpoint, answer.outcome);
+          }
+          context_.ObserveLatency(endpoint, SecondsSince(arrival));
+          boost::asio::post(executor, [respond = std::move(respond),
+                                       response = std::move(answer.response)]() mutable {
+            respond(std::move(response));
+          });
+        });
   }
 
-  // On a worker thread: verify, find the campaign, hand to the endpoint.
-  Answer Handle(Endpoint endpoint, std::string_view query) {
-    if (endpoint == Endpoint::kConversion) return beacons::HandleConversion(context_, query);
+  static double SecondsSince(std::chrono::steady_clock::time_point arrival) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - arrival).count();
+  }
+
+  static HttpResponse Busy(std::string_view why) {
+    HttpResponse busy = beacons::Status(503, why);
+    busy.headers.emplace_back("Retry-After", "1");
+    return busy;
+  }
+
+  // 503 for a record the log did not take: the caller retries.
+  static Answer LogRefused(const absl::Status& why) {
+    if (why.code() == absl::StatusCode::kResourceExhausted) {
+      return {Busy(std::string(why.message())), Outcome::kLogFull};
+    }
+    return {Busy(std::string(why.message())), Outcome::kError};
+  }
+
+  // An answer given without writing anything, counted now.
+  void Finish(Endpoint endpoint, std::chrono::steady_clock::time_point arrival, Responder respond,
+              Answer answer) {
+    context_.Count(endpoint, answer.outcome);
+    context_.ObserveLatency(endpoint, SecondsSince(arrival));
+    respond(std::move(answer.response));
+  }
+
+  // Verifies the beacon and finds its campaign; an answer instead when it is
+  // refused. With `now`, a notice older than the attribution window is
+  // refused too (when applied later, the time it was received decided).
+  std::variant<Parsed, Answer> Parse(Endpoint endpoint, std::string_view query,
+                                     std::optional<int64_t> now) {
+    Parsed parsed;
+    parsed.endpoint = endpoint;
+    if (endpoint == Endpoint::kConversion) {
+      std::variant<beacons::Conversion, Answer> read = beacons::ReadConversion(context_, query);
+      if (Answer* refused = std::get_if<Answer>(&read)) return std::move(*refused);
+      parsed.conversion = std::get<beacons::Conversion>(std::move(read));
+      parsed.impression_id = parsed.conversion.impression_id;
+      return parsed;
+    }
     absl::StatusOr<VerifiedBeacon> beacon = context_.signer().Verify(KindOf(endpoint), query);
     if (!beacon.ok()) {
       const bool forged = beacon.status().code() == absl::StatusCode::kUnauthenticated;
-      return {beacons::Status(forged ? 403 : 400, beacon.status()),
-              forged ? Outcome::kForged : Outcome::kInvalid};
+      return Answer{beacons::Status(forged ? 403 : 400, beacon.status()),
+                    forged ? Outcome::kForged : Outcome::kInvalid};
     }
     if (beacon->request_id.empty() || beacon->imp_id.empty() || beacon->bid_id.empty()) {
-      return {beacons::Status(400, "beacon without the auction, impression and bid ids"),
-              Outcome::kInvalid};
+      return Answer{beacons::Status(400, "beacon without the auction, impression and bid ids"),
+                    Outcome::kInvalid};
     }
-    const std::shared_ptr<const beacons::CampaignEntry> campaign =
-        context_.FindCampaign(beacon->campaign_id);
-    if (campaign == nullptr || !campaign->creatives.contains(beacon->creative_id)) {
-      return {beacons::Status(endpoint == Endpoint::kClick ? 404 : 204), Outcome::kUnknownCampaign};
+    parsed.campaign = context_.FindCampaign(beacon->campaign_id);
+    if (parsed.campaign == nullptr || !parsed.campaign->creatives.contains(beacon->creative_id)) {
+      return Answer{beacons::Status(endpoint == Endpoint::kClick ? 404 : 204),
+                    Outcome::kUnknownCampaign};
     }
-    const config::CreativeConfig& creative = *campaign->creatives.at(beacon->creative_id);
-    const std::string impression_id =
+    parsed.creative = parsed.campaign->creatives.at(beacon->creative_id);
+    parsed.impression_id =
         ImpressionId(beacon->exchange, beacon->request_id, beacon->imp_id, beacon->bid_id);
     // A notice replayed past the attribution window would find its
     // impression row expired and book again: by its signed time it is too
     // old to mean anything. Clicks still redirect (and find no impression).
-    if (endpoint != Endpoint::kClick && !context_.Current(*beacon)) {
-      return {beacons::Status(410, "beacon older than the attribution window"), Outcome::kExpired};
+    if (now.has_value() && endpoint != Endpoint::kClick &&
+        !context_.WithinAttributionWindow(beacon->bid_time_ms, *now)) {
+      return Answer{beacons::Status(410, "beacon older than the attribution window"),
+                    Outcome::kExpired};
     }
-    switch (endpoint) {
-      case Endpoint::kWin:
-        return beacons::HandleWin(context_, *beacon, *campaign, creative, impression_id);
+    parsed.beacon = *std::move(beacon);
+    return parsed;
+  }
+
+  // The answer of a verified beacon; kRecorded when its writes are to be
+  // logged, the outcome already decided otherwise.
+  Answer Respond(const Parsed& p) {
+    const VerifiedBeacon& b = p.beacon;
+    switch (p.endpoint) {
+      case Endpoint::kWin: {
+        HttpResponse markup = beacons::WinResponse(context_, b, *p.creative);
+        return {std::move(markup), b.test ? Outcome::kTest : Outcome::kRecorded};
+      }
       case Endpoint::kBilling:
       case Endpoint::kImpression:
-        return beacons::HandleImpression(context_, endpoint, *beacon, *campaign, impression_id);
       case Endpoint::kLoss:
-        return beacons::HandleLoss(context_, *beacon, impression_id);
-      case Endpoint::kClick:
-        return beacons::HandleClick(context_, *beacon, creative, impression_id);
+        return {beacons::NoticeResponse(p.endpoint), b.test ? Outcome::kTest : Outcome::kRecorded};
+      case Endpoint::kClick: {
+        HttpResponse redirect = beacons::ClickResponse(context_, b, *p.creative, p.impression_id);
+        if (b.test) return {std::move(redirect), Outcome::kTest};
+        if (!b.permissions.measure) return {std::move(redirect), Outcome::kNotMeasured};
+        return {std::move(redirect), Outcome::kRecorded};
+      }
       default:
-        return {beacons::Status(500), Outcome::kError};
+        return {beacons::Status(204), Outcome::kRecorded};
+    }
+  }
+
+  absl::StatusOr<Outcome> ApplyParsed(const Parsed& p, int64_t now) {
+    switch (p.endpoint) {
+      case Endpoint::kWin:
+        return beacons::ApplyWin(context_, p.beacon, *p.campaign, p.impression_id, now);
+      case Endpoint::kBilling:
+      case Endpoint::kImpression:
+        return beacons::ApplyImpression(context_, p.endpoint, p.beacon, *p.campaign,
+                                        p.impression_id, now);
+      case Endpoint::kLoss:
+        return beacons::ApplyLoss(context_, p.beacon, p.impression_id, now);
+      case Endpoint::kClick:
+        return beacons::ApplyClick(context_, p.beacon, p.impression_id, now);
+      default:
+        return beacons::ApplyConversion(context_, p.conversion, now);
     }
   }
 
   beacons::BeaconContext context_;
   std::vector<std::string> path_prefixes_;  // BeaconPathPrefixes, each once
   std::atomic<int> in_flight_{0};
-  boost::asio::thread_pool pool_;
 };
 
 std::string BeaconHandler::ImpressionId(std::string_view exchange, std::string_view request_id,
@@ -164,12 +287,9 @@ std::string BeaconHandler::ImpressionId(std::string_view exchange, std::string_v
 absl::StatusOr<std::unique_ptr<BeaconHandler>> BeaconHandler::Create(Dependencies deps,
                                                                      BeaconHandlerOptions options) {
   if (deps.config == nullptr || deps.store == nullptr || deps.events == nullptr ||
-      deps.registry == nullptr) {
+      deps.registry == nullptr || deps.log == nullptr) {
     return absl::InvalidArgumentError(
-        "beacon handler: config, store, events and registry are required");
-  }
-  if (options.threads < 1 || options.threads > 256) {
-    return absl::InvalidArgumentError("beacon handler: threads must be in [1, 256]");
+        "beacon handler: config, store, events, registry and log are required");
   }
   if (options.max_in_flight < 1) {
     return absl::InvalidArgumentError("beacon handler: max_in_flight must be > 0");
@@ -196,6 +316,8 @@ BeaconHandler::BeaconHandler(std::unique_ptr<Impl> impl) : impl_(std::move(impl)
 BeaconHandler::~BeaconHandler() = default;
 
 void BeaconHandler::Register(HttpServer& server) { impl_->Register(server); }
+
+stream::RecordApplier& BeaconHandler::applier() { return *impl_; }
 
 void BeaconHandler::SetCampaigns(
     const std::vector<std::shared_ptr<const config::CampaignConfig>>& campaigns_by_position) {

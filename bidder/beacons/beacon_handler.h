@@ -87,13 +87,24 @@
 // second-price or first-price auction charges, so nothing is lost and
 // pacing errs towards under-spending.
 //
-// Storage calls block, so every beacon runs on the handler's own worker
-// threads and its response is posted back to the connection's executor.
-// When more than max_in_flight beacons wait, the next get 503 (exchanges
-// retry notices).
+// Acknowledged means durable (event-tracking seed: "Events come from a
+// durable, replayable log"). On the I/O thread a beacon is verified
+// (signature, campaign, attribution window) and its answer decided from the
+// beacon alone; a beacon with writes to make (not test=1, not a click that
+// may not be measured, not refused) is appended to the beacon log
+// (beaconlog/beacon_log.h, keyed by its impression id) as its endpoint, the
+// time it was received and its query, and answered once the log says the
+// record is durable, whatever the state of the store. A log that is full
+// (the stream worker is behind) or failing gets 503 with Retry-After,
+// counted as log_full or error: nothing acknowledged is ever dropped. The
+// writes above are applied later by the stream worker (bidder/stream),
+// through applier(): the record verified again and applied at the time it
+// was received, so a replay after a crash writes the same keys and values.
+// When more than max_in_flight beacons wait for the log, the next get 503.
 //
-// Metrics: bidder_beacons_total{kind,outcome}, bidder_beacon_price_rejected_total{kind},
-// bidder_beacon_latency_seconds{kind}, and per claimed impression (step 3)
+// Metrics: bidder_beacons_total{kind,outcome} (refusals when answered,
+// the others when applied), bidder_beacon_price_rejected_total{kind},
+// bidder_beacon_latency_seconds{kind} (arrival to answer), and per claimed impression (step 3)
 // bidder_wins_total{exchange,campaign} and bidder_spend_micros_total{exchange,campaign}
 // (micro-units of the campaign's currency).
 //
@@ -109,7 +120,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "beaconlog/beacon_log.h"
 #include "bidder/http/http_server.h"
+#include "bidder/stream/stream_worker.h"
 #include "config/config.h"
 #include "prometheus/registry.h"
 #include "storage/clock.h"
@@ -131,9 +144,7 @@ class EventStore;
 }  // namespace events
 
 struct BeaconHandlerOptions {
-  // Worker threads running beacons' storage calls. Default 4.
-  int threads = 4;
-  // Beacons queued or running at most; more get 503. Default 4096.
+  // Beacons waiting for the log at most; more get 503. Default 4096.
   int max_in_flight = 4096;
   // Cell TTL of a frequency-cap count, ms: the family TTL of `profiles:fc`.
   int64_t frequency_cap_ttl_ms = int64_t{2} * 24 * 3600 * 1000;
@@ -162,18 +173,26 @@ class BeaconHandler {
     // The server's bound port, for beacon URLs when bid.beacon_base_url is
     // unset (markup served by win notices). Default: server.port.
     std::function<uint16_t()> bound_port;
+    // Where accepted beacons go before they are answered. Required.
+    beaconlog::LogWriter* log = nullptr;
+    // Called after each record the log made durable (the in-process stream
+    // worker's Wake). May be empty.
+    std::function<void()> appended;
   };
 
   // Checks the dependencies and the beacon base URL; declares the metrics.
   static absl::StatusOr<std::unique_ptr<BeaconHandler>> Create(Dependencies dependencies,
                                                                BeaconHandlerOptions options = {});
-  // Waits for the beacons still running.
+  // Waits (bounded) for the log to answer the beacons still waiting.
   ~BeaconHandler();
   BeaconHandler(const BeaconHandler&) = delete;
   BeaconHandler& operator=(const BeaconHandler&) = delete;
 
   // Routes every endpoint above on `server` (before it starts).
   void Register(HttpServer& server);
+
+  // What the stream worker applies the log's records with.
+  stream::RecordApplier& applier();
 
   // The campaigns changed while running: beacons are accepted for every
   // campaign the worker knows (paused and archived too: their bids may still

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "absl/time/time.h"
 #include "bidder/app.h"
 #include "gtest/gtest.h"
 #include "tests/bidder/decision_fixtures.h"
@@ -34,6 +35,7 @@ class BidderAppTest : public ::testing::Test {
                  ("rtb-" + std::string(name) + "-" + std::to_string(::getpid())))
                     .string();
     std::filesystem::remove_all(data_dir_);
+    std::filesystem::remove_all(data_dir_ + "-beacon-log");
     config::BidderConfig config = ExampleConfig();
     config.server.port = 0;
     config.server.io_threads = 2;
@@ -54,14 +56,23 @@ class BidderAppTest : public ::testing::Test {
     connection_.reset();
     if (app_ != nullptr) app_->Shutdown();
     app_.reset();
-    if (!data_dir_.empty()) std::filesystem::remove_all(data_dir_);
+    if (!data_dir_.empty()) {
+      std::filesystem::remove_all(data_dir_);
+      std::filesystem::remove_all(data_dir_ + "-beacon-log");
+    }
   }
 
+  // One round trip; a beacon it sent is applied to the store by the time it
+  // returns (unless the store keeps failing for `apply_timeout_`), so tests
+  // read what it wrote.
   TestResponse Send(const std::string& request) {
     std::optional<TestResponse> response = connection_->RoundTrip(request);
     EXPECT_TRUE(response.has_value());
+    (void)app_->AwaitBeaconsApplied(apply_timeout_);
     return response.value_or(TestResponse{});
   }
+
+  absl::Duration apply_timeout_ = absl::Seconds(10);
 
   std::string data_dir_;
   std::unique_ptr<BidderApp> app_;

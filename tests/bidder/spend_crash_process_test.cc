@@ -183,7 +183,10 @@ class SpendCrashTest : public ::testing::TestWithParam<Mode> {
     return config;
   }
 
-  fs::path WriteConfig(const nlohmann::json& config) {
+  // One beacon log for the bidder and the one started after its crash, which
+  // applies what the first acknowledged and left unapplied.
+  fs::path WriteConfig(nlohmann::json config) {
+    config["beacon_log"]["embedded"]["path"] = (dir_ / "beacon-log").string();
     const fs::path path = dir_ / "bidder.json";
     std::ofstream(path) << config.dump(2);
     return path;

@@ -98,7 +98,8 @@ class PacerProcess {
   pid_t pid_ = -1;
 };
 
-std::string WriteConfig(const fs::path& dir, const nlohmann::json& config) {
+std::string WriteConfig(const fs::path& dir, nlohmann::json config) {
+  config["beacon_log"]["embedded"]["path"] = (dir / "beacon-log").string();
   const fs::path path = dir / "config.json";
   std::ofstream(path) << config.dump(2);
   return path.string();

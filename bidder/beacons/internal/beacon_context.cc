@@ -283,8 +283,8 @@ nlohmann::json BeaconContext::BeaconJson(const VerifiedBeacon& b, std::string_vi
           {"bid_time_ms", b.bid_time_ms}};
 }
 
-int64_t BeaconContext::NoticeTime(const VerifiedBeacon& b) const {
-  return b.bid_time_ms > 0 ? b.bid_time_ms : NowMillis();
+int64_t BeaconContext::NoticeTime(const VerifiedBeacon& b, int64_t now) {
+  return b.bid_time_ms > 0 ? b.bid_time_ms : now;
 }
 
 absl::StatusOr<std::optional<storage::RowResult>> BeaconContext::FindImpression(

@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -54,13 +55,14 @@ enum class Outcome {
   kNotMeasured,        // the request did not allow measurement: no event
   kUnbilled,           // a notice that is not the exchange's billing notice: its event only
   kOverloaded,         // too many beacons in flight: 503
-  kError,              // storage failed: 500, the exchange retries
+  kLogFull,            // the beacon log is full (the stream worker is behind): 503
+  kError,              // the beacon log failed: 503, the exchange retries
   kCount
 };
 inline constexpr std::array<std::string_view, static_cast<size_t>(Outcome::kCount)> kOutcomeNames =
-    {"recorded",           "duplicate",  "forged", "invalid", "unknown_campaign",
-     "unknown_impression", "expired",    "erased", "test",    "not_measured",
-     "unbilled",           "overloaded", "error"};
+    {"recorded",           "duplicate",  "forged",   "invalid", "unknown_campaign",
+     "unknown_impression", "expired",    "erased",   "test",    "not_measured",
+     "unbilled",           "overloaded", "log_full", "error"};
 
 struct Answer {
   HttpResponse response;
@@ -159,8 +161,9 @@ class BeaconContext {
                                       const nlohmann::json& body, std::string_view extra = {});
   // The event body fields every beacon event carries.
   static nlohmann::json BeaconJson(const VerifiedBeacon& b, std::string_view impression_id);
-  // The signed bid time, the same on every replay of a notice.
-  int64_t NoticeTime(const VerifiedBeacon& b) const;
+  // The signed bid time, the same on every replay of a notice (`now` for a
+  // beacon without one).
+  static int64_t NoticeTime(const VerifiedBeacon& b, int64_t now);
   // The impression row, or nullopt when there is none (never written, or
   // past the attribution window and expired).
   absl::StatusOr<std::optional<storage::RowResult>> FindImpression(
@@ -201,18 +204,49 @@ class BeaconContext {
   std::atomic<std::shared_ptr<const CampaignMap>> campaigns_;
 };
 
-// The endpoints, each given a verified beacon of a configured campaign
-// (conversions: the query, since they carry a click token instead). Win,
-// billing and the pixel record the impression when they are the exchange's
-// billing notice, their own event otherwise.
-Answer HandleWin(BeaconContext& context, const VerifiedBeacon& b, const CampaignEntry& campaign,
-                 const config::CreativeConfig& creative, const std::string& impression_id);
-Answer HandleImpression(BeaconContext& context, Endpoint endpoint, const VerifiedBeacon& b,
-                        const CampaignEntry& campaign, const std::string& impression_id);
-Answer HandleLoss(BeaconContext& context, const VerifiedBeacon& b, std::string_view impression_id);
-Answer HandleClick(BeaconContext& context, const VerifiedBeacon& b,
-                   const config::CreativeConfig& creative, const std::string& impression_id);
-Answer HandleConversion(BeaconContext& context, std::string_view query);
+// The endpoints, in two halves. The response of each is decided from the
+// beacon alone, before anything is written (the beacon is answered once its
+// record is in the log); the writes are applied later by the stream worker,
+// at `now`, the time the beacon was received, the same on every replay of
+// its record. An Apply* returns the outcome, or the storage error that makes
+// the worker try the record again; every write is idempotent.
+
+// The answer a win notice gets: the markup of a win-notice-delivered
+// creative (200), else 204.
+HttpResponse WinResponse(BeaconContext& context, const VerifiedBeacon& b,
+                         const config::CreativeConfig& creative);
+// 204 for the notices, the 1x1 GIF for the pixel.
+HttpResponse NoticeResponse(Endpoint endpoint);
+// The 302 to the creative's landing URL, with a click token when the bid
+// allowed measurement.
+HttpResponse ClickResponse(BeaconContext& context, const VerifiedBeacon& b,
+                           const config::CreativeConfig& creative,
+                           const std::string& impression_id);
+
+// Win, billing and the pixel record the impression when they are the
+// exchange's billing notice, their own event otherwise.
+absl::StatusOr<Outcome> ApplyWin(BeaconContext& context, const VerifiedBeacon& b,
+                                 const CampaignEntry& campaign, const std::string& impression_id,
+                                 int64_t now);
+absl::StatusOr<Outcome> ApplyImpression(BeaconContext& context, Endpoint endpoint,
+                                        const VerifiedBeacon& b, const CampaignEntry& campaign,
+                                        const std::string& impression_id, int64_t now);
+absl::StatusOr<Outcome> ApplyLoss(BeaconContext& context, const VerifiedBeacon& b,
+                                  const std::string& impression_id, int64_t now);
+absl::StatusOr<Outcome> ApplyClick(BeaconContext& context, const VerifiedBeacon& b,
+                                   const std::string& impression_id, int64_t now);
+
+// The parameters of a conversion beacon, checked.
+struct Conversion {
+  std::string impression_id;
+  std::string order_id;
+  double value = 0;
+  std::string currency;
+};
+// The conversion a query names, or the answer refusing it (400, 403).
+std::variant<Conversion, Answer> ReadConversion(BeaconContext& context, std::string_view query);
+absl::StatusOr<Outcome> ApplyConversion(BeaconContext& context, const Conversion& conversion,
+                                        int64_t now);
 
 }  // namespace rtb::bidder::beacons
 

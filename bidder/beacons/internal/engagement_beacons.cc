@@ -100,15 +100,8 @@ void MarkRecorded(BeaconContext& context, const std::string& impression_id,
   context.deps().store->Put(storage::kImpressionsTable, put).IgnoreError();
 }
 
-// The parameters of a conversion beacon, checked.
-struct Conversion {
-  std::string impression_id;
-  std::string order_id;
-  double value = 0;
-  std::string currency;
-};
+}  // namespace
 
-// An answer instead of the conversion when the query is not one.
 std::variant<Conversion, Answer> ReadConversion(BeaconContext& context, std::string_view query) {
   absl::StatusOr<std::optional<std::string>> token = QueryParam(query, "click");
   if (!token.ok()) return Answer{Status(400, token.status()), Outcome::kInvalid};
@@ -139,10 +132,9 @@ std::variant<Conversion, Answer> ReadConversion(BeaconContext& context, std::str
   return conversion;
 }
 
-}  // namespace
-
-Answer HandleClick(BeaconContext& context, const VerifiedBeacon& b,
-                   const config::CreativeConfig& creative, const std::string& impression_id) {
+HttpResponse ClickResponse(BeaconContext& context, const VerifiedBeacon& b,
+                           const config::CreativeConfig& creative,
+                           const std::string& impression_id) {
   // The redirect goes where the config says, whatever is recorded. Without
   // measurement it carries no click token, so no conversion is attributed.
   HttpResponse redirect;
@@ -153,53 +145,48 @@ Answer HandleClick(BeaconContext& context, const VerifiedBeacon& b,
           ? LandingWithToken(creative.landing_url, context.signer().ClickToken(impression_id))
           : creative.landing_url);
   redirect.headers.emplace_back("Cache-Control", "no-store");
-  if (b.test) return {std::move(redirect), Outcome::kTest};
-  if (!b.permissions.measure) return {std::move(redirect), Outcome::kNotMeasured};
+  return redirect;
+}
 
+absl::StatusOr<Outcome> ApplyClick(BeaconContext& context, const VerifiedBeacon& b,
+                                   const std::string& impression_id, int64_t now) {
+  if (!b.permissions.measure) return Outcome::kNotMeasured;
   absl::StatusOr<std::optional<storage::RowResult>> impression =
       context.FindImpression(impression_id);
-  if (!impression.ok()) return {std::move(redirect), Outcome::kError};
-  if (!impression->has_value()) return {std::move(redirect), Outcome::kUnknownImpression};
-  const int64_t now = context.NowMillis();
+  if (!impression.ok()) return impression.status();
+  if (!impression->has_value()) return Outcome::kUnknownImpression;
   const int64_t shown_ms = (*impression)
                                ->Counter(storage::kImpressionFamily, events::kImpressionTimeColumn)
                                .value_or(now);
-  if (!context.WithinAttributionWindow(shown_ms, now)) {
-    return {std::move(redirect), Outcome::kExpired};
-  }
+  if (!context.WithinAttributionWindow(shown_ms, now)) return Outcome::kExpired;
 
   // The first click is the one conversions are attributed through.
   const std::string column(events::kImpressionFirstClickColumn);
   absl::StatusOr<Claim> claim = ClaimOnce(context, impression_id, **impression, column, now);
-  if (!claim.ok()) return {std::move(redirect), Outcome::kError};
-  if (claim->recorded) return {std::move(redirect), Outcome::kDuplicate};
+  if (!claim.ok()) return claim.status();
+  if (claim->recorded) return Outcome::kDuplicate;
 
   nlohmann::json body = BeaconContext::BeaconJson(b, impression_id);
   body["impression_ms"] = shown_ms;
   body["click_delay_ms"] = claim->event_ms - shown_ms;
   absl::StatusOr<Outcome> recorded =
       context.RecordEvent(b, impression_id, EventType::kClick, claim->event_ms, body);
-  if (!recorded.ok()) return {std::move(redirect), Outcome::kError};
+  if (!recorded.ok()) return recorded.status();
   context.CountPricingEngagement(b.campaign_id, pricing::Engagement::kClick, claim->event_ms,
                                  EventId(impression_id, "click"));
   MarkRecorded(context, impression_id, column);
-  return {std::move(redirect), *recorded};
+  return *recorded;
 }
 
-Answer HandleConversion(BeaconContext& context, std::string_view query) {
-  std::variant<Conversion, Answer> read = ReadConversion(context, query);
-  if (Answer* refused = std::get_if<Answer>(&read)) return std::move(*refused);
-  const Conversion& c = std::get<Conversion>(read);
-
+absl::StatusOr<Outcome> ApplyConversion(BeaconContext& context, const Conversion& c, int64_t now) {
   absl::StatusOr<std::optional<storage::RowResult>> impression =
       context.FindImpression(c.impression_id);
-  if (!impression.ok()) return {Status(500, impression.status()), Outcome::kError};
-  if (!impression->has_value()) return {Status(204), Outcome::kUnknownImpression};
+  if (!impression.ok()) return impression.status();
+  if (!impression->has_value()) return Outcome::kUnknownImpression;
   const storage::RowResult& row = **impression;
   const std::string_view family = storage::kImpressionFamily;
-  const int64_t now = context.NowMillis();
   const int64_t shown_ms = row.Counter(family, events::kImpressionTimeColumn).value_or(now);
-  if (!context.WithinAttributionWindow(shown_ms, now)) return {Status(204), Outcome::kExpired};
+  if (!context.WithinAttributionWindow(shown_ms, now)) return Outcome::kExpired;
   const std::optional<int64_t> clicked_ms =
       row.Counter(family, events::kImpressionFirstClickColumn);
 
@@ -213,8 +200,8 @@ Answer HandleConversion(BeaconContext& context, std::string_view query) {
   const std::string column = std::string(events::kImpressionConversionColumnPrefix) +
                              storage::Hex(EventId(c.impression_id, "conversion", c.order_id));
   absl::StatusOr<Claim> claim = ClaimOnce(context, c.impression_id, row, column, now);
-  if (!claim.ok()) return {Status(500, claim.status()), Outcome::kError};
-  if (claim->recorded) return {Status(204), Outcome::kDuplicate};
+  if (!claim.ok()) return claim.status();
+  if (claim->recorded) return Outcome::kDuplicate;
   const int64_t event_ms = claim->event_ms;
   nlohmann::json body = {{"impression_id", storage::Hex(c.impression_id)},
                          {"exchange", b.exchange},
@@ -231,11 +218,11 @@ Answer HandleConversion(BeaconContext& context, std::string_view query) {
   }
   absl::StatusOr<Outcome> recorded =
       context.RecordEvent(b, c.impression_id, EventType::kConversion, event_ms, body, c.order_id);
-  if (!recorded.ok()) return {Status(500, recorded.status()), Outcome::kError};
+  if (!recorded.ok()) return recorded.status();
   context.CountPricingEngagement(b.campaign_id, pricing::Engagement::kConversion, event_ms,
                                  EventId(c.impression_id, "conversion", c.order_id));
   MarkRecorded(context, c.impression_id, column);
-  return {Status(204), *recorded};
+  return *recorded;
 }
 
 }  // namespace rtb::bidder::beacons

@@ -42,8 +42,6 @@ const char* MarkupContentType(config::CreativeFormat format) {
   return "text/html; charset=utf-8";
 }
 
-Answer Failed(const absl::Status& status) { return {Status(500, status), Outcome::kError}; }
-
 // A price macro as the exchange sent it, as CPM in its currency: a plain
 // number, or for an exchange that encrypts prices, micro-units encrypted
 // with its keys (a plain number is then not accepted). nullopt when it is
@@ -264,33 +262,34 @@ absl::StatusOr<bool> ClaimImpression(BeaconContext& context, const VerifiedBeaco
 }
 
 // Records the impression of a billing notice (steps 1-3 of
-// beacon_handler.h) and answers `ok` unless storage fails.
-Answer ClaimImpression(BeaconContext& context, Endpoint endpoint, const VerifiedBeacon& b,
-                       const CampaignEntry& campaign, const std::string& impression_id,
-                       HttpResponse ok);
+// beacon_handler.h) at `now`.
+absl::StatusOr<Outcome> ApplyClaim(BeaconContext& context, Endpoint endpoint,
+                                   const VerifiedBeacon& b, const CampaignEntry& campaign,
+                                   const std::string& impression_id, int64_t now);
 
 // A notice that is not the exchange's billing notice: its own event (the
 // billing notice as a billing event, the pixel as an unbilled impression
 // event), nothing booked.
-Answer RecordUnbilled(BeaconContext& context, Endpoint endpoint, const VerifiedBeacon& b,
-                      const std::string& impression_id, HttpResponse ok) {
+absl::StatusOr<Outcome> RecordUnbilled(BeaconContext& context, Endpoint endpoint,
+                                       const VerifiedBeacon& b, const std::string& impression_id,
+                                       int64_t now) {
   nlohmann::json body = BeaconContext::BeaconJson(b, impression_id);
   body["source"] = SourceOf(endpoint);
   body["billed"] = false;
   body["clearing_price"] = b.price_text;
-  body["received_ms"] = context.NowMillis();
+  body["received_ms"] = now;
   const EventType type =
       endpoint == Endpoint::kBilling ? EventType::kBilling : EventType::kImpression;
-  absl::StatusOr<Outcome> recorded =
-      context.RecordEvent(b, impression_id, type, context.NoticeTime(b), body, SourceOf(endpoint));
-  if (!recorded.ok()) return Failed(recorded.status());
-  return {std::move(ok), *recorded == Outcome::kErased ? Outcome::kErased : Outcome::kUnbilled};
+  absl::StatusOr<Outcome> recorded = context.RecordEvent(
+      b, impression_id, type, BeaconContext::NoticeTime(b, now), body, SourceOf(endpoint));
+  if (!recorded.ok()) return recorded.status();
+  return *recorded == Outcome::kErased ? Outcome::kErased : Outcome::kUnbilled;
 }
 
 }  // namespace
 
-Answer HandleWin(BeaconContext& context, const VerifiedBeacon& b, const CampaignEntry& campaign,
-                 const config::CreativeConfig& creative, const std::string& impression_id) {
+HttpResponse WinResponse(BeaconContext& context, const VerifiedBeacon& b,
+                         const config::CreativeConfig& creative) {
   HttpResponse response = Status(204);
   if (creative.nurl_delivery) {
     // The markup this bid did not carry, filled with the same signed ids.
@@ -303,23 +302,38 @@ Answer HandleWin(BeaconContext& context, const VerifiedBeacon& b, const Campaign
     response.content_type = MarkupContentType(creative.format);
     response.body = FillMarkup(creative.adm, click_url, impression_url);
   }
-  if (b.test) return {std::move(response), Outcome::kTest};
-  nlohmann::json body = BeaconContext::BeaconJson(b, impression_id);
-  body["clearing_price"] = b.price_text;
-  body["received_ms"] = context.NowMillis();
-  absl::StatusOr<Outcome> recorded =
-      context.RecordEvent(b, impression_id, EventType::kWin, context.NoticeTime(b), body);
-  if (!recorded.ok()) return Failed(recorded.status());
-  context.CountPricingNotice(b, /*won=*/true, impression_id);
-  if (Bills(context.Exchange(b.exchange), Endpoint::kWin)) {
-    return ClaimImpression(context, Endpoint::kWin, b, campaign, impression_id,
-                           std::move(response));
-  }
-  return {std::move(response), *recorded};
+  return response;
 }
 
-Answer HandleLoss(BeaconContext& context, const VerifiedBeacon& b, std::string_view impression_id) {
-  if (b.test) return {Status(204), Outcome::kTest};
+HttpResponse NoticeResponse(Endpoint endpoint) {
+  HttpResponse ok = Status(204);
+  if (endpoint == Endpoint::kImpression) {
+    ok.status = 200;
+    ok.content_type = "image/gif";
+    ok.body.assign(reinterpret_cast<const char*>(kPixel), sizeof(kPixel));
+    ok.headers.emplace_back("Cache-Control", "no-store");
+  }
+  return ok;
+}
+
+absl::StatusOr<Outcome> ApplyWin(BeaconContext& context, const VerifiedBeacon& b,
+                                 const CampaignEntry& campaign, const std::string& impression_id,
+                                 int64_t now) {
+  nlohmann::json body = BeaconContext::BeaconJson(b, impression_id);
+  body["clearing_price"] = b.price_text;
+  body["received_ms"] = now;
+  absl::StatusOr<Outcome> recorded = context.RecordEvent(b, impression_id, EventType::kWin,
+                                                         BeaconContext::NoticeTime(b, now), body);
+  if (!recorded.ok()) return recorded.status();
+  context.CountPricingNotice(b, /*won=*/true, impression_id);
+  if (Bills(context.Exchange(b.exchange), Endpoint::kWin)) {
+    return ApplyClaim(context, Endpoint::kWin, b, campaign, impression_id, now);
+  }
+  return *recorded;
+}
+
+absl::StatusOr<Outcome> ApplyLoss(BeaconContext& context, const VerifiedBeacon& b,
+                                  const std::string& impression_id, int64_t now) {
   nlohmann::json body = BeaconContext::BeaconJson(b, impression_id);
   // The reason as OpenRTB's loss reason code when it is one.
   int64_t reason = 0;
@@ -343,45 +357,37 @@ Answer HandleLoss(BeaconContext& context, const VerifiedBeacon& b, std::string_v
     }
   }
   body["clearing_price"] = b.price_text;
-  body["received_ms"] = context.NowMillis();
-  absl::StatusOr<Outcome> recorded =
-      context.RecordEvent(b, impression_id, EventType::kLoss, context.NoticeTime(b), body);
-  if (!recorded.ok()) return Failed(recorded.status());
+  body["received_ms"] = now;
+  absl::StatusOr<Outcome> recorded = context.RecordEvent(b, impression_id, EventType::kLoss,
+                                                         BeaconContext::NoticeTime(b, now), body);
+  if (!recorded.ok()) return recorded.status();
   context.CountPricingNotice(b, /*won=*/false, impression_id);
-  return {Status(204), *recorded};
+  return *recorded;
 }
 
-Answer HandleImpression(BeaconContext& context, Endpoint endpoint, const VerifiedBeacon& b,
-                        const CampaignEntry& campaign, const std::string& impression_id) {
-  HttpResponse ok = Status(204);
-  if (endpoint == Endpoint::kImpression) {
-    ok.status = 200;
-    ok.content_type = "image/gif";
-    ok.body.assign(reinterpret_cast<const char*>(kPixel), sizeof(kPixel));
-    ok.headers.emplace_back("Cache-Control", "no-store");
-  }
-  if (b.test) return {std::move(ok), Outcome::kTest};
+absl::StatusOr<Outcome> ApplyImpression(BeaconContext& context, Endpoint endpoint,
+                                        const VerifiedBeacon& b, const CampaignEntry& campaign,
+                                        const std::string& impression_id, int64_t now) {
   if (!Bills(context.Exchange(b.exchange), endpoint)) {
-    return RecordUnbilled(context, endpoint, b, impression_id, std::move(ok));
+    return RecordUnbilled(context, endpoint, b, impression_id, now);
   }
-  return ClaimImpression(context, endpoint, b, campaign, impression_id, std::move(ok));
+  return ApplyClaim(context, endpoint, b, campaign, impression_id, now);
 }
 
 namespace {
 
-Answer ClaimImpression(BeaconContext& context, Endpoint endpoint, const VerifiedBeacon& b,
-                       const CampaignEntry& campaign, const std::string& impression_id,
-                       HttpResponse ok) {
+absl::StatusOr<Outcome> ApplyClaim(BeaconContext& context, Endpoint endpoint,
+                                   const VerifiedBeacon& b, const CampaignEntry& campaign,
+                                   const std::string& impression_id, int64_t now) {
   // 1. A replay finds the row and changes nothing.
   absl::StatusOr<std::optional<storage::RowResult>> existing =
       context.FindImpression(impression_id);
-  if (!existing.ok()) return Failed(existing.status());
-  if (existing->has_value()) return {std::move(ok), Outcome::kDuplicate};
+  if (!existing.ok()) return existing.status();
+  if (existing->has_value()) return Outcome::kDuplicate;
 
-  const int64_t now = context.NowMillis();
   const int64_t spend_micros = SpendMicros(context, endpoint, b, campaign);
   absl::StatusOr<Device> device = DeviceOf(context, b);
-  if (!device.ok()) return Failed(device.status());
+  if (!device.ok()) return device.status();
 
   // 2. The event and the device's data, unless the device is erased or the
   // request did not allow them (RecordEvent checks measurement).
@@ -391,19 +397,17 @@ Answer ClaimImpression(BeaconContext& context, Endpoint endpoint, const Verified
     body["campaign_currency"] = campaign.config->currency;
     body["source"] = SourceOf(endpoint);
     body["received_ms"] = now;
-    absl::StatusOr<Outcome> event =
-        context.RecordEvent(b, impression_id, EventType::kImpression, context.NoticeTime(b), body);
-    if (!event.ok()) return Failed(event.status());
+    absl::StatusOr<Outcome> event = context.RecordEvent(b, impression_id, EventType::kImpression,
+                                                        BeaconContext::NoticeTime(b, now), body);
+    if (!event.ok()) return event.status();
   }
   if (CountsFrequencyCap(*device, b)) {
     if (absl::Status s = RecordDeviceImpression(context, device->key, campaign, now, impression_id);
         !s.ok()) {
-      return Failed(s);
+      return s;
     }
   } else if (b.permissions.count_frequency_cap && !b.frequency_cap_key.empty()) {
-    if (absl::Status s = CountCapOnly(context, b, campaign, impression_id); !s.ok()) {
-      return Failed(s);
-    }
+    if (absl::Status s = CountCapOnly(context, b, campaign, impression_id); !s.ok()) return s;
   }
 
   // 3. The spend journal entry, then the claim naming it: only the claimer
@@ -413,28 +417,28 @@ Answer ClaimImpression(BeaconContext& context, Endpoint endpoint, const Verified
   if (journal != nullptr) {
     absl::StatusOr<pacing::SpendJournalEntry> begun =
         journal->Begin(campaign.index, spend_micros, impression_id, now);
-    if (!begun.ok()) return Failed(begun.status());
+    if (!begun.ok()) return begun.status();
     entry = *std::move(begun);
   }
   absl::StatusOr<bool> claimed = ClaimImpression(context, b, campaign, *device, spend_micros, now,
                                                  impression_id, entry ? entry->key : "");
   if (!claimed.ok()) {
     if (entry) journal->Unsettled(*std::move(entry));
-    return Failed(claimed.status());
+    return claimed.status();
   }
   if (!*claimed) {
     if (entry) journal->Abandon(*entry);
-    return {std::move(ok), Outcome::kDuplicate};
+    return Outcome::kDuplicate;
   }
   context.CountWin(b, campaign, spend_micros);
   context.CountPricingEngagement(b.campaign_id, pricing::Engagement::kImpression,
-                                 context.NoticeTime(b), impression_id);
+                                 BeaconContext::NoticeTime(b, now), impression_id);
   if (entry) {
     journal->Commit(*entry);
   } else if (context.deps().spend != nullptr && spend_micros > 0) {
     context.deps().spend->Record(campaign.index, spend_micros);
   }
-  return {std::move(ok), device->erased ? Outcome::kErased : Outcome::kRecorded};
+  return device->erased ? Outcome::kErased : Outcome::kRecorded;
 }
 
 }  // namespace

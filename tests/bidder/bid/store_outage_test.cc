@@ -94,6 +94,7 @@ class StoreOutageTest : public ::testing::TestWithParam<config::StoreOutagePolic
     config.storage.hbase.endpoints = {server_->endpoint()};
     config.storage.hbase.connect_timeout_ms = 200;
     config.storage.hbase.call_timeout_ms = 1000;
+    config.beacon_log.embedded.path = (dir_ / "beacon-log").string();
     for (config::CampaignConfig& campaign : config.campaigns) {
       campaign.store_outage_policy = GetParam();
     }

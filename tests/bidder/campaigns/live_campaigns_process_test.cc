@@ -46,7 +46,9 @@ class BidderProcess {
   }
 
   // Starts with `config` and waits (at most 30 s) until it listens.
-  bool Start(const nlohmann::json& config) {
+  bool Start(nlohmann::json config) {
+    // Each bidder its own beacon log (one writer per directory).
+    config["beacon_log"]["embedded"]["path"] = (dir_ / "beacon-log").string();
     const fs::path config_path = dir_ / "bidder.json";
     std::ofstream(config_path) << config.dump(2);
     const fs::path port_file = dir_ / "port";
@@ -247,8 +249,13 @@ TEST(LiveCampaignsProcessTest, AChangeThroughOneBidderReachesTheOtherWithinTwoSe
   std::optional<TestResponse> billed = beacon.RoundTrip(GetRequest(burl.substr(path_at)));
   ASSERT_TRUE(billed.has_value());
   EXPECT_LT(billed->status, 300u) << billed->body;
-  EXPECT_EQ(MetricValue(b.port(), "bidder_wins_total{campaign=\"live-1\",exchange=\"default\"}"), 1)
-      << b.Stderr();
+  // Answered once logged; the stream worker applies it right after.
+  double wins = 0;
+  for (int i = 0; i < 200 && wins < 1; ++i) {
+    wins = MetricValue(b.port(), "bidder_wins_total{campaign=\"live-1\",exchange=\"default\"}");
+    if (wins < 1) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  EXPECT_EQ(wins, 1) << b.Stderr();
 
   // A stale edit is refused with the current version.
   std::optional<TestResponse> stale = ops.Post("/api/campaigns/live-1/pause?version=7", "");

@@ -127,7 +127,11 @@ class BidderProcess {
         process_(dir_ / (name_ + ".out"), dir_ / (name_ + ".log")) {}
 
   // Starts rtb-bidder on `config` and waits (bounded) until it listens.
-  bool Start(const nlohmann::json& config) {
+  bool Start(nlohmann::json config) {
+    // Each bidder its own beacon log (one writer per directory).
+    if (!config.contains("beacon_log")) {
+      config["beacon_log"]["embedded"]["path"] = (dir_ / (name_ + "-beacon-log")).string();
+    }
     const std::filesystem::path path = dir_ / (name_ + ".json");
     const std::filesystem::path port_file = dir_ / (name_ + ".port");
     std::filesystem::remove(port_file);

@@ -1,0 +1,59 @@
+#include "bidder/stream/beacon_log_config.h"
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "beaconlog/embedded_log.h"
+
+namespace rtb::bidder::stream {
+namespace {
+
+beaconlog::EmbeddedLogOptions EmbeddedOptionsOf(const config::BidderConfig& config) {
+  const config::EmbeddedBeaconLogConfig& embedded = config.beacon_log.embedded;
+  beaconlog::EmbeddedLogOptions options;
+  options.path = EmbeddedLogPath(config);
+  options.segment_bytes = embedded.segment_mib << 20;
+  options.max_bytes = embedded.max_mib << 20;
+  options.sync = embedded.sync == config::BeaconLogSync::kNone ? beaconlog::SyncPolicy::kNone
+                                                               : beaconlog::SyncPolicy::kEveryBatch;
+  return options;
+}
+
+absl::Status Annotated(const absl::Status& status, const std::string& what) {
+  return absl::Status(status.code(), absl::StrCat(what, ": ", std::string(status.message())));
+}
+
+}  // namespace
+
+std::string EmbeddedLogPath(const config::BidderConfig& config) {
+  const std::string& path = config.beacon_log.embedded.path;
+  if (!path.empty()) return path;
+  std::string store = config.storage.embedded.path;
+  while (store.size() > 1 && store.back() == '/') store.pop_back();
+  return store + "-beacon-log";
+}
+
+absl::StatusOr<std::unique_ptr<beaconlog::LogWriter>> OpenBeaconLogWriter(
+    const config::BidderConfig& config) {
+  absl::StatusOr<std::unique_ptr<beaconlog::LogWriter>> writer =
+      beaconlog::OpenEmbeddedLogWriter(EmbeddedOptionsOf(config));
+  if (!writer.ok()) return Annotated(writer.status(), "cannot open the beacon log for writing");
+  return writer;
+}
+
+absl::StatusOr<std::unique_ptr<beaconlog::LogReader>> OpenBeaconLogReader(
+    const config::BidderConfig& config) {
+  absl::StatusOr<std::unique_ptr<beaconlog::LogReader>> reader =
+      beaconlog::OpenEmbeddedLogReader(EmbeddedOptionsOf(config));
+  if (!reader.ok()) return Annotated(reader.status(), "cannot open the beacon log for reading");
+  return reader;
+}
+
+StreamWorkerOptions StreamWorkerOptionsOf(const config::BidderConfig& config) {
+  StreamWorkerOptions options;
+  options.batch_records = static_cast<size_t>(config.beacon_log.stream.batch_records);
+  options.retry_max_ms = config.beacon_log.stream.retry_max_ms;
+  options.retry_min_ms = std::min(options.retry_min_ms, options.retry_max_ms);
+  return options;
+}
+
+}  // namespace rtb::bidder::stream

@@ -1,0 +1,256 @@
+#include "bidder/stream/stream_worker.h"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "prometheus/counter.h"
+#include "prometheus/gauge.h"
+
+namespace rtb::bidder::stream {
+
+struct StreamMetrics {
+  prometheus::Counter* applied = nullptr;
+  prometheus::Counter* skipped = nullptr;
+  prometheus::Counter* retries = nullptr;
+  prometheus::Counter* batches = nullptr;
+  prometheus::Gauge* lag_bytes = nullptr;
+  prometheus::Gauge* lag_records = nullptr;
+  prometheus::Gauge* caught_up = nullptr;
+
+  void Declare(prometheus::Registry& registry) {
+    auto& records = prometheus::BuildCounter()
+                        .Name("bidder_beacon_stream_records_total")
+                        .Help("Beacon log records the stream worker applied or skipped (malformed)")
+                        .Register(registry);
+    applied = &records.Add({{"result", "applied"}});
+    skipped = &records.Add({{"result", "skipped"}});
+    retries = &prometheus::BuildCounter()
+                   .Name("bidder_beacon_stream_retries_total")
+                   .Help("Attempts at a beacon log record the store refused, tried again")
+                   .Register(registry)
+                   .Add({});
+    batches = &prometheus::BuildCounter()
+                   .Name("bidder_beacon_stream_batches_total")
+                   .Help("Batches of the beacon log applied, flushed and committed")
+                   .Register(registry)
+                   .Add({});
+    lag_bytes = &prometheus::BuildGauge()
+                     .Name("bidder_beacon_log_lag_bytes")
+                     .Help("Bytes of the beacon log appended and not yet committed")
+                     .Register(registry)
+                     .Add({});
+    lag_records = &prometheus::BuildGauge()
+                       .Name("bidder_beacon_log_lag_records")
+                       .Help(
+                           "Records of the beacon log appended and not yet committed (-1: "
+                           "the backend does not count them)")
+                       .Register(registry)
+                       .Add({});
+    caught_up = &prometheus::BuildGauge()
+                     .Name("bidder_beacon_stream_caught_up_timestamp_seconds")
+                     .Help("When the stream worker last found the beacon log fully applied")
+                     .Register(registry)
+                     .Add({});
+  }
+};
+
+class StreamWorker::Impl {
+ public:
+  Impl(beaconlog::LogReader* reader, RecordApplier* applier, prometheus::Registry* registry,
+       StreamWorkerOptions options)
+      : reader_(reader), applier_(applier), options_(options) {
+    if (registry != nullptr) {
+      metrics_ = std::make_unique<StreamMetrics>();
+      metrics_->Declare(*registry);
+    }
+  }
+
+  void Start() {
+    thread_ = std::thread([this] { Run(); });
+  }
+
+  ~Impl() {
+    {
+      std::lock_guard<std::mutex> guard(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+
+  void Wake() {
+    {
+      std::lock_guard<std::mutex> guard(mutex_);
+      woken_ = true;
+    }
+    wake_.notify_all();
+  }
+
+  absl::Status AwaitCaughtUp(absl::Duration timeout) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    // A poll that starts after this call sees everything appended before it.
+    const uint64_t target = polls_started_ + 1;
+    woken_ = true;
+    wake_.notify_all();
+    const bool done = caught_up_cv_.wait_for(lock, absl::ToChronoMilliseconds(timeout), [&] {
+      return caught_up_poll_ >= target || stopping_;
+    });
+    if (!done) return absl::DeadlineExceededError("the stream worker is still behind the log");
+    return absl::OkStatus();
+  }
+
+ private:
+  bool Stopping() {
+    std::lock_guard<std::mutex> guard(mutex_);
+    return stopping_;
+  }
+
+  // Sleeps `ms` or until stopped; false when stopping.
+  bool Sleep(int ms) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    wake_.wait_for(lock, std::chrono::milliseconds(ms), [&] { return stopping_; });
+    return !stopping_;
+  }
+
+  // Applies one record, retrying what the store refused until it is applied
+  // (true), or until the worker stops (false: the batch stays uncommitted).
+  bool ApplyRecord(const beaconlog::LogRecord& record) {
+    int backoff_ms = options_.retry_min_ms;
+    for (;;) {
+      const absl::Status applied = applier_->Apply(record);
+      if (applied.ok()) {
+        if (metrics_) metrics_->applied->Increment();
+        return true;
+      }
+      if (applied.code() == absl::StatusCode::kInvalidArgument) {
+        std::fprintf(stderr, "beacon stream: record skipped: %s\n", applied.ToString().c_str());
+        if (metrics_) metrics_->skipped->Increment();
+        return true;
+      }
+      if (metrics_) metrics_->retries->Increment();
+      if (!Sleep(backoff_ms)) return false;
+      backoff_ms = std::min(backoff_ms * 2, options_.retry_max_ms);
+    }
+  }
+
+  // Flush, then commit, each retried like a record.
+  bool FinishBatch() {
+    int backoff_ms = options_.retry_min_ms;
+    for (;;) {
+      absl::Status s = applier_->Flush();
+      if (s.ok()) s = reader_->Commit();
+      if (s.ok()) {
+        if (metrics_) metrics_->batches->Increment();
+        return true;
+      }
+      std::fprintf(stderr, "beacon stream: flush or commit failed: %s\n", s.ToString().c_str());
+      if (metrics_) metrics_->retries->Increment();
+      if (!Sleep(backoff_ms)) return false;
+      backoff_ms = std::min(backoff_ms * 2, options_.retry_max_ms);
+    }
+  }
+
+  void PublishLag() {
+    if (!metrics_) return;
+    absl::StatusOr<beaconlog::LogLag> lag = reader_->Lag();
+    if (!lag.ok()) return;
+    metrics_->lag_bytes->Set(static_cast<double>(lag->bytes));
+    metrics_->lag_records->Set(static_cast<double>(lag->records));
+  }
+
+  void Run() {
+    auto last_lag = std::chrono::steady_clock::time_point();
+    while (!Stopping()) {
+      uint64_t poll;
+      {
+        std::lock_guard<std::mutex> guard(mutex_);
+        poll = ++polls_started_;
+        woken_ = false;
+      }
+      absl::StatusOr<std::vector<beaconlog::LogRecord>> batch =
+          reader_->Poll(options_.batch_records, absl::ZeroDuration());
+      if (std::chrono::steady_clock::now() - last_lag >= std::chrono::seconds(1)) {
+        PublishLag();
+        last_lag = std::chrono::steady_clock::now();
+      }
+      if (!batch.ok()) {
+        std::fprintf(stderr, "beacon stream: poll failed: %s\n", batch.status().ToString().c_str());
+        if (!Sleep(options_.retry_max_ms)) return;
+        continue;
+      }
+      if (batch->empty()) {
+        if (metrics_) {
+          metrics_->caught_up->Set(
+              std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+                  .count());
+        }
+        std::unique_lock<std::mutex> lock(mutex_);
+        caught_up_poll_ = poll;
+        caught_up_cv_.notify_all();
+        wake_.wait_for(lock, std::chrono::milliseconds(options_.idle_wait_ms),
+                       [&] { return stopping_ || woken_; });
+        continue;
+      }
+      for (const beaconlog::LogRecord& record : *batch) {
+        if (!ApplyRecord(record)) return;
+      }
+      if (!FinishBatch()) return;
+    }
+  }
+
+  beaconlog::LogReader* const reader_;
+  RecordApplier* const applier_;
+  const StreamWorkerOptions options_;
+  std::unique_ptr<StreamMetrics> metrics_;
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::condition_variable caught_up_cv_;
+  bool stopping_ = false;
+  bool woken_ = false;
+  uint64_t polls_started_ = 0;
+  uint64_t caught_up_poll_ = 0;
+  std::thread thread_;
+};
+
+absl::StatusOr<std::unique_ptr<StreamWorker>> StreamWorker::Start(beaconlog::LogReader* reader,
+                                                                  RecordApplier* applier,
+                                                                  prometheus::Registry* registry,
+                                                                  StreamWorkerOptions options) {
+  if (reader == nullptr || applier == nullptr) {
+    return absl::InvalidArgumentError("stream worker: a log reader and an applier are required");
+  }
+  if (options.batch_records < 1 || options.idle_wait_ms < 1 || options.retry_min_ms < 1 ||
+      options.retry_max_ms < options.retry_min_ms) {
+    return absl::InvalidArgumentError(
+        "stream worker: batch_records, idle_wait_ms and retry_min_ms must be positive, "
+        "retry_max_ms at least retry_min_ms");
+  }
+  std::unique_ptr<Impl> impl;
+  try {
+    impl = std::make_unique<Impl>(reader, applier, registry, options);
+  } catch (const std::exception& e) {
+    return absl::InternalError(std::string("cannot declare the stream metrics: ") + e.what());
+  }
+  impl->Start();
+  return std::unique_ptr<StreamWorker>(new StreamWorker(std::move(impl)));
+}
+
+StreamWorker::StreamWorker(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+StreamWorker::~StreamWorker() = default;
+
+void StreamWorker::Wake() { impl_->Wake(); }
+
+absl::Status StreamWorker::AwaitCaughtUp(absl::Duration timeout) {
+  return impl_->AwaitCaughtUp(timeout);
+}
+
+}  // namespace rtb::bidder::stream

@@ -1,0 +1,94 @@
+// The stream worker: applies the beacon log to the tables (event-tracking
+// seed: "After each batch from the log: timeline.flush(); index.flush();
+// then commit the log offset").
+//
+//   loop:
+//     batch = log.Poll(batch_records)          (empty: sleep until woken or
+//                                               idle_wait_ms, then again)
+//     for each record, in order:
+//       applier.Apply(record)                   a storage error: back off
+//                                               (retry_min_ms doubling to
+//                                               retry_max_ms) and apply the
+//                                               same record again, for ever;
+//                                               nothing is skipped
+//     applier.Flush()                           buffered writes durable
+//     log.Commit()                              only now
+//
+// A record the applier refuses as malformed (InvalidArgument) is counted and
+// passed over; it cannot become valid by waiting. A crash anywhere before
+// the commit makes the next worker apply the batch again from its first
+// record, which the applier's idempotence makes harmless.
+//
+// Metrics: bidder_beacon_stream_records_total{result="applied|skipped"},
+// bidder_beacon_stream_retries_total, bidder_beacon_stream_batches_total,
+// bidder_beacon_log_lag_bytes, bidder_beacon_log_lag_records (-1: the
+// backend does not count records), and
+// bidder_beacon_stream_caught_up_timestamp_seconds: when the worker last
+// found nothing left to read (its age is how far behind it is, at most).
+//
+// Thread-safety: the worker runs on a thread of its own; Wake and
+// AwaitCaughtUp may be called from any thread.
+#ifndef RTB_BIDDER_STREAM_STREAM_WORKER_H_
+#define RTB_BIDDER_STREAM_STREAM_WORKER_H_
+
+#include <cstddef>
+#include <memory>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "beaconlog/beacon_log.h"
+#include "prometheus/registry.h"
+
+namespace rtb::bidder::stream {
+
+class RecordApplier {
+ public:
+  virtual ~RecordApplier() = default;
+  // Applies one record. InvalidArgument: malformed, never applicable
+  // (skipped); any other error is retried.
+  virtual absl::Status Apply(const beaconlog::LogRecord& record) = 0;
+  // Makes the writes of every record applied so far durable.
+  virtual absl::Status Flush() = 0;
+};
+
+struct StreamWorkerOptions {
+  // Records polled and applied per batch (and per commit). Default 512.
+  size_t batch_records = 512;
+  // Sleep when the log had nothing, unless woken sooner, ms. Default 20.
+  int idle_wait_ms = 20;
+  // Back-off between attempts at a record the store refused, ms: doubling
+  // from the first to the second. Defaults 50 and 5000.
+  int retry_min_ms = 50;
+  int retry_max_ms = 5000;
+};
+
+class StreamWorker {
+ public:
+  // Starts the worker's thread. `reader` and `applier` must outlive it;
+  // `registry` may be null (no metrics).
+  static absl::StatusOr<std::unique_ptr<StreamWorker>> Start(beaconlog::LogReader* reader,
+                                                             RecordApplier* applier,
+                                                             prometheus::Registry* registry,
+                                                             StreamWorkerOptions options = {});
+  // Stops: the batch in hand is finished and committed first, unless the
+  // store keeps failing, in which case it is left to the next worker.
+  ~StreamWorker();
+  StreamWorker(const StreamWorker&) = delete;
+  StreamWorker& operator=(const StreamWorker&) = delete;
+
+  // Something was appended: poll now instead of after the idle wait.
+  void Wake();
+  // Waits until everything appended before the call is applied and
+  // committed; DeadlineExceeded after `timeout`.
+  absl::Status AwaitCaughtUp(absl::Duration timeout);
+
+ private:
+  class Impl;
+  explicit StreamWorker(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace rtb::bidder::stream
+
+#endif  // RTB_BIDDER_STREAM_STREAM_WORKER_H_
