@@ -201,14 +201,8 @@ absl::Status BidderApp::RegisterBidRoutes() {
 }
 
 absl::Status BidderApp::RegisterBeaconRoutes() {
-  events::EventStoreOptions event_options;
-  const config::HotKeysConfig& hot_keys = config_.events.hot_keys;
-  event_options.hot_keys.window_ms = hot_keys.window_ms;
-  event_options.hot_keys.tracked_keys = hot_keys.tracked_keys;
-  event_options.hot_keys.reported_keys = hot_keys.reported_keys;
-  event_options.hot_keys.max_events_per_window = hot_keys.max_events_per_window;
   events_ = std::make_unique<events::EventStore>(*store_, *storage::SystemClock(), &registry_,
-                                                 event_options);
+                                                 events::EventStoreOptionsOf(config_.events));
   eraser_ = std::make_unique<events::DeviceEraser>(*store_, *storage::SystemClock(), &registry_);
   BeaconHandler::Dependencies deps;
   deps.config = &config_;

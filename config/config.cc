@@ -508,6 +508,18 @@ void DecodeEmbeddedBeaconLog(const json& value, const std::string& path, ErrorLi
   fields.RejectUnknownKeys();
 }
 
+void DecodeKafkaBeaconLog(const json& value, const std::string& path, ErrorList* errors,
+                          KafkaBeaconLogConfig* out) {
+  ObjectFields fields(value, path, errors);
+  fields.Read("brokers", &out->brokers);
+  fields.Read("topic", &out->topic);
+  fields.Read("group_id", &out->group_id);
+  fields.Read("partitions", &out->partitions);
+  fields.Read("replication_factor", &out->replication_factor);
+  fields.Read("delivery_timeout_ms", &out->delivery_timeout_ms);
+  fields.RejectUnknownKeys();
+}
+
 void DecodeStream(const json& value, const std::string& path, ErrorList* errors,
                   StreamConfig* out) {
   ObjectFields fields(value, path, errors);
@@ -522,6 +534,7 @@ void DecodeBeaconLog(const json& value, const std::string& path, ErrorList* erro
   ObjectFields fields(value, path, errors);
   fields.ReadEnum("backend", kBeaconLogBackends, &out->backend);
   ReadObject(fields, "embedded", &out->embedded, DecodeEmbeddedBeaconLog);
+  ReadObject(fields, "kafka", &out->kafka, DecodeKafkaBeaconLog);
   ReadObject(fields, "stream", &out->stream, DecodeStream);
   fields.RejectUnknownKeys();
 }

@@ -330,7 +330,13 @@ void ValidateEvents(const EventsConfig& events, ErrorList* errors) {
 void ValidateBeaconLog(const BeaconLogConfig& log, ErrorList* errors) {
   Checker at("beacon_log", errors);
   if (log.backend == BeaconLogBackend::kKafka) {
-    at.Fail("backend", "kafka is not available in this build yet; use embedded");
+    Checker kafka = at.Member("kafka");
+    if (log.kafka.brokers.empty()) kafka.Fail("brokers", "required for the kafka backend");
+    if (log.kafka.topic.empty()) kafka.Fail("topic", "must not be empty");
+    if (log.kafka.group_id.empty()) kafka.Fail("group_id", "must not be empty");
+    kafka.InRange("partitions", log.kafka.partitions, 1, 10000);
+    kafka.InRange("replication_factor", log.kafka.replication_factor, 1, 16);
+    kafka.InRange("delivery_timeout_ms", log.kafka.delivery_timeout_ms, 1000, 600000);
   }
   Checker embedded = at.Member("embedded");
   if (embedded.InRange("segment_mib", log.embedded.segment_mib, 1, 1024)) {

@@ -82,6 +82,24 @@ struct EmbeddedBeaconLogConfig {
   BeaconLogSync sync = BeaconLogSync::kEveryBatch;
 };
 
+struct KafkaBeaconLogConfig {
+  // Bootstrap brokers, "host:port[,host:port...]". Required for the kafka
+  // backend.
+  std::string brokers;
+  // The topic, created at start-up when missing. Default "rtb-beacons".
+  std::string topic = "rtb-beacons";
+  // The stream workers' consumer group. Default "rtb-stream".
+  std::string group_id = "rtb-stream";
+  // A missing topic's partitions (the stream workers that can share it)
+  // and replicas. Defaults 8 and 1 (a production cluster: 3). Ranges
+  // [1, 10000] and [1, 16].
+  int partitions = 8;
+  int replication_factor = 1;
+  // How long a record is retried before its beacon gets 503, ms. Default
+  // 30000. Range [1000, 600000].
+  int delivery_timeout_ms = 30000;
+};
+
 struct StreamConfig {
   // Run the stream worker inside the bidder. false: rtb-stream applies the
   // log instead. Default true.
@@ -96,6 +114,7 @@ struct StreamConfig {
 struct BeaconLogConfig {
   BeaconLogBackend backend = BeaconLogBackend::kEmbedded;
   EmbeddedBeaconLogConfig embedded;
+  KafkaBeaconLogConfig kafka;
   StreamConfig stream;
 };
 

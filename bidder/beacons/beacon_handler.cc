@@ -68,12 +68,13 @@ class BeaconHandler::Impl : public stream::RecordApplier {
 
   ~Impl() override {
     // Every accepted beacon gets its answer before the handler goes.
-    context_.deps().log->Flush(absl::Seconds(30)).IgnoreError();
+    if (context_.deps().log != nullptr) context_.deps().log->Flush(absl::Seconds(30)).IgnoreError();
   }
 
   beacons::BeaconContext& context() { return context_; }
 
   void Register(HttpServer& server) {
+    if (context_.deps().log == nullptr) return;  // applies records only
     auto route = [&](std::initializer_list<http::verb> verbs, std::string_view path,
                      Endpoint endpoint) {
       for (const std::string& prefix : path_prefixes_) {
@@ -287,9 +288,9 @@ std::string BeaconHandler::ImpressionId(std::string_view exchange, std::string_v
 absl::StatusOr<std::unique_ptr<BeaconHandler>> BeaconHandler::Create(Dependencies deps,
                                                                      BeaconHandlerOptions options) {
   if (deps.config == nullptr || deps.store == nullptr || deps.events == nullptr ||
-      deps.registry == nullptr || deps.log == nullptr) {
+      deps.registry == nullptr) {
     return absl::InvalidArgumentError(
-        "beacon handler: config, store, events, registry and log are required");
+        "beacon handler: config, store, events and registry are required");
   }
   if (options.max_in_flight < 1) {
     return absl::InvalidArgumentError("beacon handler: max_in_flight must be > 0");

@@ -173,7 +173,8 @@ class BeaconHandler {
     // The server's bound port, for beacon URLs when bid.beacon_base_url is
     // unset (markup served by win notices). Default: server.port.
     std::function<uint16_t()> bound_port;
-    // Where accepted beacons go before they are answered. Required.
+    // Where accepted beacons go before they are answered. Null: the handler
+    // only applies records (rtb-stream), and Register routes nothing.
     beaconlog::LogWriter* log = nullptr;
     // Called after each record the log made durable (the in-process stream
     // worker's Wake). May be empty.

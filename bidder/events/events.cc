@@ -209,6 +209,15 @@ absl::Status WriteEventRows(storage::Store& store, const EventTables& tables, co
 
 }  // namespace
 
+EventStoreOptions EventStoreOptionsOf(const config::EventsConfig& events) {
+  EventStoreOptions options;
+  options.hot_keys.window_ms = events.hot_keys.window_ms;
+  options.hot_keys.tracked_keys = events.hot_keys.tracked_keys;
+  options.hot_keys.reported_keys = events.hot_keys.reported_keys;
+  options.hot_keys.max_events_per_window = events.hot_keys.max_events_per_window;
+  return options;
+}
+
 std::string_view EventTypeName(EventType type) {
   switch (type) {
     case EventType::kImpression:

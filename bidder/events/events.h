@@ -45,6 +45,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "config/config.h"
 #include "prometheus/registry.h"
 #include "storage/clock.h"
 #include "storage/schemas.h"
@@ -144,6 +145,10 @@ struct EventStoreOptions {
   int reconcile_index_rows_per_user = 64;
   HotKeyOptions hot_keys;
 };
+
+// The options the `events` section of the configuration gives (hot keys);
+// the rest default.
+EventStoreOptions EventStoreOptionsOf(const config::EventsConfig& events);
 
 // Largest `limit` a read accepts.
 inline constexpr int kMaxReadLimit = 10000;

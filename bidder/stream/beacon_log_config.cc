@@ -3,6 +3,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "beaconlog/embedded_log.h"
+#include "beaconlog/kafka_log.h"
 
 namespace rtb::bidder::stream {
 namespace {
@@ -16,6 +17,24 @@ beaconlog::EmbeddedLogOptions EmbeddedOptionsOf(const config::BidderConfig& conf
   options.sync = embedded.sync == config::BeaconLogSync::kNone ? beaconlog::SyncPolicy::kNone
                                                                : beaconlog::SyncPolicy::kEveryBatch;
   return options;
+}
+
+beaconlog::KafkaLogOptions KafkaOptionsOf(const config::BidderConfig& config,
+                                          std::string_view client) {
+  const config::KafkaBeaconLogConfig& kafka = config.beacon_log.kafka;
+  beaconlog::KafkaLogOptions options;
+  options.brokers = kafka.brokers;
+  options.topic = kafka.topic;
+  options.group_id = kafka.group_id;
+  options.client_id = std::string(client);
+  options.partitions = kafka.partitions;
+  options.replication_factor = kafka.replication_factor;
+  options.delivery_timeout_ms = kafka.delivery_timeout_ms;
+  return options;
+}
+
+bool OnKafka(const config::BidderConfig& config) {
+  return config.beacon_log.backend == config::BeaconLogBackend::kKafka;
 }
 
 absl::Status Annotated(const absl::Status& status, const std::string& what) {
@@ -35,7 +54,8 @@ std::string EmbeddedLogPath(const config::BidderConfig& config) {
 absl::StatusOr<std::unique_ptr<beaconlog::LogWriter>> OpenBeaconLogWriter(
     const config::BidderConfig& config) {
   absl::StatusOr<std::unique_ptr<beaconlog::LogWriter>> writer =
-      beaconlog::OpenEmbeddedLogWriter(EmbeddedOptionsOf(config));
+      OnKafka(config) ? beaconlog::OpenKafkaLogWriter(KafkaOptionsOf(config, "rtb-bidder"))
+                      : beaconlog::OpenEmbeddedLogWriter(EmbeddedOptionsOf(config));
   if (!writer.ok()) return Annotated(writer.status(), "cannot open the beacon log for writing");
   return writer;
 }
@@ -43,7 +63,8 @@ absl::StatusOr<std::unique_ptr<beaconlog::LogWriter>> OpenBeaconLogWriter(
 absl::StatusOr<std::unique_ptr<beaconlog::LogReader>> OpenBeaconLogReader(
     const config::BidderConfig& config) {
   absl::StatusOr<std::unique_ptr<beaconlog::LogReader>> reader =
-      beaconlog::OpenEmbeddedLogReader(EmbeddedOptionsOf(config));
+      OnKafka(config) ? beaconlog::OpenKafkaLogReader(KafkaOptionsOf(config, "rtb-stream"))
+                      : beaconlog::OpenEmbeddedLogReader(EmbeddedOptionsOf(config));
   if (!reader.ok()) return Annotated(reader.status(), "cannot open the beacon log for reading");
   return reader;
 }

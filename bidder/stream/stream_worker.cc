@@ -99,10 +99,12 @@ class StreamWorker::Impl {
     // A poll that starts after this call sees everything appended before it.
     const uint64_t target = polls_started_ + 1;
     woken_ = true;
+    ++awaiting_;
     wake_.notify_all();
     const bool done = caught_up_cv_.wait_for(lock, absl::ToChronoMilliseconds(timeout), [&] {
       return caught_up_poll_ >= target || stopping_;
     });
+    --awaiting_;
     if (!done) return absl::DeadlineExceededError("the stream worker is still behind the log");
     return absl::OkStatus();
   }
@@ -158,6 +160,18 @@ class StreamWorker::Impl {
     }
   }
 
+  // After an empty poll: whether the log agrees nothing is left. Asked only
+  // while someone awaits it (a Kafka reader asks the group coordinator):
+  // an empty poll there may just mean the next fetch has not come back.
+  bool NothingLeft() {
+    {
+      std::lock_guard<std::mutex> guard(mutex_);
+      if (awaiting_ == 0) return true;
+    }
+    absl::StatusOr<beaconlog::LogLag> lag = reader_->Lag();
+    return !lag.ok() || lag->records <= 0;
+  }
+
   void PublishLag() {
     if (!metrics_) return;
     absl::StatusOr<beaconlog::LogLag> lag = reader_->Lag();
@@ -184,6 +198,10 @@ class StreamWorker::Impl {
       if (!batch.ok()) {
         std::fprintf(stderr, "beacon stream: poll failed: %s\n", batch.status().ToString().c_str());
         if (!Sleep(options_.retry_max_ms)) return;
+        continue;
+      }
+      if (batch->empty() && !NothingLeft()) {
+        if (!Sleep(2)) return;
         continue;
       }
       if (batch->empty()) {
@@ -218,6 +236,7 @@ class StreamWorker::Impl {
   bool woken_ = false;
   uint64_t polls_started_ = 0;
   uint64_t caught_up_poll_ = 0;
+  int awaiting_ = 0;
   std::thread thread_;
 };
 
