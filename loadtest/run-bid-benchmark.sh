@@ -39,6 +39,9 @@
 #   THREADS       I/O threads of the servers in the default mode [number of cores]
 #   DEVICES       device population [100000]
 #   HIT_SHARE     share of requests whose device has a profile [0.5]
+#   WIN_RATE      share of bids whose win and billing notices rtb-load fires
+#                 at the server (rtb-load --win-rate): the beacon path's cost
+#                 in the CPU per request [0: none]
 #   P99_LIMITS_US p99 limits reported, microseconds, ascending [1000 5000]
 #   NGINX         1 to run nginx in the default mode too [0; always in ONE_CORE]
 #   BASELINE_BIDDER  another rtb-bidder binary (e.g. built from an earlier
@@ -65,6 +68,7 @@ CONNECTIONS=${CONNECTIONS:-64}
 THREADS=${THREADS:-$(nproc)}
 DEVICES=${DEVICES:-100000}
 HIT_SHARE=${HIT_SHARE:-0.5}
+WIN_RATE=${WIN_RATE:-0}
 P99_LIMITS_US=${P99_LIMITS_US:-"1000 5000"}
 FIXTURES=$ROOT/tests/fixtures/openrtb/requests
 REQUESTS=${REQUESTS:-$FIXTURES/site-banner-mrec.json,$FIXTURES/app-banner-leaderboard.json,$FIXTURES/site-pmp-deals.json}
@@ -241,7 +245,7 @@ run_one() {
   steal_before=$(steal_ticks)
   "${PIN_LOAD[@]}" "$BUILD_DIR/loadtest/rtb-load" --port "${PORT[$server]}" --rate "$rate" \
     --duration "$DURATION" --warmup "$WARMUP" --connections "$CONNECTIONS" \
-    --requests "$REQUESTS" --devices "$DEVICES" >"$WORK/run.json" &
+    --requests "$REQUESTS" --devices "$DEVICES" --win-rate "$WIN_RATE" >"$WORK/run.json" &
   local load=$!
   if [[ $ONE_CORE == 1 ]]; then
     sleep "$WARMUP"
