@@ -15,10 +15,11 @@ trap 'rm -rf "$PREFIX"' EXIT
 cmake --install "$BUILD" --prefix "$PREFIX" > "$PREFIX.log" 2>&1 || { cat "$PREFIX.log" >&2; fail "cmake --install failed"; }
 rm -f "$PREFIX.log"
 
-for f in bin/rtb-bidder bin/rtb-pacer bin/storage-server bin/rtb-passwd; do
+for f in bin/rtb-bidder bin/rtb-pacer bin/rtb-stream bin/storage-server bin/rtb-passwd; do
   [[ -x "$PREFIX/$f" ]] || fail "$f is not installed or not executable"
 done
 for f in lib/systemd/system/rtb-bidder.service lib/systemd/system/rtb-pacer.service \
+         lib/systemd/system/rtb-stream.service \
          lib/systemd/system/rtb-storage-server.service \
          share/rtb-bidder/config/bidder.example.json share/rtb-bidder/config/bidder.hbase.example.json \
          share/rtb-bidder/prometheus/prometheus.yml share/rtb-bidder/prometheus/rtb-bidder.rules.yml \
@@ -32,6 +33,7 @@ done
 "$PREFIX/bin/rtb-bidder" --help 2>&1 | grep -q "usage: rtb-bidder" || fail "rtb-bidder --help"
 "$PREFIX/bin/storage-server" --help 2>&1 | grep -q "usage: storage-server" || fail "storage-server --help"
 "$PREFIX/bin/rtb-pacer" --help 2>&1 | grep -q "usage: rtb-pacer" || fail "rtb-pacer --help"
+"$PREFIX/bin/rtb-stream" --help 2>&1 | grep -q "usage: rtb-stream" || fail "rtb-stream --help"
 
 mkdir -p "$PREFIX/verify"
 for unit in "$PREFIX"/lib/systemd/system/*.service; do
