@@ -9,7 +9,11 @@
 //     caps and the event rollups equal the notices exactly;
 //   - rtb-stream, applying the log of a bidder that keeps taking notices,
 //     killed with SIGKILL 20 times, mostly with records left to apply, and
-//     started again each time: the same exact result.
+//     started again each time: the same exact result;
+//   - on Kafka (label kafka: RTB_KAFKA_BROKERS names the broker
+//     deploy/kafka/kafka.sh runs), the broker restarted while notices keep
+//     coming: the bidder's producer and consumer recover by themselves, and
+//     after the exchange's retries the same exact result.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -71,7 +75,7 @@ class BeaconLogProcessTest : public NoticeProcessTest {
     std::vector<std::thread> clients;
     for (int c = 0; c < 4; ++c) {
       clients.emplace_back([&] {
-        TestConnection conn(port, std::chrono::seconds(5));
+        TestConnection conn(port, answer_timeout_);
         for (size_t i = next++; i < notices.size(); i = next++) {
           std::this_thread::sleep_until(start + step * static_cast<int64_t>(i));
           std::optional<TestResponse> win = conn.RoundTrip(GetRequest(notices[i].win));
@@ -123,6 +127,23 @@ class BeaconLogProcessTest : public NoticeProcessTest {
     EXPECT_EQ(counts["impression"], static_cast<int64_t>(notices));
   }
 
+  // Waits (at most `limit`) until `port` has recorded `count` impressions
+  // from billing notices.
+  bool AwaitRecordedBillings(int port, size_t count, std::chrono::seconds limit) {
+    const std::string series = "bidder_beacons_total{kind=\"billing\",outcome=\"recorded\"} ";
+    const Clock::time_point give_up = Clock::now() + limit;
+    while (Clock::now() < give_up) {
+      const std::string metrics = Metrics(port);
+      const size_t at = metrics.find(series);
+      if (at != std::string::npos &&
+          std::stod(metrics.substr(at + series.size())) >= static_cast<double>(count)) {
+        return true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
+    return false;
+  }
+
   void VerifyStore(const std::string& endpoint, const std::vector<Notice>& notices) {
     storage::HBaseStoreOptions options;
     options.endpoints = {endpoint};
@@ -131,6 +152,8 @@ class BeaconLogProcessTest : public NoticeProcessTest {
     Verify(**store, notices);
     VerifyEventsOnce(**store, notices.size());
   }
+
+  std::chrono::seconds answer_timeout_{5};
 };
 
 TEST_F(BeaconLogProcessTest, NoticesAcknowledgedWhileTheStoreIsDownAreAllAppliedWhenItIsBack) {
@@ -224,6 +247,65 @@ TEST_F(BeaconLogProcessTest, AStreamWorkerKilledTwentyTimesMidBatchLeavesEveryEf
   ASSERT_TRUE(AwaitApplied(stream_port, std::chrono::seconds(180))) << stream.Stderr();
   EXPECT_EQ(stream.Stop(), std::optional<int>(0)) << stream.Stderr();
   EXPECT_EQ(Unapplied(log_dir), 0);
+  EXPECT_EQ(bidder.Stop(), std::optional<int>(0)) << bidder.Stderr();
+  VerifyStore(server.endpoint(), notices);
+  EXPECT_EQ(server.Stop(), std::optional<int>(0)) << server.Stderr();
+}
+
+TEST_F(BeaconLogProcessTest, OnKafkaABrokerRestartUnderNoticesLosesNothingAcknowledged) {
+  const char* brokers = std::getenv("RTB_KAFKA_BROKERS");
+  if (brokers == nullptr || *brokers == '\0') {
+    const char* ci = std::getenv("CI");
+    if (ci != nullptr && std::string(ci) == "true") {
+      FAIL() << "RTB_KAFKA_BROKERS is not set under CI=true: Kafka did not start";
+    }
+    GTEST_SKIP() << "RTB_KAFKA_BROKERS is not set; run deploy/kafka/kafka.sh start && "
+                    "deploy/kafka/kafka.sh wait, then RTB_KAFKA_BROKERS=127.0.0.1:9092";
+  }
+  storage::testing::StorageServerProcess server(dir_ / "server");
+  ASSERT_TRUE(server.Start({})) << server.Stderr();
+  nlohmann::json config = Config(server.endpoint(), Mode::kSidecarEmbedded);
+  const std::string topic =
+      absl::StrCat("rtb-beacons-test-", ::getpid(), "-", Clock::now().time_since_epoch().count());
+  config["beacon_log"]["backend"] = "kafka";
+  config["beacon_log"]["kafka"] = {{"brokers", brokers},
+                                   {"topic", topic},
+                                   {"group_id", topic},
+                                   {"partitions", 4},
+                                   {"delivery_timeout_ms", 60000}};
+  const fs::path config_path = WriteConfig(config);
+  Child bidder(RTB_BIDDER_BINARY, dir_ / "bidder");
+  const int port = StartBidder(bidder, config_path, "bidder");
+  ASSERT_GT(port, 0) << bidder.Stderr();
+  const std::vector<Notice> notices = Bids(port, 600, 150);
+  ASSERT_EQ(notices.size(), 600u) << bidder.Stderr();
+
+  // The broker is away for its stop and start (seconds): appends wait in
+  // the producer meanwhile, and so do their answers.
+  answer_timeout_ = std::chrono::seconds(90);
+  bool restarted = false;
+  int restart_exit = -1;
+  const std::vector<bool> acked =
+      SendPaced(port, notices, std::chrono::seconds(20), [&](auto elapsed) {
+        if (elapsed < std::chrono::seconds(4)) return true;
+        restart_exit = std::system(
+            absl::StrCat("bash '", RTB_SOURCE_DIR, "/deploy/kafka/kafka.sh' restart").c_str());
+        restarted = true;
+        return false;
+      });
+  ASSERT_TRUE(restarted);
+  ASSERT_EQ(restart_exit, 0) << "deploy/kafka/kafka.sh restart failed";
+  const auto acknowledged = std::count(acked.begin(), acked.end(), true);
+  EXPECT_EQ(acknowledged, static_cast<int64_t>(notices.size()))
+      << "a restart shorter than delivery_timeout_ms refuses no beacon\n"
+      << Metrics(port) << bidder.Stderr();
+  // The exchange retries what it may not have got an answer for, and
+  // replays the rest: duplicates, applied as such.
+  Retry(port, notices);
+  ASSERT_TRUE(AwaitRecordedBillings(port, notices.size(), std::chrono::seconds(180)))
+      << bidder.Stderr();
+  std::printf("Kafka broker restarted under notices: %lld of %zu acknowledged at once\n",
+              static_cast<long long>(acknowledged), notices.size());
   EXPECT_EQ(bidder.Stop(), std::optional<int>(0)) << bidder.Stderr();
   VerifyStore(server.endpoint(), notices);
   EXPECT_EQ(server.Stop(), std::optional<int>(0)) << server.Stderr();

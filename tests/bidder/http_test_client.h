@@ -88,6 +88,7 @@ class TestConnection {
   bool Send(std::string_view bytes) {
     while (!bytes.empty()) {
       const ssize_t n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR) continue;
       if (n <= 0) return false;
       bytes.remove_prefix(static_cast<size_t>(n));
     }
@@ -148,7 +149,10 @@ class TestConnection {
  private:
   bool Receive() {
     char buf[16384];
-    const ssize_t n = ::recv(fd_, buf, sizeof(buf), 0);
+    ssize_t n = 0;
+    do {
+      n = ::recv(fd_, buf, sizeof(buf), 0);
+    } while (n < 0 && errno == EINTR);  // a signal to this process, not an answer
     if (n <= 0) return false;
     pending_.append(buf, static_cast<size_t>(n));
     return true;
