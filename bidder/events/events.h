@@ -34,15 +34,17 @@
 // column is deleted (replays stop before the rollup from then on), so rows
 // do not keep a marker per event for two years; a crash or an error before
 // that delete leaves one small column, which every rollup reader skips.
-// What is left, on a store without nonce memory:
-//   - a crash (or a store error) between an attempt's over-count and its
-//     undo counts the event twice: two failures at exact points (one before
-//     the timeline marker, then one inside the retry);
+// What is left, on a store without nonce memory (or past its retention):
+//   - a crash (or a store error that kept the undo from landing) between a
+//     retry's over-count and its undo counts the event twice: two failures
+//     at exact points (one before the timeline marker, then one inside the
+//     retry);
 //   - two attempts at the same event running at once, when the later one
 //     read no timeline marker before the earlier wrote it but increments
 //     after the earlier deleted the rollup marker, count it twice: that
 //     needs a duplicate delivery overlapping the first by a few round trips
 //     (two stream workers on one batch), not a crash and a retry.
+//
 // Erased users (bidder/events/erasure.h) are skipped at ingest: Record checks
 // the erasure record before writing and again after, and removes what it
 // wrote if an erasure landed in between, so a replayed beacon cannot bring an
