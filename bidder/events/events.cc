@@ -36,9 +36,19 @@ bool KnownType(uint32_t code) {
 
 // One nonce per event: a retried Increment of the same event's rollup is
 // recognised by stores that keep nonces (the embedded engine, for
-// storage::kNonceRetentionMs).
+// storage::kNonceRetentionMs). Thrift2 carries none; there the rollup marker
+// column answers (CountInRollup).
 uint64_t RollupNonce(std::string_view event_id) {
   const uint64_t h = storage::StableHash64(absl::StrCat("rollup|", Str(event_id)));
+  return h == 0 ? 1 : h;
+}
+
+// The nonce of the undo by the attempt whose Increment made the event's
+// marker `times`. Attempts that saw different markers undo separately; a
+// retry answered from nonce memory sees the same marker, so its undo is
+// applied once too.
+uint64_t RollupUndoNonce(std::string_view event_id, int64_t times) {
+  const uint64_t h = storage::StableHash64(absl::StrCat("rollup-undo|", Str(event_id), "|", times));
   return h == 0 ? 1 : h;
 }
 
@@ -173,13 +183,55 @@ storage::Put IndexPut(const Event& event) {
   return index;
 }
 
-storage::Increment RollupIncrement(const Event& event) {
+storage::Increment RollupIncrement(const Event& event, const std::string& marker) {
   storage::Increment rollup;
   rollup.row = internal::RollupKey(event.user_key, event.event_time_ms);
-  rollup.columns = {{Str(internal::kRollupFamily), Str(EventTypeName(event.type)), 1}};
+  // The count and the event's marker move together (one row, one atomic
+  // Increment): the marker says how many attempts have added the event.
+  rollup.columns = {{Str(internal::kRollupFamily), Str(EventTypeName(event.type)), 1},
+                    {Str(internal::kRollupFamily), marker, 1}};
   rollup.durability = storage::Durability::kSyncWal;
   rollup.nonce = RollupNonce(event.event_id);
   return rollup;
+}
+
+// What CountInRollup did.
+struct RollupCount {
+  // The event was counted before: this attempt took its own 1 back.
+  bool recounted = false;
+  // The timestamp of the marker version this attempt wrote, if the store
+  // said: the marker's delete names it (RollupMarkerDelete).
+  std::optional<int64_t> marker_timestamp;
+};
+
+// Adds the event to its day's count, once. A marker above 1 means an earlier
+// attempt counted the event and died (or saw a store error) before the
+// timeline marker, and no nonce memory caught this retry: this attempt
+// takes its own 1 back, so each attempt undoes exactly itself whatever the
+// others did (events.h has the windows left).
+absl::StatusOr<RollupCount> CountInRollup(storage::Store& store, const EventTables& tables,
+                                          const Event& event, const std::string& marker) {
+  absl::StatusOr<storage::RowResult> counted =
+      store.Increment(tables.rollups, RollupIncrement(event, marker));
+  if (!counted.ok()) return counted.status();
+  RollupCount out;
+  int64_t times = 1;
+  for (const storage::Cell& cell : counted->cells) {
+    if (cell.family != internal::kRollupFamily || cell.qualifier != marker) continue;
+    times = storage::DecodeCounter(cell.value).value_or(1);
+    out.marker_timestamp = cell.timestamp;
+  }
+  if (times <= 1) return out;
+  storage::Increment undo;
+  undo.row = internal::RollupKey(event.user_key, event.event_time_ms);
+  undo.columns = {{Str(internal::kRollupFamily), Str(EventTypeName(event.type)), -1}};
+  undo.durability = storage::Durability::kSyncWal;
+  undo.nonce = RollupUndoNonce(event.event_id, times);
+  if (absl::StatusOr<storage::RowResult> r = store.Increment(tables.rollups, undo); !r.ok()) {
+    return r.status();
+  }
+  out.recounted = true;
+  return out;
 }
 
 storage::Put RolledUpMarker(const std::string& timeline_key) {
@@ -191,20 +243,47 @@ storage::Put RolledUpMarker(const std::string& timeline_key) {
   return done;
 }
 
-// The timeline row, its index row, the day's rollup, then the marker that
-// says the rollup counted the event (IsRolledUp).
+// Once the timeline marker stands, replays stop before the rollup, so the
+// rollup marker has done its work; without this delete every rollup row
+// would keep one marker per event for the rollups' two years. A lost delete
+// (async WAL, a crash, an error) leaves a small column that readers skip.
+// It names the version this attempt wrote: an Increment stamps a version
+// above the one it replaces even when the clock has not moved past it (as
+// HBase does), so a delete at "now" could miss a retry's version.
+storage::Delete RollupMarkerDelete(const Event& event, const std::string& marker,
+                                   std::optional<int64_t> marker_timestamp) {
+  storage::Delete d;
+  d.row = internal::RollupKey(event.user_key, event.event_time_ms);
+  d.targets = {
+      {Str(internal::kRollupFamily), marker, storage::DeleteKind::kColumnAll, marker_timestamp}};
+  d.durability = storage::Durability::kAsyncWal;
+  return d;
+}
+
+// The timeline row, its index row, the day's rollup, the marker that says
+// the rollup counted the event (IsRolledUp), then the rollup's own marker
+// goes. In that order: the rollup marker must outlive the moment the
+// timeline marker is written, or a replay in between would count again.
 absl::Status WriteEventRows(storage::Store& store, const EventTables& tables, const Event& event,
-                            const std::string& timeline_key) {
+                            const std::string& timeline_key, internal::EventMetrics& metrics) {
   if (absl::Status s = store.Put(tables.timeline, TimelinePut(event, timeline_key)); !s.ok()) {
     return s;
   }
   if (absl::Status s = store.Put(tables.index, IndexPut(event)); !s.ok()) return s;
-  if (absl::StatusOr<storage::RowResult> r =
-          store.Increment(tables.rollups, RollupIncrement(event));
-      !r.ok()) {
-    return r.status();
+  const std::string marker = internal::RollupMarkerQualifier(event.event_id);
+  absl::StatusOr<RollupCount> count = CountInRollup(store, tables, event, marker);
+  if (!count.ok()) return count.status();
+  if (count->recounted) metrics.rollup_recounts->Increment();
+  if (absl::Status s = store.Put(tables.timeline, RolledUpMarker(timeline_key)); !s.ok()) {
+    return s;
   }
-  return store.Put(tables.timeline, RolledUpMarker(timeline_key));
+  // The event is recorded whatever this delete answers: failing the Record
+  // would only have it replayed, and a replay stops at the timeline marker.
+  if (!store.Delete(tables.rollups, RollupMarkerDelete(event, marker, count->marker_timestamp))
+           .ok()) {
+    metrics.rollup_markers_left->Increment();
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -316,7 +395,8 @@ absl::Status EventStore::Record(const Event& event) {
     metrics_->replayed->Increment();
     return absl::OkStatus();
   }
-  if (absl::Status s = WriteEventRows(store_, options_.tables, event, timeline_key); !s.ok()) {
+  if (absl::Status s = WriteEventRows(store_, options_.tables, event, timeline_key, *metrics_);
+      !s.ok()) {
     return failed(s);
   }
 
@@ -476,6 +556,7 @@ EngagementTotals SumEngagement(const std::vector<storage::RowResult>& rows) {
   EngagementTotals totals;
   for (const storage::RowResult& row : rows) {
     if (row.row.size() != internal::kRollupKeyBytes) continue;
+    // Exact names: a rollup marker column ("#...") matches none of them.
     for (const storage::Cell& cell : row.cells) {
       int64_t* total = nullptr;
       if (cell.qualifier == EventTypeName(EventType::kImpression)) {
@@ -509,6 +590,8 @@ absl::StatusOr<std::vector<DailyRollup>> EventStore::DailyCounts(std::string_vie
     DailyRollup day;
     day.day = row.row.substr(internal::kUserPrefixBytes);
     for (const storage::Cell& cell : row.cells) {
+      // A marker is a count of attempts at one event, not of events.
+      if (internal::IsRollupMarker(cell.qualifier)) continue;
       std::optional<EventType> type = ParseEventType(cell.qualifier);
       std::optional<int64_t> count = storage::DecodeCounter(cell.value);
       if (type && count) day.counts[*type] = *count;

@@ -16,9 +16,34 @@
 // (both SYNC_WAL), then the rollup increment, then a marker cell on the
 // timeline row. Keys are deterministic (the event id comes from the beacon),
 // so a replay after a crash rewrites the same cells, and a replay of a
-// complete event finds the marker and changes nothing, so rollups count an
-// event once. A crash between the two writes leaves a timeline row without
-// its index row: replaying the beacon repairs it, and so does Reconcile.
+// complete event finds the marker and changes nothing. A crash between the
+// timeline and index writes leaves a timeline row without its index row:
+// replaying the beacon repairs it, and so does Reconcile.
+//
+// Rollups after a crash. A replay that finds no timeline marker increments
+// the rollup again, and the increment of the crashed attempt may have
+// landed. Its nonce (from the event id) lets the embedded engine answer the
+// retry with the first result for storage::kNonceRetentionMs, but Thrift2
+// (HBase, storage-server) carries no nonce. So the rollup Increment also
+// adds 1 to the event's marker column in the same row, atomically: c:#<hex
+// event id> (internal::RollupMarkerQualifier; no type name starts with '#').
+// An attempt whose Increment made the marker 2 or more takes its own 1 back
+// from the count (a second Increment, -1, with a nonce of its own), so an
+// event counts once on every backend however many attempts die before the
+// timeline marker. Once the timeline marker is written the rollup marker
+// column is deleted (replays stop before the rollup from then on), so rows
+// do not keep a marker per event for two years; a crash or an error before
+// that delete leaves one small column, which every rollup reader skips.
+// What is left, on a store without nonce memory (or past its retention):
+//   - a crash (or a store error that kept the undo from landing) between a
+//     retry's over-count and its undo counts the event twice: two failures
+//     at exact points (one before the timeline marker, then one inside the
+//     retry);
+//   - two attempts at the same event running at once, when the later one
+//     read no timeline marker before the earlier wrote it but increments
+//     after the earlier deleted the rollup marker, count it twice: that
+//     needs a duplicate delivery overlapping the first by a few round trips
+//     (two stream workers on one batch), not a crash and a retry.
 //
 // Erased users (bidder/events/erasure.h) are skipped at ingest: Record checks
 // the erasure record before writing and again after, and removes what it
@@ -180,7 +205,8 @@ absl::StatusOr<storage::Scan> DailyCountsScan(std::string_view user_key, int64_t
                                               int64_t to_ms);
 
 // The impression, click and conversion counters of the rows such a scan
-// read, summed. Rows that are not rollup rows are skipped. No allocation.
+// read, summed. Rows that are not rollup rows, and rollup marker columns,
+// are skipped. No allocation.
 EngagementTotals SumEngagement(const std::vector<storage::RowResult>& rows);
 
 class EventStore {
@@ -196,8 +222,11 @@ class EventStore {
   EventStore& operator=(const EventStore&) = delete;
 
   // Timeline row, index row, rollup counter (Increment with a nonce derived
-  // from event_id), then the replay marker; timeline and index SYNC_WAL, so
-  // both are durable when this returns OK. Skips (returns OK, counts
+  // from event_id, and the event's rollup marker; an attempt that finds the
+  // event counted takes its 1 back), then the replay marker, then the rollup
+  // marker's delete; timeline and index SYNC_WAL, so both are durable when
+  // this returns OK. A failed rollup marker delete does not fail the Record
+  // (bidder_events_rollup_markers_left_total). Skips (returns OK, counts
   // bidder_events_skipped_erased_total) when the user is erased, and (counts
   // bidder_events_rate_limited_total) when the user is over
   // hot_keys.max_events_per_window.
@@ -219,7 +248,7 @@ class EventStore {
   absl::StatusOr<std::optional<Event>> GetEvent(std::string_view user_key, int64_t event_time_ms,
                                                 std::string_view event_id);
   // A user's rollups for the UTC days from the day of from_ms to the day of
-  // to_ms - 1, oldest first.
+  // to_ms - 1, oldest first. Rollup marker columns are skipped.
   absl::StatusOr<std::vector<DailyRollup>> DailyCounts(std::string_view user_key, int64_t from_ms,
                                                        int64_t to_ms);
 

@@ -102,6 +102,16 @@ KeyRange RollupWindow(std::string_view user_key, int64_t from_ms, int64_t to_ms)
   return range;
 }
 
+std::string RollupMarkerQualifier(std::string_view event_id) {
+  std::string qualifier(1, kRollupMarkerPrefix);
+  storage::AppendHex(event_id, &qualifier);
+  return qualifier;
+}
+
+bool IsRollupMarker(std::string_view qualifier) {
+  return !qualifier.empty() && qualifier.front() == kRollupMarkerPrefix;
+}
+
 std::string ErasureStatusKey(std::string_view user_key) {
   std::string key(1, kErasureStatusKind);
   key.append(user_key);

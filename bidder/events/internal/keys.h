@@ -21,7 +21,9 @@
 //   type's writes spread over the 16 salt-split regions.
 //
 // rollups (`event_rollups`), 26 bytes: one row per user and UTC day, days
-// ascending; one 8-byte counter per event type.
+// ascending; one 8-byte counter per event type (qualifier EventTypeName),
+// and for a moment one marker counter per event being recorded (qualifier
+// "#" + the event id in hex, RollupMarkerQualifier), which readers skip.
 //   +------+----------+------------------+
 //   | salt | user key | day "yyyymmdd"   |
 //   | 2 B  | 16 B     | 8 B ASCII, UTC   |
@@ -71,13 +73,18 @@ inline constexpr std::string_view kTypeColumn = "type";        // 4-byte type co
 inline constexpr std::string_view kTimeColumn = "ts";          // 8-byte event time, ms
 inline constexpr std::string_view kBodyColumn = "body";        // JSON record
 inline constexpr std::string_view kSummaryColumn = "summary";  // copy of the index summary
-// Written last by Record, after the rollup increment: a replay that finds it
-// knows every write of the event happened and changes nothing.
+// Written by Record after the rollup increment (only the rollup marker's
+// delete follows): a replay that finds it knows every write of the event
+// happened and changes nothing.
 inline constexpr std::string_view kRolledUpColumn = "rolled";
 inline constexpr std::string_view kIndexFamily = storage::kEventsByTypeIndexFamily;
 inline constexpr std::string_view kIndexSummaryColumn = "s";
 inline constexpr std::string_view kRollupFamily =
     storage::kEventRollupsCountFamily;  // qualifier = EventTypeName
+// First byte of a rollup marker column's qualifier. No event type name starts
+// with it, so a marker never collides with a count and readers tell them
+// apart by name.
+inline constexpr char kRollupMarkerPrefix = '#';
 inline constexpr std::string_view kErasureFamily = storage::kErasuresFamily;
 // Status row: when the erasure was requested, 8-byte ms. Its presence is what
 // IsErased checks.
@@ -114,6 +121,13 @@ std::string UtcDay(int64_t ms);
 std::string RollupKey(std::string_view user_key, int64_t event_time_ms);
 // Rollup rows of the UTC days from the day of from_ms to the day of to_ms - 1.
 KeyRange RollupWindow(std::string_view user_key, int64_t from_ms, int64_t to_ms);
+
+// The marker column of one event in its rollup row: kRollupMarkerPrefix, then
+// the event id in hex. Record adds 1 to it in the same Increment as the
+// count, so the answer says how many attempts have added this event.
+std::string RollupMarkerQualifier(std::string_view event_id);
+// Whether a rollup row's qualifier is a marker, not a count.
+bool IsRollupMarker(std::string_view qualifier);
 
 std::string ErasureStatusKey(std::string_view user_key);
 std::string ErasurePendingKey(std::string_view user_key);

@@ -35,6 +35,20 @@ EventMetrics::EventMetrics(prometheus::Registry& registry) {
                       .Help("Records skipped because the user passed its events per window")
                       .Register(registry)
                       .Add({});
+  rollup_recounts = &prometheus::BuildCounter()
+                         .Name("bidder_events_rollup_recounts_total")
+                         .Help(
+                             "Rollup increments of an event that was already counted (a retry "
+                             "after a crash or a store error), taken back")
+                         .Register(registry)
+                         .Add({});
+  rollup_markers_left = &prometheus::BuildCounter()
+                             .Name("bidder_events_rollup_markers_left_total")
+                             .Help(
+                                 "Rollup marker columns left behind because their delete failed "
+                                 "(readers skip them)")
+                             .Register(registry)
+                             .Add({});
   hot_keys = &prometheus::BuildGauge()
                   .Name("bidder_events_hot_key_events")
                   .Help(

@@ -6,6 +6,8 @@
 //   bidder_events_skipped_erased_total            Records skipped: the user is erased
 //   bidder_events_record_failures_total           Records that returned an error
 //   bidder_events_rate_limited_total              Records skipped: the user is over its rate
+//   bidder_events_rollup_recounts_total           rollup adds of a counted event, taken back
+//   bidder_events_rollup_markers_left_total       rollup markers whose delete failed (harmless)
 //   bidder_events_hot_key_events{rank,key_prefix} events of the top keys in the last window
 //   bidder_events_reconcile_users_total           users compared by Reconcile
 //   bidder_events_index_repairs_total{action}     added | removed index rows
@@ -40,6 +42,8 @@ struct EventMetrics {
   prometheus::Counter* skipped_erased = nullptr;
   prometheus::Counter* record_failures = nullptr;
   prometheus::Counter* rate_limited = nullptr;
+  prometheus::Counter* rollup_recounts = nullptr;
+  prometheus::Counter* rollup_markers_left = nullptr;
   // Series are replaced when a window closes: at most reported_keys exist.
   prometheus::Family<prometheus::Gauge>* hot_keys = nullptr;
   absl::Mutex hot_keys_mu;

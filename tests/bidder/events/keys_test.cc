@@ -168,6 +168,18 @@ TEST(EventKeysTest, RollupKeyIsSaltUserAndUtcDay) {
   EXPECT_LE(w.stop, RollupKey(user, kNow + 86400000)) << "the stop row is exclusive";
 }
 
+TEST(EventKeysTest, RollupMarkerIsHashThenTheEventIdInHexAndNoTypeName) {
+  const std::string event = std::string("\x00\x01\xab\xff", 4) + std::string(12, 'e');
+  const std::string marker = RollupMarkerQualifier(event);
+  EXPECT_EQ(marker, "#0001abff656565656565656565656565");
+  EXPECT_TRUE(IsRollupMarker(marker));
+  for (EventType type : kEventTypes) {
+    EXPECT_FALSE(IsRollupMarker(EventTypeName(type))) << EventTypeName(type);
+  }
+  EXPECT_FALSE(ParseEventType(marker).has_value());
+  EXPECT_FALSE(IsRollupMarker(""));
+}
+
 TEST(EventKeysTest, ErasureKeysSeparateStatusFromPending) {
   const std::string user = Bytes16('u', '1');
   EXPECT_EQ(ErasureStatusKey(user), "s" + user);
