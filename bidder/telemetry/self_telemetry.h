@@ -5,7 +5,8 @@
 //             bidder_wins_total{exchange,campaign}, bidder_spend_micros_total{exchange,campaign},
 //             bidder_profile_timeouts_total{exchange}, bidder_profile_lookups_total{outcome},
 //             bidder_beacons_total{kind,outcome} (cumulative values, as Prometheus has them)
-//   gauges    bidder_pacing_spend_today_micros{campaign}, bidder_pacing_throttle_ratio{campaign}
+//   gauges    bidder_pacing_spend_today_micros{campaign}, bidder_pacing_throttle_ratio{campaign},
+//             bidder_beacon_log_lag_bytes, bidder_beacon_stream_caught_up_timestamp_seconds
 //             (the value at the sample)
 //   histogram bidder_bid_latency_seconds -> bidder_bid_latency_seconds.p50 and .p99,
 //             of the observations since the previous sample (interpolated
@@ -58,7 +59,8 @@ struct SelfTelemetryOptions {
                                        "bidder_profile_lookups_total",
                                        "bidder_beacons_total"};
   std::vector<std::string> gauges = {"bidder_pacing_spend_today_micros",
-                                     "bidder_pacing_throttle_ratio"};
+                                     "bidder_pacing_throttle_ratio", "bidder_beacon_log_lag_bytes",
+                                     "bidder_beacon_stream_caught_up_timestamp_seconds"};
   std::vector<std::string> histograms = {"bidder_bid_latency_seconds"};
   // The loop also runs Telemetry::Pack when this many seconds have passed
   // since its last pack; 0 leaves packing to the caller. Default 300.

@@ -425,6 +425,11 @@ step('a campaign\'s charts render with data points from the load', async () => {
   assert.match(svg.line, /^M[\d.]+,[\d.]+/);
   assert.match(svg.label, /Bid rate: \d+ points/);
   assert.equal(await page.$eval('#chart-latency', (f) => f.dataset.state), 'data', 'p99 latency has points');
+  // The stream worker applies the load's notices as they come: its log is
+  // never a minute behind.
+  assert.equal(await page.$eval('#chart-beacon-lag', (f) => f.dataset.state), 'data', 'beacon log lag has points');
+  const lag = await page.$$eval('#chart-beacon-lag svg circle.dot', (dots) => dots.map((d) => Number(d.dataset.v)));
+  assert.ok(lag.length > 0 && lag.every((v) => v < 60), `seconds behind: ${lag}`);
   // Wins and spend draw whenever the telemetry store has two samples of
   // them (a rate needs two); until then the chart says there is no data.
   // The samples are counted first, the charts redrawn after: they can only

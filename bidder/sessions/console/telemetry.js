@@ -48,13 +48,19 @@ async function series(metric, { tags = {}, aggregator = 'sum', downsample, start
   }
 }
 
+// [ms, caught-up time in s] -> [ms, seconds behind at that sample], never
+// below zero (the sample and the gauge come from one clock, a sample apart).
+function behind(points) {
+  return points.map(([t, caughtUp]) => [t, Math.max(0, t / 1000 - caughtUp)]);
+}
+
 export async function loadCharts() {
   if (!state.loggedIn) return;
   const generation = ++state.chartsGeneration;
   const campaign = state.campaigns.find((c) => c.id === state.selected);
   $('charts-campaign').textContent = campaign ? campaign.id : '';
   $('charts').dataset.campaign = campaign ? campaign.id : '';
-  const figures = ['chart-bid-rate', 'chart-win-rate', 'chart-spend', 'chart-latency'].map((id) => $(id));
+  const figures = ['chart-bid-rate', 'chart-win-rate', 'chart-spend', 'chart-latency', 'chart-beacon-lag'].map((id) => $(id));
   if (!campaign) {
     for (const f of figures) drawChart(f, [], { emptyText: 'Select a campaign' });
     return;
@@ -68,11 +74,14 @@ export async function loadCharts() {
   const gapMs = stepMs * 3;
   const current = () => generation === state.chartsGeneration && state.loggedIn;
 
-  const [bids, wins, spend, latency] = await Promise.allSettled([
+  const [bids, wins, spend, latency, caughtUp] = await Promise.allSettled([
     series('bidder_bids_total', counter),
     series('bidder_wins_total', counter),
     series('bidder_spend_micros_total', counter),
     series('bidder_bid_latency_seconds.p99', { aggregator: 'max', downsample: `${step}-max`, start: `${range}-ago` }),
+    // When the stream worker last found the beacon log applied: the
+    // earliest of the workers is the furthest behind.
+    series('bidder_beacon_stream_caught_up_timestamp_seconds', { aggregator: 'min', downsample: `${step}-min`, start: `${range}-ago` }),
   ]);
   if (!current()) return;
 
@@ -85,6 +94,7 @@ export async function loadCharts() {
     { figure: figures[2], result: spend, points: scale(counterRate(value(spend)), 60 / 1e6),
       format: withUnit(`${campaign.currency}/min`) },
     { figure: figures[3], result: latency, points: scale(value(latency), 1000), format: withUnit('ms') },
+    { figure: figures[4], result: caughtUp, points: behind(value(caughtUp)), format: withUnit('s', 1) },
   ];
   // One time axis for the four, so their points line up.
   const drawn = charts.filter((c) => c.points.length > 0);
