@@ -7,7 +7,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
 #include <thread>
 #include <utility>
 
@@ -173,15 +172,8 @@ class EmbeddedLogReader final : public LogReader {
 
 absl::StatusOr<std::unique_ptr<LogReader>> OpenEmbeddedLogReader(
     const EmbeddedLogOptions& options) {
-  if (options.path.empty()) return absl::InvalidArgumentError("beacon log: path is empty");
-  std::error_code error;
-  std::filesystem::create_directories(options.path, error);
-  if (error) {
-    return absl::UnavailableError(
-        absl::StrCat("beacon log: cannot create ", options.path, ": ", error.message()));
-  }
   absl::StatusOr<internal::DirectoryLock> lock =
-      internal::DirectoryLock::Acquire(options.path, "reader.lock", "reader");
+      internal::DirectoryLock::CreateAndAcquire(options.path, "reader.lock", "reader");
   if (!lock.ok()) return lock.status();
   auto reader = std::make_unique<EmbeddedLogReader>(options, *std::move(lock));
   if (absl::Status started = reader->Start(); !started.ok()) return started;

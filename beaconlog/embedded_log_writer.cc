@@ -8,9 +8,7 @@
 
 #include <chrono>
 #include <condition_variable>
-#include <filesystem>
 #include <mutex>
-#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -282,19 +280,12 @@ class EmbeddedLogWriter final : public LogWriter {
 
 absl::StatusOr<std::unique_ptr<LogWriter>> OpenEmbeddedLogWriter(
     const EmbeddedLogOptions& options) {
-  if (options.path.empty()) return absl::InvalidArgumentError("beacon log: path is empty");
   if (options.segment_bytes < 4096 || options.max_bytes < options.segment_bytes) {
     return absl::InvalidArgumentError(
         "beacon log: segment_bytes must be at least 4096 and max_bytes at least segment_bytes");
   }
-  std::error_code error;
-  std::filesystem::create_directories(options.path, error);
-  if (error) {
-    return absl::UnavailableError(
-        absl::StrCat("beacon log: cannot create ", options.path, ": ", error.message()));
-  }
   absl::StatusOr<internal::DirectoryLock> lock =
-      internal::DirectoryLock::Acquire(options.path, "writer.lock", "writer");
+      internal::DirectoryLock::CreateAndAcquire(options.path, "writer.lock", "writer");
   if (!lock.ok()) return lock.status();
   auto writer = std::make_unique<EmbeddedLogWriter>(options, *std::move(lock));
   if (absl::Status started = writer->Start(); !started.ok()) return started;

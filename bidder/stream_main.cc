@@ -97,25 +97,6 @@ absl::StatusOr<rtb::config::BidderConfig> LoadStreamConfig(const StreamFlags& fl
   return config;
 }
 
-absl::StatusOr<std::unique_ptr<prometheus::Exposer>> ServeMetrics(
-    const std::string& address, const std::shared_ptr<prometheus::Registry>& registry,
-    const std::string& port_file) {
-  std::unique_ptr<prometheus::Exposer> exposer;
-  try {
-    exposer = std::make_unique<prometheus::Exposer>(address);
-  } catch (const std::exception& e) {
-    return absl::UnavailableError(
-        absl::StrCat("cannot serve metrics at ", address, ": ", e.what()));
-  }
-  exposer->RegisterCollectable(registry);
-  const std::vector<int> ports = exposer->GetListeningPorts();
-  if (!port_file.empty()) {
-    const uint16_t port = ports.empty() ? 0 : static_cast<uint16_t>(ports.front());
-    if (absl::Status s = rtb::startup::WritePortFile(port_file, port); !s.ok()) return s;
-  }
-  return exposer;
-}
-
 // What applies the log: the beacon handler's writes, with the events, the
 // pacing journal and the pricing counts behind them.
 struct Applier {
@@ -197,7 +178,7 @@ int Run(int argc, char** argv) {
       rtb::bidder::stream::OpenBeaconLogReader(*config);
   if (!reader.ok()) return Fail(reader.status().message());
   absl::StatusOr<std::unique_ptr<prometheus::Exposer>> exposer =
-      ServeMetrics(flags.metrics_address, registry, flags.port_file);
+      rtb::startup::ServeMetrics(flags.metrics_address, registry, flags.port_file);
   if (!exposer.ok()) return Fail(exposer.status().message());
 
   if (absl::Status s = follower.Start(); !s.ok()) {

@@ -52,11 +52,6 @@ int Fail(absl::string_view message) {
   return rtb::startup::FailStart(kProgram, std::string_view(message.data(), message.size()));
 }
 
-uint16_t MetricsPort(const prometheus::Exposer& exposer) {
-  const std::vector<int> ports = exposer.GetListeningPorts();
-  return ports.empty() ? 0 : static_cast<uint16_t>(ports.front());
-}
-
 struct PacerFlags {
   std::string config_path;
   std::string metrics_address = "127.0.0.1:9465";
@@ -85,27 +80,6 @@ absl::StatusOr<rtb::config::BidderConfig> LoadPacerConfig(const std::string& pat
                      "rtb-pacer serves pacing.mode \"pacer\" only"));
   }
   return config;
-}
-
-// Serves the registry at `address` and, when `port_file` is given, writes
-// the port it listens on there.
-absl::StatusOr<std::unique_ptr<prometheus::Exposer>> ServeMetrics(
-    const std::string& address, const std::shared_ptr<prometheus::Registry>& registry,
-    const std::string& port_file) {
-  std::unique_ptr<prometheus::Exposer> exposer;
-  try {
-    exposer = std::make_unique<prometheus::Exposer>(address);
-  } catch (const std::exception& e) {
-    return absl::UnavailableError(
-        absl::StrCat("cannot serve metrics at ", address, ": ", e.what()));
-  }
-  exposer->RegisterCollectable(registry);
-  if (!port_file.empty()) {
-    if (absl::Status s = rtb::startup::WritePortFile(port_file, MetricsPort(*exposer)); !s.ok()) {
-      return s;
-    }
-  }
-  return exposer;
 }
 
 int Run(int argc, char** argv) {
@@ -154,7 +128,7 @@ int Run(int argc, char** argv) {
                                         rtb::pricing::PricingRole::kFitAndPublish, registry.get());
   if (!pricing.ok()) return Fail(pricing.status().message());
   absl::StatusOr<std::unique_ptr<prometheus::Exposer>> exposer =
-      ServeMetrics(flags.metrics_address, registry, flags.port_file);
+      rtb::startup::ServeMetrics(flags.metrics_address, registry, flags.port_file);
   if (!exposer.ok()) return Fail(exposer.status().message());
 
   // The table's campaigns are in place before the first decisions; a table
@@ -167,7 +141,7 @@ int Run(int argc, char** argv) {
   Log(absl::StrCat("controlling ", follower.current()->by_position.size(), " campaigns every ",
                    config->pacing.controller_interval_ms, " ms on ",
                    rtb::startup::DescribeStore(config->storage), "; metrics on port ",
-                   MetricsPort(**exposer)));
+                   rtb::startup::MetricsPort(**exposer)));
 
   Log("stopping on " + std::string(rtb::startup::WaitForStopSignal()));
   (*pricing)->Stop();

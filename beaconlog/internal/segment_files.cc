@@ -157,6 +157,19 @@ absl::StatusOr<DirectoryLock> DirectoryLock::Acquire(const std::string& dir, std
   return DirectoryLock(fd);
 }
 
+absl::StatusOr<DirectoryLock> DirectoryLock::CreateAndAcquire(const std::string& dir,
+                                                              std::string_view name,
+                                                              std::string_view holder) {
+  if (dir.empty()) return absl::InvalidArgumentError("beacon log: path is empty");
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) {
+    return absl::UnavailableError(
+        absl::StrCat("beacon log: cannot create ", dir, ": ", error.message()));
+  }
+  return Acquire(dir, name, holder);
+}
+
 DirectoryLock& DirectoryLock::operator=(DirectoryLock&& other) noexcept {
   if (this != &other) {
     if (fd_ >= 0) ::close(fd_);

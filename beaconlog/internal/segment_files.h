@@ -45,6 +45,10 @@ class DirectoryLock {
  public:
   static absl::StatusOr<DirectoryLock> Acquire(const std::string& dir, std::string_view name,
                                                std::string_view holder);
+  // Creates `dir` when missing, then Acquire.
+  static absl::StatusOr<DirectoryLock> CreateAndAcquire(const std::string& dir,
+                                                        std::string_view name,
+                                                        std::string_view holder);
   DirectoryLock(DirectoryLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
   DirectoryLock& operator=(DirectoryLock&& other) noexcept;
   DirectoryLock(const DirectoryLock&) = delete;

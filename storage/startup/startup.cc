@@ -287,4 +287,26 @@ int RunMain(std::string_view program, const std::function<int()>& body) {
   }
 }
 
+absl::StatusOr<std::unique_ptr<prometheus::Exposer>> ServeMetrics(
+    const std::string& address, const std::shared_ptr<prometheus::Registry>& registry,
+    const std::string& port_file) {
+  std::unique_ptr<prometheus::Exposer> exposer;
+  try {
+    exposer = std::make_unique<prometheus::Exposer>(address);
+  } catch (const std::exception& e) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot serve metrics at ", address, ": ", e.what()));
+  }
+  exposer->RegisterCollectable(registry);
+  if (!port_file.empty()) {
+    if (absl::Status s = WritePortFile(port_file, MetricsPort(*exposer)); !s.ok()) return s;
+  }
+  return exposer;
+}
+
+uint16_t MetricsPort(const prometheus::Exposer& exposer) {
+  const std::vector<int> ports = exposer.GetListeningPorts();
+  return ports.empty() ? 0 : static_cast<uint16_t>(ports.front());
+}
+
 }  // namespace rtb::startup

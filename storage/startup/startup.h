@@ -31,6 +31,8 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "config/config.h"
+#include "prometheus/exposer.h"
+#include "prometheus/registry.h"
 #include "storage/store.h"
 
 namespace rtb::startup {
@@ -101,6 +103,16 @@ int FailStart(std::string_view program, std::string_view message);
 // Writes "<port>\n" to `path` whole: under a temporary name, then renamed, so
 // a reader never sees a partial number.
 absl::Status WritePortFile(const std::string& path, int port);
+
+// Serves `registry` at http://`address`/metrics (port 0 picks a free one)
+// and, when `port_file` is given, writes the port it listens on there: the
+// metrics endpoint of the processes without an HTTP server of their own
+// (rtb-pacer, rtb-stream).
+absl::StatusOr<std::unique_ptr<prometheus::Exposer>> ServeMetrics(
+    const std::string& address, const std::shared_ptr<prometheus::Registry>& registry,
+    const std::string& port_file);
+// The port `exposer` listens on; 0 when none.
+uint16_t MetricsPort(const prometheus::Exposer& exposer);
 
 // Sets glibc malloc for a process that runs for days, before its threads
 // start. Large blocks (1 MiB and up: compaction and flush buffers, memtable
