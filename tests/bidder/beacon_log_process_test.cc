@@ -10,10 +10,18 @@
 //   - rtb-stream, applying the log of a bidder that keeps taking notices,
 //     killed with SIGKILL 20 times, mostly with records left to apply, and
 //     started again each time: the same exact result;
+//   - on real HBase (label hbase: RTB_HBASE_THRIFT names the cluster's
+//     gateway), the bidder's own Thrift2 gateway killed for the outage and
+//     started again: the same exact result;
 //   - on Kafka (label kafka: RTB_KAFKA_BROKERS names the broker
 //     deploy/kafka/kafka.sh runs), the broker restarted while notices keep
 //     coming: the bidder's producer and consumer recover by themselves, and
 //     after the exchange's retries the same exact result.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -31,7 +39,9 @@
 #include "gtest/gtest.h"
 #include "storage/hbase_store.h"
 #include "tests/bidder/notice_process_harness.h"
+#include "tests/storage/child_process.h"
 #include "tests/storage/server/server_process.h"
+#include "tests/storage/test_hbase.h"
 
 namespace rtb::bidder::testing {
 namespace {
@@ -58,6 +68,46 @@ int64_t Unapplied(const fs::path& dir) {
   return end - committed;
 }
 
+// A loopback port nothing listens on now.
+int FreePort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t size = sizeof(address);
+  int port = 0;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size) == 0) {
+    port = ntohs(address.sin_port);
+  }
+  ::close(fd);
+  return port;
+}
+
+bool Accepts(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  const bool connected = ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0;
+  ::close(fd);
+  return connected;
+}
+
+// `hbase.sh gateway port` in `gateway`, waited for (bounded: a JVM).
+bool StartGateway(storage::testing::ChildProcess& gateway, int port) {
+  if (!gateway.Start({"/bin/bash", std::string(RTB_SOURCE_DIR) + "/deploy/hbase/hbase.sh",
+                      "gateway", std::to_string(port)})) {
+    return false;
+  }
+  for (int i = 0; i < 1200 && gateway.Running(); ++i) {
+    if (Accepts(port)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return false;
+}
+
 class BeaconLogProcessTest : public NoticeProcessTest {
  protected:
   void SetUp() override { MakeDirectory("beacon-log-process"); }
@@ -82,6 +132,13 @@ class BeaconLogProcessTest : public NoticeProcessTest {
           std::optional<TestResponse> billing = conn.RoundTrip(GetRequest(notices[i].billing));
           acked[i] = win.has_value() && win->status == 204 && billing.has_value() &&
                      billing->status == 204;
+          if (!acked[i] && failures_reported_++ < 3) {
+            std::fprintf(stderr, "notice %zu at %.1f s: win %s, billing %s\n", i,
+                         std::chrono::duration<double>(Clock::now() - start).count(),
+                         win ? std::to_string(win->status).c_str() : "no answer",
+                         billing ? (std::to_string(billing->status) + " " + billing->body).c_str()
+                                 : "no answer");
+          }
         }
       });
     }
@@ -154,6 +211,7 @@ class BeaconLogProcessTest : public NoticeProcessTest {
   }
 
   std::chrono::seconds answer_timeout_{5};
+  std::atomic<int> failures_reported_{0};
 };
 
 TEST_F(BeaconLogProcessTest, NoticesAcknowledgedWhileTheStoreIsDownAreAllAppliedWhenItIsBack) {
@@ -250,6 +308,81 @@ TEST_F(BeaconLogProcessTest, AStreamWorkerKilledTwentyTimesMidBatchLeavesEveryEf
   EXPECT_EQ(bidder.Stop(), std::optional<int>(0)) << bidder.Stderr();
   VerifyStore(server.endpoint(), notices);
   EXPECT_EQ(server.Stop(), std::optional<int>(0)) << server.Stderr();
+}
+
+TEST_F(BeaconLogProcessTest, OnHBaseNoticesAcknowledgedWhileTheGatewayIsDownAreAllApplied) {
+  const std::string cluster = rtb::testing::TestHBaseEndpoint();
+  if (cluster.empty()) {
+    if (rtb::testing::TestHBaseRequired()) {
+      FAIL() << "RTB_HBASE_THRIFT is not set under CI=true: HBase did not start";
+    }
+    GTEST_SKIP() << "RTB_HBASE_THRIFT is not set; run deploy/hbase/hbase.sh start && "
+                    "deploy/hbase/hbase.sh wait, then RTB_HBASE_THRIFT=127.0.0.1:9090";
+  }
+  // The tables the comparison reads, emptied of earlier tests' rows (this
+  // test runs alone); the bidder creates them again at start-up.
+  {
+    storage::HBaseStoreOptions options;
+    options.endpoints = {cluster};
+    absl::StatusOr<std::unique_ptr<storage::Store>> store = storage::OpenHBaseStore(options);
+    ASSERT_TRUE(store.ok()) << store.status();
+    for (std::string_view table :
+         {storage::kBudgetTable, storage::kImpressionsTable, storage::kSpendJournalTable,
+          storage::kProfilesTable, storage::kEventRollupsTable}) {
+      absl::StatusOr<bool> exists = (*store)->TableExists(table);
+      ASSERT_TRUE(exists.ok()) << exists.status();
+      if (*exists) {
+        ASSERT_TRUE((*store)->DeleteTable(table).ok()) << table;
+      }
+    }
+  }
+  const int port = FreePort();
+  auto gateway = std::make_unique<storage::testing::ChildProcess>(dir_ / "gateway-1.out",
+                                                                  dir_ / "gateway-1.err");
+  ASSERT_TRUE(StartGateway(*gateway, port)) << gateway->Stderr();
+  nlohmann::json config = Config(absl::StrCat("127.0.0.1:", port), Mode::kSidecarEmbedded);
+  config["storage"]["backend"] = "hbase";
+  config["storage"]["hbase"]["call_timeout_ms"] = 2000;
+  config["storage"]["hbase"]["connect_timeout_ms"] = 500;
+  config["beacon_log"]["stream"]["retry_max_ms"] = 1000;
+  const fs::path config_path = WriteConfig(config);
+  Child bidder(RTB_BIDDER_BINARY, dir_ / "bidder");
+  const int bidder_port = StartBidder(bidder, config_path, "bidder");
+  ASSERT_GT(bidder_port, 0) << bidder.Stderr();
+  const std::vector<Notice> notices = Bids(bidder_port, 600, 150);
+  ASSERT_EQ(notices.size(), 600u) << bidder.Stderr();
+
+  const auto outage = std::chrono::seconds(OutageSeconds());
+  const auto down_at = std::chrono::seconds(3);
+  bool down = false;
+  bool restarted = false;
+  const std::vector<bool> acked = SendPaced(
+      bidder_port, notices, down_at + outage + std::chrono::seconds(5), [&](auto elapsed) {
+        if (!down && elapsed >= down_at) {
+          down = true;
+          gateway->Kill();
+        }
+        if (down && !restarted && elapsed >= down_at + outage) {
+          restarted = true;
+          gateway = std::make_unique<storage::testing::ChildProcess>(dir_ / "gateway-2.out",
+                                                                     dir_ / "gateway-2.err");
+          EXPECT_TRUE(StartGateway(*gateway, port)) << gateway->Stderr();
+        }
+        return !restarted;
+      });
+  EXPECT_EQ(std::count(acked.begin(), acked.end(), true), static_cast<int64_t>(notices.size()))
+      << "every notice is acknowledged, the gateway up or down";
+  const Clock::time_point back = Clock::now();
+  ASSERT_TRUE(AwaitRecordedBillings(bidder_port, notices.size(), std::chrono::seconds(240)))
+      << bidder.Stderr();
+  std::printf(
+      "HBase gateway down %lld s under notices: %lld acknowledged, all applied %.1f s "
+      "after the last\n",
+      static_cast<long long>(outage.count()),
+      static_cast<long long>(std::count(acked.begin(), acked.end(), true)),
+      std::chrono::duration<double>(Clock::now() - back).count());
+  EXPECT_EQ(bidder.Stop(), std::optional<int>(0)) << bidder.Stderr();
+  VerifyStore(cluster, notices);
 }
 
 TEST_F(BeaconLogProcessTest, OnKafkaABrokerRestartUnderNoticesLosesNothingAcknowledged) {

@@ -163,6 +163,10 @@ class NoticeProcessTest : public ::testing::Test {
         nlohmann::json::parse(ReadFile(fs::path(RTB_CONFIG_DIR) / "bidder.example.json"));
     config["server"]["port"] = 0;
     config["server"]["io_threads"] = 2;
+    // The exchange's connections open at once and may wait for their first
+    // notice longer than the default first-byte timeout (250 ms), which
+    // would close them.
+    config["server"]["first_byte_timeout_ms"] = 10000;
     config["telemetry"]["enabled"] = false;
     if (storage_endpoint.empty()) {
       config["storage"] = {
