@@ -68,33 +68,6 @@ int64_t Unapplied(const fs::path& dir) {
   return end - committed;
 }
 
-// A loopback port nothing listens on now.
-int FreePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t size = sizeof(address);
-  int port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size) == 0) {
-    port = ntohs(address.sin_port);
-  }
-  ::close(fd);
-  return port;
-}
-
-bool Accepts(int port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  address.sin_port = htons(static_cast<uint16_t>(port));
-  const bool connected = ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0;
-  ::close(fd);
-  return connected;
-}
-
 // `hbase.sh gateway port` in `gateway`, waited for (bounded: a JVM).
 bool StartGateway(storage::testing::ChildProcess& gateway, int port) {
   if (!gateway.Start({"/bin/bash", std::string(RTB_SOURCE_DIR) + "/deploy/hbase/hbase.sh",
@@ -102,7 +75,7 @@ bool StartGateway(storage::testing::ChildProcess& gateway, int port) {
     return false;
   }
   for (int i = 0; i < 1200 && gateway.Running(); ++i) {
-    if (Accepts(port)) return true;
+    if (storage::testing::Accepts(port)) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   return false;
@@ -151,6 +124,29 @@ class BeaconLogProcessTest : public NoticeProcessTest {
     std::vector<bool> result;
     for (const std::atomic<bool>& a : acked) result.push_back(a.load());
     return result;
+  }
+
+  // SendPaced through an outage: `stop` 3 s after the first notice, `start`
+  // OutageSeconds() later, the last notice 5 s after that.
+  std::vector<bool> SendThroughOutage(int port, const std::vector<Notice>& notices,
+                                      const std::function<void()>& stop,
+                                      const std::function<void()>& start) {
+    const auto outage = std::chrono::seconds(OutageSeconds());
+    const auto down_at = std::chrono::seconds(3);
+    bool down = false;
+    bool restarted = false;
+    return SendPaced(port, notices, down_at + outage + std::chrono::seconds(5),
+                     [&](Clock::duration elapsed) {
+                       if (!down && elapsed >= down_at) {
+                         down = true;
+                         stop();
+                       }
+                       if (down && !restarted && elapsed >= down_at + outage) {
+                         restarted = true;
+                         start();
+                       }
+                       return !restarted;
+                     });
   }
 
   // Waits (at most `limit`) until `port`'s stream worker reports an empty
@@ -229,20 +225,10 @@ TEST_F(BeaconLogProcessTest, NoticesAcknowledgedWhileTheStoreIsDownAreAllApplied
   ASSERT_EQ(notices.size(), 900u) << bidder.Stderr();
 
   const auto outage = std::chrono::seconds(OutageSeconds());
-  const auto down_at = std::chrono::seconds(3);
-  bool down = false;
-  bool restarted = false;
-  const std::vector<bool> acked =
-      SendPaced(port, notices, down_at + outage + std::chrono::seconds(5), [&](auto elapsed) {
-        if (!down && elapsed >= down_at) {
-          down = true;
-          EXPECT_EQ(server.Stop(), std::optional<int>(0)) << server.Stderr();
-        }
-        if (down && !restarted && elapsed >= down_at + outage) {
-          restarted = true;
-          EXPECT_TRUE(server.Start({"--port", std::to_string(server.port())})) << server.Stderr();
-        }
-        return !restarted;
+  const std::vector<bool> acked = SendThroughOutage(
+      port, notices, [&] { EXPECT_EQ(server.Stop(), std::optional<int>(0)) << server.Stderr(); },
+      [&] {
+        EXPECT_TRUE(server.Start({"--port", std::to_string(server.port())})) << server.Stderr();
       });
   EXPECT_EQ(std::count(acked.begin(), acked.end(), true), static_cast<int64_t>(notices.size()))
       << "every notice is acknowledged, the store up or down";
@@ -336,7 +322,7 @@ TEST_F(BeaconLogProcessTest, OnHBaseNoticesAcknowledgedWhileTheGatewayIsDownAreA
       }
     }
   }
-  const int port = FreePort();
+  const int port = storage::testing::FreeLoopbackPort();
   auto gateway = std::make_unique<storage::testing::ChildProcess>(dir_ / "gateway-1.out",
                                                                   dir_ / "gateway-1.err");
   ASSERT_TRUE(StartGateway(*gateway, port)) << gateway->Stderr();
@@ -353,22 +339,12 @@ TEST_F(BeaconLogProcessTest, OnHBaseNoticesAcknowledgedWhileTheGatewayIsDownAreA
   ASSERT_EQ(notices.size(), 600u) << bidder.Stderr();
 
   const auto outage = std::chrono::seconds(OutageSeconds());
-  const auto down_at = std::chrono::seconds(3);
-  bool down = false;
-  bool restarted = false;
-  const std::vector<bool> acked = SendPaced(
-      bidder_port, notices, down_at + outage + std::chrono::seconds(5), [&](auto elapsed) {
-        if (!down && elapsed >= down_at) {
-          down = true;
-          gateway->Kill();
-        }
-        if (down && !restarted && elapsed >= down_at + outage) {
-          restarted = true;
-          gateway = std::make_unique<storage::testing::ChildProcess>(dir_ / "gateway-2.out",
-                                                                     dir_ / "gateway-2.err");
-          EXPECT_TRUE(StartGateway(*gateway, port)) << gateway->Stderr();
-        }
-        return !restarted;
+  const std::vector<bool> acked = SendThroughOutage(
+      bidder_port, notices, [&] { gateway->Kill(); },
+      [&] {
+        gateway = std::make_unique<storage::testing::ChildProcess>(dir_ / "gateway-2.out",
+                                                                   dir_ / "gateway-2.err");
+        EXPECT_TRUE(StartGateway(*gateway, port)) << gateway->Stderr();
       });
   EXPECT_EQ(std::count(acked.begin(), acked.end(), true), static_cast<int64_t>(notices.size()))
       << "every notice is acknowledged, the gateway up or down";
