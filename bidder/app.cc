@@ -102,6 +102,8 @@ BidderApp::BidderApp(config::BidderConfig config) : config_(std::move(config)) {
 BidderApp::~BidderApp() {
   if (follower_ != nullptr) follower_->Stop();
   if (server_ != nullptr) server_->Shutdown(std::chrono::milliseconds(0));
+  // The log's callbacks wake the worker: none may run once it is gone.
+  if (beacon_log_ != nullptr) (void)beacon_log_->Flush(absl::Seconds(10));
   stream_worker_.reset();
   self_telemetry_.reset();
   maintenance_.reset();
@@ -384,6 +386,9 @@ void BidderApp::Shutdown() {
   // What was acknowledged is applied now if the store allows (bounded); what
   // is not stays in the log for the next start.
   if (stream_worker_ != nullptr) {
+    // Every append answered (its callback wakes the worker) before the
+    // worker goes.
+    (void)beacon_log_->Flush(absl::Seconds(10));
     (void)stream_worker_->AwaitCaughtUp(absl::Seconds(10));
     stream_worker_.reset();
   }
