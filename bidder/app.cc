@@ -223,13 +223,13 @@ absl::Status BidderApp::RegisterBeaconRoutes() {
   const HttpServer* server = server_.get();
   deps.bound_port = [server] { return server->port(); };
   absl::StatusOr<std::unique_ptr<beaconlog::LogWriter>> log = stream::OpenBeaconLogWriter(config_);
-  if (!log.ok()) return log.status();
+  if (!log.ok()) return Annotate(log.status(), "cannot open the beacon log for writing");
   beacon_log_ = *std::move(log);
   deps.log = beacon_log_.get();
   if (config_.beacon_log.stream.in_process) {
     absl::StatusOr<std::unique_ptr<beaconlog::LogReader>> reader =
         stream::OpenBeaconLogReader(config_);
-    if (!reader.ok()) return reader.status();
+    if (!reader.ok()) return Annotate(reader.status(), "cannot open the beacon log for reading");
     beacon_log_reader_ = *std::move(reader);
     deps.appended = [this] {
       if (stream_worker_ != nullptr) stream_worker_->Wake();

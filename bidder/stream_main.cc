@@ -176,7 +176,10 @@ int Run(int argc, char** argv) {
       follow_options);
   absl::StatusOr<std::unique_ptr<rtb::beaconlog::LogReader>> reader =
       rtb::bidder::stream::OpenBeaconLogReader(*config);
-  if (!reader.ok()) return Fail(reader.status().message());
+  if (!reader.ok()) {
+    return Fail(
+        absl::StrCat("cannot open the beacon log for reading: ", reader.status().message()));
+  }
   absl::StatusOr<std::unique_ptr<prometheus::Exposer>> exposer =
       rtb::startup::ServeMetrics(flags.metrics_address, registry, flags.port_file);
   if (!exposer.ok()) return Fail(exposer.status().message());

@@ -34,7 +34,7 @@ DecodedRecord DecodeRecord(const char* data, size_t size);
 absl::StatusOr<std::vector<int64_t>> ListSegments(const std::string& dir);
 std::string SegmentPath(const std::string& dir, int64_t start);
 
-// The committed position, or nullopt-like -1 when none was written.
+// The committed position, or -1 when none was written yet.
 absl::StatusOr<int64_t> ReadCommitted(const std::string& dir);
 // Replaces the committed position durably (write, fsync, rename, fsync the
 // directory).

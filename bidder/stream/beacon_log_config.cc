@@ -1,7 +1,6 @@
 #include "bidder/stream/beacon_log_config.h"
 
 #include "absl/status/status.h"
-#include "absl/strings/str_cat.h"
 #include "beaconlog/embedded_log.h"
 #include "beaconlog/kafka_log.h"
 
@@ -37,10 +36,6 @@ bool OnKafka(const config::BidderConfig& config) {
   return config.beacon_log.backend == config::BeaconLogBackend::kKafka;
 }
 
-absl::Status Annotated(const absl::Status& status, const std::string& what) {
-  return absl::Status(status.code(), absl::StrCat(what, ": ", std::string(status.message())));
-}
-
 }  // namespace
 
 std::string EmbeddedLogPath(const config::BidderConfig& config) {
@@ -53,20 +48,14 @@ std::string EmbeddedLogPath(const config::BidderConfig& config) {
 
 absl::StatusOr<std::unique_ptr<beaconlog::LogWriter>> OpenBeaconLogWriter(
     const config::BidderConfig& config) {
-  absl::StatusOr<std::unique_ptr<beaconlog::LogWriter>> writer =
-      OnKafka(config) ? beaconlog::OpenKafkaLogWriter(KafkaOptionsOf(config, "rtb-bidder"))
-                      : beaconlog::OpenEmbeddedLogWriter(EmbeddedOptionsOf(config));
-  if (!writer.ok()) return Annotated(writer.status(), "cannot open the beacon log for writing");
-  return writer;
+  return OnKafka(config) ? beaconlog::OpenKafkaLogWriter(KafkaOptionsOf(config, "rtb-bidder"))
+                         : beaconlog::OpenEmbeddedLogWriter(EmbeddedOptionsOf(config));
 }
 
 absl::StatusOr<std::unique_ptr<beaconlog::LogReader>> OpenBeaconLogReader(
     const config::BidderConfig& config) {
-  absl::StatusOr<std::unique_ptr<beaconlog::LogReader>> reader =
-      OnKafka(config) ? beaconlog::OpenKafkaLogReader(KafkaOptionsOf(config, "rtb-stream"))
-                      : beaconlog::OpenEmbeddedLogReader(EmbeddedOptionsOf(config));
-  if (!reader.ok()) return Annotated(reader.status(), "cannot open the beacon log for reading");
-  return reader;
+  return OnKafka(config) ? beaconlog::OpenKafkaLogReader(KafkaOptionsOf(config, "rtb-stream"))
+                         : beaconlog::OpenEmbeddedLogReader(EmbeddedOptionsOf(config));
 }
 
 StreamWorkerOptions StreamWorkerOptionsOf(const config::BidderConfig& config) {

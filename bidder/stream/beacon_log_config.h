@@ -18,7 +18,8 @@ namespace rtb::bidder::stream {
 // store's path with "-beacon-log" appended.
 std::string EmbeddedLogPath(const config::BidderConfig& config);
 
-// Errors name the log (its directory or brokers) and what failed.
+// Errors name the log (its directory or brokers) and what failed; the
+// callers say which side they opened.
 absl::StatusOr<std::unique_ptr<beaconlog::LogWriter>> OpenBeaconLogWriter(
     const config::BidderConfig& config);
 absl::StatusOr<std::unique_ptr<beaconlog::LogReader>> OpenBeaconLogReader(

@@ -35,24 +35,25 @@ std::string NoticeQuery() {
          std::string(160, 'a');
 }
 
-// One log per sync policy, opened by the first thread that asks, removed at
-// exit. Nothing reads it; it is sized not to fill during a run.
+// This run's logs, one directory per sync policy below it.
+std::filesystem::path BenchDirectory() {
+  return std::filesystem::temp_directory_path() / absl::StrCat("rtb-beacon-log-bench-", ::getpid());
+}
+
+// One log per sync policy, opened by the first thread that asks; the run's
+// directory is removed at exit. Nothing reads it; it is sized not to fill
+// during a run.
 LogWriter& Writer(SyncPolicy sync) {
   static std::mutex mutex;
   static std::unique_ptr<LogWriter> writers[2];
   const int index = sync == SyncPolicy::kEveryBatch ? 0 : 1;
   std::lock_guard<std::mutex> guard(mutex);
   if (writers[index] == nullptr) {
-    const std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                      absl::StrCat("rtb-beacon-log-bench-", ::getpid(), "-", index);
+    static const int removed_at_exit =
+        std::atexit([] { std::filesystem::remove_all(BenchDirectory()); });
+    (void)removed_at_exit;
+    const std::filesystem::path dir = BenchDirectory() / std::to_string(index);
     std::filesystem::remove_all(dir);
-    static const std::filesystem::path* removed_at_exit[2] = {};
-    removed_at_exit[index] = new std::filesystem::path(dir);
-    std::atexit([] {
-      for (const std::filesystem::path* p : removed_at_exit) {
-        if (p != nullptr) std::filesystem::remove_all(*p);
-      }
-    });
     EmbeddedLogOptions options;
     options.path = dir.string();
     options.max_bytes = int64_t{8} << 30;

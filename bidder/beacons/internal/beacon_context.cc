@@ -301,10 +301,6 @@ bool BeaconContext::WithinAttributionWindow(int64_t impression_ms, int64_t now) 
   return now - impression_ms <= deps_.config->bid.attribution_window_s * 1000;
 }
 
-bool BeaconContext::Current(const VerifiedBeacon& b) const {
-  return WithinAttributionWindow(b.bid_time_ms, NowMillis());
-}
-
 std::string BeaconContext::BaseUrl(std::string_view exchange) const {
   const config::BidderConfig& config = *deps_.config;
   const auto rules = exchanges_.find(std::string(exchange));

@@ -169,8 +169,6 @@ class BeaconContext {
   absl::StatusOr<std::optional<storage::RowResult>> FindImpression(
       std::string_view impression_id) const;
   bool WithinAttributionWindow(int64_t impression_ms, int64_t now) const;
-  // The signed bid time of `b` is within the attribution window of now.
-  bool Current(const VerifiedBeacon& b) const;
   // Where this bidder's beacons are served, for markup filled on a win of
   // `exchange`.
   std::string BaseUrl(std::string_view exchange) const;
