@@ -120,8 +120,9 @@ bool IsIntegerLiteral(std::string_view token) {
 }
 
 // A number simdjson refuses though JSON allows it (an exponent too long for
-// it, such as 1e-3666666666666666666666), read the way strtod reads it: an
-// underflow is 0, an overflow is infinite (and refused by the caller).
+// it, such as 1e-3666666666666666666666), or one it would misread (see
+// ReadDouble), read the way strtod reads it: an underflow is 0, an overflow
+// is infinite (and refused by the caller).
 std::optional<double> ReadLongNumber(std::string_view token) {
   size_t end = token.find_last_not_of(" \t\r\n");
   if (end == std::string_view::npos) return std::nullopt;
@@ -151,6 +152,39 @@ std::optional<double> ReadLongNumber(std::string_view token) {
   if (i != token.size()) return std::nullopt;
   const std::string text(token);
   return std::strtod(text.c_str(), nullptr);
+}
+
+// More than 19 significant digits: beyond the fast path of simdjson's
+// number parser, whose slow path in the packaged 3.0.1 misreads a mantissa
+// that starts with "0." (0.99999999999999999999 reads as 0.0777).
+bool HasLongMantissa(std::string_view token) {
+  int digits = 0;
+  bool leading = true;
+  for (char c : token) {
+    if (c == 'e' || c == 'E') break;
+    if (c < '0' || c > '9') continue;
+    if (leading && c == '0') continue;
+    leading = false;
+    if (++digits > 19) return true;
+  }
+  return false;
+}
+
+// A JSON number as a double, correctly rounded whatever its length. Returns
+// simdjson's error for a value that is no number, NUMBER_ERROR for a number
+// out of range (infinite).
+simdjson::error_code ReadDouble(od::value& value, double& out) {
+  const std::string_view token = value.raw_json_token();
+  simdjson::error_code error = simdjson::SUCCESS;
+  if (!HasLongMantissa(token)) {
+    error = value.get_double().get(out);
+    if (error != simdjson::NUMBER_ERROR) return error;
+  }
+  const std::optional<double> read = ReadLongNumber(token);
+  if (!read.has_value()) return error == simdjson::SUCCESS ? value.get_double().get(out) : error;
+  if (!std::isfinite(*read)) return simdjson::NUMBER_ERROR;
+  out = *read;
+  return simdjson::SUCCESS;
 }
 
 // A padded copy of an embedded document and the parser that iterates it.
@@ -357,7 +391,7 @@ class Reader {
     if (auto error = value.type().get(type)) return Malformed(error);
     if (type != od::json_type::number) return Read(value, out, Bound::kNone) != Outcome::kError;
     double d = 0;
-    if (auto error = value.get_double().get(d)) return Malformed(error);
+    if (auto error = ReadDouble(value, d)) return Malformed(error);
     if (d == 0) d = 0;  // "-0" reads as an integer 0 elsewhere
     char text[32];
     auto [end, ec] = std::to_chars(text, text + sizeof(text), d);
@@ -576,14 +610,10 @@ class Reader {
 
   Outcome ReadScalar(od::value& value, double& out, Bound bound) {
     double d = 0;
-    if (auto error = value.get_double().get(d)) {
+    if (auto error = ReadDouble(value, d)) {
       if (error != simdjson::NUMBER_ERROR) return Mismatch(value, error, "expected number");
-      const std::optional<double> long_number = ReadLongNumber(value.raw_json_token());
-      if (!long_number.has_value() || !std::isfinite(*long_number)) {
-        trail_->Fail("malformed or out-of-range number");
-        return Outcome::kError;
-      }
-      d = *long_number;
+      trail_->Fail("malformed or out-of-range number");
+      return Outcome::kError;
     }
     if (Violates(bound, d)) {
       trail_->Fail(BoundViolation(bound));
@@ -648,12 +678,7 @@ class Reader {
       }
       case od::json_type::number: {
         double d;
-        if (auto error = value.get_double().get(d)) {
-          const std::optional<double> long_number = error == simdjson::NUMBER_ERROR
-                                                        ? ReadLongNumber(value.raw_json_token())
-                                                        : std::nullopt;
-          if (!long_number.has_value() || !std::isfinite(*long_number)) return Malformed(error);
-        }
+        if (auto error = ReadDouble(value, d)) return Malformed(error);
         return true;
       }
       case od::json_type::boolean: {

@@ -571,6 +571,24 @@ TEST(BidRequestParserTest, ExponentsTooLongForSimdjsonStillUnderflowToZero) {
   ExpectMalformed(WithImp(R"("bidfloor":1e-36666666666666666666.)"));
 }
 
+// More than 19 significant digits are read correctly rounded: simdjson
+// 3.0.1 read 0.99999999999999999999 as 0.0777, a floor of 1.0 as nearly
+// nothing.
+TEST(BidRequestParserTest, LongMantissasAreReadCorrectlyRounded) {
+  const std::string json =
+      R"({"id":"r","imp":[{"id":"1","bidfloor":0.99999999999999999999,"tagid":"t"}],)"
+      R"("device":{"geo":{"lat":0.12345678901234567890123456789,)"
+      R"("lon":-0.000000000000000000000000000000000000123456789012345678901234}}})";
+  BidRequest r = ParseOrDie(json);
+  EXPECT_EQ(r.imp[0].bidfloor, 1.0);
+  EXPECT_EQ(r.device->geo->lat, 0.12345678901234568);
+  EXPECT_EQ(r.device->geo->lon, -1.2345678901234568e-37);
+  absl::StatusOr<BidRequest> baseline = internal::ParseBidRequestWithNlohmann(json);
+  ASSERT_TRUE(baseline.ok()) << baseline.status();
+  EXPECT_TRUE(*baseline == r);
+  ExpectMalformed(WithImp(R"("bidfloor":0.99999999999999999999.)"));
+}
+
 TEST(BidRequestParserTest, UnknownFieldsAndExtAreIgnored) {
   BidRequest r = ParseOrDie(
       R"({"id":"r","future":{"a":[1,2,{"b":null}],"c":true},"imp":[{"id":"1","ext":{"w":"not a number"},)"
