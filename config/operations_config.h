@@ -106,6 +106,10 @@ struct StreamConfig {
   bool in_process = true;
   // Records applied per batch (and per commit). Default 512. Range [1, 100000].
   int batch_records = 512;
+  // Lanes each batch is applied in at once, split by impression id, so a
+  // remote store's round trips overlap (one impression's beacons stay in
+  // order in one lane). Default 4. Range [1, 64].
+  int apply_threads = 4;
   // Longest back-off between attempts at a record the store refused, ms.
   // Default 5000. Range [50, 600000].
   int retry_max_ms = 5000;

@@ -61,6 +61,7 @@ absl::StatusOr<std::unique_ptr<beaconlog::LogReader>> OpenBeaconLogReader(
 StreamWorkerOptions StreamWorkerOptionsOf(const config::BidderConfig& config) {
   StreamWorkerOptions options;
   options.batch_records = static_cast<size_t>(config.beacon_log.stream.batch_records);
+  options.apply_threads = config.beacon_log.stream.apply_threads;
   options.retry_max_ms = config.beacon_log.stream.retry_max_ms;
   options.retry_min_ms = std::min(options.retry_min_ms, options.retry_max_ms);
   return options;

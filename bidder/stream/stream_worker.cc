@@ -1,12 +1,15 @@
 #include "bidder/stream/stream_worker.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <mutex>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -143,6 +146,38 @@ class StreamWorker::Impl {
     }
   }
 
+  // The batch's records in lanes by key, each lane in order, the first on
+  // this thread and the others on threads of their own; true when every
+  // record was applied.
+  bool ApplyBatch(const std::vector<beaconlog::LogRecord>& batch) {
+    const size_t lane_count = static_cast<size_t>(options_.apply_threads);
+    std::vector<std::vector<const beaconlog::LogRecord*>> lanes(lane_count);
+    for (const beaconlog::LogRecord& record : batch) {
+      lanes[std::hash<std::string>{}(record.key) % lane_count].push_back(&record);
+    }
+    std::atomic<bool> all_applied = true;
+    auto apply_lane = [&](const std::vector<const beaconlog::LogRecord*>& lane) {
+      for (const beaconlog::LogRecord* record : lane) {
+        if (!ApplyRecord(*record)) {
+          all_applied = false;
+          return;
+        }
+      }
+    };
+    std::vector<std::thread> others;
+    for (size_t i = 1; i < lane_count; ++i) {
+      if (lanes[i].empty()) continue;
+      try {
+        others.emplace_back(apply_lane, std::cref(lanes[i]));
+      } catch (const std::system_error&) {
+        apply_lane(lanes[i]);  // no thread to be had: this lane waits its turn
+      }
+    }
+    apply_lane(lanes[0]);
+    for (std::thread& t : others) t.join();
+    return all_applied;
+  }
+
   // Flush, then commit, each retried like a record.
   bool FinishBatch() {
     int backoff_ms = options_.retry_min_ms;
@@ -217,9 +252,7 @@ class StreamWorker::Impl {
                        [&] { return stopping_ || woken_; });
         continue;
       }
-      for (const beaconlog::LogRecord& record : *batch) {
-        if (!ApplyRecord(record)) return;
-      }
+      if (!ApplyBatch(*batch)) return;
       if (!FinishBatch()) return;
     }
   }
@@ -247,11 +280,11 @@ absl::StatusOr<std::unique_ptr<StreamWorker>> StreamWorker::Start(beaconlog::Log
   if (reader == nullptr || applier == nullptr) {
     return absl::InvalidArgumentError("stream worker: a log reader and an applier are required");
   }
-  if (options.batch_records < 1 || options.idle_wait_ms < 1 || options.retry_min_ms < 1 ||
-      options.retry_max_ms < options.retry_min_ms) {
+  if (options.batch_records < 1 || options.apply_threads < 1 || options.idle_wait_ms < 1 ||
+      options.retry_min_ms < 1 || options.retry_max_ms < options.retry_min_ms) {
     return absl::InvalidArgumentError(
-        "stream worker: batch_records, idle_wait_ms and retry_min_ms must be positive, "
-        "retry_max_ms at least retry_min_ms");
+        "stream worker: batch_records, apply_threads, idle_wait_ms and retry_min_ms must be "
+        "positive, retry_max_ms at least retry_min_ms");
   }
   std::unique_ptr<Impl> impl;
   try {

@@ -5,14 +5,22 @@
 //   loop:
 //     batch = log.Poll(batch_records)          (empty: sleep until woken or
 //                                               idle_wait_ms, then again)
-//     for each record, in order:
+//     split the batch into apply_threads lanes by record key (one
+//     impression's beacons share a lane, in log order); the lanes run at
+//     once, each record of a lane in order:
 //       applier.Apply(record)                   a storage error: back off
 //                                               (retry_min_ms doubling to
 //                                               retry_max_ms) and apply the
 //                                               same record again, for ever;
 //                                               nothing is skipped
+//     (every lane done)
 //     applier.Flush()                           buffered writes durable
 //     log.Commit()                              only now
+//
+// Lanes are what makes a remote store drain fast: applying one beacon takes
+// a dozen round trips, so one thread on HBase applies a few hundred a second;
+// beacons of different impressions touch different rows or add to counters
+// (caps, spend, rollups), so their order does not matter.
 //
 // A record the applier refuses as malformed (InvalidArgument) is counted and
 // passed over; it cannot become valid by waiting. A crash anywhere before
@@ -26,8 +34,10 @@
 // bidder_beacon_stream_caught_up_timestamp_seconds: when the worker last
 // found nothing left to read (its age is how far behind it is, at most).
 //
-// Thread-safety: the worker runs on a thread of its own; Wake and
-// AwaitCaughtUp may be called from any thread.
+// Thread-safety: the worker runs on a thread of its own (and, while a batch
+// has records for more than one lane, on a thread per further lane: the
+// applier must be safe to call concurrently); Wake and AwaitCaughtUp may be
+// called from any thread.
 #ifndef RTB_BIDDER_STREAM_STREAM_WORKER_H_
 #define RTB_BIDDER_STREAM_STREAM_WORKER_H_
 
@@ -55,6 +65,8 @@ class RecordApplier {
 struct StreamWorkerOptions {
   // Records polled and applied per batch (and per commit). Default 512.
   size_t batch_records = 512;
+  // Lanes a batch is applied in at once, records split by key. Default 4.
+  int apply_threads = 4;
   // Sleep when the log had nothing, unless woken sooner, ms. Default 20.
   int idle_wait_ms = 20;
   // Back-off between attempts at a record the store refused, ms: doubling

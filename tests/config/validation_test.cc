@@ -402,6 +402,36 @@ TEST(PricingValidationTest, DeviceHistoryDaysRangeFromNoneToAYear) {
   EXPECT_EQ(ParseError(doc), "OK");
 }
 
+TEST(BeaconLogValidationTest, KafkaNeedsBrokersTopicAndGroup) {
+  json doc = MinimalConfig();
+  doc["beacon_log"] = {{"backend", "kafka"}, {"kafka", {{"topic", ""}, {"partitions", 0}}}};
+  const std::string error = ParseError(doc);
+  EXPECT_THAT(error, HasSubstr("beacon_log.kafka.brokers: required for the kafka backend"));
+  EXPECT_THAT(error, HasSubstr("beacon_log.kafka.topic: must not be empty"));
+  EXPECT_THAT(error, HasSubstr("beacon_log.kafka.partitions: must be > 0"));
+  doc["beacon_log"]["kafka"] = {{"brokers", "127.0.0.1:9092"}};
+  EXPECT_EQ(ParseError(doc), "OK");
+}
+
+TEST(BeaconLogValidationTest, EmbeddedLogHoldsAtLeastASegment) {
+  json doc = MinimalConfig();
+  doc["beacon_log"]["embedded"] = {{"segment_mib", 64}, {"max_mib", 32}};
+  EXPECT_THAT(ParseError(doc), HasSubstr("beacon_log.embedded.max_mib: must be in [64, 1048576]"));
+  doc["beacon_log"]["embedded"] = {{"sync", "sometimes"}};
+  EXPECT_THAT(ParseError(doc), HasSubstr("beacon_log.embedded.sync"));
+}
+
+TEST(BeaconLogValidationTest, StreamBatchesLanesAndBackOffAreBounded) {
+  json doc = MinimalConfig();
+  doc["beacon_log"]["stream"] = {{"batch_records", 0}, {"apply_threads", 65}, {"retry_max_ms", 10}};
+  const std::string error = ParseError(doc);
+  EXPECT_THAT(error, HasSubstr("beacon_log.stream.batch_records: must be > 0"));
+  EXPECT_THAT(error, HasSubstr("beacon_log.stream.apply_threads: must be in [1, 64], got 65"));
+  EXPECT_THAT(error, HasSubstr("beacon_log.stream.retry_max_ms: must be in [50, 600000], got 10"));
+  doc["beacon_log"]["stream"] = {{"apply_threads", 1}, {"in_process", false}};
+  EXPECT_EQ(ParseError(doc), "OK");
+}
+
 TEST(PacingValidationTest, StateMaxAgeMustExceedControllerInterval) {
   json doc = MinimalConfig();
   doc["pacing"] = {{"controller_interval_ms", 2000}, {"state_max_age_ms", 2000}};
