@@ -23,6 +23,7 @@
 #include "bidder/openrtb/openrtb.h"
 #include "config/config.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "storage/clock.h"
 #include "storage/embedded_store.h"
 #include "storage/schemas.h"
@@ -56,6 +57,30 @@ inline config::BidderConfig ExampleConfig() {
   if (!config.ok()) {
     ADD_FAILURE() << config.status();
     return config::BidderConfig{};
+  }
+  return *std::move(config);
+}
+
+// A JSON file of tests/fixtures/openrtb, e.g. "expected.json".
+inline nlohmann::json FixtureJson(const std::string& file) {
+  const std::string text = ReadFile(std::string(RTB_OPENRTB_FIXTURES_DIR) + "/../" + file);
+  nlohmann::json json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  EXPECT_FALSE(json.is_discarded()) << "tests/fixtures/openrtb/" << file << " is not JSON";
+  return json.is_discarded() ? nlohmann::json::object() : json;
+}
+
+// The example configuration with the permissive campaigns
+// (tests/fixtures/openrtb/permissive_campaigns.json: a creative for every
+// kind of impression of the corpus) instead of its own.
+inline config::BidderConfig PermissiveConfig() {
+  config::BidderConfig example = ExampleConfig();  // sets the secrets' variables
+  nlohmann::json doc =
+      nlohmann::json::parse(ReadFile(std::string(RTB_CONFIG_DIR) + "/bidder.example.json"));
+  doc["campaigns"] = FixtureJson("permissive_campaigns.json");
+  absl::StatusOr<config::BidderConfig> config = config::ParseConfig(doc.dump());
+  if (!config.ok()) {
+    ADD_FAILURE() << config.status();
+    return example;
   }
   return *std::move(config);
 }

@@ -47,6 +47,7 @@ using testing::ExampleConfig;
 using testing::FixtureRequest;
 using testing::FixtureRequestNames;
 using testing::HandlerHarness;
+using testing::PermissiveConfig;
 
 // `object`'s member `key`, or null when `object` is no object or lacks it
 // (the corpus has ext members of every JSON type).
@@ -249,6 +250,16 @@ TEST(ExchangeServerChecksTest, EveryAnswerOfA26ExchangeWithAnHttpsBasePasses) {
   config.server.exchanges[0].openrtb_version = "2.6";
   config.server.exchanges[0].secure_beacon_base_url = "https://rtb.example.com";
   CheckEveryAnswer(std::move(config), {"openrtb-2.6", /*strict_https=*/true, "2.6"});
+}
+
+// The permissive campaigns bid on every kind of impression of the corpus
+// (audio and native too), as 2.5 and as Prebid Server's 2.6.
+TEST(ExchangeServerChecksTest, EveryAnswerOfThePermissiveCampaignsPasses) {
+  CheckEveryAnswer(PermissiveConfig(), {"openrtb-2.5-permissive", /*strict_https=*/false, "2.5"});
+  config::BidderConfig config = PermissiveConfig();
+  config.server.exchanges[0].openrtb_version = "2.6";
+  config.server.exchanges[0].secure_beacon_base_url = "https://rtb.example.com";
+  CheckEveryAnswer(std::move(config), {"openrtb-2.6-permissive", /*strict_https=*/true, "2.6"});
 }
 
 }  // namespace

@@ -23,32 +23,11 @@ namespace {
 
 using testing::Answer;
 using testing::ExampleConfig;
+using testing::FixtureJson;
 using testing::FixtureRequest;
 using testing::FixtureRequestNames;
 using testing::HandlerHarness;
-
-// A JSON file of tests/fixtures/openrtb, e.g. "expected.json".
-nlohmann::json FixtureJson(const std::string& file) {
-  const std::string text = testing::ReadFile(std::string(RTB_OPENRTB_FIXTURES_DIR) + "/../" + file);
-  nlohmann::json json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  EXPECT_FALSE(json.is_discarded()) << "tests/fixtures/openrtb/" << file << " is not JSON";
-  return json.is_discarded() ? nlohmann::json::object() : json;
-}
-
-// The example configuration with the permissive campaigns instead of its
-// own.
-config::BidderConfig PermissiveConfig() {
-  config::BidderConfig example = ExampleConfig();  // sets the secrets' variables
-  nlohmann::json doc = nlohmann::json::parse(
-      testing::ReadFile(std::string(RTB_CONFIG_DIR) + "/bidder.example.json"));
-  doc["campaigns"] = FixtureJson("permissive_campaigns.json");
-  absl::StatusOr<config::BidderConfig> config = config::ParseConfig(doc.dump());
-  if (!config.ok()) {
-    ADD_FAILURE() << config.status();
-    return example;
-  }
-  return *std::move(config);
-}
+using testing::PermissiveConfig;
 
 // The outcome counter that moved during one call.
 std::string OutcomeOf(HandlerHarness& harness, const std::vector<double>& before) {
