@@ -526,6 +526,7 @@ void DecodeStream(const json& value, const std::string& path, ErrorList* errors,
   fields.Read("in_process", &out->in_process);
   fields.Read("batch_records", &out->batch_records);
   fields.Read("apply_threads", &out->apply_threads);
+  fields.Read("nice", &out->nice);
   fields.Read("retry_max_ms", &out->retry_max_ms);
   fields.RejectUnknownKeys();
 }

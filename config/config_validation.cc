@@ -345,6 +345,7 @@ void ValidateBeaconLog(const BeaconLogConfig& log, ErrorList* errors) {
   Checker stream = at.Member("stream");
   stream.InRange("batch_records", log.stream.batch_records, 1, 100000);
   stream.InRange("apply_threads", log.stream.apply_threads, 1, 64);
+  stream.InRange("nice", log.stream.nice, 0, 19);
   stream.InRange("retry_max_ms", log.stream.retry_max_ms, 50, 600000);
 }
 

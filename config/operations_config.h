@@ -110,6 +110,9 @@ struct StreamConfig {
   // remote store's round trips overlap (one impression's beacons stay in
   // order in one lane). Default 4. Range [1, 64].
   int apply_threads = 4;
+  // Steps the worker's threads' nice value is raised by, so a backlog drains
+  // in the CPU the bid path leaves over. Default 10. Range [0, 19].
+  int nice = 10;
   // Longest back-off between attempts at a record the store refused, ms.
   // Default 5000. Range [50, 600000].
   int retry_max_ms = 5000;

@@ -1,12 +1,12 @@
 #include "bidder/admin/readiness.h"
 
-#include <pthread.h>
 #include <time.h>
 
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "threads/threads.h"
 
 namespace rtb::bidder {
 
@@ -14,7 +14,7 @@ StorageReadiness::StorageReadiness(storage::Store& store, StorageReadinessOption
     : store_(store), options_(options) {
   Check();
   thread_ = std::thread([this] {
-    pthread_setname_np(pthread_self(), "rtb-readiness");
+    threads::NameThisThread("rtb-readiness");
     Loop();
   });
 }

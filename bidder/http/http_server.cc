@@ -1,7 +1,5 @@
 #include "bidder/http/http_server.h"
 
-#include <pthread.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -18,6 +16,7 @@
 #include "bidder/http/internal/server_core.h"
 #include "boost/asio/detail/socket_option.hpp"
 #include "boost/asio/post.hpp"
+#include "threads/threads.h"
 
 namespace rtb::bidder {
 
@@ -369,19 +368,6 @@ void Accept(Worker& owner, Listener& listener) {
       });
 }
 
-// Raises the calling thread's nice value by `steps` (Linux keeps a nice
-// value per thread). Lowering a priority needs no privilege; should it fail
-// all the same, the thread runs at the process's priority, as it would with
-// steps = 0.
-void LowerThreadPriority(int steps) {
-  if (steps <= 0) return;
-  const id_t thread = static_cast<id_t>(::gettid());
-  errno = 0;
-  const int current = ::getpriority(PRIO_PROCESS, thread);
-  if (errno != 0) return;
-  ::setpriority(PRIO_PROCESS, thread, std::min(19, current + steps));
-}
-
 absl::Status Listen(Listener& listener, const tcp::endpoint& endpoint, bool reuse_port) {
   boost::system::error_code ec;
   Acceptor& acceptor = listener.acceptor;
@@ -523,8 +509,8 @@ absl::Status HttpServer::Start() {
     worker.thread = std::thread([&worker] {
       const std::string name =
           worker.intake ? "rtb-intake" : "rtb-io-" + std::to_string(worker.index);
-      pthread_setname_np(pthread_self(), name.substr(0, 15).c_str());
-      if (worker.intake) internal::LowerThreadPriority(worker.core.intake_nice);
+      threads::NameThisThread(name);
+      if (worker.intake) threads::LowerThisThreadPriority(worker.core.intake_nice);
       worker.ioc->run();
     });
   }

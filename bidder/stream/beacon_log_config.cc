@@ -62,6 +62,7 @@ StreamWorkerOptions StreamWorkerOptionsOf(const config::BidderConfig& config) {
   StreamWorkerOptions options;
   options.batch_records = static_cast<size_t>(config.beacon_log.stream.batch_records);
   options.apply_threads = config.beacon_log.stream.apply_threads;
+  options.nice = config.beacon_log.stream.nice;
   options.retry_max_ms = config.beacon_log.stream.retry_max_ms;
   options.retry_min_ms = std::min(options.retry_min_ms, options.retry_max_ms);
   return options;

@@ -16,6 +16,7 @@
 
 #include "prometheus/counter.h"
 #include "prometheus/gauge.h"
+#include "threads/threads.h"
 
 namespace rtb::bidder::stream {
 
@@ -77,7 +78,11 @@ class StreamWorker::Impl {
   }
 
   void Start() {
-    thread_ = std::thread([this] { Run(); });
+    thread_ = std::thread([this] {
+      threads::NameThisThread("rtb-stream");
+      threads::LowerThisThreadPriority(options_.nice);
+      Run();
+    });
   }
 
   ~Impl() {
@@ -168,7 +173,11 @@ class StreamWorker::Impl {
     for (size_t i = 1; i < lane_count; ++i) {
       if (lanes[i].empty()) continue;
       try {
-        others.emplace_back(apply_lane, std::cref(lanes[i]));
+        others.emplace_back([&, i] {
+          threads::NameThisThread("rtb-stream-" + std::to_string(i));
+          threads::LowerThisThreadPriority(options_.nice);
+          apply_lane(lanes[i]);
+        });
       } catch (const std::system_error&) {
         apply_lane(lanes[i]);  // no thread to be had: this lane waits its turn
       }
@@ -281,10 +290,11 @@ absl::StatusOr<std::unique_ptr<StreamWorker>> StreamWorker::Start(beaconlog::Log
     return absl::InvalidArgumentError("stream worker: a log reader and an applier are required");
   }
   if (options.batch_records < 1 || options.apply_threads < 1 || options.idle_wait_ms < 1 ||
-      options.retry_min_ms < 1 || options.retry_max_ms < options.retry_min_ms) {
+      options.retry_min_ms < 1 || options.retry_max_ms < options.retry_min_ms || options.nice < 0 ||
+      options.nice > 19) {
     return absl::InvalidArgumentError(
         "stream worker: batch_records, apply_threads, idle_wait_ms and retry_min_ms must be "
-        "positive, retry_max_ms at least retry_min_ms");
+        "positive, retry_max_ms at least retry_min_ms, nice 0 to 19");
   }
   std::unique_ptr<Impl> impl;
   try {

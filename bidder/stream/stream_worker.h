@@ -34,6 +34,9 @@
 // bidder_beacon_stream_caught_up_timestamp_seconds: when the worker last
 // found nothing left to read (its age is how far behind it is, at most).
 //
+// The worker's threads are named rtb-stream and rtb-stream-<lane>, and run
+// at a lower priority than the bidder's I/O threads (`nice`).
+//
 // Thread-safety: the worker runs on a thread of its own (and, while a batch
 // has records for more than one lane, on a thread per further lane: the
 // applier must be safe to call concurrently); Wake and AwaitCaughtUp may be
@@ -67,6 +70,10 @@ struct StreamWorkerOptions {
   size_t batch_records = 512;
   // Lanes a batch is applied in at once, records split by key. Default 4.
   int apply_threads = 4;
+  // Steps the worker's threads' nice value is raised by (0-19), so the
+  // kernel runs them when the bid path leaves CPU over: a backlog drains
+  // in the bid path's idle time instead of in its tail. Default 10.
+  int nice = 10;
   // Sleep when the log had nothing, unless woken sooner, ms. Default 20.
   int idle_wait_ms = 20;
   // Back-off between attempts at a record the store refused, ms: doubling

@@ -423,11 +423,13 @@ TEST(BeaconLogValidationTest, EmbeddedLogHoldsAtLeastASegment) {
 
 TEST(BeaconLogValidationTest, StreamBatchesLanesAndBackOffAreBounded) {
   json doc = MinimalConfig();
-  doc["beacon_log"]["stream"] = {{"batch_records", 0}, {"apply_threads", 65}, {"retry_max_ms", 10}};
+  doc["beacon_log"]["stream"] = {
+      {"batch_records", 0}, {"apply_threads", 65}, {"retry_max_ms", 10}, {"nice", 20}};
   const std::string error = ParseError(doc);
   EXPECT_THAT(error, HasSubstr("beacon_log.stream.batch_records: must be > 0"));
   EXPECT_THAT(error, HasSubstr("beacon_log.stream.apply_threads: must be in [1, 64], got 65"));
   EXPECT_THAT(error, HasSubstr("beacon_log.stream.retry_max_ms: must be in [50, 600000], got 10"));
+  EXPECT_THAT(error, HasSubstr("beacon_log.stream.nice: must be in [0, 19], got 20"));
   doc["beacon_log"]["stream"] = {{"apply_threads", 1}, {"in_process", false}};
   EXPECT_EQ(ParseError(doc), "OK");
 }

@@ -9,7 +9,9 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <future>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <string>
@@ -176,6 +178,32 @@ TEST_F(StreamWorkerTest, LanesApplyAtOnce) {
   EXPECT_LE(applier_.most_in_flight(), 4);
 }
 
+// The nice value of the thread named `name` in this process, or -100.
+int NiceOfThread(const std::string& name) {
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::ifstream comm(task.path() / "comm");
+    std::string comm_name;
+    std::getline(comm, comm_name);
+    if (comm_name != name) continue;
+    std::ifstream stat(task.path() / "stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    // After "(comm) ", the fields from the third on; nice is the 19th.
+    std::vector<std::string> fields = absl::StrSplit(text.substr(text.rfind(')') + 2), ' ');
+    int nice = -100;
+    if (fields.size() > 16 && absl::SimpleAtoi(fields[16], &nice)) return nice;
+  }
+  return -100;
+}
+
+TEST_F(StreamWorkerTest, TheWorkerRunsNamedAndAtALowerPriority) {
+  std::unique_ptr<StreamWorker> worker = StartWorker({.nice = 7});
+  ASSERT_NE(worker, nullptr);
+  ASSERT_TRUE(worker->AwaitCaughtUp(absl::Seconds(60)).ok());
+  const int process_nice = NiceOfThread(
+      std::filesystem::read_symlink("/proc/self/exe").filename().string().substr(0, 15));
+  EXPECT_EQ(NiceOfThread("rtb-stream"), std::min(19, process_nice + 7));
+}
+
 TEST_F(StreamWorkerTest, OneLaneKeepsLogOrder) {
   AppendRecords(/*keys=*/5, /*per_key=*/30);
   std::unique_ptr<StreamWorker> worker = StartWorker({.batch_records = 7, .apply_threads = 1});
@@ -218,7 +246,8 @@ TEST_F(StreamWorkerTest, ANewReaderStartsAfterTheCommittedBatches) {
 TEST_F(StreamWorkerTest, RefusesOptionsThatCannotWork) {
   for (StreamWorkerOptions options :
        {StreamWorkerOptions{.batch_records = 0}, StreamWorkerOptions{.apply_threads = 0},
-        StreamWorkerOptions{.retry_min_ms = 10, .retry_max_ms = 5}}) {
+        StreamWorkerOptions{.retry_min_ms = 10, .retry_max_ms = 5},
+        StreamWorkerOptions{.nice = 20}}) {
     absl::StatusOr<std::unique_ptr<StreamWorker>> worker =
         StreamWorker::Start(reader_.get(), &applier_, nullptr, options);
     EXPECT_EQ(worker.status().code(), absl::StatusCode::kInvalidArgument);
