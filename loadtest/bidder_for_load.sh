@@ -31,3 +31,13 @@ start_bidder() {  # config, name for messages
   [[ -n $PORT ]] && curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null ||
     { echo "$2: bidder not ready; log: $(tail -3 "$WORK/bidder.log")" >&2; exit 1; }
 }
+
+# Stops the bidder started by start_bidder (SIGTERM: a clean shutdown) and
+# waits for it.
+stop_bidder() {
+  [[ -n ${BIDDER_PID:-} ]] || return 0
+  kill -TERM "$BIDDER_PID" 2>/dev/null || true
+  wait "$BIDDER_PID" 2>/dev/null || true
+  BIDDER_PID=
+  rm -f "$WORK/bidder.port"
+}
