@@ -26,6 +26,10 @@
 #
 # The bidder runs the example configuration on an embedded store in a fresh
 # temp dir, seeded by rtb-seed-profiles; everything listens on 127.0.0.1.
+# STORE=hbase puts the tables on the HBase of RTB_HBASE_THRIFT (the log stays
+# embedded): a fresh cluster per run (deploy/hbase/hbase.sh stop, start,
+# wait), since rtb-load's ids repeat from run to run and a second run's
+# beacons would all be duplicates.
 #
 # Environment (defaults in brackets):
 #   BUILD_DIR   build directory [build]
@@ -41,6 +45,7 @@
 #   THREADS     the bidder's I/O threads [2]
 #   DEVICES / HIT_SHARE  device population and profile hit share [100000 / 0.5]
 #   ZIPF        Zipf exponent of device popularity (rtb-load --zipf) [1.1]
+#   STORE       embedded or hbase [embedded]
 #   REQUESTS    bid requests, as for run-bid-benchmark.sh
 set -euo pipefail
 
@@ -85,6 +90,12 @@ jq --argjson lanes "${APPLY_THREADS:-null}" --argjson nice "${NICE:-null}" '
   if $lanes != null then .beacon_log.stream.apply_threads = $lanes else . end
   | if $nice != null then .beacon_log.stream.nice = $nice else . end' "$WORK/bidder.json" >"$WORK/stream.json"
 mv "$WORK/stream.json" "$WORK/bidder.json"
+if [[ ${STORE:-embedded} == hbase ]]; then
+  [[ -n ${RTB_HBASE_THRIFT:-} ]] || { echo "run-backlog-benchmark: STORE=hbase needs RTB_HBASE_THRIFT" >&2; exit 1; }
+  jq --arg thrift "$RTB_HBASE_THRIFT" '.storage.backend = "hbase" | .storage.hbase.endpoints = [$thrift]' \
+    "$WORK/bidder.json" >"$WORK/hbase.json"
+  mv "$WORK/hbase.json" "$WORK/bidder.json"
+fi
 jq '.beacon_log.stream.in_process = false' "$WORK/bidder.json" >"$WORK/fill.json"
 fresh_secrets
 seed_profiles "$WORK/bidder.json"
@@ -174,13 +185,14 @@ jq -nc --slurpfile drain "$WORK/drain.jsonl" --slurpfile after "$WORK/after.json
   --argjson live_measured "$live_beacons_per_s" \
   --argjson lanes "$(jq '.beacon_log.stream.apply_threads // 4' "$WORK/bidder.json")" \
   --argjson nice "$(jq '.beacon_log.stream.nice // 10' "$WORK/bidder.json")" \
+  --arg store "${STORE:-embedded}" \
   --argjson finished "$finished" '
   ($samples | split("\n") | map(select(length > 0) | split(",")) |
    map(select(.[1] != "" and .[2] != "") | map(tonumber))) as $rows |
   ($rows | map(select(.[0] >= $window and .[1] <= $live)) | first) as $done |
   ($rows | first) as $start |
   (if $done then ($done[2] - $start[2]) / ($done[0] - $start[0]) else null end) as $rate |
-  {summary: "backlog", finished: $finished, apply_threads: $lanes, nice: $nice, backlog_records: $logged, backlog_target: $backlog,
+  {summary: "backlog", store: $store, finished: $finished, apply_threads: $lanes, nice: $nice, backlog_records: $logged, backlog_target: $backlog,
    log_bytes: $log_bytes, fill_s: $fill_s,
    live: {bid_rate: $live_rate, win_rate: $win_rate, beacons_per_s: $live_measured},
    drain_s: (if $done then $done[0] else null end),
