@@ -1,7 +1,6 @@
 #include "bidder/stream/stream_worker.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -67,17 +66,37 @@ struct StreamMetrics {
 };
 
 class StreamWorker::Impl {
+  // One per lane; lane 0 is the worker's own thread, the others have theirs.
+  struct Lane {
+    std::vector<const beaconlog::LogRecord*> records;  // of the batch in hand
+    bool busy = false;                                 // records to apply
+    std::condition_variable has_work;
+    std::thread thread;
+  };
+
  public:
   Impl(beaconlog::LogReader* reader, RecordApplier* applier, prometheus::Registry* registry,
        StreamWorkerOptions options)
-      : reader_(reader), applier_(applier), options_(options) {
+      : reader_(reader),
+        applier_(applier),
+        options_(options),
+        lanes_(static_cast<size_t>(options.apply_threads)) {
     if (registry != nullptr) {
       metrics_ = std::make_unique<StreamMetrics>();
       metrics_->Declare(*registry);
     }
   }
 
+  // Starts the lane threads, then the worker's own; throws std::system_error
+  // when a thread cannot be had (the destructor joins those started).
   void Start() {
+    for (size_t i = 1; i < lanes_.size(); ++i) {
+      lanes_[i].thread = std::thread([this, i] {
+        threads::NameThisThread("rtb-stream-" + std::to_string(i));
+        threads::LowerThisThreadPriority(options_.nice);
+        LaneLoop(lanes_[i]);
+      });
+    }
     thread_ = std::thread([this] {
       threads::NameThisThread("rtb-stream");
       threads::LowerThisThreadPriority(options_.nice);
@@ -92,6 +111,15 @@ class StreamWorker::Impl {
     }
     wake_.notify_all();
     if (thread_.joinable()) thread_.join();
+    // The worker's thread is gone, so no batch is in hand: the lanes idle.
+    {
+      std::lock_guard<std::mutex> guard(lanes_mutex_);
+      lanes_closed_ = true;
+    }
+    for (Lane& lane : lanes_) lane.has_work.notify_one();
+    for (Lane& lane : lanes_) {
+      if (lane.thread.joinable()) lane.thread.join();
+    }
   }
 
   void Wake() {
@@ -151,40 +179,53 @@ class StreamWorker::Impl {
     }
   }
 
+  // Applies one lane's records in order; false when the worker stopped
+  // before all were applied.
+  bool ApplyLane(const std::vector<const beaconlog::LogRecord*>& records) {
+    for (const beaconlog::LogRecord* record : records) {
+      if (!ApplyRecord(*record)) return false;
+    }
+    return true;
+  }
+
+  // A lane thread: waits for its records of a batch, applies them, reports.
+  void LaneLoop(Lane& lane) {
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(lanes_mutex_);
+        lane.has_work.wait(lock, [&] { return lanes_closed_ || lane.busy; });
+        if (lanes_closed_) return;
+      }
+      const bool applied = ApplyLane(lane.records);
+      std::lock_guard<std::mutex> guard(lanes_mutex_);
+      lane.busy = false;
+      if (!applied) batch_applied_ = false;
+      if (--lanes_pending_ == 0) lanes_done_.notify_one();
+    }
+  }
+
   // The batch's records in lanes by key, each lane in order, the first on
-  // this thread and the others on threads of their own; true when every
-  // record was applied.
+  // this thread and the others on the lane threads; true when every record
+  // was applied.
   bool ApplyBatch(const std::vector<beaconlog::LogRecord>& batch) {
-    const size_t lane_count = static_cast<size_t>(options_.apply_threads);
-    std::vector<std::vector<const beaconlog::LogRecord*>> lanes(lane_count);
+    for (Lane& lane : lanes_) lane.records.clear();
     for (const beaconlog::LogRecord& record : batch) {
-      lanes[std::hash<std::string>{}(record.key) % lane_count].push_back(&record);
+      lanes_[std::hash<std::string>{}(record.key) % lanes_.size()].records.push_back(&record);
     }
-    std::atomic<bool> all_applied = true;
-    auto apply_lane = [&](const std::vector<const beaconlog::LogRecord*>& lane) {
-      for (const beaconlog::LogRecord* record : lane) {
-        if (!ApplyRecord(*record)) {
-          all_applied = false;
-          return;
-        }
-      }
-    };
-    std::vector<std::thread> others;
-    for (size_t i = 1; i < lane_count; ++i) {
-      if (lanes[i].empty()) continue;
-      try {
-        others.emplace_back([&, i] {
-          threads::NameThisThread("rtb-stream-" + std::to_string(i));
-          threads::LowerThisThreadPriority(options_.nice);
-          apply_lane(lanes[i]);
-        });
-      } catch (const std::system_error&) {
-        apply_lane(lanes[i]);  // no thread to be had: this lane waits its turn
+    {
+      std::lock_guard<std::mutex> guard(lanes_mutex_);
+      batch_applied_ = true;
+      for (size_t i = 1; i < lanes_.size(); ++i) {
+        if (lanes_[i].records.empty()) continue;
+        lanes_[i].busy = true;
+        ++lanes_pending_;
+        lanes_[i].has_work.notify_one();
       }
     }
-    apply_lane(lanes[0]);
-    for (std::thread& t : others) t.join();
-    return all_applied;
+    const bool first_applied = ApplyLane(lanes_[0].records);
+    std::unique_lock<std::mutex> lock(lanes_mutex_);
+    lanes_done_.wait(lock, [&] { return lanes_pending_ == 0; });
+    return first_applied && batch_applied_;
   }
 
   // Flush, then commit, each retried like a record.
@@ -280,6 +321,13 @@ class StreamWorker::Impl {
   uint64_t caught_up_poll_ = 0;
   int awaiting_ = 0;
   std::thread thread_;
+
+  std::vector<Lane> lanes_;
+  std::mutex lanes_mutex_;
+  std::condition_variable lanes_done_;
+  int lanes_pending_ = 0;
+  bool batch_applied_ = true;
+  bool lanes_closed_ = false;
 };
 
 absl::StatusOr<std::unique_ptr<StreamWorker>> StreamWorker::Start(beaconlog::LogReader* reader,
@@ -302,7 +350,12 @@ absl::StatusOr<std::unique_ptr<StreamWorker>> StreamWorker::Start(beaconlog::Log
   } catch (const std::exception& e) {
     return absl::InternalError(std::string("cannot declare the stream metrics: ") + e.what());
   }
-  impl->Start();
+  try {
+    impl->Start();
+  } catch (const std::system_error& e) {
+    return absl::ResourceExhaustedError(std::string("stream worker: cannot start its threads: ") +
+                                        e.what());
+  }
   return std::unique_ptr<StreamWorker>(new StreamWorker(std::move(impl)));
 }
 

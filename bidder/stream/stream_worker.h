@@ -37,10 +37,9 @@
 // The worker's threads are named rtb-stream and rtb-stream-<lane>, and run
 // at a lower priority than the bidder's I/O threads (`nice`).
 //
-// Thread-safety: the worker runs on a thread of its own (and, while a batch
-// has records for more than one lane, on a thread per further lane: the
-// applier must be safe to call concurrently); Wake and AwaitCaughtUp may be
-// called from any thread.
+// Thread-safety: the worker runs on a thread of its own and a thread per
+// further lane, all started with it (the applier must be safe to call
+// concurrently); Wake and AwaitCaughtUp may be called from any thread.
 #ifndef RTB_BIDDER_STREAM_STREAM_WORKER_H_
 #define RTB_BIDDER_STREAM_STREAM_WORKER_H_
 
