@@ -158,6 +158,7 @@ std::optional<double> ReadLongNumber(std::string_view token) {
 // number parser, whose slow path in the packaged 3.0.1 misreads a mantissa
 // that starts with "0." (0.99999999999999999999 reads as 0.0777).
 bool HasLongMantissa(std::string_view token) {
+  if (token.size() <= 19) return false;  // the common number, at no cost
   int digits = 0;
   bool leading = true;
   for (char c : token) {
