@@ -95,9 +95,33 @@ class BeaconHandler::Impl : public stream::RecordApplier {
     route({http::verb::get, http::verb::post}, "/conversion", Endpoint::kConversion);
   }
 
-  // The stream worker's side: the record's writes, at the time it was
-  // received.
-  absl::Status Apply(const beaconlog::LogRecord& record) override {
+  // The stream worker's side: a lane applies records and records their
+  // later events together when it flushes.
+  class Lane final : public stream::RecordApplier::Lane {
+   public:
+    explicit Lane(Impl& impl) : impl_(impl) {}
+    absl::Status Apply(const beaconlog::LogRecord& record) override {
+      return impl_.Apply(record, later_);
+    }
+    absl::Status Flush() override {
+      if (later_.empty()) return absl::OkStatus();
+      if (absl::Status s = impl_.context_.deps().events->RecordBatch(later_); !s.ok()) return s;
+      later_.clear();
+      return absl::OkStatus();
+    }
+
+   private:
+    Impl& impl_;
+    beacons::LaterEvents later_;
+  };
+
+  std::unique_ptr<stream::RecordApplier::Lane> NewLane() override {
+    return std::make_unique<Lane>(*this);
+  }
+
+  // The record's writes, at the time it was received; its later events go
+  // to `later`.
+  absl::Status Apply(const beaconlog::LogRecord& record, beacons::LaterEvents& later) {
     absl::StatusOr<beacons::BeaconRecord> beacon = beacons::DecodeBeaconRecord(record.payload);
     if (!beacon.ok()) return beacon.status();
     std::variant<Parsed, Answer> parsed =
@@ -107,13 +131,12 @@ class BeaconHandler::Impl : public stream::RecordApplier {
       context_.Count(beacon->endpoint, refused->outcome);
       return absl::OkStatus();
     }
-    absl::StatusOr<Outcome> outcome = ApplyParsed(std::get<Parsed>(parsed), beacon->received_ms);
+    absl::StatusOr<Outcome> outcome =
+        ApplyParsed(std::get<Parsed>(parsed), beacon->received_ms, later);
     if (!outcome.ok()) return outcome.status();
     context_.Count(beacon->endpoint, *outcome);
     return absl::OkStatus();
   }
-
-  absl::Status Flush() override { return absl::OkStatus(); }
 
  private:
   // On the I/O thread: verify, decide the answer, and log what has writes to
@@ -258,16 +281,16 @@ class BeaconHandler::Impl : public stream::RecordApplier {
     }
   }
 
-  absl::StatusOr<Outcome> ApplyParsed(const Parsed& p, int64_t now) {
+  absl::StatusOr<Outcome> ApplyParsed(const Parsed& p, int64_t now, beacons::LaterEvents& later) {
     switch (p.endpoint) {
       case Endpoint::kWin:
-        return beacons::ApplyWin(context_, p.beacon, *p.campaign, p.impression_id, now);
+        return beacons::ApplyWin(context_, p.beacon, *p.campaign, p.impression_id, now, later);
       case Endpoint::kBilling:
       case Endpoint::kImpression:
         return beacons::ApplyImpression(context_, p.endpoint, p.beacon, *p.campaign,
-                                        p.impression_id, now);
+                                        p.impression_id, now, later);
       case Endpoint::kLoss:
-        return beacons::ApplyLoss(context_, p.beacon, p.impression_id, now);
+        return beacons::ApplyLoss(context_, p.beacon, p.impression_id, now, later);
       case Endpoint::kClick:
         return beacons::ApplyClick(context_, p.beacon, p.impression_id, now);
       default:

@@ -100,6 +100,12 @@
 // writes above are applied later by the stream worker (bidder/stream),
 // through applier(): the record verified again and applied at the time it
 // was received, so a replay after a crash writes the same keys and values.
+// Writes that vouch for a later one (an impression's event before its
+// claim, a click's event before its claim column) are made at once; the
+// events nothing later checks (win, loss, a notice that does not bill) are
+// gathered per worker lane and recorded together when the lane flushes
+// (LaterEvents, EventStore::RecordBatch), before the log position is
+// committed.
 // When more than max_in_flight beacons wait for the log, the next get 503.
 //
 // Metrics: bidder_beacons_total{kind,outcome} (refusals when answered,

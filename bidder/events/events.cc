@@ -4,11 +4,14 @@
 #include <limits>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "bidder/events/internal/event_writes.h"
 #include "bidder/events/internal/hot_keys.h"
 #include "bidder/events/internal/keys.h"
 #include "bidder/events/internal/metrics.h"
+#include "storage/buffered_mutator.h"
 #include "storage/key_bytes.h"
 
 namespace rtb::bidder::events {
@@ -32,36 +35,6 @@ int64_t SchemaIndexTtlMs() {
 bool KnownType(uint32_t code) {
   return code >= static_cast<uint32_t>(EventType::kImpression) &&
          code <= static_cast<uint32_t>(EventType::kLoss);
-}
-
-// One nonce per event: a retried Increment of the same event's rollup is
-// recognised by stores that keep nonces (the embedded engine, for
-// storage::kNonceRetentionMs). Thrift2 carries none; there the rollup marker
-// column answers (CountInRollup).
-uint64_t RollupNonce(std::string_view event_id) {
-  const uint64_t h = storage::StableHash64(absl::StrCat("rollup|", Str(event_id)));
-  return h == 0 ? 1 : h;
-}
-
-// The nonce of the undo by the attempt whose Increment made the event's
-// marker `times`. Attempts that saw different markers undo separately; a
-// retry answered from nonce memory sees the same marker, so its undo is
-// applied once too.
-uint64_t RollupUndoNonce(std::string_view event_id, int64_t times) {
-  const uint64_t h = storage::StableHash64(absl::StrCat("rollup-undo|", Str(event_id), "|", times));
-  return h == 0 ? 1 : h;
-}
-
-std::string Code32(uint32_t v) {
-  std::string s;
-  storage::AppendBigEndian32(v, &s);
-  return s;
-}
-
-std::string Code64(int64_t v) {
-  std::string s;
-  storage::AppendBigEndian64(static_cast<uint64_t>(v), &s);
-  return s;
 }
 
 std::optional<Event> FromTimelineRow(const storage::RowResult& row) {
@@ -140,148 +113,6 @@ absl::Status CheckEvent(const Event& event) {
   const uint32_t code = static_cast<uint32_t>(event.type);
   if (!KnownType(code)) {
     return absl::InvalidArgumentError(absl::StrCat("unknown event type code ", code));
-  }
-  return absl::OkStatus();
-}
-
-// Whether the timeline row carries the marker written after the rollup: the
-// event was recorded before and this is a replay.
-absl::StatusOr<bool> IsRolledUp(storage::Store& store, const EventTables& tables,
-                                const std::string& timeline_key) {
-  storage::Get marker;
-  marker.row = timeline_key;
-  marker.columns = {{Str(internal::kTimelineFamily), Str(internal::kRolledUpColumn)}};
-  absl::StatusOr<storage::RowResult> existing = store.Get(tables.timeline, marker);
-  if (!existing.ok()) return existing.status();
-  return !existing->empty();
-}
-
-// No timestamps in the writes below: the server assigns ingest time, which is
-// what the TTLs must count from (a late event must not expire on arrival).
-
-storage::Put TimelinePut(const Event& event, const std::string& timeline_key) {
-  const std::string family(internal::kTimelineFamily);
-  storage::Put timeline;
-  timeline.row = timeline_key;
-  timeline.durability = storage::Durability::kSyncWal;
-  timeline.values = {
-      {family, Str(internal::kTypeColumn), Code32(static_cast<uint32_t>(event.type)), std::nullopt},
-      {family, Str(internal::kTimeColumn), Code64(event.event_time_ms), std::nullopt},
-      {family, Str(internal::kBodyColumn), event.body, std::nullopt},
-      {family, Str(internal::kSummaryColumn), event.summary, std::nullopt},
-  };
-  return timeline;
-}
-
-storage::Put IndexPut(const Event& event) {
-  storage::Put index;
-  index.row = internal::IndexKey(static_cast<uint32_t>(event.type), event.event_time_ms,
-                                 event.user_key, event.event_id);
-  index.durability = storage::Durability::kSyncWal;
-  index.values = {{Str(internal::kIndexFamily), Str(internal::kIndexSummaryColumn), event.summary,
-                   std::nullopt}};
-  return index;
-}
-
-storage::Increment RollupIncrement(const Event& event, const std::string& marker) {
-  storage::Increment rollup;
-  rollup.row = internal::RollupKey(event.user_key, event.event_time_ms);
-  // The count and the event's marker move together (one row, one atomic
-  // Increment): the marker says how many attempts have added the event.
-  rollup.columns = {{Str(internal::kRollupFamily), Str(EventTypeName(event.type)), 1},
-                    {Str(internal::kRollupFamily), marker, 1}};
-  rollup.durability = storage::Durability::kSyncWal;
-  rollup.nonce = RollupNonce(event.event_id);
-  return rollup;
-}
-
-// What CountInRollup did.
-struct RollupCount {
-  // The event was counted before: this attempt took its own 1 back.
-  bool recounted = false;
-  // The timestamp of the marker version this attempt wrote, if the store
-  // said: the marker's delete names it (RollupMarkerDelete).
-  std::optional<int64_t> marker_timestamp;
-};
-
-// Adds the event to its day's count, once. A marker above 1 means an earlier
-// attempt counted the event and died (or saw a store error) before the
-// timeline marker, and no nonce memory caught this retry: this attempt
-// takes its own 1 back, so each attempt undoes exactly itself whatever the
-// others did (events.h has the windows left).
-absl::StatusOr<RollupCount> CountInRollup(storage::Store& store, const EventTables& tables,
-                                          const Event& event, const std::string& marker) {
-  absl::StatusOr<storage::RowResult> counted =
-      store.Increment(tables.rollups, RollupIncrement(event, marker));
-  if (!counted.ok()) return counted.status();
-  RollupCount out;
-  int64_t times = 1;
-  for (const storage::Cell& cell : counted->cells) {
-    if (cell.family != internal::kRollupFamily || cell.qualifier != marker) continue;
-    times = storage::DecodeCounter(cell.value).value_or(1);
-    out.marker_timestamp = cell.timestamp;
-  }
-  if (times <= 1) return out;
-  storage::Increment undo;
-  undo.row = internal::RollupKey(event.user_key, event.event_time_ms);
-  undo.columns = {{Str(internal::kRollupFamily), Str(EventTypeName(event.type)), -1}};
-  undo.durability = storage::Durability::kSyncWal;
-  undo.nonce = RollupUndoNonce(event.event_id, times);
-  if (absl::StatusOr<storage::RowResult> r = store.Increment(tables.rollups, undo); !r.ok()) {
-    return r.status();
-  }
-  out.recounted = true;
-  return out;
-}
-
-storage::Put RolledUpMarker(const std::string& timeline_key) {
-  storage::Put done;
-  done.row = timeline_key;
-  done.durability = storage::Durability::kSyncWal;
-  done.values = {
-      {Str(internal::kTimelineFamily), Str(internal::kRolledUpColumn), "1", std::nullopt}};
-  return done;
-}
-
-// Once the timeline marker stands, replays stop before the rollup, so the
-// rollup marker has done its work; without this delete every rollup row
-// would keep one marker per event for the rollups' two years. A lost delete
-// (async WAL, a crash, an error) leaves a small column that readers skip.
-// It names the version this attempt wrote: an Increment stamps a version
-// above the one it replaces even when the clock has not moved past it (as
-// HBase does), so a delete at "now" could miss a retry's version.
-storage::Delete RollupMarkerDelete(const Event& event, const std::string& marker,
-                                   std::optional<int64_t> marker_timestamp) {
-  storage::Delete d;
-  d.row = internal::RollupKey(event.user_key, event.event_time_ms);
-  d.targets = {
-      {Str(internal::kRollupFamily), marker, storage::DeleteKind::kColumnAll, marker_timestamp}};
-  d.durability = storage::Durability::kAsyncWal;
-  return d;
-}
-
-// The timeline row, its index row, the day's rollup, the marker that says
-// the rollup counted the event (IsRolledUp), then the rollup's own marker
-// goes. In that order: the rollup marker must outlive the moment the
-// timeline marker is written, or a replay in between would count again.
-absl::Status WriteEventRows(storage::Store& store, const EventTables& tables, const Event& event,
-                            const std::string& timeline_key, internal::EventMetrics& metrics) {
-  if (absl::Status s = store.Put(tables.timeline, TimelinePut(event, timeline_key)); !s.ok()) {
-    return s;
-  }
-  if (absl::Status s = store.Put(tables.index, IndexPut(event)); !s.ok()) return s;
-  const std::string marker = internal::RollupMarkerQualifier(event.event_id);
-  absl::StatusOr<RollupCount> count = CountInRollup(store, tables, event, marker);
-  if (!count.ok()) return count.status();
-  if (count->recounted) metrics.rollup_recounts->Increment();
-  if (absl::Status s = store.Put(tables.timeline, RolledUpMarker(timeline_key)); !s.ok()) {
-    return s;
-  }
-  // The event is recorded whatever this delete answers: failing the Record
-  // would only have it replayed, and a replay stops at the timeline marker.
-  if (!store.Delete(tables.rollups, RollupMarkerDelete(event, marker, count->marker_timestamp))
-           .ok()) {
-    metrics.rollup_markers_left->Increment();
   }
   return absl::OkStatus();
 }
@@ -389,13 +220,14 @@ absl::Status EventStore::Record(const Event& event) {
 
   const std::string timeline_key =
       internal::TimelineKey(event.user_key, event.event_time_ms, event.event_id);
-  absl::StatusOr<bool> replayed = IsRolledUp(store_, options_.tables, timeline_key);
+  absl::StatusOr<bool> replayed = internal::IsRolledUp(store_, options_.tables, timeline_key);
   if (!replayed.ok()) return failed(replayed.status());
   if (*replayed) {
     metrics_->replayed->Increment();
     return absl::OkStatus();
   }
-  if (absl::Status s = WriteEventRows(store_, options_.tables, event, timeline_key, *metrics_);
+  if (absl::Status s =
+          internal::WriteEventRows(store_, options_.tables, event, timeline_key, *metrics_);
       !s.ok()) {
     return failed(s);
   }
@@ -413,6 +245,154 @@ absl::Status EventStore::Record(const Event& event) {
     return absl::OkStatus();
   }
   metrics_->recorded[code]->Increment();
+  return absl::OkStatus();
+}
+
+namespace {
+
+// Whether each user is erased: one MultiGet over the distinct keys.
+absl::StatusOr<absl::flat_hash_map<std::string, bool>> ErasedUsers(
+    storage::Store& store, const std::string& table, const std::vector<const Event*>& events) {
+  absl::flat_hash_map<std::string, bool> erased;
+  std::vector<storage::Get> gets;
+  std::vector<const std::string*> users;  // of each Get
+  for (const Event* event : events) {
+    if (!erased.emplace(event->user_key, false).second) continue;
+    users.push_back(&event->user_key);
+    storage::Get& get = gets.emplace_back();
+    get.row = internal::ErasureStatusKey(event->user_key);
+    get.columns = {{Str(internal::kErasureFamily), Str(internal::kErasureRequestedColumn)}};
+  }
+  if (gets.empty()) return erased;
+  absl::StatusOr<std::vector<storage::RowResult>> rows = store.MultiGet(table, gets);
+  if (!rows.ok()) return rows.status();
+  if (rows->size() != gets.size()) return absl::InternalError("erasures: MultiGet lost rows");
+  for (size_t i = 0; i < gets.size(); ++i) {
+    if (!(*rows)[i].empty()) erased[*users[i]] = true;
+  }
+  return erased;
+}
+
+}  // namespace
+
+absl::Status EventStore::RecordBatch(std::span<const Event> events) {
+  auto failed = [this](absl::Status s) {
+    metrics_->record_failures->Increment();
+    return s;
+  };
+  for (const Event& event : events) {
+    if (absl::Status s = CheckEvent(event); !s.ok()) return failed(s);
+  }
+  // Admitted events, each once (a beacon logged twice in one batch is one
+  // event), in the batch's order.
+  std::vector<const Event*> admitted;
+  std::vector<std::string> timeline_keys;
+  absl::flat_hash_set<std::string> seen;
+  for (const Event& event : events) {
+    internal::HotKeyCounter::Counted counted = hot_keys_->Count(event.user_key, clock_.NowMillis());
+    if (counted.window_closed) PublishHotKeys(counted.closed_top);
+    if (!counted.admitted) {
+      metrics_->rate_limited->Increment();
+      continue;
+    }
+    std::string key = internal::TimelineKey(event.user_key, event.event_time_ms, event.event_id);
+    if (!seen.insert(key).second) {
+      metrics_->replayed->Increment();
+      continue;
+    }
+    admitted.push_back(&event);
+    timeline_keys.push_back(std::move(key));
+  }
+  absl::StatusOr<absl::flat_hash_map<std::string, bool>> erased =
+      ErasedUsers(store_, options_.tables.erasures, admitted);
+  if (!erased.ok()) return failed(erased.status());
+  std::vector<storage::Get> markers;
+  for (const std::string& key : timeline_keys) {
+    storage::Get& get = markers.emplace_back();
+    get.row = key;
+    get.columns = {{Str(internal::kTimelineFamily), Str(internal::kRolledUpColumn)}};
+  }
+  absl::StatusOr<std::vector<storage::RowResult>> replayed =
+      markers.empty() ? std::vector<storage::RowResult>()
+                      : store_.MultiGet(options_.tables.timeline, markers);
+  if (!replayed.ok()) return failed(replayed.status());
+  if (replayed->size() != markers.size()) {
+    return failed(absl::InternalError("timeline: MultiGet lost rows"));
+  }
+  std::vector<size_t> todo;  // into admitted
+  for (size_t i = 0; i < admitted.size(); ++i) {
+    if (erased->at(admitted[i]->user_key)) {
+      metrics_->skipped_erased->Increment();
+    } else if (!(*replayed)[i].empty()) {
+      metrics_->replayed->Increment();
+    } else {
+      todo.push_back(i);
+    }
+  }
+  if (absl::Status s = WriteBatchSteps(admitted, timeline_keys, todo); !s.ok()) return failed(s);
+  // As in Record: an erasure that landed meanwhile may have swept before
+  // these writes; each step above is durable, so checking now closes the gap.
+  std::vector<const Event*> written;
+  for (size_t i : todo) written.push_back(admitted[i]);
+  erased = ErasedUsers(store_, options_.tables.erasures, written);
+  if (!erased.ok()) return failed(erased.status());
+  for (const Event* event : written) {
+    if (erased->at(event->user_key)) {
+      if (absl::Status s = RemoveWritten(*event); !s.ok()) return failed(s);
+      metrics_->skipped_erased->Increment();
+    } else {
+      metrics_->recorded[static_cast<uint32_t>(event->type)]->Increment();
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status EventStore::WriteBatchSteps(const std::vector<const Event*>& events,
+                                         const std::vector<std::string>& timeline_keys,
+                                         const std::vector<size_t>& todo) {
+  if (todo.empty()) return absl::OkStatus();
+  // No timer: every step is flushed here, before the next one starts.
+  const storage::BufferedMutatorOptions step{.max_buffer_bytes = size_t{8} << 20,
+                                             .flush_interval_ms = 0};
+  storage::BufferedMutator timeline(&store_, options_.tables.timeline, step);
+  storage::BufferedMutator index(&store_, options_.tables.index, step);
+  for (size_t i : todo) {
+    if (absl::Status s = timeline.Mutate(internal::TimelinePut(*events[i], timeline_keys[i]));
+        !s.ok()) {
+      return s;
+    }
+  }
+  if (absl::Status s = timeline.Flush(); !s.ok()) return s;
+  for (size_t i : todo) {
+    if (absl::Status s = index.Mutate(internal::IndexPut(*events[i])); !s.ok()) return s;
+  }
+  if (absl::Status s = index.Flush(); !s.ok()) return s;
+  std::vector<internal::RollupCount> counts;
+  for (size_t i : todo) {
+    absl::StatusOr<internal::RollupCount> count = internal::CountInRollup(
+        store_, options_.tables, *events[i], internal::RollupMarkerOf(*events[i]));
+    if (!count.ok()) return count.status();
+    if (count->recounted) metrics_->rollup_recounts->Increment();
+    counts.push_back(*count);
+  }
+  for (size_t i : todo) {
+    if (absl::Status s = timeline.Mutate(internal::RolledUpMarker(timeline_keys[i])); !s.ok()) {
+      return s;
+    }
+  }
+  if (absl::Status s = timeline.Flush(); !s.ok()) return s;
+  // As in Record, the events are recorded whatever the deletes answer.
+  storage::BufferedMutator rollups(&store_, options_.tables.rollups, step);
+  for (size_t k = 0; k < todo.size(); ++k) {
+    const Event& event = *events[todo[k]];
+    rollups
+        .Mutate(internal::RollupMarkerDelete(event, internal::RollupMarkerOf(event),
+                                             counts[k].marker_timestamp))
+        .IgnoreError();
+  }
+  if (!rollups.Flush().ok()) {
+    metrics_->rollup_markers_left->Increment(static_cast<double>(todo.size()));
+  }
   return absl::OkStatus();
 }
 

@@ -68,6 +68,7 @@ struct StreamMetrics {
 class StreamWorker::Impl {
   // One per lane; lane 0 is the worker's own thread, the others have theirs.
   struct Lane {
+    std::unique_ptr<RecordApplier::Lane> applier;
     std::vector<const beaconlog::LogRecord*> records;  // of the batch in hand
     bool busy = false;                                 // records to apply
     std::condition_variable has_work;
@@ -81,6 +82,7 @@ class StreamWorker::Impl {
         applier_(applier),
         options_(options),
         lanes_(static_cast<size_t>(options.apply_threads)) {
+    for (Lane& lane : lanes_) lane.applier = applier_->NewLane();
     if (registry != nullptr) {
       metrics_ = std::make_unique<StreamMetrics>();
       metrics_->Declare(*registry);
@@ -160,10 +162,10 @@ class StreamWorker::Impl {
 
   // Applies one record, retrying what the store refused until it is applied
   // (true), or until the worker stops (false: the batch stays uncommitted).
-  bool ApplyRecord(const beaconlog::LogRecord& record) {
+  bool ApplyRecord(RecordApplier::Lane& lane, const beaconlog::LogRecord& record) {
     int backoff_ms = options_.retry_min_ms;
     for (;;) {
-      const absl::Status applied = applier_->Apply(record);
+      const absl::Status applied = lane.Apply(record);
       if (applied.ok()) {
         if (metrics_) metrics_->applied->Increment();
         return true;
@@ -179,13 +181,28 @@ class StreamWorker::Impl {
     }
   }
 
-  // Applies one lane's records in order; false when the worker stopped
-  // before all were applied.
-  bool ApplyLane(const std::vector<const beaconlog::LogRecord*>& records) {
-    for (const beaconlog::LogRecord* record : records) {
-      if (!ApplyRecord(*record)) return false;
+  // Applies one lane's records in order, then flushes what it buffered;
+  // false when the worker stopped before all were applied and flushed.
+  bool ApplyLane(Lane& lane) {
+    for (const beaconlog::LogRecord* record : lane.records) {
+      if (!ApplyRecord(*lane.applier, *record)) return false;
     }
-    return true;
+    return Retried("flush", [&] { return lane.applier->Flush(); });
+  }
+
+  // Runs `step` until it succeeds (true), backing off after each failure,
+  // or until the worker stops (false).
+  template <typename Step>
+  bool Retried(const char* what, Step step) {
+    int backoff_ms = options_.retry_min_ms;
+    for (;;) {
+      const absl::Status s = step();
+      if (s.ok()) return true;
+      std::fprintf(stderr, "beacon stream: %s failed: %s\n", what, s.ToString().c_str());
+      if (metrics_) metrics_->retries->Increment();
+      if (!Sleep(backoff_ms)) return false;
+      backoff_ms = std::min(backoff_ms * 2, options_.retry_max_ms);
+    }
   }
 
   // A lane thread: waits for its records of a batch, applies them, reports.
@@ -196,7 +213,7 @@ class StreamWorker::Impl {
         lane.has_work.wait(lock, [&] { return lanes_closed_ || lane.busy; });
         if (lanes_closed_) return;
       }
-      const bool applied = ApplyLane(lane.records);
+      const bool applied = ApplyLane(lane);
       std::lock_guard<std::mutex> guard(lanes_mutex_);
       lane.busy = false;
       if (!applied) batch_applied_ = false;
@@ -222,27 +239,17 @@ class StreamWorker::Impl {
         lanes_[i].has_work.notify_one();
       }
     }
-    const bool first_applied = ApplyLane(lanes_[0].records);
+    const bool first_applied = ApplyLane(lanes_[0]);
     std::unique_lock<std::mutex> lock(lanes_mutex_);
     lanes_done_.wait(lock, [&] { return lanes_pending_ == 0; });
     return first_applied && batch_applied_;
   }
 
-  // Flush, then commit, each retried like a record.
+  // Every lane applied and flushed: the commit, retried like a record.
   bool FinishBatch() {
-    int backoff_ms = options_.retry_min_ms;
-    for (;;) {
-      absl::Status s = applier_->Flush();
-      if (s.ok()) s = reader_->Commit();
-      if (s.ok()) {
-        if (metrics_) metrics_->batches->Increment();
-        return true;
-      }
-      std::fprintf(stderr, "beacon stream: flush or commit failed: %s\n", s.ToString().c_str());
-      if (metrics_) metrics_->retries->Increment();
-      if (!Sleep(backoff_ms)) return false;
-      backoff_ms = std::min(backoff_ms * 2, options_.retry_max_ms);
-    }
+    if (!Retried("commit", [&] { return reader_->Commit(); })) return false;
+    if (metrics_) metrics_->batches->Increment();
+    return true;
   }
 
   // After an empty poll: whether the log agrees nothing is left. Asked only

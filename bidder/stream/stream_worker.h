@@ -8,19 +8,23 @@
 //     split the batch into apply_threads lanes by record key (one
 //     impression's beacons share a lane, in log order); the lanes run at
 //     once, each record of a lane in order:
-//       applier.Apply(record)                   a storage error: back off
+//       lane.Apply(record)                      a storage error: back off
 //                                               (retry_min_ms doubling to
 //                                               retry_max_ms) and apply the
 //                                               same record again, for ever;
 //                                               nothing is skipped
+//       lane.Flush()                            the lane's buffered writes
+//                                               durable (retried the same way)
 //     (every lane done)
-//     applier.Flush()                           buffered writes durable
 //     log.Commit()                              only now
 //
 // Lanes are what makes a remote store drain fast: applying one beacon takes
 // a dozen round trips, so one thread on HBase applies a few hundred a second;
 // beacons of different impressions touch different rows or add to counters
-// (caps, spend, rollups), so their order does not matter.
+// (caps, spend, rollups), so their order does not matter. Buffering is the
+// other half: a lane may leave the writes nothing later checks to its Flush,
+// which makes them for all its records at once (the beacon handler's lanes:
+// notices' events, through EventStore::RecordBatch).
 //
 // A record the applier refuses as malformed (InvalidArgument) is counted and
 // passed over; it cannot become valid by waiting. A crash anywhere before
@@ -56,12 +60,23 @@ namespace rtb::bidder::stream {
 
 class RecordApplier {
  public:
+  // What one lane of the worker applies with: records in order, then Flush.
+  // Used by one thread at a time.
+  class Lane {
+   public:
+    virtual ~Lane() = default;
+    // Applies one record; writes nothing later in the record's application
+    // checks may be left buffered until Flush. InvalidArgument: malformed,
+    // never applicable (skipped); any other error is retried.
+    virtual absl::Status Apply(const beaconlog::LogRecord& record) = 0;
+    // Makes the writes of every record applied since the last Flush durable;
+    // an error is retried (what is buffered stays buffered).
+    virtual absl::Status Flush() = 0;
+  };
+
   virtual ~RecordApplier() = default;
-  // Applies one record. InvalidArgument: malformed, never applicable
-  // (skipped); any other error is retried.
-  virtual absl::Status Apply(const beaconlog::LogRecord& record) = 0;
-  // Makes the writes of every record applied so far durable.
-  virtual absl::Status Flush() = 0;
+  // One per lane, made when the worker starts.
+  virtual std::unique_ptr<Lane> NewLane() = 0;
 };
 
 struct StreamWorkerOptions {

@@ -254,7 +254,7 @@ absl::StatusOr<Outcome> BeaconContext::RecordEvent(const VerifiedBeacon& b,
                                                    std::string_view impression_id,
                                                    events::EventType type, int64_t event_time_ms,
                                                    const nlohmann::json& body,
-                                                   std::string_view extra) {
+                                                   std::string_view extra, LaterEvents* later) {
   if (!b.permissions.measure) return Outcome::kNotMeasured;
   const std::string user_key = UserKey(b, impression_id);
   absl::StatusOr<bool> erased = deps_.events->IsErased(user_key);
@@ -268,6 +268,10 @@ absl::StatusOr<Outcome> BeaconContext::RecordEvent(const VerifiedBeacon& b,
   event.body = body.dump();
   event.summary =
       std::string(events::EventTypeName(type)) + " " + b.campaign_id + "/" + b.creative_id;
+  if (later != nullptr) {
+    later->push_back(std::move(event));
+    return Outcome::kRecorded;
+  }
   if (absl::Status s = deps_.events->Record(event); !s.ok()) return s;
   return Outcome::kRecorded;
 }

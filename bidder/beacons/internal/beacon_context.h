@@ -110,6 +110,12 @@ std::string EventId(std::string_view impression_id, std::string_view kind,
 absl::StatusOr<std::optional<std::string>> QueryParam(std::string_view query,
                                                       std::string_view name);
 
+// Events left for later: those no write after them in their beacon's
+// application checks (its replay check is the event's own marker). A lane
+// of the stream worker gathers them and records them together when it
+// flushes (EventStore::RecordBatch), before the log position is committed.
+using LaterEvents = std::vector<events::Event>;
+
 class BeaconContext {
  public:
   // `exchanges` by name (see ExchangeRules::Of).
@@ -155,10 +161,12 @@ class BeaconContext {
   // measurement (kNotMeasured then) or its device is erased (kErased).
   // `event_time_ms` must be the same on every replay of the beacon (it is
   // part of the timeline key): the signed bid time for notices, the time
-  // the first click or conversion claimed for those.
+  // the first click or conversion claimed for those. With `later`, the
+  // event is added to it instead of recorded now (LaterEvents).
   absl::StatusOr<Outcome> RecordEvent(const VerifiedBeacon& b, std::string_view impression_id,
                                       events::EventType type, int64_t event_time_ms,
-                                      const nlohmann::json& body, std::string_view extra = {});
+                                      const nlohmann::json& body, std::string_view extra = {},
+                                      LaterEvents* later = nullptr);
   // The event body fields every beacon event carries.
   static nlohmann::json BeaconJson(const VerifiedBeacon& b, std::string_view impression_id);
   // The signed bid time, the same on every replay of a notice (`now` for a
@@ -222,15 +230,20 @@ HttpResponse ClickResponse(BeaconContext& context, const VerifiedBeacon& b,
                            const std::string& impression_id);
 
 // Win, billing and the pixel record the impression when they are the
-// exchange's billing notice, their own event otherwise.
+// exchange's billing notice, their own event otherwise. The events of
+// notices that record no impression (a win or a billing notice that does
+// not bill, an unbilled pixel, a loss), and the win event of one that does,
+// go to `later`: no write after them checks them.
 absl::StatusOr<Outcome> ApplyWin(BeaconContext& context, const VerifiedBeacon& b,
                                  const CampaignEntry& campaign, const std::string& impression_id,
-                                 int64_t now);
+                                 int64_t now, LaterEvents& later);
 absl::StatusOr<Outcome> ApplyImpression(BeaconContext& context, Endpoint endpoint,
                                         const VerifiedBeacon& b, const CampaignEntry& campaign,
-                                        const std::string& impression_id, int64_t now);
+                                        const std::string& impression_id, int64_t now,
+                                        LaterEvents& later);
 absl::StatusOr<Outcome> ApplyLoss(BeaconContext& context, const VerifiedBeacon& b,
-                                  const std::string& impression_id, int64_t now);
+                                  const std::string& impression_id, int64_t now,
+                                  LaterEvents& later);
 absl::StatusOr<Outcome> ApplyClick(BeaconContext& context, const VerifiedBeacon& b,
                                    const std::string& impression_id, int64_t now);
 

@@ -272,7 +272,7 @@ absl::StatusOr<Outcome> ApplyClaim(BeaconContext& context, Endpoint endpoint,
 // event), nothing booked.
 absl::StatusOr<Outcome> RecordUnbilled(BeaconContext& context, Endpoint endpoint,
                                        const VerifiedBeacon& b, const std::string& impression_id,
-                                       int64_t now) {
+                                       int64_t now, LaterEvents& later) {
   nlohmann::json body = BeaconContext::BeaconJson(b, impression_id);
   body["source"] = SourceOf(endpoint);
   body["billed"] = false;
@@ -281,7 +281,7 @@ absl::StatusOr<Outcome> RecordUnbilled(BeaconContext& context, Endpoint endpoint
   const EventType type =
       endpoint == Endpoint::kBilling ? EventType::kBilling : EventType::kImpression;
   absl::StatusOr<Outcome> recorded = context.RecordEvent(
-      b, impression_id, type, BeaconContext::NoticeTime(b, now), body, SourceOf(endpoint));
+      b, impression_id, type, BeaconContext::NoticeTime(b, now), body, SourceOf(endpoint), &later);
   if (!recorded.ok()) return recorded.status();
   return *recorded == Outcome::kErased ? Outcome::kErased : Outcome::kUnbilled;
 }
@@ -318,12 +318,12 @@ HttpResponse NoticeResponse(Endpoint endpoint) {
 
 absl::StatusOr<Outcome> ApplyWin(BeaconContext& context, const VerifiedBeacon& b,
                                  const CampaignEntry& campaign, const std::string& impression_id,
-                                 int64_t now) {
+                                 int64_t now, LaterEvents& later) {
   nlohmann::json body = BeaconContext::BeaconJson(b, impression_id);
   body["clearing_price"] = b.price_text;
   body["received_ms"] = now;
-  absl::StatusOr<Outcome> recorded = context.RecordEvent(b, impression_id, EventType::kWin,
-                                                         BeaconContext::NoticeTime(b, now), body);
+  absl::StatusOr<Outcome> recorded = context.RecordEvent(
+      b, impression_id, EventType::kWin, BeaconContext::NoticeTime(b, now), body, {}, &later);
   if (!recorded.ok()) return recorded.status();
   context.CountPricingNotice(b, /*won=*/true, impression_id);
   if (Bills(context.Exchange(b.exchange), Endpoint::kWin)) {
@@ -333,7 +333,8 @@ absl::StatusOr<Outcome> ApplyWin(BeaconContext& context, const VerifiedBeacon& b
 }
 
 absl::StatusOr<Outcome> ApplyLoss(BeaconContext& context, const VerifiedBeacon& b,
-                                  const std::string& impression_id, int64_t now) {
+                                  const std::string& impression_id, int64_t now,
+                                  LaterEvents& later) {
   nlohmann::json body = BeaconContext::BeaconJson(b, impression_id);
   // The reason as OpenRTB's loss reason code when it is one.
   int64_t reason = 0;
@@ -358,8 +359,8 @@ absl::StatusOr<Outcome> ApplyLoss(BeaconContext& context, const VerifiedBeacon& 
   }
   body["clearing_price"] = b.price_text;
   body["received_ms"] = now;
-  absl::StatusOr<Outcome> recorded = context.RecordEvent(b, impression_id, EventType::kLoss,
-                                                         BeaconContext::NoticeTime(b, now), body);
+  absl::StatusOr<Outcome> recorded = context.RecordEvent(
+      b, impression_id, EventType::kLoss, BeaconContext::NoticeTime(b, now), body, {}, &later);
   if (!recorded.ok()) return recorded.status();
   context.CountPricingNotice(b, /*won=*/false, impression_id);
   return *recorded;
@@ -367,9 +368,10 @@ absl::StatusOr<Outcome> ApplyLoss(BeaconContext& context, const VerifiedBeacon& 
 
 absl::StatusOr<Outcome> ApplyImpression(BeaconContext& context, Endpoint endpoint,
                                         const VerifiedBeacon& b, const CampaignEntry& campaign,
-                                        const std::string& impression_id, int64_t now) {
+                                        const std::string& impression_id, int64_t now,
+                                        LaterEvents& later) {
   if (!Bills(context.Exchange(b.exchange), endpoint)) {
-    return RecordUnbilled(context, endpoint, b, impression_id, now);
+    return RecordUnbilled(context, endpoint, b, impression_id, now, later);
   }
   return ApplyClaim(context, endpoint, b, campaign, impression_id, now);
 }

@@ -417,6 +417,72 @@ TEST_F(EventStoreTest, ErasureLandingDuringRecordLeavesNothing) {
   EXPECT_EQ(CounterValue(registry, "bidder_events_skipped_erased_total"), 1);
 }
 
+// RecordBatch (the stream worker's way) records what Record would, each
+// event once however often it is given, and skips erased users.
+TEST_F(EventStoreTest, ABatchRecordsWhatRecordWould) {
+  DeviceEraser eraser(store(), clock(), nullptr, EraserOptions());
+  ASSERT_TRUE(eraser.Erase(UserKey(9)).ok());
+  const int64_t when = Now() - 10000;
+  std::vector<Event> batch;
+  for (int i = 0; i < 30; ++i) {
+    batch.push_back(
+        MakeEvent(UserKey(1 + i % 3), 1 + i, kEventTypes[i % kEventTypes.size()], when + i));
+  }
+  batch.push_back(batch[4]);  // logged twice
+  batch.push_back(MakeEvent(UserKey(9), 99, EventType::kClick, when));
+  ASSERT_TRUE(events().RecordBatch(batch).ok());
+  for (int u = 1; u <= 3; ++u) EXPECT_EQ(Last(UserKey(u)).size(), 10u) << u;
+  EXPECT_TRUE(Last(UserKey(9)).empty());
+  EXPECT_EQ(OfType(EventType::kImpression, when, when + 30).size(), 5u);
+  EXPECT_EQ(DayCount(UserKey(1), EventType::kImpression, when) +
+                DayCount(UserKey(2), EventType::kImpression, when) +
+                DayCount(UserKey(3), EventType::kImpression, when),
+            5);
+  EXPECT_EQ(Metric("bidder_events_replayed_total"), 1);
+  EXPECT_EQ(Metric("bidder_events_skipped_erased_total"), 1);
+  for (int u = 1; u <= 3; ++u) {
+    for (const storage::RowResult& row :
+         Rows(tables().events.rollups, internal::UserPrefix(UserKey(u)))) {
+      for (const storage::Cell& cell : row.cells) {
+        EXPECT_FALSE(internal::IsRollupMarker(cell.qualifier)) << "a rollup marker was left";
+      }
+    }
+  }
+  // The same batch again, as after a crash before the commit: nothing new.
+  ASSERT_TRUE(events().RecordBatch(batch).ok());
+  EXPECT_EQ(Metric("bidder_events_replayed_total"), 32);
+  EXPECT_EQ(DayCount(UserKey(1), EventType::kImpression, when), 5);
+  EXPECT_EQ(events().RecordBatch({}).code(), absl::StatusCode::kOk);
+  std::vector<Event> invalid = {batch[0], MakeEvent("short", 1, EventType::kClick, when)};
+  EXPECT_EQ(events().RecordBatch(invalid).code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(EventStoreTest, ErasureLandingDuringABatchLeavesNothing) {
+  DeviceEraser eraser(store(), clock(), nullptr, EraserOptions());
+  HookedStore hooked(store());
+  bool erased = false;
+  const std::string index = tables().events.index;
+  hooked.SetWriteHook([&](std::string_view table, std::string_view) {
+    // After the batch's erasure check and its timeline rows.
+    if (table == index && !erased) {
+      erased = true;
+      absl::StatusOr<ErasureStatus> s = eraser.Erase(UserKey(1));
+      EXPECT_TRUE(s.ok()) << s.status();
+    }
+    return absl::OkStatus();
+  });
+  EventStore racing(hooked, clock(), nullptr, StoreOptions());
+  const Event gone = MakeEvent(UserKey(1), 1, EventType::kClick, Now() - 1000);
+  const Event kept = MakeEvent(UserKey(2), 2, EventType::kClick, Now() - 1000);
+  ASSERT_TRUE(racing.RecordBatch(std::vector<Event>{gone, kept}).ok());
+  ASSERT_TRUE(erased);
+  EXPECT_TRUE(Last(UserKey(1)).empty());
+  EXPECT_TRUE(Rows(tables().events.rollups, internal::UserPrefix(UserKey(1))).empty());
+  EXPECT_EQ(Last(UserKey(2)).size(), 1u);
+  EXPECT_EQ(OfType(gone.type, gone.event_time_ms, gone.event_time_ms + 1).size(), 1u)
+      << "only the erased user's index row went";
+}
+
 TEST_F(EventStoreTest, HotKeysAreExportedAndKeysOverTheLimitSkipped) {
   EventStoreOptions options = StoreOptions();
   options.hot_keys.max_events_per_window = 10;

@@ -1,5 +1,5 @@
 // The stream worker over a real embedded log: every record is applied once
-// and committed only after the applier's flush; one key's records are
+// and committed only after every lane's flush; one key's records are
 // applied in log order whatever the lanes; lanes overlap; a refused record
 // is retried, never skipped, and a malformed one is passed over.
 #include "bidder/stream/stream_worker.h"
@@ -28,10 +28,32 @@ namespace rtb::bidder::stream {
 namespace {
 
 // Payloads are "<key>:<sequence number within the key>"; the applier notes
-// each key's sequence numbers in the order it applied them.
+// each key's sequence numbers in the order it applied them, and counts a
+// record flushed once its lane's Flush succeeded.
 class RecordingApplier : public RecordApplier {
  public:
-  absl::Status Apply(const beaconlog::LogRecord& record) override {
+  class Lane final : public RecordApplier::Lane {
+   public:
+    explicit Lane(RecordingApplier& applier) : applier_(applier) {}
+    absl::Status Apply(const beaconlog::LogRecord& record) override {
+      absl::Status s = applier_.Apply(record);
+      if (s.ok()) ++unflushed_;
+      return s;
+    }
+    absl::Status Flush() override {
+      if (absl::Status s = applier_.Flushed(unflushed_); !s.ok()) return s;
+      unflushed_ = 0;
+      return absl::OkStatus();
+    }
+
+   private:
+    RecordingApplier& applier_;
+    int unflushed_ = 0;
+  };
+
+  std::unique_ptr<RecordApplier::Lane> NewLane() override { return std::make_unique<Lane>(*this); }
+
+  absl::Status Apply(const beaconlog::LogRecord& record) {
     if (record.payload == "malformed") return absl::InvalidArgumentError("not a beacon");
     const int in_flight = ++in_flight_;
     {
@@ -51,18 +73,26 @@ class RecordingApplier : public RecordApplier {
     {
       std::lock_guard<std::mutex> guard(mutex_);
       applied_[parts.front()].push_back(sequence);
-      ++unflushed_;
+      ++total_applied_;
     }
     --in_flight_;
     return absl::OkStatus();
   }
 
-  absl::Status Flush() override {
+  absl::Status Flushed(int records) {
     std::lock_guard<std::mutex> guard(mutex_);
-    ++flushes_;
-    flushed_ += unflushed_;
-    unflushed_ = 0;
+    if (refuse_flushes_) return absl::UnavailableError("the store is down");
+    flushed_ += records;
     return absl::OkStatus();
+  }
+
+  void RefuseFlushes(bool refuse) {
+    std::lock_guard<std::mutex> guard(mutex_);
+    refuse_flushes_ = refuse;
+  }
+  int total_applied() {
+    std::lock_guard<std::mutex> guard(mutex_);
+    return total_applied_;
   }
 
   void RefuseNext(int n) {
@@ -91,9 +121,9 @@ class RecordingApplier : public RecordApplier {
   std::atomic<int> sleep_us_ = 0;
   int most_in_flight_ = 0;
   int refusals_left_ = 0;
-  int unflushed_ = 0;
+  bool refuse_flushes_ = false;
+  int total_applied_ = 0;
   int flushed_ = 0;
-  int flushes_ = 0;
 };
 
 class StreamWorkerTest : public ::testing::Test {
@@ -241,6 +271,31 @@ TEST_F(StreamWorkerTest, ANewReaderStartsAfterTheCommittedBatches) {
   EXPECT_EQ(applied["imp9"], std::vector<int>{0});
   applied.erase("imp9");
   ExpectEveryKeyInOrder(applied, 4, 5);
+}
+
+// A lane whose flush keeps failing holds the commit back: the records are
+// applied but the batch is not committed, so the next worker applies them
+// again (which the applier's idempotence makes harmless).
+TEST_F(StreamWorkerTest, NothingIsCommittedUntilEveryLaneFlushed) {
+  AppendRecords(/*keys=*/8, /*per_key=*/3);
+  applier_.RefuseFlushes(true);
+  {
+    std::unique_ptr<StreamWorker> worker = StartWorker({.batch_records = 64, .apply_threads = 4});
+    ASSERT_NE(worker, nullptr);
+    for (int i = 0; i < 2000 && applier_.total_applied() < 24; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    ASSERT_EQ(applier_.total_applied(), 24);
+    EXPECT_FALSE(worker->AwaitCaughtUp(absl::Milliseconds(200)).ok());
+    EXPECT_EQ(applier_.flushed(), 0);
+  }
+  applier_.RefuseFlushes(false);
+  OpenReader();
+  std::unique_ptr<StreamWorker> worker = StartWorker({.batch_records = 64, .apply_threads = 4});
+  ASSERT_NE(worker, nullptr);
+  ASSERT_TRUE(worker->AwaitCaughtUp(absl::Seconds(60)).ok());
+  EXPECT_EQ(applier_.total_applied(), 48) << "the uncommitted batch is applied again";
+  EXPECT_EQ(applier_.flushed(), 24);
 }
 
 TEST_F(StreamWorkerTest, RefusesOptionsThatCannotWork) {
