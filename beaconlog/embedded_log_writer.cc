@@ -26,6 +26,9 @@ using internal::ErrnoStatus;
 // for it sooner (a refused append does).
 constexpr auto kCommittedRefresh = std::chrono::milliseconds(100);
 
+// A group this large is written without waiting for more (group_wait_us).
+constexpr size_t kFullGroupBytes = size_t{1} << 20;
+
 // Records taken and not yet written, framed back to back.
 struct Group {
   std::string bytes;
@@ -146,6 +149,7 @@ class EmbeddedLogWriter final : public LogWriter {
     taken_.done.push_back(std::move(done));
     stats_.pending_bytes += static_cast<int64_t>(framed);
     const bool first = taken_.done.size() == 1;
+    if (first) first_taken_ = std::chrono::steady_clock::now();
     lock.unlock();
     if (first) wake_.notify_one();
   }
@@ -218,6 +222,20 @@ class EmbeddedLogWriter final : public LogWriter {
     last_refresh_ = std::chrono::steady_clock::now();
   }
 
+  // Holds a group open for group_wait_us after its first record (a sync
+  // costs the same for one record as for many), unless the group is large
+  // already or the writer is stopping.
+  void WaitForMore(std::unique_lock<std::mutex>& lock) {
+    if (options_.group_wait_us <= 0 || options_.sync != SyncPolicy::kEveryBatch) return;
+    const auto deadline = first_taken_ + std::chrono::microseconds(options_.group_wait_us);
+    while (!stopping_ && taken_.bytes.size() < kFullGroupBytes &&
+           std::chrono::steady_clock::now() < deadline) {
+      lock.unlock();
+      std::this_thread::sleep_until(deadline);
+      lock.lock();
+    }
+  }
+
   void Run() {
     Group group;
     for (;;) {
@@ -227,6 +245,7 @@ class EmbeddedLogWriter final : public LogWriter {
       const bool refresh = refresh_committed_ ||
                            std::chrono::steady_clock::now() - last_refresh_ >= kCommittedRefresh;
       if (taken_.empty() && stopping_) break;
+      if (!taken_.empty()) WaitForMore(lock);
       std::swap(group, taken_);
       writing_ = !group.empty();
       lock.unlock();
@@ -266,6 +285,7 @@ class EmbeddedLogWriter final : public LogWriter {
   std::condition_variable wake_;
   std::condition_variable flushed_;
   Group taken_;
+  std::chrono::steady_clock::time_point first_taken_;  // of taken_'s first record
   bool writing_ = false;
   bool stopping_ = false;
   bool refresh_committed_ = false;
@@ -280,9 +300,11 @@ class EmbeddedLogWriter final : public LogWriter {
 
 absl::StatusOr<std::unique_ptr<LogWriter>> OpenEmbeddedLogWriter(
     const EmbeddedLogOptions& options) {
-  if (options.segment_bytes < 4096 || options.max_bytes < options.segment_bytes) {
+  if (options.segment_bytes < 4096 || options.max_bytes < options.segment_bytes ||
+      options.group_wait_us < 0 || options.group_wait_us > 100000) {
     return absl::InvalidArgumentError(
-        "beacon log: segment_bytes must be at least 4096 and max_bytes at least segment_bytes");
+        "beacon log: segment_bytes must be at least 4096, max_bytes at least segment_bytes, "
+        "group_wait_us 0 to 100000");
   }
   absl::StatusOr<internal::DirectoryLock> lock =
       internal::DirectoryLock::CreateAndAcquire(options.path, "writer.lock", "writer");

@@ -505,6 +505,7 @@ void DecodeEmbeddedBeaconLog(const json& value, const std::string& path, ErrorLi
   fields.Read("segment_mib", &out->segment_mib);
   fields.Read("max_mib", &out->max_mib);
   fields.ReadEnum("sync", kBeaconLogSyncs, &out->sync);
+  fields.Read("group_wait_us", &out->group_wait_us);
   fields.RejectUnknownKeys();
 }
 

@@ -342,6 +342,7 @@ void ValidateBeaconLog(const BeaconLogConfig& log, ErrorList* errors) {
   if (embedded.InRange("segment_mib", log.embedded.segment_mib, 1, 1024)) {
     embedded.InRange("max_mib", log.embedded.max_mib, log.embedded.segment_mib, 1048576);
   }
+  embedded.InRange("group_wait_us", log.embedded.group_wait_us, 0, 100000);
   Checker stream = at.Member("stream");
   stream.InRange("batch_records", log.stream.batch_records, 1, 100000);
   stream.InRange("apply_threads", log.stream.apply_threads, 1, 64);

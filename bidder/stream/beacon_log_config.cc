@@ -15,6 +15,7 @@ beaconlog::EmbeddedLogOptions EmbeddedOptionsOf(const config::BidderConfig& conf
   options.max_bytes = embedded.max_mib << 20;
   options.sync = embedded.sync == config::BeaconLogSync::kNone ? beaconlog::SyncPolicy::kNone
                                                                : beaconlog::SyncPolicy::kEveryBatch;
+  options.group_wait_us = embedded.group_wait_us;
   return options;
 }
 

@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <future>
 #include <string>
@@ -99,6 +101,38 @@ TEST_F(EmbeddedLogTest, ConcurrentAppendsAreAllAcknowledgedAndReadOnce) {
     const int t = payload[0] - '0';
     EXPECT_EQ(payload, absl::StrCat(t, ":", next[t]++));
   }
+}
+
+// group_wait_us holds a group open: no record of it is answered before the
+// wait has passed since the first (a lower bound, so a slow machine cannot
+// break it), and every record of the burst is answered and read back.
+TEST_F(EmbeddedLogTest, AGroupWaitsForMoreBeforeItsSync) {
+  options_.segment_bytes = 1 << 16;
+  options_.group_wait_us = 50000;
+  auto writer = OpenEmbeddedLogWriter(options_);
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  std::atomic<int> acknowledged = 0;
+  std::atomic<int64_t> earliest_us = INT64_MAX;
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 20; ++i) {
+    (*writer)->Append("k", absl::StrCat("beacon-", i), [&](absl::Status s) {
+      const int64_t us = std::chrono::duration_cast<std::chrono::microseconds>(
+                             std::chrono::steady_clock::now() - start)
+                             .count();
+      int64_t seen = earliest_us.load();
+      while (us < seen && !earliest_us.compare_exchange_weak(seen, us)) {
+      }
+      if (s.ok()) ++acknowledged;
+    });
+  }
+  ASSERT_TRUE((*writer)->Flush(absl::Seconds(30)).ok());
+  EXPECT_EQ(acknowledged.load(), 20);
+  EXPECT_GE(earliest_us.load(), 50000) << "a record was answered before the group's wait ended";
+  auto reader = OpenEmbeddedLogReader(options_);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  EXPECT_EQ(ReadAll(**reader).size(), 20u);
+  options_.group_wait_us = 100001;
+  EXPECT_EQ(OpenEmbeddedLogWriter(options_).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST_F(EmbeddedLogTest, AReaderResumesAfterItsCommitAndCommittedSegmentsAreDeleted) {

@@ -419,6 +419,9 @@ TEST(BeaconLogValidationTest, EmbeddedLogHoldsAtLeastASegment) {
   EXPECT_THAT(ParseError(doc), HasSubstr("beacon_log.embedded.max_mib: must be in [64, 1048576]"));
   doc["beacon_log"]["embedded"] = {{"sync", "sometimes"}};
   EXPECT_THAT(ParseError(doc), HasSubstr("beacon_log.embedded.sync"));
+  doc["beacon_log"]["embedded"] = {{"group_wait_us", 100001}};
+  EXPECT_THAT(ParseError(doc),
+              HasSubstr("beacon_log.embedded.group_wait_us: must be in [0, 100000]"));
 }
 
 TEST(BeaconLogValidationTest, StreamBatchesLanesAndBackOffAreBounded) {
