@@ -191,6 +191,11 @@ TableSchema PricingTable() {
                SaltSplits(16));
 }
 
+// leases: row = a name one live process holds at a time (a worker id, a
+// fleet job); l:h = the holder's token and description, with a cell TTL the
+// holder renews. Layout: leases/lease.h.
+TableSchema LeasesTable() { return Table(kLeasesTable, {Family(kLeasesFamily, kForever)}); }
+
 }  // namespace
 
 std::vector<TableSchema> BidderTables(const TableOptions& options) {
@@ -220,6 +225,8 @@ std::vector<TableSchema> BidderTables(const TableOptions& options) {
       CampaignChangesTable(),
       CampaignAuditTable(),
       PricingTable(),
+      // The fleet: leased worker ids and jobs.
+      LeasesTable(),
   };
 }
 

@@ -21,7 +21,7 @@ set -euo pipefail
 ROOT=${1:?usage: doc_links_test.sh <repository root>}
 cd "$ROOT"
 
-TOP_FOLDERS='bidder|codecs|config|deploy|docs|loadtest|metrics|pacing|pricing|storage|taxonomy|tests|threads|\.ci'
+TOP_FOLDERS='bidder|codecs|config|deploy|docs|leases|loadtest|metrics|pacing|pricing|storage|taxonomy|tests|threads|\.ci'
 links=0
 paths=0
 missing=0

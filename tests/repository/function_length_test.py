@@ -25,7 +25,7 @@ import unittest
 
 MAX_LINES = 80
 CHECKED_DIRS = ("bidder", "pacing", "storage", "config", "pricing",
-                "taxonomy", "threads", "loadtest")
+                "taxonomy", "threads", "loadtest", "leases")
 SOURCE_SUFFIXES = (".cc", ".h", ".cpp", ".hpp")
 ALLOW_LIST = "function_length_allowed.txt"
 

@@ -27,7 +27,7 @@ import os
 import re
 import sys
 
-SOURCE_ROOTS = ("bidder", "codecs", "config", "loadtest", "pacing", "pricing", "storage", "taxonomy", "threads")
+SOURCE_ROOTS = ("bidder", "codecs", "config", "leases", "loadtest", "pacing", "pricing", "storage", "taxonomy", "threads")
 SKIPPED_DIRS = ("loadtest/bench",)
 TARGET_CALL = re.compile(r"\b(add_library|add_executable)\s*\(\s*([A-Za-z0-9_.+-]+)([^)]*)\)", re.S)
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

@@ -516,6 +516,17 @@ TEST_P(CheckAndMutateTest, UnsetValueSucceedsOnlyWhenTheColumnIsAbsent) {
   EXPECT_FALSE(Attempt(Row("r"), CompareOp::kEqual, std::nullopt));
 }
 
+// What leases rest on (leases/lease.h): a holder's cell with a TTL blocks
+// the null check until the TTL has run out, then no longer.
+TEST_P(CheckAndMutateTest, TheNullCheckPassesOnceTheCellTtlRanOut) {
+  PutCell(Row("r"), "f", "ver", "holder", std::nullopt, /*ttl_ms=*/2000);
+  EXPECT_FALSE(Attempt(Row("r"), CompareOp::kEqual, std::nullopt)) << "the cell is live";
+  EXPECT_TRUE(Attempt(Row("r"), CompareOp::kEqual, "holder")) << "its holder's check holds";
+  EXPECT_TRUE(
+      Eventually([&] { return Attempt(Row("r"), CompareOp::kEqual, std::nullopt); }, 2200, 10000))
+      << "the null check still failed after the cell's 2000 ms TTL";
+}
+
 TEST_P(CheckAndMutateTest, EmptyValueIsTheNullCheck) {
   // HBase treats an empty value as null: absent or empty matches, and
   // NOT_EQUAL wants a non-empty stored value.
