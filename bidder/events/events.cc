@@ -187,10 +187,8 @@ void EventStore::PublishHotKeys(const std::vector<HotKey>& top) {
 
 absl::StatusOr<bool> EventStore::IsErased(std::string_view user_key) {
   if (absl::Status s = CheckUserKey(user_key); !s.ok()) return s;
-  storage::Get get;
-  get.row = internal::ErasureStatusKey(user_key);
-  get.columns = {{Str(internal::kErasureFamily), Str(internal::kErasureRequestedColumn)}};
-  absl::StatusOr<storage::RowResult> row = store_.Get(options_.tables.erasures, get);
+  absl::StatusOr<storage::RowResult> row =
+      store_.Get(options_.tables.erasures, internal::ErasureRecordGet(user_key));
   if (!row.ok()) return row.status();
   return !row->empty();
 }
@@ -259,9 +257,7 @@ absl::StatusOr<absl::flat_hash_map<std::string, bool>> ErasedUsers(
   for (const Event* event : events) {
     if (!erased.emplace(event->user_key, false).second) continue;
     users.push_back(&event->user_key);
-    storage::Get& get = gets.emplace_back();
-    get.row = internal::ErasureStatusKey(event->user_key);
-    get.columns = {{Str(internal::kErasureFamily), Str(internal::kErasureRequestedColumn)}};
+    gets.push_back(internal::ErasureRecordGet(event->user_key));
   }
   if (gets.empty()) return erased;
   absl::StatusOr<std::vector<storage::RowResult>> rows = store.MultiGet(table, gets);
@@ -307,11 +303,7 @@ absl::Status EventStore::RecordBatch(std::span<const Event> events) {
       ErasedUsers(store_, options_.tables.erasures, admitted);
   if (!erased.ok()) return failed(erased.status());
   std::vector<storage::Get> markers;
-  for (const std::string& key : timeline_keys) {
-    storage::Get& get = markers.emplace_back();
-    get.row = key;
-    get.columns = {{Str(internal::kTimelineFamily), Str(internal::kRolledUpColumn)}};
-  }
+  for (const std::string& key : timeline_keys) markers.push_back(internal::RolledUpMarkerGet(key));
   absl::StatusOr<std::vector<storage::RowResult>> replayed =
       markers.empty() ? std::vector<storage::RowResult>()
                       : store_.MultiGet(options_.tables.timeline, markers);

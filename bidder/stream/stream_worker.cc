@@ -163,22 +163,17 @@ class StreamWorker::Impl {
   // Applies one record, retrying what the store refused until it is applied
   // (true), or until the worker stops (false: the batch stays uncommitted).
   bool ApplyRecord(RecordApplier::Lane& lane, const beaconlog::LogRecord& record) {
-    int backoff_ms = options_.retry_min_ms;
-    for (;;) {
+    return Retried(/*what=*/nullptr, [&] {
       const absl::Status applied = lane.Apply(record);
       if (applied.ok()) {
         if (metrics_) metrics_->applied->Increment();
-        return true;
-      }
-      if (applied.code() == absl::StatusCode::kInvalidArgument) {
+      } else if (applied.code() == absl::StatusCode::kInvalidArgument) {
         std::fprintf(stderr, "beacon stream: record skipped: %s\n", applied.ToString().c_str());
         if (metrics_) metrics_->skipped->Increment();
-        return true;
+        return absl::OkStatus();
       }
-      if (metrics_) metrics_->retries->Increment();
-      if (!Sleep(backoff_ms)) return false;
-      backoff_ms = std::min(backoff_ms * 2, options_.retry_max_ms);
-    }
+      return applied;
+    });
   }
 
   // Applies one lane's records in order, then flushes what it buffered;
@@ -191,14 +186,18 @@ class StreamWorker::Impl {
   }
 
   // Runs `step` until it succeeds (true), backing off after each failure,
-  // or until the worker stops (false).
+  // or until the worker stops (false). Each failure is logged as `what`
+  // failing, unless `what` is null (a record's: a store outage would log
+  // every attempt at every record).
   template <typename Step>
   bool Retried(const char* what, Step step) {
     int backoff_ms = options_.retry_min_ms;
     for (;;) {
       const absl::Status s = step();
       if (s.ok()) return true;
-      std::fprintf(stderr, "beacon stream: %s failed: %s\n", what, s.ToString().c_str());
+      if (what != nullptr) {
+        std::fprintf(stderr, "beacon stream: %s failed: %s\n", what, s.ToString().c_str());
+      }
       if (metrics_) metrics_->retries->Increment();
       if (!Sleep(backoff_ms)) return false;
       backoff_ms = std::min(backoff_ms * 2, options_.retry_max_ms);

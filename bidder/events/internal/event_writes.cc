@@ -57,14 +57,26 @@ storage::Increment RollupIncrement(const Event& event, const std::string& marker
 
 std::string RollupMarkerOf(const Event& event) { return RollupMarkerQualifier(event.event_id); }
 
-absl::StatusOr<bool> IsRolledUp(storage::Store& store, const EventTables& tables,
-                                const std::string& timeline_key) {
+storage::Get RolledUpMarkerGet(const std::string& timeline_key) {
   storage::Get marker;
   marker.row = timeline_key;
   marker.columns = {{Str(kTimelineFamily), Str(kRolledUpColumn)}};
-  absl::StatusOr<storage::RowResult> existing = store.Get(tables.timeline, marker);
+  return marker;
+}
+
+absl::StatusOr<bool> IsRolledUp(storage::Store& store, const EventTables& tables,
+                                const std::string& timeline_key) {
+  absl::StatusOr<storage::RowResult> existing =
+      store.Get(tables.timeline, RolledUpMarkerGet(timeline_key));
   if (!existing.ok()) return existing.status();
   return !existing->empty();
+}
+
+storage::Get ErasureRecordGet(std::string_view user_key) {
+  storage::Get get;
+  get.row = ErasureStatusKey(user_key);
+  get.columns = {{Str(kErasureFamily), Str(kErasureRequestedColumn)}};
+  return get;
 }
 
 // No timestamps in the writes below: the server assigns ingest time, which is

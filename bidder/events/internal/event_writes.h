@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -17,10 +18,15 @@
 
 namespace rtb::bidder::events::internal {
 
-// Whether the timeline row carries the marker written after the rollup: the
-// event was recorded before and this is a replay.
+// The read of the marker a timeline row carries once the rollup counted
+// its event: present, the event was recorded before and this is a replay.
+storage::Get RolledUpMarkerGet(const std::string& timeline_key);
 absl::StatusOr<bool> IsRolledUp(storage::Store& store, const EventTables& tables,
                                 const std::string& timeline_key);
+
+// The read of a user's erasure record (`erasures`): present, the user is
+// erased.
+storage::Get ErasureRecordGet(std::string_view user_key);
 
 // The timeline row (SYNC_WAL).
 storage::Put TimelinePut(const Event& event, const std::string& timeline_key);
