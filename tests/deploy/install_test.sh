@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# `cmake --install` puts every process, the password tool, the systemd units,
-# the example configs, the Prometheus files and the docs in place, and the
-# installed units pass `systemd-analyze verify` against the installed
-# binaries (their /usr/local paths rewritten to the test's prefix).
+# `cmake --install` puts every process, the password tool, the systemd units
+# and templates, the example configs, the Prometheus files and the docs
+# in place, and the installed units pass `systemd-analyze verify` against
+# the installed binaries (their /usr/local paths rewritten to the test's
+# prefix). A template (name@.service) is verified as an instance,
+# name@a.service, as systemd would run it: %i expanded. The bidder units'
+# TimeoutStopSec covers the example configs' drain and last spend flush.
 #   install_test.sh <build dir>
 set -euo pipefail
 
@@ -21,6 +24,7 @@ done
 for f in lib/systemd/system/rtb-bidder.service lib/systemd/system/rtb-pacer.service \
          lib/systemd/system/rtb-stream.service \
          lib/systemd/system/rtb-storage-server.service \
+         lib/systemd/system/rtb-bidder@.service lib/systemd/system/rtb-stream@.service \
          share/rtb-bidder/config/bidder.example.json share/rtb-bidder/config/bidder.hbase.example.json \
          share/rtb-bidder/prometheus/prometheus.yml share/rtb-bidder/prometheus/rtb-bidder.rules.yml \
          share/doc/rtb-bidder/README.md share/doc/rtb-bidder/BENCHMARKS.md \
@@ -39,9 +43,40 @@ mkdir -p "$PREFIX/verify"
 for unit in "$PREFIX"/lib/systemd/system/*.service; do
   name=$(basename "$unit")
   grep -q '^ExecStart=/usr/local/bin/' "$unit" || fail "$name: ExecStart does not use /usr/local/bin"
+  # A template's file is never run itself: systemd runs instances of it.
+  # Verified under an instance's name, it is what `systemctl start
+  # rtb-bidder@a` loads.
+  [[ "$name" == *@.service ]] && name=${name%@.service}@a.service
   sed "s|/usr/local/|$PREFIX/|g" "$unit" > "$PREFIX/verify/$name"
   out=$(systemd-analyze verify "$PREFIX/verify/$name" 2>&1) || fail "$name: $out"
   [[ -z "$out" ]] || fail "$name: systemd-analyze verify: $out"
   echo "verified $name"
+done
+
+# Each instance runs from its own config and state; no stream instance is
+# numbered by hand (it leases its worker id).
+UNITS=$PREFIX/lib/systemd/system
+for template in rtb-bidder@.service rtb-stream@.service; do
+  grep -q '^ExecStart=.* --config /etc/rtb-bidder/%i\.json' "$UNITS/$template" ||
+    fail "$template: ExecStart does not read /etc/rtb-bidder/%i.json"
+  grep -q '^StateDirectory=rtb-bidder/%i$' "$UNITS/$template" ||
+    fail "$template: no StateDirectory of its instance"
+done
+if grep -q '^ExecStart=.*--worker-id' "$UNITS/rtb-stream@.service"; then
+  fail "rtb-stream@.service passes --worker-id: its instances lease theirs"
+fi
+
+# SIGTERM drains for server.graceful_shutdown_timeout_ms, then pacing's last
+# spend flush waits for the store for up to storage.hbase.call_timeout_ms:
+# systemd's stop timeout must outlast both, or it kills the flush.
+command -v jq >/dev/null || fail "jq is not installed (deploy/install-deps.sh installs it)"
+for config in "$PREFIX"/share/rtb-bidder/config/*.json; do
+  drain_ms=$(jq '(.server.graceful_shutdown_timeout_ms // 5000) + (.storage.hbase.call_timeout_ms // 5000)' "$config")
+  for unit in rtb-bidder.service rtb-bidder@.service; do
+    stop_s=$(sed -n 's/^TimeoutStopSec=\([0-9]*\)$/\1/p' "$UNITS/$unit")
+    [[ -n "$stop_s" ]] || fail "$unit: no TimeoutStopSec in seconds"
+    ((stop_s * 1000 > drain_ms)) ||
+      fail "$unit: TimeoutStopSec=$stop_s s does not outlast $(basename "$config")'s drain and flush ($drain_ms ms)"
+  done
 done
 echo "PASS"
