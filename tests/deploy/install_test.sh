@@ -27,6 +27,9 @@ for f in lib/systemd/system/rtb-bidder.service lib/systemd/system/rtb-pacer.serv
          lib/systemd/system/rtb-bidder@.service lib/systemd/system/rtb-stream@.service \
          share/rtb-bidder/config/bidder.example.json share/rtb-bidder/config/bidder.hbase.example.json \
          share/rtb-bidder/prometheus/prometheus.yml share/rtb-bidder/prometheus/rtb-bidder.rules.yml \
+         share/rtb-bidder/prometheus/targets/rtb-bidder.yml share/rtb-bidder/prometheus/targets/rtb-stream.yml \
+         share/rtb-bidder/prometheus/targets/rtb-pacer.yml \
+         share/rtb-bidder/prometheus/targets/rtb-storage-server.yml \
          share/doc/rtb-bidder/README.md share/doc/rtb-bidder/BENCHMARKS.md \
          share/doc/rtb-bidder/docs/configuration.md share/doc/rtb-bidder/docs/architecture.svg \
          share/doc/rtb-bidder/docs/benchmarks-history.md; do

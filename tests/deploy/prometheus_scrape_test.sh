@@ -2,9 +2,13 @@
 # A real Prometheus scrapes a real rtb-bidder on loopback:
 #   - the exposition passes `promtool check metrics` (names, suffixes, types);
 #   - deploy/prometheus/prometheus.yml and the rules pass promtool's checks;
-#   - Prometheus, started with those rules and the bidder as its target,
-#     reports the target up, stores the bid counters after a few bid
-#     requests, and evaluates the recording rules over them.
+#   - Prometheus, started with that configuration (scraping every second),
+#     its rules and its file-based discovery files, discovers every job of
+#     the fleet from targets/, each target labelled with an instance name
+#     rather than its address; the bidder's targets file, rewritten while
+#     Prometheus runs to name the test's bidder, brings that bidder up
+#     under its name without a reload; Prometheus stores the bid counters
+#     after a few bid requests and evaluates the recording rules over them.
 # Every wait is bounded; both processes are stopped on exit.
 #   prometheus_scrape_test.sh <rtb-bidder> <source dir>
 set -euo pipefail
@@ -46,8 +50,8 @@ free_port() {
 }
 
 echo "== promtool: shipped config and rules"
+(cd "$SRC/deploy/prometheus" && promtool check config prometheus.yml)
 promtool check rules "$SRC/deploy/prometheus/rtb-bidder.rules.yml"
-cp "$SRC/deploy/prometheus/rtb-bidder.rules.yml" "$WORK/"
 
 echo "== start rtb-bidder"
 export RTB_DEVICE_KEY_SECRET=prometheus-test-device-key-secret-0123456789
@@ -80,22 +84,21 @@ echo "== promtool: the bidder's exposition"
 curl -sf "$BIDDER_URL$METRICS_PATH" > "$WORK/metrics.txt"
 promtool check metrics < "$WORK/metrics.txt" || fail "promtool check metrics refused the exposition"
 
-echo "== start prometheus"
+echo "== start prometheus: the shipped configuration and discovery files"
 PROM_PORT=$(free_port)
-cat > "$WORK/prometheus.yml" <<YAML
-global:
-  scrape_interval: 1s
-  evaluation_interval: 1s
-rule_files:
-  - rtb-bidder.rules.yml
-scrape_configs:
-  - job_name: rtb-bidder
-    metrics_path: $METRICS_PATH
-    static_configs:
-      - targets: ["127.0.0.1:$PORT"]
-YAML
-promtool check config "$WORK/prometheus.yml"
-prometheus --config.file="$WORK/prometheus.yml" --storage.tsdb.path="$WORK/tsdb" \
+CONF=$WORK/prometheus
+mkdir -p "$CONF"
+cp -r "$SRC/deploy/prometheus/prometheus.yml" "$SRC/deploy/prometheus/rtb-bidder.rules.yml" \
+  "$SRC/deploy/prometheus/targets" "$CONF/"
+# Scrapes and rule evaluations every second, so that the waits below are
+# seconds, not minutes; everything else as shipped.
+sed -i -E 's/^(  (scrape|evaluation)_interval:) .*/\1 1s/' "$CONF/prometheus.yml"
+(( $(grep -cE '^  (scrape|evaluation)_interval: 1s$' "$CONF/prometheus.yml") == 2 )) ||
+  fail "prometheus.yml has no global scrape_interval and evaluation_interval to shorten"
+grep -qE "^    metrics_path: $METRICS_PATH\$" "$CONF/prometheus.yml" ||
+  fail "prometheus.yml does not scrape the example config's metrics.path $METRICS_PATH"
+promtool check config "$CONF/prometheus.yml"
+prometheus --config.file="$CONF/prometheus.yml" --storage.tsdb.path="$WORK/tsdb" \
   --web.listen-address="127.0.0.1:$PROM_PORT" > "$WORK/prometheus.log" 2>&1 &
 PIDS+=($!)
 PROM="http://127.0.0.1:$PROM_PORT"
@@ -105,12 +108,39 @@ wait_for 60 curl -sf "$PROM/-/ready" || { tail -20 "$WORK/prometheus.log" >&2; f
 query() {
   curl -sf --data-urlencode "query=$1" "$PROM/api/v1/query" | jq -er '.data.result[0].value[1]'
 }
-target_up() { [[ "$(query 'up{job="rtb-bidder"}')" == "1" ]]; }
+# Discovered targets: "<job> <instance> <address>" lines.
+targets() {
+  curl -sf "$PROM/api/v1/targets?state=active" |
+    jq -er '.data.activeTargets[] | "\(.labels.job) \(.labels.instance) \(.discoveredLabels.__address__)"'
+}
+all_jobs_discovered() {
+  local listed job
+  listed=$(targets) || return 1
+  for job in rtb-bidder rtb-stream rtb-pacer rtb-storage-server; do
+    grep -q "^$job " <<< "$listed" || return 1
+  done
+}
+target_up() { [[ "$(query 'up{job="rtb-bidder",instance="test-bidder"}')" == "1" ]]; }
 requests_seen() { (( $(query 'sum(bidder_bid_requests_total)' | cut -d. -f1) >= 20 )); }
 recording_rule() { query 'sum(exchange:bidder_bid_requests:rate1m)'; }
 
-wait_for 60 target_up || fail "the bidder target is not up in prometheus after 60 s"
-echo "target up"
+wait_for 60 all_jobs_discovered || { targets >&2 || true; fail "prometheus did not discover every job from targets/ in 60 s"; }
+while read -r job instance address; do
+  # A target named by its address would start new series whenever it moves.
+  [[ "$instance" != "$address" ]] || fail "$job target $address has no instance label of its own"
+  echo "discovered $job $instance at $address"
+done < <(targets)
+
+# The test's bidder replaces the example bidders as an operator would: a
+# complete file renamed over the old one, read without a reload.
+cat > "$CONF/rtb-bidder.yml.new" <<YAML
+- targets: ["127.0.0.1:$PORT"]
+  labels:
+    instance: test-bidder
+YAML
+mv "$CONF/rtb-bidder.yml.new" "$CONF/targets/rtb-bidder.yml"
+wait_for 60 target_up || { targets >&2 || true; fail "the bidder's target is not up in prometheus 60 s after its targets file named it"; }
+echo "target up: rtb-bidder test-bidder"
 wait_for 60 requests_seen || fail "prometheus did not store the 20 bid requests in 60 s"
 echo "bid requests stored: $(query 'sum(bidder_bid_requests_total)')"
 wait_for 90 recording_rule || fail "the recording rule gave no value in 90 s"
