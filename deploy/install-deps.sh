@@ -24,6 +24,7 @@ PACKAGES=(
   nginx  # the one-core bid benchmark's yardstick (loadtest/run-bid-benchmark.sh)
   gnuplot-nox  # the soak run's plot (loadtest/run-soak.sh)
   systemd  # systemd-analyze verifies the units of deploy/systemd/
+  python3-venv  # the environment kubernetes-validate is installed in (below)
   chromium fonts-dejavu-core nodejs  # the console's browser test (tests/console)
 )
 
@@ -70,4 +71,18 @@ if [[ "$(rtblint --version 2>/dev/null)" != "rtblint $RTBLINT_VERSION" ]]; then
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends cargo
   fi
   cargo install rtblint --version "$RTBLINT_VERSION" --locked --quiet
+fi
+
+# kubernetes-validate, which checks deploy/kubernetes/ against the Kubernetes
+# API's schemas (tests/deploy/kubernetes_manifests_test.sh), pinned, from
+# PyPI, in a virtual environment of its own under the user's cache (outside
+# the work tree and the system's Python; the test looks there, or
+# RTB_TOOLS_VENV). A run that finds this version there does nothing.
+KUBERNETES_VALIDATE_VERSION=1.37.0
+TOOLS_VENV=${RTB_TOOLS_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/rtb-bidder/venv}
+if [[ "$("$TOOLS_VENV/bin/kubernetes-validate" --version 2>/dev/null)" != "$KUBERNETES_VALIDATE_VERSION" ]]; then
+  # Debian's Python, whose venv module python3-venv provides.
+  /usr/bin/python3 -m venv "$TOOLS_VENV"
+  "$TOOLS_VENV/bin/pip" install --quiet --disable-pip-version-check \
+    "kubernetes-validate==$KUBERNETES_VALIDATE_VERSION"
 fi

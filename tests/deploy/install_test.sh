@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # `cmake --install` puts every process, the password tool, the systemd units
-# and templates, the example configs, the Prometheus files and the docs
-# in place, and the installed units pass `systemd-analyze verify` against
-# the installed binaries (their /usr/local paths rewritten to the test's
-# prefix). A template (name@.service) is verified as an instance,
-# name@a.service, as systemd would run it: %i expanded. The bidder units'
-# TimeoutStopSec covers the example configs' drain and last spend flush.
+# and templates, the example configs, the Prometheus files, the Kubernetes
+# manifests and the docs in place, and the installed units pass
+# `systemd-analyze verify` against the installed binaries (their /usr/local
+# paths rewritten to the test's prefix). A template (name@.service) is
+# verified as an instance, name@a.service, as systemd would run it: %i
+# expanded. The bidder units' TimeoutStopSec covers the example configs'
+# drain and last spend flush.
 #   install_test.sh <build dir>
 set -euo pipefail
 
@@ -30,6 +31,7 @@ for f in lib/systemd/system/rtb-bidder.service lib/systemd/system/rtb-pacer.serv
          share/rtb-bidder/prometheus/targets/rtb-bidder.yml share/rtb-bidder/prometheus/targets/rtb-stream.yml \
          share/rtb-bidder/prometheus/targets/rtb-pacer.yml \
          share/rtb-bidder/prometheus/targets/rtb-storage-server.yml \
+         share/rtb-bidder/kubernetes/kustomization.yaml \
          share/doc/rtb-bidder/README.md share/doc/rtb-bidder/BENCHMARKS.md \
          share/doc/rtb-bidder/docs/configuration.md share/doc/rtb-bidder/docs/architecture.svg \
          share/doc/rtb-bidder/docs/benchmarks-history.md; do
