@@ -31,7 +31,7 @@ for f in lib/systemd/system/rtb-bidder.service lib/systemd/system/rtb-pacer.serv
          share/rtb-bidder/prometheus/targets/rtb-bidder.yml share/rtb-bidder/prometheus/targets/rtb-stream.yml \
          share/rtb-bidder/prometheus/targets/rtb-pacer.yml \
          share/rtb-bidder/prometheus/targets/rtb-storage-server.yml \
-         share/rtb-bidder/kubernetes/kustomization.yaml \
+         share/rtb-bidder/kubernetes/kustomization.yaml share/doc/rtb-bidder/docs/running-a-fleet.md \
          share/doc/rtb-bidder/README.md share/doc/rtb-bidder/BENCHMARKS.md \
          share/doc/rtb-bidder/docs/configuration.md share/doc/rtb-bidder/docs/architecture.svg \
          share/doc/rtb-bidder/docs/benchmarks-history.md; do
