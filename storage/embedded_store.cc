@@ -362,6 +362,30 @@ Store::RowCacheReads EmbeddedStoreImpl::RowCacheReadCounts() {
   return {static_cast<int64_t>(reads.hits), static_cast<int64_t>(reads.misses)};
 }
 
+std::optional<Store::EngineStats> EmbeddedStoreImpl::ReadEngineStats() {
+  // Per-family properties are summed over the families; the others are the
+  // whole database's, asked of the default family, where RocksDB keeps them.
+  const auto summed = [this](const std::string& property) {
+    uint64_t value = 0;
+    return db_->GetAggregatedIntProperty(property, &value) ? static_cast<int64_t>(value) : 0;
+  };
+  const auto whole = [this](const std::string& property) {
+    uint64_t value = 0;
+    return db_->GetIntProperty(default_cf_, property, &value) ? static_cast<int64_t>(value) : 0;
+  };
+  using Properties = rocksdb::DB::Properties;
+  EngineStats stats;
+  stats.live_data_bytes = summed(Properties::kEstimateLiveDataSize);
+  stats.sst_files_bytes = summed(Properties::kTotalSstFilesSize);
+  stats.pending_compaction_bytes = summed(Properties::kEstimatePendingCompactionBytes);
+  stats.running_compactions = whole(Properties::kNumRunningCompactions);
+  stats.running_flushes = whole(Properties::kNumRunningFlushes);
+  stats.delayed_write_rate = whole(Properties::kActualDelayedWriteRate);
+  stats.writes_stopped = whole(Properties::kIsWriteStopped) != 0;
+  stats.background_errors = whole(Properties::kBackgroundErrors);
+  return stats;
+}
+
 absl::Status EmbeddedStoreImpl::CheckHealth() {
   std::string value;
   if (!db_->GetProperty(default_cf_, "rocksdb.background-errors", &value)) {

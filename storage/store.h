@@ -138,6 +138,26 @@ class Store {
     int64_t misses = 0;
   };
   virtual RowCacheReads RowCacheReadCounts() { return {}; }
+
+  // The engine's data on disk and its background work, summed over every
+  // table, for whoever operates a shared store (storage-server's /metrics);
+  // nullopt for a backend whose engine runs elsewhere. The embedded engine
+  // reads them from RocksDB's properties: cheap enough for every scrape.
+  struct EngineStats {
+    int64_t live_data_bytes = 0;           // estimated live data, what a full compaction keeps
+    int64_t sst_files_bytes = 0;           // table files on disk, obsolete ones still read included
+    int64_t pending_compaction_bytes = 0;  // estimated bytes compaction has to rewrite
+    int64_t running_compactions = 0;
+    int64_t running_flushes = 0;
+    // Bytes per second writes are slowed to while compaction or flushes lag
+    // behind; 0 when they are not.
+    int64_t delayed_write_rate = 0;
+    // True while writes wait until compaction or a flush catches up.
+    bool writes_stopped = false;
+    // Flushes and compactions that failed; after one the engine refuses writes.
+    int64_t background_errors = 0;
+  };
+  virtual std::optional<EngineStats> ReadEngineStats() { return std::nullopt; }
 };
 
 // Creates every table in `schemas` that is missing; fails when one exists

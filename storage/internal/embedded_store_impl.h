@@ -153,6 +153,7 @@ class EmbeddedStoreImpl final : public Store {
   absl::Status CheckHealth() override;
   std::vector<MemoryPart> MemoryUsage() override;
   RowCacheReads RowCacheReadCounts() override;
+  std::optional<EngineStats> ReadEngineStats() override;
 
  private:
   // Holds the row-lock stripes of a set of rows, taken in ascending stripe

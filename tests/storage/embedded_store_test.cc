@@ -495,6 +495,24 @@ TEST_F(StoreApiTest, MemoryUsageNamesTheEnginesPartsAndFollowsThem) {
   EXPECT_GE(part("block_cache_pinned"), 0);
 }
 
+TEST_F(StoreApiTest, EngineStatsCountTheDataFlushedToFiles) {
+  std::optional<Store::EngineStats> before = store_->ReadEngineStats();
+  ASSERT_TRUE(before.has_value()) << "the embedded engine reports them";
+  EXPECT_EQ(before->sst_files_bytes, 0) << "nothing flushed yet";
+  for (int i = 0; i < 100; ++i) {
+    MustPut("t", PutOf("row" + std::to_string(i), "a", "q", std::string(1000, 'v')));
+  }
+  ASSERT_TRUE(store_->Flush("t").ok());
+  std::optional<Store::EngineStats> after = store_->ReadEngineStats();
+  ASSERT_TRUE(after.has_value());
+  EXPECT_GT(after->sst_files_bytes, 0);
+  EXPECT_GT(after->live_data_bytes, 0);
+  EXPECT_GE(after->pending_compaction_bytes, 0);
+  EXPECT_EQ(after->background_errors, 0);
+  EXPECT_FALSE(after->writes_stopped);
+  EXPECT_EQ(after->delayed_write_rate, 0);
+}
+
 // The bid handler sets no timer of its own around a store that declares
 // this: the embedded store answers DeadlineExceeded itself (tests below).
 TEST_F(StoreApiTest, EmbeddedStoreKeepsItsAsyncDeadlines) {
