@@ -1,10 +1,12 @@
 #include "storage/startup/startup.h"
 
+#include <arpa/inet.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -287,9 +289,38 @@ int RunMain(std::string_view program, const std::function<int()>& body) {
   }
 }
 
+absl::Status CheckMetricsAddress(std::string_view address) {
+  const auto bad = [address](const char* why) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "\"", std::string(address), "\" is not <IPv4>:<port> or [<IPv6>]:<port> (", why, ")"));
+  };
+  const size_t colon = address.rfind(':');
+  if (colon == std::string_view::npos) return bad("no port");
+  std::string host(address.substr(0, colon));
+  const std::string_view port_text = address.substr(colon + 1);
+  int port = -1;
+  const auto [end, error] =
+      std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  if (port_text.empty() || error != std::errc() || end != port_text.data() + port_text.size() ||
+      port < 0 || port > 65535) {
+    return bad("the port must be in [0, 65535]");
+  }
+  int family = AF_INET;
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    family = AF_INET6;
+    host = host.substr(1, host.size() - 2);
+  }
+  unsigned char parsed[sizeof(in6_addr)];
+  if (::inet_pton(family, host.c_str(), parsed) != 1) return bad("no IP address to listen on");
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::unique_ptr<prometheus::Exposer>> ServeMetrics(
-    const std::string& address, const std::shared_ptr<prometheus::Registry>& registry,
+    const std::string& address, const std::shared_ptr<prometheus::Collectable>& metrics,
     const std::string& port_file) {
+  if (absl::Status s = CheckMetricsAddress(address); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("metrics address ", s.message()));
+  }
   std::unique_ptr<prometheus::Exposer> exposer;
   try {
     exposer = std::make_unique<prometheus::Exposer>(address);
@@ -297,7 +328,7 @@ absl::StatusOr<std::unique_ptr<prometheus::Exposer>> ServeMetrics(
     return absl::UnavailableError(
         absl::StrCat("cannot serve metrics at ", address, ": ", e.what()));
   }
-  exposer->RegisterCollectable(registry);
+  exposer->RegisterCollectable(metrics);
   if (!port_file.empty()) {
     if (absl::Status s = WritePortFile(port_file, MetricsPort(*exposer)); !s.ok()) return s;
   }

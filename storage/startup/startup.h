@@ -31,6 +31,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "config/config.h"
+#include "prometheus/collectable.h"
 #include "prometheus/exposer.h"
 #include "prometheus/registry.h"
 #include "storage/store.h"
@@ -104,13 +105,22 @@ int FailStart(std::string_view program, std::string_view message);
 // a reader never sees a partial number.
 absl::Status WritePortFile(const std::string& path, int port);
 
-// Serves `registry` at http://`address`/metrics (port 0 picks a free one)
-// and, when `port_file` is given, writes the port it listens on there: the
-// metrics endpoint of the processes without an HTTP server of their own
-// (rtb-pacer, rtb-stream).
+// Serves `metrics` (a registry, or a collectable of its own) at
+// http://`address`/metrics (port 0 picks a free one) and, when `port_file`
+// is given, writes the port it listens on there: the metrics endpoint of the
+// processes without an HTTP server of their own (rtb-pacer, rtb-stream,
+// storage-server). The exposer holds `metrics` weakly. An address that is
+// not CheckMetricsAddress's form is InvalidArgument, one that cannot be
+// bound Unavailable.
 absl::StatusOr<std::unique_ptr<prometheus::Exposer>> ServeMetrics(
-    const std::string& address, const std::shared_ptr<prometheus::Registry>& registry,
+    const std::string& address, const std::shared_ptr<prometheus::Collectable>& metrics,
     const std::string& port_file);
+// OK for "<IPv4 address>:<port>" and "[<IPv6 address>]:<port>", port 0 to
+// 65535; else InvalidArgument '"<address>" is not ... (<why>)', for the
+// caller to prefix with the flag's name. The HTTP server behind ServeMetrics
+// would take more (a bare port listens on every interface, a comma a second
+// address), none of it meant.
+absl::Status CheckMetricsAddress(std::string_view address);
 // The port `exposer` listens on; 0 when none.
 uint16_t MetricsPort(const prometheus::Exposer& exposer);
 

@@ -222,6 +222,36 @@ std::vector<std::unique_ptr<char[]>> FragmentOnAnotherThread() {
   return kept;
 }
 
+TEST(MetricsAddressTest, TakesAnIpAddressAndAPort) {
+  for (const char* good :
+       {"127.0.0.1:9466", "0.0.0.0:0", "127.0.0.1:65535", "[::1]:9466", "[::]:0"}) {
+    EXPECT_TRUE(CheckMetricsAddress(good).ok()) << good;
+  }
+}
+
+TEST(MetricsAddressTest, RefusesWhatWouldListenElsewhereOrNowhere) {
+  // A bare port would listen on every interface, a comma on two addresses.
+  for (const char* bad :
+       {"9466", "", ":9466", "127.0.0.1:", "127.0.0.1:65536", "127.0.0.1:-1", "127.0.0.1:94x",
+        "localhost:9466", "::1:9466", "127.0.0.1:1,[::1]:2", "300.0.0.1:9466"}) {
+    const absl::Status s = CheckMetricsAddress(bad);
+    EXPECT_TRUE(absl::IsInvalidArgument(s)) << bad;
+    EXPECT_NE(s.message().find(std::string("\"") + bad + "\""), absl::string_view::npos)
+        << s.message();
+  }
+}
+
+TEST(ServeMetricsTest, ABadAddressIsAnInvalidArgumentAndATakenOneUnavailable) {
+  auto registry = std::make_shared<prometheus::Registry>();
+  absl::StatusOr<std::unique_ptr<prometheus::Exposer>> bad = ServeMetrics("9466", registry, "");
+  EXPECT_TRUE(absl::IsInvalidArgument(bad.status())) << bad.status();
+  absl::StatusOr<std::unique_ptr<prometheus::Exposer>> first =
+      ServeMetrics("127.0.0.1:0", registry, "");
+  ASSERT_TRUE(first.ok()) << first.status();
+  const std::string taken = "127.0.0.1:" + std::to_string(MetricsPort(**first));
+  EXPECT_TRUE(absl::IsUnavailable(ServeMetrics(taken, registry, "").status()));
+}
+
 TEST(AllocatorTrimmerTest, GivesBackThePagesOfFreedBlocks) {
   std::vector<std::unique_ptr<char[]>> kept = FragmentOnAnotherThread();
   const int64_t before = ResidentBytes();
