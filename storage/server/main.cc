@@ -2,13 +2,17 @@
 //
 //   storage-server --path <dir> [--bind 127.0.0.1] [--port 9090]
 //                  [--transport buffered|framed] [--threads 64] [--apply-schemas]
-//                  [--port-file <file>] [...]
+//                  [--port-file <file>] [--metrics-address 127.0.0.1:9466|off]
+//                  [--metrics-port-file <file>] [...]
 //
 // Opens (or creates) the embedded store at --path, optionally creates the
 // bidder's tables (storage/schemas.h), and serves THBaseService until SIGTERM
 // or SIGINT; then it stops accepting, lets calls in progress finish, flushes
-// every table and closes the store, and exits 0. A start-up error is one line
-// on stderr naming the problem, and exit code 1.
+// every table and closes the store, and exits 0. Serves its metrics
+// (storage/server/server_metrics.h) at http://<metrics-address>/metrics
+// (port 0 picks a free one, written to --metrics-port-file; "off" serves
+// none and counts nothing). A start-up error (a bad --metrics-address
+// included) is one line on stderr naming the problem, and exit code 1.
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -16,6 +20,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "prometheus/exposer.h"
 #include "storage/embedded_store.h"
 #include "storage/schemas.h"
 #include "storage/server/storage_server.h"
@@ -36,7 +41,11 @@ constexpr char kUsage[] =
     "  --transport buffered|framed   Thrift transport; clients must match (default buffered)\n"
     "  --threads <n>                 connections served at once, one thread each (default 64)\n"
     "  --apply-schemas               create the bidder's tables (storage/schemas.h) if missing\n"
-    "  --port-file <file>            write the bound port there once listening\n"
+    "  --port-file <file>            write the bound port there once listening (and once\n"
+    "                                /metrics is served)\n"
+    "  --metrics-address <ip:port>   where /metrics is served, port 0 picks a free one;\n"
+    "                                off serves none (default 127.0.0.1:9466)\n"
+    "  --metrics-port-file <file>    write the metrics port there once listening\n"
     "  --max-message-bytes <n>       largest request accepted (default 67108864)\n"
     "  --idle-timeout-ms <n>         close connections idle this long, 0 never (default 60000)\n"
     "  --max-scanners <n>            scanners open at once (default 1000)\n"
@@ -53,9 +62,14 @@ int Fail(absl::string_view message) {
   return rtb::startup::FailStart(kProgram, std::string_view(message.data(), message.size()));
 }
 
+// --metrics-address that turns the endpoint (and the counting) off.
+constexpr char kMetricsOff[] = "off";
+
 struct Flags {
   std::string path;
   std::string port_file;
+  std::string metrics_address = "127.0.0.1:9466";
+  std::string metrics_port_file;
   bool apply_schemas = false;
   int64_t block_cache_mb = 256;
   int64_t memtable_budget_mb = -1;  // the store's default
@@ -67,6 +81,8 @@ rtb::startup::FlagParser::Outcome ParseFlags(int argc, char** argv, Flags& flags
   rtb::startup::FlagParser parser(kProgram, kUsage);
   parser.Text("--path", &flags.path);
   parser.Text("--port-file", &flags.port_file);
+  parser.Text("--metrics-address", &flags.metrics_address);
+  parser.Text("--metrics-port-file", &flags.metrics_port_file);
   parser.Text("--bind", &flags.server.bind);
   parser.Integer("--port", &flags.server.port);
   parser.Value("--transport", [&](std::string_view v) {
@@ -106,20 +122,25 @@ void FlushEveryTable(rtb::storage::Store& store) {
   }
 }
 
-int Run(int argc, char** argv) {
-  Flags flags;
-  if (std::optional<int> exit_code = rtb::startup::ExitCodeAfter(ParseFlags(argc, argv, flags)))
-    return *exit_code;
+// Flag values FlagParser cannot judge alone.
+absl::Status CheckFlags(Flags& flags) {
   if (absl::Status s = rtb::storage::server::ValidateStorageServerOptions(flags.server); !s.ok()) {
-    return Fail(s.message());
+    return s;
   }
-  rtb::startup::TuneAllocatorForLongRuns();
-  rtb::startup::BlockStopSignals();
-  const rtb::startup::AllocatorTrimmer trimmer(
-      std::chrono::milliseconds(flags.memory_trim_interval_ms));
-  apache::thrift::GlobalOutput.setOutputFunction(
-      [](const char* message) { Log(absl::StrCat("thrift: ", message)); });
+  flags.server.metrics = flags.metrics_address != kMetricsOff;
+  if (!flags.server.metrics) {
+    if (!flags.metrics_port_file.empty()) {
+      return absl::InvalidArgumentError("--metrics-port-file needs a --metrics-address, not off");
+    }
+    return absl::OkStatus();
+  }
+  if (absl::Status s = rtb::startup::CheckMetricsAddress(flags.metrics_address); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--metrics-address ", s.message()));
+  }
+  return absl::OkStatus();
+}
 
+absl::StatusOr<std::unique_ptr<rtb::storage::Store>> OpenStore(const Flags& flags) {
   rtb::storage::EmbeddedStoreOptions store_options;
   store_options.path = flags.path;
   store_options.block_cache_bytes = flags.block_cache_mb << 20;
@@ -127,36 +148,85 @@ int Run(int argc, char** argv) {
     store_options.memtable_budget_bytes = flags.memtable_budget_mb << 20;
   absl::StatusOr<std::unique_ptr<rtb::storage::Store>> store =
       rtb::storage::OpenEmbeddedStore(store_options);
-  if (!store.ok()) return Fail(store.status().message());
-  if (flags.apply_schemas) {
-    const std::vector<rtb::storage::TableSchema> tables = rtb::storage::BidderTables();
-    if (absl::Status s = rtb::storage::ApplySchemas(**store, tables); !s.ok()) {
-      return Fail(s.message());
-    }
-    Log(absl::StrCat("bidder tables present (", tables.size(), ")"));
-  }
+  if (!store.ok() || !flags.apply_schemas) return store;
+  const std::vector<rtb::storage::TableSchema> tables = rtb::storage::BidderTables();
+  if (absl::Status s = rtb::storage::ApplySchemas(**store, tables); !s.ok()) return s;
+  Log(absl::StrCat("bidder tables present (", tables.size(), ")"));
+  return store;
+}
 
-  absl::StatusOr<std::unique_ptr<rtb::storage::server::StorageServer>> server =
-      rtb::storage::server::StorageServer::Start(**store, flags.server);
-  if (!server.ok()) return Fail(server.status().message());
-  const int port = (*server)->port();
-  if (!flags.port_file.empty()) {
-    if (absl::Status s = rtb::startup::WritePortFile(flags.port_file, port); !s.ok()) {
-      (*server)->Stop();
-      return Fail(s.message());
-    }
+// The Thrift server and its /metrics endpoint (none when off).
+struct Serving {
+  std::unique_ptr<rtb::storage::server::StorageServer> server;
+  std::unique_ptr<prometheus::Exposer> metrics;
+
+  // The endpoint first: a scrape reads the server and the store.
+  void Stop() {
+    metrics.reset();
+    if (server != nullptr) server->Stop();
+    server.reset();
   }
+};
+
+// Serves `store`; the port files are written once both listen, the Thrift
+// port's last, so that a reader of it finds the metrics port there too.
+absl::StatusOr<Serving> Serve(rtb::storage::Store& store, const Flags& flags) {
+  Serving serving;
+  absl::StatusOr<std::unique_ptr<rtb::storage::server::StorageServer>> server =
+      rtb::storage::server::StorageServer::Start(store, flags.server);
+  if (!server.ok()) return server.status();
+  serving.server = *std::move(server);
+  absl::Status status;
+  if (flags.server.metrics) {
+    absl::StatusOr<std::unique_ptr<prometheus::Exposer>> exposer = rtb::startup::ServeMetrics(
+        flags.metrics_address, serving.server->metrics(), flags.metrics_port_file);
+    if (exposer.ok()) serving.metrics = *std::move(exposer);
+    status = exposer.status();
+  }
+  if (status.ok() && !flags.port_file.empty()) {
+    status = rtb::startup::WritePortFile(flags.port_file, serving.server->port());
+  }
+  if (!status.ok()) {
+    serving.Stop();
+    return status;
+  }
+  return serving;
+}
+
+std::string Describe(const Flags& flags, const Serving& serving) {
   const std::string& bind = flags.server.bind;
   const bool v6 = bind.find(':') != std::string::npos;
-  Log(absl::StrCat("serving ", flags.path, " on ", v6 ? "[" : "", bind, v6 ? "]" : "", ":", port,
-                   " (THBaseService, binary protocol, ",
-                   flags.server.transport == ThriftTransport::kFramed ? "framed" : "buffered",
-                   " transport, ", flags.server.threads, " threads)"));
+  return absl::StrCat(
+      "serving ", flags.path, " on ", v6 ? "[" : "", bind, v6 ? "]" : "", ":",
+      serving.server->port(), " (THBaseService, binary protocol, ",
+      flags.server.transport == ThriftTransport::kFramed ? "framed" : "buffered", " transport, ",
+      flags.server.threads, " threads); ",
+      serving.metrics == nullptr
+          ? std::string("metrics off")
+          : absl::StrCat("metrics on port ", rtb::startup::MetricsPort(*serving.metrics)));
+}
+
+int Run(int argc, char** argv) {
+  Flags flags;
+  if (std::optional<int> exit_code = rtb::startup::ExitCodeAfter(ParseFlags(argc, argv, flags)))
+    return *exit_code;
+  if (absl::Status s = CheckFlags(flags); !s.ok()) return Fail(s.message());
+  rtb::startup::TuneAllocatorForLongRuns();
+  rtb::startup::BlockStopSignals();
+  const rtb::startup::AllocatorTrimmer trimmer(
+      std::chrono::milliseconds(flags.memory_trim_interval_ms));
+  apache::thrift::GlobalOutput.setOutputFunction(
+      [](const char* message) { Log(absl::StrCat("thrift: ", message)); });
+
+  absl::StatusOr<std::unique_ptr<rtb::storage::Store>> store = OpenStore(flags);
+  if (!store.ok()) return Fail(store.status().message());
+  absl::StatusOr<Serving> serving = Serve(**store, flags);
+  if (!serving.ok()) return Fail(serving.status().message());
+  Log(Describe(flags, *serving));
 
   const std::string_view received = rtb::startup::WaitForStopSignal();
   Log(absl::StrCat("received ", std::string(received), ", finishing calls in progress"));
-  (*server)->Stop();
-  server->reset();
+  serving->Stop();
   FlushEveryTable(**store);
   store->reset();
   Log("stopped");

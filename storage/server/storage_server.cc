@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
+#include "storage/server/metered_service.h"
 #include "storage/thrift/THBaseService.h"
 #include "thrift/TConfiguration.h"
 #include "thrift/concurrency/ThreadFactory.h"
@@ -59,12 +60,35 @@ class ListeningSocket : public at::transport::TServerSocket {
   bool listening_ = false;
 };
 
+// The metrics of a server being started; `server` is set before the first
+// scrape can run (metrics() is reachable only once Start returns).
+std::shared_ptr<ServerMetrics> MakeMetrics(
+    Store& store, const StorageServerOptions& options,
+    const std::shared_ptr<StoreServiceHandler>& handler,
+    const std::shared_ptr<std::weak_ptr<at::server::TThreadPoolServer>>& server) {
+  ServerMetricsSources sources;
+  sources.store = &store;
+  sources.connections = [server] {
+    const std::shared_ptr<at::server::TThreadPoolServer> serving = server->lock();
+    return serving == nullptr ? int64_t{0} : serving->getConcurrentClientCount();
+  };
+  sources.connection_limit = options.threads;
+  // Held weakly, as the server is: a scrape once the server is gone reads 0.
+  sources.open_scanners = [handler = std::weak_ptr<StoreServiceHandler>(handler)] {
+    const std::shared_ptr<StoreServiceHandler> serving = handler.lock();
+    return serving == nullptr ? int64_t{0} : static_cast<int64_t>(serving->open_scanners());
+  };
+  sources.open_scanner_limit = options.handler.max_open_scanners;
+  return std::make_shared<ServerMetrics>(std::move(sources));
+}
+
 }  // namespace
 
 struct StorageServer::State {
   std::shared_ptr<ListeningSocket> socket;
   std::shared_ptr<at::concurrency::ThreadManager> workers;
-  std::unique_ptr<at::server::TThreadPoolServer> server;
+  // Shared so that the metrics' connection gauge can hold it weakly.
+  std::shared_ptr<at::server::TThreadPoolServer> server;
   std::thread serving;
   std::thread sweeping;
   absl::Notification stop_sweeping;
@@ -129,6 +153,13 @@ absl::StatusOr<std::unique_ptr<StorageServer>> StorageServer::Start(Store& store
   options.handler.host = options.bind;
   options.handler.port = port;
   auto handler = std::make_shared<StoreServiceHandler>(store, options.handler);
+  std::shared_ptr<thrift2::THBaseServiceIf> service = handler;
+  std::shared_ptr<ServerMetrics> metrics;
+  auto serving = std::make_shared<std::weak_ptr<at::server::TThreadPoolServer>>();
+  if (options.metrics) {
+    metrics = MakeMetrics(store, options, handler, serving);
+    service = std::make_shared<MeteredService>(std::move(service), metrics);
+  }
 
   state->workers =
       at::concurrency::ThreadManager::newSimpleThreadManager(static_cast<size_t>(options.threads));
@@ -137,9 +168,10 @@ absl::StatusOr<std::unique_ptr<StorageServer>> StorageServer::Start(Store& store
   auto protocols =
       std::make_shared<at::protocol::TBinaryProtocolFactoryT<at::transport::TBufferBase>>(
           limit, limit, /*strict_read=*/true, /*strict_write=*/true);
-  state->server = std::make_unique<at::server::TThreadPoolServer>(
-      std::make_shared<thrift2::THBaseServiceProcessor>(handler), state->socket,
+  state->server = std::make_shared<at::server::TThreadPoolServer>(
+      std::make_shared<thrift2::THBaseServiceProcessor>(std::move(service)), state->socket,
       std::make_shared<TransportFactory>(options.transport, config), protocols, state->workers);
+  *serving = state->server;
   // A connection holds its thread while open: accept no more than there are.
   state->server->setConcurrentClientLimit(options.threads);
 
@@ -159,12 +191,18 @@ absl::StatusOr<std::unique_ptr<StorageServer>> StorageServer::Start(Store& store
     }
   });
   return std::unique_ptr<StorageServer>(
-      new StorageServer(std::move(state), std::move(handler), port));
+      new StorageServer(std::move(state), std::move(handler), std::move(metrics), port));
 }
 
 StorageServer::StorageServer(std::unique_ptr<State> state,
-                             std::shared_ptr<StoreServiceHandler> handler, int port)
-    : state_(std::move(state)), handler_(std::move(handler)), port_(port) {}
+                             std::shared_ptr<StoreServiceHandler> handler,
+                             std::shared_ptr<ServerMetrics> metrics, int port)
+    : state_(std::move(state)),
+      handler_(std::move(handler)),
+      metrics_(std::move(metrics)),
+      port_(port) {}
+
+int64_t StorageServer::connections() const { return state_->server->getConcurrentClientCount(); }
 
 StorageServer::~StorageServer() { Stop(); }
 

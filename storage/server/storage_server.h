@@ -14,7 +14,12 @@
 // size, or a client that stops mid-message gets a TApplicationException
 // or has its connection closed, and every other connection carries on.
 //
-// Thread-safety: Start, port and Stop may be called from any thread.
+// Metrics (storage/server/server_metrics.h): with options.metrics, every call
+// is counted on the way through (storage/server/metered_service.h) and
+// metrics() is what a Prometheus endpoint serves.
+//
+// Thread-safety: Start, port, connections, metrics and Stop may be called
+// from any thread.
 #ifndef RTB_STORAGE_SERVER_STORAGE_SERVER_H_
 #define RTB_STORAGE_SERVER_STORAGE_SERVER_H_
 
@@ -24,7 +29,9 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "prometheus/collectable.h"
 #include "storage/hbase_store.h"
+#include "storage/server/server_metrics.h"
 #include "storage/server/service_handler.h"
 #include "storage/store.h"
 
@@ -51,6 +58,9 @@ struct StorageServerOptions {
   int idle_timeout_ms = 60000;
   // Scanner limits and clock, see ServiceHandlerOptions.
   ServiceHandlerOptions handler;
+  // Count calls, rows and cells, and keep metrics(). Default true; a call
+  // costs two clock reads and a few adds to its thread's own counters.
+  bool metrics = true;
 };
 
 // Checks `options` without binding; the error names the bad field.
@@ -70,6 +80,14 @@ class StorageServer {
   // The port listened on, resolved when options.port was 0.
   int port() const { return port_; }
 
+  // Connections open now.
+  int64_t connections() const;
+
+  // The server's and its store's metrics, for a Prometheus endpoint (see
+  // storage/server/server_metrics.h); null when options.metrics was false.
+  // Collecting reads the store, which must outlive every Collect.
+  std::shared_ptr<prometheus::Collectable> metrics() const { return metrics_; }
+
   // Stops accepting, lets calls in progress finish, closes every
   // connection, and returns once no thread of the server runs. Idempotent.
   void Stop();
@@ -79,10 +97,11 @@ class StorageServer {
  private:
   struct State;
   StorageServer(std::unique_ptr<State> state, std::shared_ptr<StoreServiceHandler> handler,
-                int port);
+                std::shared_ptr<ServerMetrics> metrics, int port);
 
   std::unique_ptr<State> state_;
   std::shared_ptr<StoreServiceHandler> handler_;
+  std::shared_ptr<ServerMetrics> metrics_;
   int port_ = 0;
 };
 

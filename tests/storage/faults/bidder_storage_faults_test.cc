@@ -42,9 +42,10 @@ class BidderStorageFaultTest : public ::testing::Test {
     }
     const std::filesystem::path port_file = dir_ / "server.port";
     std::filesystem::remove(port_file);
+    // Its /metrics on a free port: the default one may be taken on a test machine.
     if (!server.Start({RTB_STORAGE_SERVER_BINARY, "--path", store.string(), "--apply-schemas",
                        "--port", std::to_string(port), "--port-file", port_file.string(),
-                       "--block-cache-mb", "16"})) {
+                       "--block-cache-mb", "16", "--metrics-address", "127.0.0.1:0"})) {
       return 0;
     }
     return server.AwaitPortFile(port_file);

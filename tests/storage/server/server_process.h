@@ -1,17 +1,24 @@
 // A storage-server process for tests and benchmarks: started on an
-// ephemeral loopback port with its own data directory, stopped with a
-// signal, waited for with bounds. The binary's path comes from the build
+// ephemeral loopback port with its own data directory, its /metrics on
+// another (unless the arguments say otherwise), stopped with a signal,
+// waited for with bounds. The binary's path comes from the build
 // (RTB_STORAGE_SERVER_BINARY).
 #ifndef RTB_TESTS_STORAGE_SERVER_SERVER_PROCESS_H_
 #define RTB_TESTS_STORAGE_SERVER_SERVER_PROCESS_H_
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -26,21 +33,31 @@ namespace rtb::storage::testing {
 
 class StorageServerProcess {
  public:
-  // `dir` holds the store (dir/data), the port file and stderr.txt.
+  // `dir` holds the store (dir/data), the port files and stderr.txt.
   explicit StorageServerProcess(std::filesystem::path dir) : dir_(std::move(dir)) {}
   StorageServerProcess(const StorageServerProcess&) = delete;
   StorageServerProcess& operator=(const StorageServerProcess&) = delete;
   ~StorageServerProcess() { Kill(); }
 
-  // Starts storage-server with --path, --port 0 and --port-file set, plus
-  // `args`; waits (at most 30 s) until it listens. False when it did not.
+  // Starts storage-server with --path, --port 0 and --port-file set, and
+  // /metrics on a free loopback port unless `args` name a
+  // --metrics-address, plus `args`; waits (at most 30 s) until it listens.
+  // False when it did not.
   bool Start(const std::vector<std::string>& args) {
     std::filesystem::create_directories(dir_);
     const std::filesystem::path port_file = dir_ / "port";
+    const std::filesystem::path metrics_port_file = dir_ / "metrics-port";
     std::filesystem::remove(port_file);
+    std::filesystem::remove(metrics_port_file);
+    metrics_port_ = 0;
     std::vector<std::string> argv_strings = {
         RTB_STORAGE_SERVER_BINARY, "--path", (dir_ / "data").string(), "--port", "0", "--port-file",
         port_file.string()};
+    // Never the default port: tests run side by side, and beside deployments.
+    if (std::find(args.begin(), args.end(), "--metrics-address") == args.end()) {
+      argv_strings.insert(argv_strings.end(), {"--metrics-address", "127.0.0.1:0",
+                                               "--metrics-port-file", metrics_port_file.string()});
+    }
     argv_strings.insert(argv_strings.end(), args.begin(), args.end());
     std::vector<char*> argv;
     for (std::string& a : argv_strings) argv.push_back(a.data());
@@ -61,6 +78,9 @@ class StorageServerProcess {
       int port = 0;
       if (in >> port && port > 0) {
         port_ = port;
+        // Written before the Thrift port's file, when metrics are served.
+        std::ifstream metrics_in(metrics_port_file);
+        if (!(metrics_in >> metrics_port_)) metrics_port_ = 0;
         return true;
       }
       if (!Running()) return false;
@@ -71,6 +91,35 @@ class StorageServerProcess {
 
   int port() const { return port_; }
   std::string endpoint() const { return "127.0.0.1:" + std::to_string(port_); }
+  // The /metrics port Start chose; 0 when the arguments chose another.
+  int metrics_port() const { return metrics_port_; }
+
+  // The body of GET /metrics on metrics_port(), "" on failure (5 s).
+  std::string ScrapeMetrics() const {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) return "";
+    timeval timeout{5, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(static_cast<uint16_t>(metrics_port_));
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    std::string response;
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0) {
+      const std::string request =
+          "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+      if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) ==
+          static_cast<ssize_t>(request.size())) {
+        char buffer[4096];
+        ssize_t n;
+        while ((n = ::recv(fd, buffer, sizeof(buffer), 0)) > 0) response.append(buffer, n);
+      }
+    }
+    ::close(fd);
+    const size_t body = response.find("\r\n\r\n");
+    if (response.rfind("HTTP/1.1 200", 0) != 0 || body == std::string::npos) return "";
+    return response.substr(body + 4);
+  }
   pid_t pid() const { return pid_; }
 
   // True while the process has not exited.
@@ -120,8 +169,26 @@ class StorageServerProcess {
   std::filesystem::path dir_;
   pid_t pid_ = -1;
   int port_ = 0;
+  int metrics_port_ = 0;
   int exit_status_ = 0;
 };
+
+// The value of the series named `series` (name and labels as exposed, e.g.
+// `storage_server_requests_total{method="get",outcome="ok"}`) in a Prometheus
+// text exposition; -1 when it is not there.
+inline double SeriesValue(const std::string& exposition, const std::string& series) {
+  const std::string prefix = series + " ";
+  for (size_t at = 0; at < exposition.size();) {
+    size_t end = exposition.find('\n', at);
+    if (end == std::string::npos) end = exposition.size();
+    if (exposition.compare(at, prefix.size(), prefix) == 0) {
+      return std::strtod(exposition.substr(at + prefix.size(), end - at - prefix.size()).c_str(),
+                         nullptr);
+    }
+    at = end + 1;
+  }
+  return -1;
+}
 
 }  // namespace rtb::storage::testing
 
