@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -77,7 +79,8 @@ class Lease::State {
       : store_(store),
         name_(std::move(name)),
         value_(std::move(value)),
-        options_(std::move(options)) {}
+        options_(std::move(options)),
+        held_for_(std::chrono::milliseconds(options_.ttl_ms) - SafetyMargin(options_.ttl_ms)) {}
 
   ~State() {
     {
@@ -85,7 +88,8 @@ class Lease::State {
       stopping_ = true;
     }
     wake_.notify_all();
-    if (thread_.joinable()) thread_.join();
+    if (renewer_.joinable()) renewer_.join();
+    if (watchdog_.joinable()) watchdog_.join();
     if (!Held()) return;
     storage::CheckAndMutate release = LeaseCheck(name_, value_);
     storage::Delete del;
@@ -102,14 +106,17 @@ class Lease::State {
     take.puts.push_back(LeasePut(name_, value_, options_.ttl_ms));
     absl::StatusOr<bool> taken = store_.CheckAndMutate(options_.table, take);
     if (!taken.ok() || !*taken) return taken;
-    std::lock_guard<std::mutex> guard(mutex_);
-    confirmed_at_ = sent;
+    Confirmed(sent);
     return true;
   }
 
-  void StartRenewing() {
+  // The renewing thread (unless renewals are the caller's), and the
+  // watchdog: a renewal stuck in a store that does not answer must not keep
+  // the lease looking held past its expiry.
+  void StartThreads() {
+    watchdog_ = std::thread([this] { Watch(); });
     if (options_.renew_every_ms <= 0) return;
-    thread_ = std::thread([this] {
+    renewer_ = std::thread([this] {
       threads::NameThisThread("rtb-lease");
       std::unique_lock<std::mutex> lock(mutex_);
       while (!stopping_ && !lost_) {
@@ -135,26 +142,58 @@ class Lease::State {
       return renewed.status();
     }
     if (!*renewed) return Lost("lease " + name_ + ": another process holds it now");
-    std::lock_guard<std::mutex> guard(mutex_);
-    confirmed_at_ = sent;
+    Confirmed(sent);
     return absl::OkStatus();
   }
 
+  // One relaxed-enough atomic load and a clock read: cheap for a hot path.
   bool Held() const {
-    std::lock_guard<std::mutex> guard(mutex_);
-    return !lost_ && Clock::now() < confirmed_at_ + std::chrono::milliseconds(options_.ttl_ms);
+    return Clock::now().time_since_epoch().count() < held_until_.load(std::memory_order_acquire);
   }
 
   const std::string& name() const { return name_; }
 
  private:
+  // Held() ends this long before the store's expiry, so that a holder's
+  // last writes leave before anybody may take the name: a tenth of the TTL,
+  // at most a second.
+  static std::chrono::milliseconds SafetyMargin(int64_t ttl_ms) {
+    return std::chrono::milliseconds(std::min<int64_t>(ttl_ms / 10, 1000));
+  }
+
+  // The store set the cell's expiry from its arrival, no earlier than `sent`.
+  void Confirmed(Clock::time_point sent) {
+    {
+      std::lock_guard<std::mutex> guard(mutex_);
+      if (lost_) return;
+      held_until_.store((sent + held_for_).time_since_epoch().count(), std::memory_order_release);
+    }
+    wake_.notify_all();
+  }
+
+  void Watch() {
+    threads::NameThisThread("rtb-lease-watch");
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!stopping_ && !lost_) {
+      const Clock::time_point until{Clock::duration(held_until_.load(std::memory_order_acquire))};
+      if (Clock::now() >= until) {
+        lock.unlock();
+        (void)Lost("lease " + name_ + ": no renewal reached the store before the expiry");
+        return;
+      }
+      wake_.wait_until(lock, until);
+    }
+  }
+
   absl::Status Lost(std::string why) {
     bool first = false;
     {
       std::lock_guard<std::mutex> guard(mutex_);
       first = !lost_;
       lost_ = true;
+      held_until_.store(0, std::memory_order_release);
     }
+    wake_.notify_all();
     if (first) {
       std::fprintf(stderr, "%s\n", why.c_str());
       if (options_.on_lost) options_.on_lost();
@@ -166,13 +205,16 @@ class Lease::State {
   const std::string name_;
   const std::string value_;
   const LeaseOptions options_;
+  const std::chrono::milliseconds held_for_;
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;
-  Clock::time_point confirmed_at_;
+  // Steady-clock ticks until which the lease counts as held; 0 once lost.
+  std::atomic<Clock::rep> held_until_{0};
   bool lost_ = false;
   bool stopping_ = false;
-  std::thread thread_;
+  std::thread renewer_;
+  std::thread watchdog_;
 };
 
 Lease::Lease(std::unique_ptr<State> state) : state_(std::move(state)) {}
@@ -198,7 +240,7 @@ absl::StatusOr<std::unique_ptr<Lease>> Lease::Take(storage::Store& store, std::s
                      holder_now.ok() && !holder_now->empty() ? *holder_now : "another process",
                      " (free once its holder has stopped renewing it for its TTL)"));
   }
-  state->StartRenewing();
+  state->StartThreads();
   return std::unique_ptr<Lease>(new Lease(std::move(state)));
 }
 

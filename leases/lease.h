@@ -15,14 +15,18 @@
 // be writing under it.
 //
 // The holder's own view is conservative: a lease counts as held until
-// ttl_ms after the moment its last successful take or renewal was *sent*,
-// which is no later than the store's expiry (the cell's timestamp is set on
-// arrival). A holder must stop acting under the name once Held() is false;
-// on_lost says when. A renewal that finds another holder loses the lease
-// at once; one the store refuses is tried again at the next period.
+// ttl_ms, less a safety margin (a tenth of it, at most a second), after the
+// moment its last successful take or renewal was *sent*, which is earlier
+// than the store's expiry (the cell's timestamp is set on arrival). A holder
+// must stop acting under the name once Held() is false; on_lost says when,
+// from a watchdog thread that fires at that moment even while a renewal is
+// stuck in a store that does not answer. A renewal that finds another
+// holder loses the lease at once; one the store refuses is tried again at
+// the next period.
 //
-// Thread-safety: a Lease may be read (Held, name) from any thread; it is
-// renewed on a thread of its own, named rtb-lease.
+// Thread-safety: a Lease may be read (Held, name) from any thread; Held is
+// one atomic load and a clock read. It is renewed on a thread of its own,
+// named rtb-lease, and watched by another, rtb-lease-watch.
 #ifndef RTB_LEASES_LEASE_H_
 #define RTB_LEASES_LEASE_H_
 
@@ -47,8 +51,8 @@ struct LeaseOptions {
   // or two may fail without the lease being lost. Default 5000. 0: never
   // (the caller calls Renew).
   int64_t renew_every_ms = 5000;
-  // Called once, on the renewing thread (or in Renew), when the lease stops
-  // being held. May be empty.
+  // Called once, on the renewing or the watchdog thread (or in Renew), when
+  // the lease stops being held. May be empty; must not destroy the Lease.
   std::function<void()> on_lost;
 };
 
