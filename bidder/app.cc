@@ -1,5 +1,7 @@
 #include "bidder/app.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <condition_variable>
 #include <cstdio>
@@ -168,6 +170,13 @@ absl::Status BidderApp::RegisterBidRoutes() {
   }
   pacing::PacerOptions pacer_options;
   pacer_options.campaign_capacity = static_cast<size_t>(config_.campaign_store.max_campaigns);
+  // The embedded store is this process's alone (RocksDB's lock): no other
+  // process can share an id there, and a lease a crash left in it would only
+  // delay the restart.
+  pacer_options.lease_worker_id = config_.storage.backend != config::StorageBackend::kEmbedded;
+  pacer_options.lease_holder = absl::StrCat("rtb-bidder ", config_.server.listen_address, ":",
+                                            config_.server.port, " pid ", ::getpid());
+  pacer_options.on_worker_id_lost = startup::ExitWhenWorkerIdIsLost("rtb-bidder");
   absl::StatusOr<std::unique_ptr<pacing::Pacer>> pacer =
       pacing::Pacer::Create(config_, *store_, &registry_, pacer_options);
   if (!pacer.ok()) return Annotate(pacer.status(), "cannot build the pacing loop");

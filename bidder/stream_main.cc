@@ -2,7 +2,7 @@
 // (beacon_log.stream.in_process false): applies the beacon log to the
 // tables, as the worker inside the bidder does (bidder/stream/stream_worker.h).
 //
-//   rtb-stream --config <file> --worker-id <n> [--metrics-address <host:port>]
+//   rtb-stream --config <file> [--worker-id <n>] [--metrics-address <host:port>]
 //              [--port-file <file>]
 //
 // Reads the bidders' own configuration file (storage, beacon_log, campaigns,
@@ -12,13 +12,16 @@
 // (one reader per directory: the bidder's must have in_process false); with
 // Kafka it joins the consumer group, and any number of rtb-stream processes
 // share the topic's partitions. Spend goes through a spend journal and
-// budget shards of its own: --worker-id must differ from every bidder's and
-// every other rtb-stream's pacing.worker_id. The campaigns are the campaigns
+// budget shards of its own, under a worker id leased in the store as the
+// bidders' are (pacing.worker_id "auto"): the lowest free one, or --worker-id
+// when given (refused while a live process holds it). The campaigns are the campaigns
 // table's, followed as the bidders follow it. Serves its metrics at
-// http://<metrics-address>/metrics (default 127.0.0.1:9466; port 0 picks a
+// http://<metrics-address>/metrics (default 127.0.0.1:9467; port 0 picks a
 // free one, written to --port-file). Runs until SIGTERM or SIGINT, applies
 // what it can of the log within 10 s, then exits 0; a start-up error is one
 // line on stderr naming the problem, and exit code 1.
+#include <unistd.h>
+
 #include <chrono>
 #include <exception>
 #include <memory>
@@ -48,11 +51,11 @@ namespace campaigns = rtb::bidder::campaigns;
 
 constexpr char kProgram[] = "rtb-stream";
 constexpr char kUsage[] =
-    "usage: rtb-stream --config <file> --worker-id <n> [--metrics-address <host:port>]\n"
+    "usage: rtb-stream --config <file> [--worker-id <n>] [--metrics-address <host:port>]\n"
     "                  [--port-file <file>]\n"
     "  --config <file>            the bidders' configuration (JSON, see config/config.h)\n"
-    "  --worker-id <n>            this process's pacing worker id, unlike every bidder's\n"
-    "  --metrics-address <h:p>    where /metrics is served (default 127.0.0.1:9466)\n"
+    "  --worker-id <n>            lease this pacing worker id (default: the lowest free one)\n"
+    "  --metrics-address <h:p>    where /metrics is served (default 127.0.0.1:9467)\n"
     "  --port-file <file>         write the metrics port there once listening\n";
 
 void Log(const std::string& line) { rtb::startup::Log(kProgram, line); }
@@ -63,8 +66,8 @@ int Fail(absl::string_view message) {
 
 struct StreamFlags {
   std::string config_path;
-  int worker_id = -1;
-  std::string metrics_address = "127.0.0.1:9466";
+  int worker_id = rtb::config::kAutoWorkerId;
+  std::string metrics_address = "127.0.0.1:9467";
   std::string port_file;
 };
 
@@ -75,7 +78,6 @@ std::optional<int> ParseFlags(int argc, char** argv, StreamFlags* out) {
   flags.Text("--metrics-address", &out->metrics_address);
   flags.Text("--port-file", &out->port_file);
   flags.Require("--config");
-  flags.Require("--worker-id");
   return rtb::startup::ExitCodeAfter(flags.Parse(argc, argv));
 }
 
@@ -114,6 +116,8 @@ absl::StatusOr<Applier> BuildApplier(const rtb::config::BidderConfig& config,
       rtb::bidder::events::EventStoreOptionsOf(config.events));
   rtb::pacing::PacerOptions pacer_options;
   pacer_options.campaign_capacity = static_cast<size_t>(config.campaign_store.max_campaigns);
+  pacer_options.lease_holder = absl::StrCat("rtb-stream pid ", ::getpid());
+  pacer_options.on_worker_id_lost = rtb::startup::ExitWhenWorkerIdIsLost("rtb-stream");
   absl::StatusOr<std::unique_ptr<rtb::pacing::Pacer>> pacer =
       rtb::pacing::Pacer::Create(config, store, &registry, pacer_options);
   if (!pacer.ok()) return pacer.status();
@@ -193,7 +197,7 @@ int Run(int argc, char** argv) {
                                                registry.get(),
                                                rtb::bidder::stream::StreamWorkerOptionsOf(*config));
   if (!worker.ok()) return Fail(worker.status().message());
-  Log(absl::StrCat("applying the beacon log as worker ", flags.worker_id, " on ",
+  Log(absl::StrCat("applying the beacon log as worker ", applier->pacer->worker_id(), " on ",
                    rtb::startup::DescribeStore(config->storage)));
 
   Log("stopping on " + std::string(rtb::startup::WaitForStopSignal()));

@@ -449,10 +449,27 @@ void DecodeCampaign(const json& value, const std::string& path, ErrorList* error
   fields.RejectUnknownKeys();
 }
 
+// A number, or "auto" (kAutoWorkerId).
+void ReadWorkerId(ObjectFields& fields, int* out) {
+  const json* value = fields.Find("worker_id");
+  if (value == nullptr) return;
+  if (value->is_string()) {
+    if (value->get<std::string>() == "auto") {
+      *out = kAutoWorkerId;
+    } else {
+      fields.errors()->Add(fields.PathOf("worker_id"),
+                           "must be \"auto\" or an integer in [0, 65535]");
+    }
+    return;
+  }
+  fields.Read("worker_id", out);
+}
+
 void DecodePacing(const json& value, const std::string& path, ErrorList* errors,
                   PacingConfig* out) {
   ObjectFields fields(value, path, errors);
-  fields.Read("worker_id", &out->worker_id);
+  ReadWorkerId(fields, &out->worker_id);
+  fields.Read("worker_lease_ttl_ms", &out->worker_lease_ttl_ms);
   fields.Read("flush_interval_ms", &out->flush_interval_ms);
   fields.Read("controller_interval_ms", &out->controller_interval_ms);
   fields.Read("state_max_age_ms", &out->state_max_age_ms);

@@ -258,7 +258,8 @@ void ValidateBid(const BidConfig& bid, ErrorList* errors) {
 void ValidatePacing(const BidderConfig& config, ErrorList* errors) {
   const PacingConfig& pacing = config.pacing;
   Checker at("pacing", errors);
-  at.InRange("worker_id", pacing.worker_id, 0, 65535);
+  if (pacing.worker_id != kAutoWorkerId) at.InRange("worker_id", pacing.worker_id, 0, 65535);
+  at.InRange("worker_lease_ttl_ms", pacing.worker_lease_ttl_ms, 3000, 600000);
   bool flush_ok = at.InRange("flush_interval_ms", pacing.flush_interval_ms, 100, 600000);
   if (at.InRange("controller_interval_ms", pacing.controller_interval_ms, 100, 600000) &&
       pacing.state_max_age_ms <= pacing.controller_interval_ms) {

@@ -19,10 +19,24 @@ enum class PacingProcessMode {
              // needs a shared store (hbase or storage-server)
 };
 
+// pacing.worker_id "auto": the lowest id no live process holds.
+inline constexpr int kAutoWorkerId = -1;
+
 struct PacingConfig {
-  // This worker's id; its budget shard is worker_id mod 16. Must be unique
-  // among the processes sharing a store. Default 0. Range [0, 65535].
-  int worker_id = 0;
+  // This worker's id, under which it writes its budget shard (worker_id mod
+  // 16), its position there and its spend journal rows. Leased in the
+  // store's `leases` table for as long as the process lives (docs/
+  // running-a-fleet.md), so no two live processes share one: "auto" (the
+  // default, kAutoWorkerId) takes the lowest free id; a number takes that
+  // id, waiting up to one worker_lease_ttl_ms for a crashed holder's lease
+  // to run out, and refuses to start when a live process holds it. Range
+  // [0, 65535].
+  int worker_id = kAutoWorkerId;
+  // How long a worker id stays leased after its holder's last renewal, ms;
+  // renewed every third of it. A process that cannot renew stops bidding
+  // and exits before the lease runs out; a killed process's id is free this
+  // long after its death. Default 15000. Range [3000, 600000].
+  int worker_lease_ttl_ms = 15000;
   // How often local spend is flushed to the `budget` shards, ms.
   // Default 5000. Range [100, 600000].
   int flush_interval_ms = 5000;

@@ -11,10 +11,12 @@
 #include "pacing/internal/campaign_budget.h"
 #include "pacing/internal/decision_board.h"
 #include "pacing/internal/loop_thread.h"
+#include "pacing/internal/orphan_journals.h"
 #include "pacing/internal/pacing_metrics.h"
 #include "pacing/internal/spend_flusher.h"
 #include "pacing/internal/spend_journal.h"
 #include "pacing/internal/worker_ids.h"
+#include "pacing/internal/worker_lease.h"
 
 namespace rtb::pacing {
 namespace {
@@ -26,7 +28,9 @@ constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
 // The checks of config/config_validation.cc that keep the loop's arithmetic sound,
 // for configs built in code.
 absl::Status CheckPacingConfig(const config::PacingConfig& pacing) {
-  if (pacing.worker_id < 0) return absl::InvalidArgumentError("pacing.worker_id must be >= 0");
+  if (pacing.worker_id < 0 && pacing.worker_id != config::kAutoWorkerId) {
+    return absl::InvalidArgumentError("pacing.worker_id must be >= 0 or \"auto\"");
+  }
   if (pacing.flush_interval_ms <= 0) {
     return absl::InvalidArgumentError("pacing.flush_interval_ms must be > 0");
   }
@@ -91,6 +95,51 @@ absl::Status HandOver(const std::vector<config::CampaignConfig>& by_position,
   return absl::OkStatus();
 }
 
+// The worker id, leased (PacerOptions::lease_worker_id) or as configured,
+// and this process's claim of it.
+struct WorkerIdentity {
+  int worker_id = 0;
+  std::unique_ptr<leases::Lease> lease;
+  std::unique_ptr<internal::WorkerIdClaim> claim;
+};
+
+absl::StatusOr<WorkerIdentity> TakeWorkerId(const config::PacingConfig& pacing,
+                                            storage::Store& store,
+                                            const internal::WorkerLeaseOptions& lease_options,
+                                            bool lease) {
+  WorkerIdentity identity;
+  identity.worker_id = pacing.worker_id == config::kAutoWorkerId ? 0 : pacing.worker_id;
+  // A configured id another Pacer of this process holds is refused at once,
+  // without waiting for the lease.
+  if (!lease || pacing.worker_id != config::kAutoWorkerId) {
+    absl::StatusOr<std::unique_ptr<internal::WorkerIdClaim>> claim =
+        internal::WorkerIdClaim::Claim(identity.worker_id);
+    if (!claim.ok()) return claim.status();
+    identity.claim = *std::move(claim);
+  }
+  if (!lease) return identity;
+  absl::StatusOr<std::unique_ptr<leases::Lease>> leased =
+      internal::LeaseWorkerId(store, pacing.worker_id, lease_options);
+  if (!leased.ok()) return leased.status();
+  identity.worker_id = internal::LeasedWorkerId(**leased);
+  identity.lease = *std::move(leased);
+  if (identity.claim == nullptr) {
+    absl::StatusOr<std::unique_ptr<internal::WorkerIdClaim>> claim =
+        internal::WorkerIdClaim::Claim(identity.worker_id);
+    if (!claim.ok()) return claim.status();
+    identity.claim = *std::move(claim);
+  }
+  return identity;
+}
+
+internal::WorkerLeaseOptions WorkerLeaseOptionsFor(const config::PacingConfig& pacing,
+                                                   const PacerOptions& options) {
+  internal::WorkerLeaseOptions lease;
+  lease.ttl_ms = pacing.worker_lease_ttl_ms;
+  if (!options.lease_holder.empty()) lease.holder = options.lease_holder;
+  return lease;
+}
+
 uint64_t RandomSeed() {
   std::random_device device;
   return (static_cast<uint64_t>(device()) << 32) ^ device();
@@ -118,7 +167,23 @@ void ExportAge(const Decisions& decisions, size_t campaigns, int64_t max_age_ms,
 
 Pacer::Pacer() = default;
 
-Pacer::~Pacer() { Stop(); }
+Pacer::~Pacer() {
+  Stop();
+  // Before any member goes: the lease's threads call WorkerIdLost.
+  orphans_.reset();
+  lease_.reset();
+}
+
+void Pacer::WorkerIdLost() {
+  id_lost_.store(true);
+  decisions_->Revoke();
+  if (journal_ != nullptr) journal_->Revoke();
+  if (on_worker_id_lost_) on_worker_id_lost_();
+}
+
+std::vector<int> Pacer::adopted_worker_ids() const {
+  return orphans_ != nullptr ? orphans_->adopted_ids() : std::vector<int>{};
+}
 
 absl::StatusOr<std::unique_ptr<Pacer>> Pacer::Create(const config::BidderConfig& config,
                                                      storage::Store& store,
@@ -128,14 +193,18 @@ absl::StatusOr<std::unique_ptr<Pacer>> Pacer::Create(const config::BidderConfig&
   absl::StatusOr<std::vector<CampaignBudget>> campaigns =
       internal::CampaignBudgets(config.campaigns);
   if (!campaigns.ok()) return campaigns.status();
-  absl::StatusOr<std::unique_ptr<internal::WorkerIdClaim>> claim =
-      internal::WorkerIdClaim::Claim(config.pacing.worker_id);
-  if (!claim.ok()) return claim.status();
 
   std::unique_ptr<Pacer> pacer(new Pacer());
-  pacer->claim_ = *std::move(claim);
+  internal::WorkerLeaseOptions lease_options = WorkerLeaseOptionsFor(config.pacing, options);
+  lease_options.on_lost = [raw = pacer.get()] { raw->WorkerIdLost(); };
+  absl::StatusOr<WorkerIdentity> identity =
+      TakeWorkerId(config.pacing, store, lease_options, options.lease_worker_id);
+  if (!identity.ok()) return identity.status();
+  pacer->claim_ = std::move(identity->claim);
+  pacer->lease_ = std::move(identity->lease);
+  pacer->on_worker_id_lost_ = std::move(options.on_worker_id_lost);
   pacer->campaigns_ = *std::move(campaigns);
-  pacer->worker_id_ = config.pacing.worker_id;
+  pacer->worker_id_ = identity->worker_id;
   pacer->follow_ = config.pacing.mode == config::PacingProcessMode::kPacer;
   pacer->flush_interval_ms_ = config.pacing.flush_interval_ms;
   pacer->controller_interval_ms_ = config.pacing.controller_interval_ms;
@@ -161,6 +230,10 @@ absl::StatusOr<std::unique_ptr<Pacer>> Pacer::Create(const config::BidderConfig&
   pacer->flusher_ = std::make_unique<internal::SpendFlusher>(
       pacer->worker_id_, pacer->campaigns_, *pacer->spend_, store, *pacer->metrics_,
       options.nonce_seed != 0 ? options.nonce_seed : RandomSeed(), pacer->journal_.get());
+  if (pacer->lease_ != nullptr && pacer->journal_ != nullptr) {
+    pacer->orphans_ = std::make_unique<internal::OrphanJournals>(
+        pacer->campaigns_, store, *pacer->metrics_, WorkerLeaseOptionsFor(config.pacing, options));
+  }
   if (pacer->follow_) {
     pacer->board_ = std::make_unique<internal::DecisionBoard>(pacer->campaigns_, store);
   } else {
@@ -218,6 +291,7 @@ void Pacer::ApplyCampaignUpdate(int64_t now_ms) {
   }
   SetMetricCampaigns(campaigns_, *metrics_);
   flusher_->TrackAppendedCampaigns();
+  if (orphans_ != nullptr) orphans_->TrackAppendedCampaigns();
   if (follow_) {
     board_->TrackAppendedCampaigns();
   } else {
@@ -260,7 +334,12 @@ void Pacer::FlushNow() { Flush(clock_->NowMillis()); }
 
 SpendJournal* Pacer::journal() { return journal_.get(); }
 
-void Pacer::Flush(int64_t as_of_ms) { flusher_->Flush(as_of_ms); }
+void Pacer::Flush(int64_t as_of_ms) {
+  // Nothing more under an id another process may hold by now.
+  if (id_lost_.load()) return;
+  flusher_->Flush(as_of_ms);
+  if (orphans_ != nullptr) orphans_->Flush(as_of_ms);
+}
 
 void Pacer::ControlOrFollow(int64_t now_ms) {
   if (follow_) {

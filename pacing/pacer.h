@@ -86,6 +86,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -97,6 +98,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "config/config.h"
+#include "leases/lease.h"
 #include "prometheus/registry.h"
 #include "storage/clock.h"
 #include "storage/store.h"
@@ -223,6 +225,10 @@ class Decisions final {
 
   // Writer side (the pacing loop).
   void Publish(size_t campaign_index, double throttle, int64_t valid_until_ms);
+  // Every campaign refused from now on, whatever is published later (the
+  // worker id's lease was lost).
+  void Revoke();
+  bool revoked() const { return revoked_.load(std::memory_order_relaxed); }
   double throttle(size_t campaign_index) const;
   int64_t valid_until_ms(size_t campaign_index) const;
   size_t campaigns() const { return campaigns_; }
@@ -239,6 +245,7 @@ class Decisions final {
   size_t campaigns_;
   std::unique_ptr<Slot[]> slots_;
   std::shared_ptr<const storage::Clock> clock_;
+  std::atomic<bool> revoked_{false};
   // Its own cache line: only written while failing safe.
   alignas(64) mutable std::atomic<uint64_t> fail_safe_refusals_{0};
 };
@@ -263,6 +270,21 @@ struct PacerOptions {
   // next free position without the bid or beacon path noticing. 0: exactly
   // the config's campaigns.
   size_t campaign_capacity = 0;
+  // Lease the worker id in the store (pacing.worker_id, "auto" or a
+  // number; docs/running-a-fleet.md) for as long as the Pacer lives, and
+  // recover the spend journals dead workers left under ids nobody holds.
+  // Default true. False: the configured id as it is ("auto": 0), checked
+  // against this process's other Pacers only (simulations on a manual
+  // clock, whose store time would run the lease out).
+  bool lease_worker_id = true;
+  // This process as a lease's holder reads in a refusal, e.g. "rtb-bidder
+  // 10.0.0.7:8080". Default: "rtb worker".
+  std::string lease_holder;
+  // Called once, on a lease thread, when the worker id's lease is lost (the
+  // store was unreachable for its TTL, or another process holds it). The
+  // Pacer has already stopped every bid and refuses spend; the process
+  // should exit, so that a restart leases an id again. May be empty.
+  std::function<void()> on_worker_id_lost;
 };
 
 namespace internal {
@@ -275,6 +297,7 @@ class BudgetController;
 class DecisionBoard;
 class LoopThread;
 class WorkerIdClaim;
+class OrphanJournals;
 struct BoardEntry;
 }  // namespace internal
 
@@ -303,8 +326,10 @@ class Pacer {
   // Uses config.pacing and config.campaigns. `store` must hold the `budget`
   // table and outlive the Pacer; `registry` (may be null: no metrics) too.
   // Errors: AlreadyExists when another Pacer of this process holds
-  // pacing.worker_id; NotFound for a campaign time zone missing from the zone
-  // database; InvalidArgument for a config ValidateConfig would refuse.
+  // pacing.worker_id; FailedPrecondition when a live process holds its lease
+  // (after waiting one pacing.worker_lease_ttl_ms for a dead holder's to
+  // run out); ResourceExhausted when "auto" finds no free id; NotFound for a campaign time zone
+  // missing from the zone database; InvalidArgument for a config ValidateConfig would refuse.
   static absl::StatusOr<std::unique_ptr<Pacer>> Create(const config::BidderConfig& config,
                                                        storage::Store& store,
                                                        prometheus::Registry* registry,
@@ -336,8 +361,14 @@ class Pacer {
   // Flushes everything recorded so far at the clock's time.
   void FlushNow();
 
+  // The id this worker writes under (leased, or as configured).
   int worker_id() const { return worker_id_; }
   bool follows_pacer_service() const { return follow_; }
+  // False once the worker id's lease is lost: nothing is bid or written
+  // under the id from then on.
+  bool holds_worker_id() const { return !id_lost_.load(); }
+  // Orphaned worker ids this Pacer recovers now (tests, logs).
+  std::vector<int> adopted_worker_ids() const;
 
   // The campaigns changed while running: `by_position[i]` is campaign i
   // (the positions of the previous list keep their campaign ids; new
@@ -361,6 +392,8 @@ class Pacer {
   // Copies what the loop just decided or read into statuses_.
   void RecordStatuses(const std::vector<std::optional<internal::BoardEntry>>* board_entries);
   void Flush(int64_t as_of_ms);
+  // On a lease thread: stops bidding and spend under the id.
+  void WorkerIdLost();
   void ControlOrFollow(int64_t now_ms);
   void ExportLoopMetrics(int64_t now_ms);
   int64_t NextBoundaryAfter(int64_t unix_ms) const;
@@ -376,6 +409,10 @@ class Pacer {
   int64_t state_max_age_ms_ = 0;
   std::shared_ptr<const storage::Clock> clock_;
   std::unique_ptr<internal::WorkerIdClaim> claim_;
+  // Released last (~Pacer), after the final flush.
+  std::unique_ptr<leases::Lease> lease_;
+  std::atomic<bool> id_lost_{false};
+  std::function<void()> on_worker_id_lost_;
   std::unique_ptr<internal::PacingMetrics> metrics_;
   std::unique_ptr<SpendRecorder> spend_;
   std::unique_ptr<Decisions> decisions_;
@@ -383,6 +420,7 @@ class Pacer {
   std::unique_ptr<internal::SpendFlusher> flusher_;
   std::unique_ptr<internal::BudgetController> controller_;  // sidecar
   std::unique_ptr<internal::DecisionBoard> board_;          // pacer mode
+  std::unique_ptr<internal::OrphanJournals> orphans_;       // with a lease and a journal
   std::unique_ptr<internal::LoopThread> loop_;
   int64_t started_at_ms_ = 0;
   int64_t next_flush_ms_ = 0;

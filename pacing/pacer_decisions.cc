@@ -14,8 +14,18 @@ void Decisions::Publish(size_t campaign_index, double throttle, int64_t valid_un
   if (campaign_index >= campaigns_) return;
   Slot& slot = slots_[campaign_index];
   slot.throttle.store(throttle, std::memory_order_relaxed);
-  // Release: a reader that sees the new validity sees the new throttle.
-  slot.valid_until_ms.store(valid_until_ms, std::memory_order_release);
+  // A reader that sees the new validity sees the new throttle. Sequentially
+  // consistent with Revoke's flag: either this load sees the flag, or
+  // Revoke's zero lands after this store.
+  slot.valid_until_ms.store(valid_until_ms);
+  if (revoked_.load()) slot.valid_until_ms.store(0);
+}
+
+void Decisions::Revoke() {
+  revoked_.store(true);
+  for (size_t i = 0; i < campaigns_; ++i) {
+    slots_[i].valid_until_ms.store(0, std::memory_order_release);
+  }
 }
 
 double Decisions::throttle(size_t campaign_index) const {

@@ -66,6 +66,15 @@ uint64_t SpendFlusher::NextNonce() {
   return nonce == 0 ? 1 : nonce;  // 0 means "no nonce"
 }
 
+bool SpendFlusher::Idle() const {
+  if (!recovered_ || !deletable_.empty()) return false;
+  if (journal_ != nullptr && !journal_->Drained()) return false;
+  for (const JournaledCampaign& c : journaled_) {
+    if (!c.unsent.empty() || c.in_doubt) return false;
+  }
+  return true;
+}
+
 int64_t SpendFlusher::Unacknowledged(size_t campaign) const {
   if (journal_ != nullptr) {
     const JournaledCampaign& c = journaled_[campaign];

@@ -79,6 +79,9 @@ class SpendFlusher {
   // a journal.
   absl::Status Recover();
   bool recovered() const { return recovered_; }
+  // With a journal: recovered, and nothing is left to send, settle, delete
+  // or read again, here or in the journal.
+  bool Idle() const;
 
   // Spend held by failed Increments (and, with a journal, taken but not yet
   // sent), per campaign (0 when none).

@@ -230,6 +230,10 @@ absl::StatusOr<uint64_t> WorkerSpendJournal::NextSequence() {
 absl::StatusOr<SpendJournalEntry> WorkerSpendJournal::Begin(size_t campaign_index, int64_t micros,
                                                             std::string_view impression_id,
                                                             int64_t now_ms) {
+  if (revoked_.load()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("spend journal: worker ", worker_id_, " lost its id's lease"));
+  }
   std::string campaign_id;
   std::string day;
   {
@@ -469,6 +473,12 @@ size_t WorkerSpendJournal::waiting() const {
   size_t released = 0;
   for (const CampaignRelease& r : released_) released += r.sequences.size();
   return in_flight_.size() + held_.size() + released;
+}
+
+bool WorkerSpendJournal::Drained() const {
+  if (waiting() != 0) return false;
+  absl::MutexLock lock(&mu_);
+  return unsettled_.empty() && recheck_.empty();
 }
 
 size_t WorkerSpendJournal::in_flight() const {

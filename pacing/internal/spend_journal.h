@@ -40,6 +40,7 @@
 #ifndef RTB_PACING_INTERNAL_SPEND_JOURNAL_H_
 #define RTB_PACING_INTERNAL_SPEND_JOURNAL_H_
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -109,6 +110,9 @@ class WorkerSpendJournal final : public SpendJournal {
   // Campaigns appended to the pacer's list since (positions never change):
   // entries may be begun for them. From the pacing loop's thread.
   void TrackCampaigns(const std::vector<CampaignBudget>& campaigns) ABSL_LOCKS_EXCLUDED(mu_);
+  // Begin refuses from now on (FailedPrecondition): the worker id's lease
+  // was lost, and nothing may be written under it. Any thread.
+  void Revoke() { revoked_.store(true); }
 
   absl::StatusOr<SpendJournalEntry> Begin(size_t campaign_index, int64_t micros,
                                           std::string_view impression_id, int64_t now_ms) override;
@@ -138,6 +142,8 @@ class WorkerSpendJournal final : public SpendJournal {
   // Entries begun and not yet taken by a flush: in flight (unsettled ones
   // included), committed above W, or released.
   size_t waiting() const;
+  // Nothing waiting, unsettled or to be read again.
+  bool Drained() const;
   int worker_id() const { return worker_id_; }
 
  private:
@@ -160,6 +166,7 @@ class WorkerSpendJournal final : public SpendJournal {
   void Release(uint64_t sequence, const Held& held) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const int worker_id_;
+  std::atomic<bool> revoked_{false};
   storage::Store& store_;
   PacingMetrics& metrics_;
   const uint64_t block_size_;

@@ -75,6 +75,16 @@ void Log(std::string_view program, std::string_view line) {
   std::fwrite(text.data(), 1, text.size(), stderr);
 }
 
+std::function<void()> ExitWhenWorkerIdIsLost(std::string program) {
+  return [program = std::move(program)] {
+    Log(program,
+        "lost the lease of its pacing worker id (the store did not confirm a renewal within "
+        "pacing.worker_lease_ttl_ms, or another process holds the id): bidding stopped, exiting "
+        "so that a restart leases an id again");
+    std::_Exit(kExitWorkerIdLost);
+  };
+}
+
 FlagParser::FlagParser(std::string program, std::string usage)
     : program_(std::move(program)), usage_(std::move(usage)) {}
 

@@ -41,6 +41,17 @@ namespace rtb::startup {
 // One line on stderr: "<UTC time, ms> <program>: <line>".
 void Log(std::string_view program, std::string_view line);
 
+// Exit code of a process whose worker id's lease was lost (pacing.
+// worker_lease_ttl_ms without reaching the store, or taken over): EX_TEMPFAIL,
+// a restart leases an id again.
+inline constexpr int kExitWorkerIdLost = 75;
+
+// For PacerOptions::on_worker_id_lost: logs why, then ends the process at
+// once with kExitWorkerIdLost, without the drain (nothing more may be
+// written under the id; what was acknowledged is in the spend journal,
+// which the id's next holder recovers).
+std::function<void()> ExitWhenWorkerIdIsLost(std::string program);
+
 // --name VALUE or --name=VALUE for flags with a value, --name for switches;
 // --help or -h prints the usage. Problems name the flag, then the usage
 // follows, all on stderr.

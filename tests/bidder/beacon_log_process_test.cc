@@ -263,9 +263,8 @@ TEST_F(BeaconLogProcessTest, AStreamWorkerKilledTwentyTimesMidBatchLeavesEveryEf
 
   auto start_stream = [&](Child& stream, int attempt) {
     const fs::path port_file = dir_ / absl::StrCat("stream-", attempt, ".port");
-    EXPECT_TRUE(
-        stream.Spawn({"--config", config_path.string(), "--worker-id", "9", "--metrics-address",
-                      "127.0.0.1:0", "--port-file", port_file.string()}));
+    EXPECT_TRUE(stream.Spawn({"--config", config_path.string(), "--metrics-address", "127.0.0.1:0",
+                              "--port-file", port_file.string()}));
     return stream.AwaitPort(port_file);
   };
   std::mt19937 random(42);
@@ -289,6 +288,16 @@ TEST_F(BeaconLogProcessTest, AStreamWorkerKilledTwentyTimesMidBatchLeavesEveryEf
   const int stream_port = start_stream(stream, kills);
   ASSERT_GT(stream_port, 0) << stream.Stderr();
   ASSERT_TRUE(AwaitApplied(stream_port, std::chrono::seconds(180))) << stream.Stderr();
+  {
+    // Each restart leased the lowest free worker id while its killed
+    // predecessor's was still held; the killed ones' journals are adopted
+    // by whichever live worker finds them once their leases ran out.
+    storage::HBaseStoreOptions options;
+    options.endpoints = {server.endpoint()};
+    absl::StatusOr<std::unique_ptr<storage::Store>> store = storage::OpenHBaseStore(options);
+    ASSERT_TRUE(store.ok()) << store.status();
+    EXPECT_TRUE(AwaitJournalCounted(**store, std::chrono::seconds(60))) << stream.Stderr();
+  }
   EXPECT_EQ(stream.Stop(), std::optional<int>(0)) << stream.Stderr();
   EXPECT_EQ(Unapplied(log_dir), 0);
   EXPECT_EQ(bidder.Stop(), std::optional<int>(0)) << bidder.Stderr();

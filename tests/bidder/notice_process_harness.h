@@ -183,6 +183,10 @@ class NoticeProcessTest : public ::testing::Test {
     config["pacing"]["flush_interval_ms"] = 1000;
     config["pacing"]["controller_interval_ms"] = 200;
     config["pacing"]["mode"] = mode == Mode::kPacerProcess ? "pacer" : "sidecar";
+    // On a shared store a restarted process leases the lowest free worker
+    // id; its killed predecessor's id is free (and its journal adopted)
+    // three seconds after the kill.
+    config["pacing"]["worker_lease_ttl_ms"] = 3000;
     for (const nlohmann::json& c : config["campaigns"]) {
       capped_[c["id"]] = c["frequency_cap_per_day"].get<int>() > 0;
     }
@@ -308,6 +312,23 @@ class NoticeProcessTest : public ::testing::Test {
     TestConnection conn(port);
     std::optional<testing::TestResponse> r = conn.RoundTrip(GetRequest("/metrics"));
     return r ? r->body : "";
+  }
+
+  // Waits (at most `limit`) until the spend journal holds no entry: every
+  // worker, and every dead worker's adopter, has counted what it journaled.
+  static bool AwaitJournalCounted(storage::Store& store, std::chrono::seconds limit) {
+    const auto give_up = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < give_up) {
+      storage::Scan entries;
+      entries.columns = {
+          storage::Column{std::string(storage::kSpendJournalEntryFamily), std::nullopt}};
+      entries.limit = 1;
+      absl::StatusOr<std::vector<storage::RowResult>> rows =
+          store.Scan(storage::kSpendJournalTable, entries);
+      if (rows.ok() && rows->empty()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    return false;
   }
 
   // Compares the store with the notices.

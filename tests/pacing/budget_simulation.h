@@ -164,6 +164,8 @@ class BudgetSimulation {
     pacer_options.clock = clock;
     pacer_options.nonce_seed = options_.seed * 1000 + 1;
     pacer_options.campaign_capacity = campaigns_.size();
+    // Days pass on the manual clock in moments: a lease would run out.
+    pacer_options.lease_worker_id = false;
     auto service = PacerService::Create(config, store, nullptr, pacer_options);
     EXPECT_TRUE(service.ok()) << service.status();
     if (!service.ok()) return {};

@@ -24,6 +24,8 @@ class PacerTest : public ::testing::Test {
     PacerOptions options;
     options.clock = clock_;
     options.nonce_seed = 7;
+    // The store runs on the manual clock, which would run a lease out.
+    options.lease_worker_id = false;
     return options;
   }
 
