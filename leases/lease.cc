@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <thread>
 #include <utility>
@@ -146,6 +147,34 @@ class Lease::State {
     return absl::OkStatus();
   }
 
+  absl::Status Reclaim() {
+    if (Held()) return absl::OkStatus();
+    // Both threads end once the lease is lost (the renewer when its store
+    // call returns).
+    if (renewer_.joinable()) renewer_.join();
+    if (watchdog_.joinable()) watchdog_.join();
+    for (std::optional<std::string> expected :
+         {std::optional<std::string>(value_), std::optional<std::string>()}) {
+      const Clock::time_point sent = Clock::now();
+      storage::CheckAndMutate take = LeaseCheck(name_, expected);
+      take.puts.push_back(LeasePut(name_, value_, options_.ttl_ms));
+      absl::StatusOr<bool> taken = store_.CheckAndMutate(options_.table, take);
+      if (!taken.ok()) return taken.status();
+      if (!*taken) continue;
+      {
+        std::lock_guard<std::mutex> guard(mutex_);
+        lost_ = false;
+      }
+      Confirmed(sent);
+      StartThreads();
+      return absl::OkStatus();
+    }
+    absl::StatusOr<std::string> holder = Lease::HolderOf(store_, name_, options_.table);
+    return absl::FailedPreconditionError(
+        absl::StrCat("lease ", name_, " is held by ",
+                     holder.ok() && !holder->empty() ? *holder : "another process"));
+  }
+
   // One relaxed-enough atomic load and a clock read: cheap for a hot path.
   bool Held() const {
     return Clock::now().time_since_epoch().count() < held_until_.load(std::memory_order_acquire);
@@ -223,6 +252,7 @@ Lease::~Lease() = default;
 const std::string& Lease::name() const { return state_->name(); }
 bool Lease::Held() const { return state_->Held(); }
 absl::Status Lease::Renew() { return state_->Renew(); }
+absl::Status Lease::Reclaim() { return state_->Reclaim(); }
 
 absl::StatusOr<std::unique_ptr<Lease>> Lease::Take(storage::Store& store, std::string name,
                                                    std::string holder, LeaseOptions options) {

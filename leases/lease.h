@@ -86,6 +86,13 @@ class Lease {
   bool Held() const;
   // One renewal now. FailedPrecondition once the lease is lost.
   absl::Status Renew();
+  // After a loss (the store did not answer in time): takes the name back
+  // when the store holds this lease's own cell still, or nobody's, and
+  // renews it again from then on. OK when held again (at once when held);
+  // FailedPrecondition naming the holder when another process holds it; a
+  // store error as it came. A name that was free meanwhile may have had
+  // another holder in between: what it guards says whether that matters.
+  absl::Status Reclaim();
 
  private:
   class State;

@@ -1,6 +1,7 @@
 #include "pacing/pacer.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <exception>
 #include <limits>
 #include <random>
@@ -178,7 +179,33 @@ void Pacer::WorkerIdLost() {
   id_lost_.store(true);
   decisions_->Revoke();
   if (journal_ != nullptr) journal_->Revoke();
-  if (on_worker_id_lost_) on_worker_id_lost_();
+}
+
+void Pacer::TryToTakeTheIdBack(int64_t now_ms) {
+  if (gave_up_id_ || lease_ == nullptr) return;
+  auto give_up = [this](const std::string& why) {
+    gave_up_id_ = true;
+    std::fprintf(stderr, "worker id %d given up: %s\n", worker_id_, why.c_str());
+    if (on_worker_id_lost_) on_worker_id_lost_();
+  };
+  if (absl::Status s = lease_->Reclaim(); !s.ok()) {
+    if (s.code() == absl::StatusCode::kFailedPrecondition) give_up(std::string(s.message()));
+    return;  // the store is still away: the next step tries again
+  }
+  if (journal_ != nullptr) {
+    // Nobody wrote under the id meanwhile, or this incarnation's view of
+    // its journal and positions would be wrong.
+    absl::StatusOr<bool> unchanged = journal_->CounterUnchanged();
+    if (!unchanged.ok()) return;  // held again: read at the next step
+    if (!*unchanged) {
+      give_up("another process wrote under the id while its lease was lost");
+      return;
+    }
+    journal_->Restore();
+  }
+  id_lost_.store(false);
+  decisions_->Restore();
+  next_control_ms_ = now_ms;  // publish again at once
 }
 
 std::vector<int> Pacer::adopted_worker_ids() const {
@@ -305,6 +332,7 @@ void Pacer::ApplyCampaignUpdate(int64_t now_ms) {
 
 void Pacer::RunDue() {
   const int64_t now = clock_->NowMillis();
+  if (id_lost_.load()) TryToTakeTheIdBack(now);
   ApplyCampaignUpdate(now);
   // Each due flush in time order, so a midnight between two regular flushes
   // gets its own flush and the day that ended keeps its spend.

@@ -226,8 +226,9 @@ class Decisions final {
   // Writer side (the pacing loop).
   void Publish(size_t campaign_index, double throttle, int64_t valid_until_ms);
   // Every campaign refused from now on, whatever is published later (the
-  // worker id's lease was lost).
+  // worker id's lease was lost), until Restore.
   void Revoke();
+  void Restore() { revoked_.store(false); }
   bool revoked() const { return revoked_.load(std::memory_order_relaxed); }
   double throttle(size_t campaign_index) const;
   int64_t valid_until_ms(size_t campaign_index) const;
@@ -280,10 +281,12 @@ struct PacerOptions {
   // This process as a lease's holder reads in a refusal, e.g. "rtb-bidder
   // 10.0.0.7:8080". Default: "rtb worker".
   std::string lease_holder;
-  // Called once, on a lease thread, when the worker id's lease is lost (the
-  // store was unreachable for its TTL, or another process holds it). The
-  // Pacer has already stopped every bid and refuses spend; the process
-  // should exit, so that a restart leases an id again. May be empty.
+  // Called once, on the pacing loop's thread, when the worker id is gone
+  // for good: its lease was lost (bidding and spend stopped at that moment)
+  // and, once the store answered again, another process held the id or had
+  // written under it. (When nobody had, the Pacer takes the lease back and
+  // goes on.) The process should exit, so that a restart leases an id and
+  // recovers its journal. May be empty.
   std::function<void()> on_worker_id_lost;
 };
 
@@ -364,8 +367,8 @@ class Pacer {
   // The id this worker writes under (leased, or as configured).
   int worker_id() const { return worker_id_; }
   bool follows_pacer_service() const { return follow_; }
-  // False once the worker id's lease is lost: nothing is bid or written
-  // under the id from then on.
+  // False while the worker id's lease is lost: nothing is bid or written
+  // under the id then.
   bool holds_worker_id() const { return !id_lost_.load(); }
   // Orphaned worker ids this Pacer recovers now (tests, logs).
   std::vector<int> adopted_worker_ids() const;
@@ -394,6 +397,9 @@ class Pacer {
   void Flush(int64_t as_of_ms);
   // On a lease thread: stops bidding and spend under the id.
   void WorkerIdLost();
+  // On the loop's thread, while the lease is lost: takes it back when
+  // nobody else held or used the id meanwhile, else gives the id up.
+  void TryToTakeTheIdBack(int64_t now_ms);
   void ControlOrFollow(int64_t now_ms);
   void ExportLoopMetrics(int64_t now_ms);
   int64_t NextBoundaryAfter(int64_t unix_ms) const;
@@ -412,6 +418,7 @@ class Pacer {
   // Released last (~Pacer), after the final flush.
   std::unique_ptr<leases::Lease> lease_;
   std::atomic<bool> id_lost_{false};
+  bool gave_up_id_ = false;
   std::function<void()> on_worker_id_lost_;
   std::unique_ptr<internal::PacingMetrics> metrics_;
   std::unique_ptr<SpendRecorder> spend_;

@@ -475,6 +475,17 @@ size_t WorkerSpendJournal::waiting() const {
   return in_flight_.size() + held_.size() + released;
 }
 
+absl::StatusOr<bool> WorkerSpendJournal::CounterUnchanged() {
+  storage::Get get;
+  get.row = JournalCounterRow(worker_id_);
+  get.columns = {{std::string(kJournalCounterFamily), std::string(kJournalCounterColumn)}};
+  absl::StatusOr<storage::RowResult> row = store_.Get(storage::kSpendJournalTable, get);
+  if (!row.ok()) return row.status();
+  const int64_t stored = row->Counter(kJournalCounterFamily, kJournalCounterColumn).value_or(0);
+  absl::MutexLock lock(&mu_);
+  return stored == static_cast<int64_t>(block_end_);
+}
+
 bool WorkerSpendJournal::Drained() const {
   if (waiting() != 0) return false;
   absl::MutexLock lock(&mu_);

@@ -113,6 +113,13 @@ class WorkerSpendJournal final : public SpendJournal {
   // Begin refuses from now on (FailedPrecondition): the worker id's lease
   // was lost, and nothing may be written under it. Any thread.
   void Revoke() { revoked_.store(true); }
+  // Begin accepts again (the id's lease was taken back).
+  void Restore() { revoked_.store(false); }
+  // Whether the worker's sequence counter still ends this incarnation's
+  // block: false once anybody else reserved under the id (a process that
+  // took the id over, or recovered it as an orphan, reserves a block before
+  // it writes anything else). From the pacing loop's thread.
+  absl::StatusOr<bool> CounterUnchanged();
 
   absl::StatusOr<SpendJournalEntry> Begin(size_t campaign_index, int64_t micros,
                                           std::string_view impression_id, int64_t now_ms) override;

@@ -18,14 +18,6 @@ namespace {
 constexpr char kWorkerLeasePrefix[] = "worker/";
 constexpr size_t kWorkerLeasePrefixSize = sizeof(kWorkerLeasePrefix) - 1;
 
-leases::LeaseOptions LeaseOptionsOf(const WorkerLeaseOptions& options) {
-  leases::LeaseOptions lease;
-  lease.ttl_ms = options.ttl_ms;
-  lease.renew_every_ms = options.ttl_ms / 3;
-  lease.on_lost = options.on_lost;
-  return lease;
-}
-
 absl::StatusOr<std::unique_ptr<leases::Lease>> LeaseLowestFreeId(
     storage::Store& store, const WorkerLeaseOptions& options) {
   std::vector<std::string> names;
@@ -58,6 +50,14 @@ absl::StatusOr<std::unique_ptr<leases::Lease>> LeaseConfiguredId(
 }
 
 }  // namespace
+
+leases::LeaseOptions LeaseOptionsOf(const WorkerLeaseOptions& options) {
+  leases::LeaseOptions lease;
+  lease.ttl_ms = options.ttl_ms;
+  lease.renew_every_ms = options.ttl_ms / 3;
+  lease.on_lost = options.on_lost;
+  return lease;
+}
 
 std::string WorkerLeaseName(int worker_id) { return absl::StrCat(kWorkerLeasePrefix, worker_id); }
 

@@ -40,6 +40,9 @@ struct WorkerLeaseOptions {
 
 std::string WorkerLeaseName(int worker_id);
 
+// The Lease's options for these: TTL, renewal every third, on_lost.
+leases::LeaseOptions LeaseOptionsOf(const WorkerLeaseOptions& options);
+
 // Leases `worker_id` (or, for kAutoWorkerId, the lowest free id) for this
 // process. A configured id held by another is tried again for one TTL (a
 // killed holder's lease runs out by then); FailedPrecondition naming the

@@ -78,9 +78,8 @@ void Log(std::string_view program, std::string_view line) {
 std::function<void()> ExitWhenWorkerIdIsLost(std::string program) {
   return [program = std::move(program)] {
     Log(program,
-        "lost the lease of its pacing worker id (the store did not confirm a renewal within "
-        "pacing.worker_lease_ttl_ms, or another process holds the id): bidding stopped, exiting "
-        "so that a restart leases an id again");
+        "gave up its pacing worker id (its lease ran out and another process held the id, or "
+        "wrote under it, meanwhile): exiting so that a restart leases an id again");
     std::_Exit(kExitWorkerIdLost);
   };
 }

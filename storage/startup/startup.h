@@ -41,15 +41,15 @@ namespace rtb::startup {
 // One line on stderr: "<UTC time, ms> <program>: <line>".
 void Log(std::string_view program, std::string_view line);
 
-// Exit code of a process whose worker id's lease was lost (pacing.
-// worker_lease_ttl_ms without reaching the store, or taken over): EX_TEMPFAIL,
-// a restart leases an id again.
+// Exit code of a process that gave its worker id up (its lease ran out, and
+// another process held or used the id meanwhile): EX_TEMPFAIL, a restart
+// leases an id again.
 inline constexpr int kExitWorkerIdLost = 75;
 
 // For PacerOptions::on_worker_id_lost: logs why, then ends the process at
 // once with kExitWorkerIdLost, without the drain (nothing more may be
-// written under the id; what was acknowledged is in the spend journal,
-// which the id's next holder recovers).
+// written under the id; what was acknowledged is in the spend journal and
+// the beacon log, which the id's holder and the restart recover).
 std::function<void()> ExitWhenWorkerIdIsLost(std::string program);
 
 // --name VALUE or --name=VALUE for flags with a value, --name for switches;

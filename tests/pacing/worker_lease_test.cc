@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <thread>
@@ -22,6 +23,7 @@
 #include "pacing/internal/campaign_budget.h"
 #include "pacing/internal/pacing_metrics.h"
 #include "pacing/internal/spend_journal.h"
+#include "pacing/internal/spend_journal_layout.h"
 #include "pacing/pacer.h"
 #include "storage/schemas.h"
 #include "tests/pacing/pacing_test_support.h"
@@ -43,6 +45,8 @@ class WorkerLeaseTest : public ::testing::Test {
     config::BidderConfig config =
         testing::PacingOnlyConfig({testing::Campaign("c1", 1000000000)}, worker_id);
     config.pacing.worker_lease_ttl_ms = kTtlMs;
+    // The loop's steps (where a lost id is taken back) come often.
+    config.pacing.flush_interval_ms = 200;
     return config;
   }
 
@@ -162,10 +166,10 @@ TEST_F(WorkerLeaseTest, AnOrphanStillLeasedIsLeftUntilItsLeaseRunsOut) {
   EXPECT_EQ(Stored(7, "20261004"), 1234);
 }
 
-TEST_F(WorkerLeaseTest, ATakenOverIdStopsBiddingAndJournalingAtOnce) {
-  std::atomic<int> lost = 0;
+TEST_F(WorkerLeaseTest, ATakenOverIdStopsBiddingAndJournalingAndIsGivenUp) {
+  std::atomic<int> given_up = 0;
   PacerOptions options = Options("rtb-bidder A");
-  options.on_worker_id_lost = [&] { ++lost; };
+  options.on_worker_id_lost = [&] { ++given_up; };
   auto pacer = Pacer::Create(Config(3), temp_.store(), nullptr, options);
   ASSERT_TRUE(pacer.ok()) << pacer.status();
   ASSERT_TRUE((*pacer)->Start().ok());
@@ -178,10 +182,10 @@ TEST_F(WorkerLeaseTest, ATakenOverIdStopsBiddingAndJournalingAtOnce) {
                                "fedcba9876543210@other:2 rtb-bidder B", std::nullopt});
   taken_over.ttl_ms = kTtlMs;
   ASSERT_TRUE(temp_.store().Put(storage::kLeasesTable, taken_over).ok());
-  for (int i = 0; i < 100 && lost.load() == 0; ++i) {
+  for (int i = 0; i < 100 && given_up.load() == 0; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  EXPECT_EQ(lost.load(), 1);
+  EXPECT_EQ(given_up.load(), 1) << "the id is another's: the process is told to go";
   EXPECT_FALSE((*pacer)->holds_worker_id());
   EXPECT_FALSE((*pacer)->decisions().MayBid(0, 0.0));
   EXPECT_EQ((*pacer)->journal()->Begin(0, 100, "imp-late", testing::kNoon).status().code(),
@@ -191,39 +195,91 @@ TEST_F(WorkerLeaseTest, ATakenOverIdStopsBiddingAndJournalingAtOnce) {
       << "a lost lease is not released: it is the other holder's";
 }
 
-TEST_F(WorkerLeaseTest, AStoreThatStopsAnsweringStopsBiddingBeforeTheLeaseRunsOut) {
+// The store pauses (its lease writes hang) for longer than the TTL: the
+// Pacer stops bidding before the store could give the id to anybody else,
+// and, the store back with nobody having used the id, takes its lease back
+// and bids again, without being told to go.
+TEST_F(WorkerLeaseTest, AStorePausedPastTheTtlStopsBiddingInTimeAndItResumesAfter) {
   rtb::testing::HookedStore paused(temp_.store());
   std::atomic<bool> pause = false;
   paused.SetWriteHook([&](std::string_view table, std::string_view) {
-    // A paused store: the lease renewals hang (for longer than the TTL).
-    while (pause.load() && table == storage::kLeasesTable) {
+    // Bounded, so that a failing test still ends.
+    for (int i = 0; i < 2000 && pause.load() && table == storage::kLeasesTable; ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     return absl::OkStatus();
   });
-  std::atomic<int64_t> lost_at_ms = 0;
+  std::atomic<int> given_up = 0;
   PacerOptions options = Options("rtb-bidder A");
-  options.on_worker_id_lost = [&] {
-    lost_at_ms =
-        std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch())
-            .count();
-  };
+  options.on_worker_id_lost = [&] { ++given_up; };
   auto pacer = Pacer::Create(Config(4), paused, nullptr, options);
   ASSERT_TRUE(pacer.ok()) << pacer.status();
   ASSERT_TRUE((*pacer)->Start().ok());
   pause = true;
   const Clock::time_point paused_at = Clock::now();
-  for (int i = 0; i < 200 && lost_at_ms.load() == 0; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  while ((*pacer)->holds_worker_id() && Clock::now() - paused_at < std::chrono::seconds(10)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  ASSERT_NE(lost_at_ms.load(), 0) << "the lease was never given up";
+  const auto stopped_after = Clock::now() - paused_at;
+  ASSERT_FALSE((*pacer)->holds_worker_id()) << "the lease was never given up";
   EXPECT_FALSE((*pacer)->decisions().MayBid(0, 0.0));
-  EXPECT_LE(Clock::now() - paused_at, std::chrono::milliseconds(kTtlMs))
-      << "given up within one TTL of the pause";
+  EXPECT_LE(stopped_after, std::chrono::milliseconds(kTtlMs)) << "within one TTL of the pause";
   // The store still holds the lease (its expiry is later): nobody could
   // have taken the id while this process was still bidding under it.
   EXPECT_EQ(*leases::Lease::HolderOf(temp_.store(), "worker/4"), "rtb-bidder A");
+  std::printf("store paused: bidding stopped after %lld ms (TTL %d ms)\n",
+              static_cast<long long>(
+                  std::chrono::duration_cast<std::chrono::milliseconds>(stopped_after).count()),
+              kTtlMs);
+  std::this_thread::sleep_for(std::chrono::milliseconds(kTtlMs));
   pause = false;
+  for (int i = 0; i < 100 && !(*pacer)->holds_worker_id(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_TRUE((*pacer)->holds_worker_id()) << "taken back once the store answered";
+  for (int i = 0; i < 100 && !(*pacer)->decisions().MayBid(0, 0.0); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_TRUE((*pacer)->decisions().MayBid(0, 0.0));
+  EXPECT_TRUE((*pacer)->journal()->Begin(0, 100, "imp-after", testing::kNoon).ok());
+  EXPECT_EQ(given_up.load(), 0);
+  (*pacer)->Stop();
+}
+
+// Somebody recovered the id's journal while this process had lost its lease
+// (an orphan adopter): this incarnation's view of its journal is stale, so
+// it gives the id up instead of counting anything twice.
+TEST_F(WorkerLeaseTest, AnIdUsedByAnotherWhileLostIsGivenUp) {
+  rtb::testing::HookedStore paused(temp_.store());
+  std::atomic<bool> pause = false;
+  paused.SetWriteHook([&](std::string_view table, std::string_view) {
+    // Bounded, so that a failing test still ends.
+    for (int i = 0; i < 2000 && pause.load() && table == storage::kLeasesTable; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return absl::OkStatus();
+  });
+  std::atomic<int> given_up = 0;
+  PacerOptions options = Options("rtb-bidder A");
+  options.on_worker_id_lost = [&] { ++given_up; };
+  auto pacer = Pacer::Create(Config(6), paused, nullptr, options);
+  ASSERT_TRUE(pacer.ok()) << pacer.status();
+  ASSERT_TRUE((*pacer)->Start().ok());
+  pause = true;
+  while ((*pacer)->holds_worker_id()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::this_thread::sleep_for(std::chrono::milliseconds(kTtlMs));
+  // Another process adopts worker 6 meanwhile: the first thing it writes
+  // is a block of sequences reserved on the id's counter.
+  storage::Increment reserve;
+  reserve.row = internal::JournalCounterRow(6);
+  reserve.columns.push_back({std::string(storage::kSpendJournalCounterFamily), "seq", 1000});
+  ASSERT_TRUE(temp_.store().Increment(storage::kSpendJournalTable, reserve).ok());
+  pause = false;
+  for (int i = 0; i < 100 && given_up.load() == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(given_up.load(), 1);
+  EXPECT_FALSE((*pacer)->holds_worker_id());
   (*pacer)->Stop();
 }
 
