@@ -196,6 +196,12 @@ TableSchema PricingTable() {
 // holder renews. Layout: leases/lease.h.
 TableSchema LeasesTable() { return Table(kLeasesTable, {Family(kLeasesFamily, kForever)}); }
 
+// Where a job that runs in one process of the fleet at a time keeps its
+// place, so that the next leader goes on from it: one row per job.
+TableSchema FleetJobsTable() {
+  return Table(kFleetJobsTable, {Family(kFleetJobsFamily, kForever)});
+}
+
 }  // namespace
 
 std::vector<TableSchema> BidderTables(const TableOptions& options) {
@@ -227,6 +233,7 @@ std::vector<TableSchema> BidderTables(const TableOptions& options) {
       PricingTable(),
       // The fleet: leased worker ids and jobs.
       LeasesTable(),
+      FleetJobsTable(),
   };
 }
 

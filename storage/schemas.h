@@ -34,6 +34,7 @@ inline constexpr std::string_view kCampaignChangesTable = "campaign_changes";
 inline constexpr std::string_view kCampaignAuditTable = "campaign_audit";
 inline constexpr std::string_view kPricingTable = "pricing";
 inline constexpr std::string_view kLeasesTable = "leases";
+inline constexpr std::string_view kFleetJobsTable = "fleet_jobs";
 
 // Family names, by table: BidderTables() creates the families under these
 // names and the modules that read and write the rows use the same constants
@@ -60,6 +61,7 @@ inline constexpr std::string_view kSessionsFamily = "s";              // session
 inline constexpr std::string_view kUserSessionsFamily = "s";          // user_sessions
 inline constexpr std::string_view kCampaignsFamily = "c";             // campaigns
 inline constexpr std::string_view kLeasesFamily = "l";                // leases
+inline constexpr std::string_view kFleetJobsFamily = "j";             // fleet_jobs
 inline constexpr std::string_view kCampaignChangesFamily = "x";       // campaign_changes
 inline constexpr std::string_view kCampaignAuditFamily = "a";         // campaign_audit
 inline constexpr std::string_view kPricingOutcomeFamily = "o";        // pricing

@@ -11,6 +11,7 @@
 #include "bidder/events/internal/hot_keys.h"
 #include "bidder/events/internal/keys.h"
 #include "bidder/events/internal/metrics.h"
+#include "bidder/events/internal/reconcile_cursors.h"
 #include "storage/buffered_mutator.h"
 #include "storage/key_bytes.h"
 
@@ -579,6 +580,14 @@ absl::StatusOr<EventStore::ReconcileReport> EventStore::Reconcile(int sample_use
         absl::StrCat("Reconcile needs at least one user, got ", sample_users));
   }
   absl::MutexLock lock(&reconcile_mu_);
+  if (!cursors_loaded_) {
+    absl::StatusOr<internal::ReconcileCursors> stored =
+        internal::LoadReconcileCursors(store_, options_.tables.jobs);
+    if (!stored.ok()) return stored.status();
+    timeline_cursor_ = std::move(stored->timeline);
+    index_cursor_ = std::move(stored->index);
+    cursors_loaded_ = true;
+  }
   ReconcileReport report;
   absl::flat_hash_set<std::string> seen;
   bool wrapped = false;
@@ -615,6 +624,11 @@ absl::StatusOr<EventStore::ReconcileReport> EventStore::Reconcile(int sample_use
   }
   if (absl::Status s =
           ReconcileIndexRows(sample_users * options_.reconcile_index_rows_per_user, &report);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = internal::SaveReconcileCursors(
+          store_, options_.tables.jobs, {.timeline = timeline_cursor_, .index = index_cursor_});
       !s.ok()) {
     return s;
   }

@@ -129,6 +129,8 @@ struct EventTables {
   std::string index = std::string(storage::kEventsByTypeTable);
   std::string rollups = std::string(storage::kEventRollupsTable);
   std::string erasures = std::string(storage::kErasuresTable);
+  // Where Reconcile keeps its cursors.
+  std::string jobs = std::string(storage::kFleetJobsTable);
 };
 
 // Hot entities: events per user key are counted in fixed windows (a bounded
@@ -276,6 +278,9 @@ class EventStore {
   // left), and removes index rows whose timeline row is gone (checked along a
   // second cursor through the index). Counted in
   // bidder_events_index_repairs_total{action}. Erased users are left alone.
+  // The cursors are read from the `fleet_jobs` table at the first call and
+  // written back after each, so the walk goes on across restarts and from
+  // one leader of the fleet's jobs to the next.
   struct ReconcileReport {
     int users = 0;
     int index_rows_added = 0;
@@ -313,6 +318,7 @@ class EventStore {
   // successor) and in the index (a row key successor); "" is the start.
   std::string timeline_cursor_ ABSL_GUARDED_BY(reconcile_mu_);
   std::string index_cursor_ ABSL_GUARDED_BY(reconcile_mu_);
+  bool cursors_loaded_ ABSL_GUARDED_BY(reconcile_mu_) = false;
 };
 
 }  // namespace rtb::bidder::events

@@ -64,7 +64,8 @@ TEST(SchemasTest, FamilyNamesAndTtlsArePinned) {
             "campaign_changes: x/7d0s\n"
             "campaign_audit: a/0d0s\n"
             "pricing: o/8d0s r/62d0s m/2d0s\n"
-            "leases: l/0d0s\n");
+            "leases: l/0d0s\n"
+            "fleet_jobs: j/0d0s\n");
 }
 
 TEST(SchemasTest, ProfilesMatchTheAdTechDesign) {

@@ -257,6 +257,24 @@ TEST_F(EventStoreTest, ReconcileVisitsEveryUserInTurn) {
   EXPECT_EQ(OfType(EventType::kClick, base, base + 10).size(), 5u);
 }
 
+TEST_F(EventStoreTest, ReconcileGoesOnWhereTheLastProcessLeftOff) {
+  const int64_t base = Now() - kDayMs;
+  HookedStore hooked(store());
+  std::unique_ptr<EventStore> crashing = CrashingBeforeIndex(hooked);
+  for (int u = 1; u <= 4; ++u) {
+    EXPECT_FALSE(crashing->Record(MakeEvent(UserKey(u), u, EventType::kClick, base + u)).ok());
+  }
+  EXPECT_EQ(MustReconcile(2).index_rows_added, 2) << "users 1 and 2";
+  // The next process (a restart, or the fleet's next leader) starts from
+  // the stored cursors: users 3 and 4, not 1 and 2 again.
+  prometheus::Registry registry;
+  EventStore next(store(), clock(), &registry, StoreOptions());
+  absl::StatusOr<EventStore::ReconcileReport> report = next.Reconcile(2);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->index_rows_added, 2);
+  EXPECT_EQ(OfType(EventType::kClick, base, base + 10).size(), 4u);
+}
+
 TEST_F(EventStoreTest, LastEventsAreNewestFirstAndLimited) {
   const int64_t base = Now() - kDayMs;
   std::vector<int> order = {4, 9, 0, 7, 2, 5, 1, 8, 3, 6};

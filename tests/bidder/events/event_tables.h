@@ -89,6 +89,7 @@ class EventTablesTest : public ::testing::Test {
       tables_.events.index = prefix + "events_by_type";
       tables_.events.rollups = prefix + "event_rollups";
       tables_.events.erasures = prefix + "erasures";
+      tables_.events.jobs = prefix + "fleet_jobs";
       tables_.profiles = prefix + "profiles";
       tables_.impressions = prefix + "impressions";
       tables_.device_impressions = prefix + "device_impressions";
@@ -181,6 +182,7 @@ class EventTablesTest : public ::testing::Test {
     if (schema_name == storage::kEventsByTypeTable) return &tables_.events.index;
     if (schema_name == storage::kEventRollupsTable) return &tables_.events.rollups;
     if (schema_name == storage::kErasuresTable) return &tables_.events.erasures;
+    if (schema_name == storage::kFleetJobsTable) return &tables_.events.jobs;
     if (schema_name == storage::kProfilesTable) return &tables_.profiles;
     if (schema_name == storage::kImpressionsTable) return &tables_.impressions;
     if (schema_name == storage::kDeviceImpressionsTable) return &tables_.device_impressions;
