@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <condition_variable>
 #include <cstdio>
 #include <exception>
@@ -30,6 +31,7 @@
 #include "bidder/stream/stream_worker.h"
 #include "bidder/telemetry/self_telemetry.h"
 #include "bidder/telemetry/telemetry.h"
+#include "leases/leadership.h"
 #include "pacing/pacer.h"
 #include "pricing/feedback.h"
 #include "pricing/pricer.h"
@@ -48,12 +50,14 @@ absl::Status Annotate(const absl::Status& status, const std::string& what) {
 }  // namespace
 
 // Periodic upkeep off the request path: event index reconcile (every
-// minute, a sample of users) and pending erasures (every hour). Failures are
-// logged and retried at the next period; the storage layer counts them.
+// minute, a sample of users) and pending erasures (every hour), in the one
+// process of the fleet that leads its jobs (`leads`). Failures are logged
+// and retried at the next period; the storage layer counts them.
 class MaintenanceLoop {
  public:
-  MaintenanceLoop(events::EventStore& events, events::DeviceEraser& eraser)
-      : events_(events), eraser_(eraser) {
+  MaintenanceLoop(events::EventStore& events, events::DeviceEraser& eraser,
+                  std::function<bool()> leads)
+      : events_(events), eraser_(eraser), leads_(std::move(leads)) {
     thread_ = std::thread([this] { Run(); });
   }
   ~MaintenanceLoop() {
@@ -74,6 +78,7 @@ class MaintenanceLoop {
     int minutes = 0;
     std::unique_lock<std::mutex> lock(mutex_);
     while (!wake_.wait_for(lock, kReconcileEvery, [this] { return stopping_; })) {
+      if (!leads_()) continue;
       lock.unlock();
       if (absl::StatusOr<events::EventStore::ReconcileReport> r =
               events_.Reconcile(kReconcileUsers);
@@ -93,6 +98,7 @@ class MaintenanceLoop {
 
   events::EventStore& events_;
   events::DeviceEraser& eraser_;
+  std::function<bool()> leads_;
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;
@@ -380,10 +386,14 @@ absl::Status BidderApp::Start() {
     stream_worker_ = *std::move(worker);
   }
   if (absl::Status s = server_->Start(); !s.ok()) return s;
-  maintenance_ = std::make_unique<MaintenanceLoop>(*events_, *eraser_);
+  if (absl::Status s = LeadFleetJobs(); !s.ok()) return s;
+  maintenance_ = std::make_unique<MaintenanceLoop>(*events_, *eraser_, LeadsFleetJobs());
   if (telemetry_ != nullptr) {
-    self_telemetry_ = std::make_unique<telemetry::SelfTelemetry>(
-        *telemetry_, registry_, telemetry::SelfTelemetryOptions::FromConfig(config_.telemetry));
+    telemetry::SelfTelemetryOptions options =
+        telemetry::SelfTelemetryOptions::FromConfig(config_.telemetry);
+    options.instance = TelemetryInstance();
+    options.runs_fleet_jobs = LeadsFleetJobs();
+    self_telemetry_ = std::make_unique<telemetry::SelfTelemetry>(*telemetry_, registry_, options);
     self_telemetry_->Start();
   }
   return absl::OkStatus();
@@ -403,8 +413,42 @@ void BidderApp::Shutdown() {
   }
   self_telemetry_.reset();
   maintenance_.reset();
+  fleet_jobs_.reset();  // a standby takes the jobs over at once
   pricing_loop_->Stop();
   pacer_->Stop();
+}
+
+absl::Status BidderApp::LeadFleetJobs() {
+  // The embedded store is this process's alone: it always leads.
+  if (config_.storage.backend == config::StorageBackend::kEmbedded) return absl::OkStatus();
+  absl::StatusOr<std::unique_ptr<leases::Leadership>> leadership = leases::Leadership::Start(
+      *store_, "job/fleet-jobs",
+      absl::StrCat("rtb-bidder ", TelemetryInstance(), " pid ", ::getpid()),
+      {.ttl_ms = config_.pacing.worker_lease_ttl_ms});
+  if (!leadership.ok()) return Annotate(leadership.status(), "cannot contend for the fleet's jobs");
+  fleet_jobs_ = *std::move(leadership);
+  return absl::OkStatus();
+}
+
+std::function<bool()> BidderApp::LeadsFleetJobs() const {
+  const leases::Leadership* leadership = fleet_jobs_.get();
+  return [leadership] { return leadership == nullptr || leadership->Leads(); };
+}
+
+std::string BidderApp::TelemetryInstance() const {
+  if (!config_.telemetry.instance.empty()) return config_.telemetry.instance;
+  char host[256] = {};
+  if (::gethostname(host, sizeof(host) - 1) != 0 || host[0] == '\0') {
+    std::snprintf(host, sizeof(host), "localhost");
+  }
+  // Tag values are [A-Za-z0-9._/-]; a host name never has '_', so
+  // "<host>_<port>" reads back unambiguously.
+  std::string name = host;
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-') c = '-';
+  }
+  const int port = server_ != nullptr ? server_->port() : config_.server.port;
+  return absl::StrCat(name, "_", port);
 }
 
 absl::Status BidderApp::AwaitBeaconsApplied(absl::Duration timeout) {

@@ -81,6 +81,11 @@ class BidHandler;
 class BidMetrics;
 class PacingSnapshot;
 class MaintenanceLoop;
+}  // namespace rtb::bidder
+namespace rtb::leases {
+class Leadership;
+}  // namespace rtb::leases
+namespace rtb::bidder {
 
 namespace campaigns {
 class CampaignFollower;
@@ -145,6 +150,12 @@ class BidderApp {
   absl::Status RegisterBidRoutes();
   // Beacons, the event store behind them, erasure and the admin API.
   absl::Status RegisterBeaconRoutes();
+  // Contends for the fleet's once-per-fleet jobs (shared stores only).
+  absl::Status LeadFleetJobs();
+  // Whether this process runs those jobs now.
+  std::function<bool()> LeadsFleetJobs() const;
+  // telemetry.instance, or "<host name>:<listening port>".
+  std::string TelemetryInstance() const;
   // Seeds an empty campaigns table from the config (or says the file's list
   // is ignored) and builds the follower that keeps the bid path current.
   void SetUpCampaignStore();
@@ -186,6 +197,9 @@ class BidderApp {
   std::unique_ptr<telemetry::Telemetry> telemetry_;
   std::unique_ptr<OperatorAccess> operator_access_;
   std::unique_ptr<AdminApi> admin_api_;
+  // The lease of the fleet's once-per-fleet jobs (packer, index reconcile,
+  // erasure steps); null on the embedded store, whose process is alone.
+  std::unique_ptr<leases::Leadership> fleet_jobs_;
   std::unique_ptr<MaintenanceLoop> maintenance_;
   std::unique_ptr<telemetry::SelfTelemetry> self_telemetry_;
   // Last: its thread calls into the components above, so it stops first.

@@ -492,6 +492,7 @@ void DecodeTelemetry(const json& value, const std::string& path, ErrorList* erro
   ObjectFields fields(value, path, errors);
   fields.Read("enabled", &out->enabled);
   fields.Read("write_interval_s", &out->write_interval_s);
+  fields.Read("instance", &out->instance);
   fields.Read("max_series", &out->max_series);
   fields.Read("max_series_per_metric", &out->max_series_per_metric);
   fields.Read("query_requires_login", &out->query_requires_login);

@@ -1,6 +1,7 @@
 // ValidateConfig: the range, syntax, uniqueness and cross-field rules of
 // BidderConfig, each reported under the path of the field it concerns.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -310,6 +311,13 @@ void ValidatePricing(const PricingConfig& pricing, ErrorList* errors) {
 void ValidateTelemetry(const TelemetryConfig& telemetry, ErrorList* errors) {
   Checker at("telemetry", errors);
   at.InRange("write_interval_s", telemetry.write_interval_s, 1, 3600);
+  const bool instance_ok =
+      telemetry.instance.size() <= 128 &&
+      std::all_of(telemetry.instance.begin(), telemetry.instance.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '/' ||
+               c == '-';
+      });
+  if (!instance_ok) at.Fail("instance", "must be 1-128 characters of [A-Za-z0-9._/-]");
   if (at.InRange("max_series", telemetry.max_series, 1, 1000000)) {
     at.InRange("max_series_per_metric", telemetry.max_series_per_metric, 1, telemetry.max_series);
   }

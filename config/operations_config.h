@@ -19,8 +19,15 @@ struct TelemetryConfig {
   bool enabled = true;
   // Period of the raw points written, seconds. Default 10. Range [1, 3600].
   int write_interval_s = 10;
-  // Distinct series kept in total; points of further series are dropped and
-  // counted. Default 10000. Range [1, 1000000].
+  // This process's name in the `instance` tag of every series it writes,
+  // so that the processes of a fleet write series of their own (rates are
+  // taken per instance, then summed). Default "": "<host name>_<port>".
+  // 1-128 characters of [A-Za-z0-9._/-]; stable across restarts, or each
+  // restart starts new series (which count against max_series).
+  std::string instance;
+  // Distinct series kept in total, over the whole fleet (counted in the
+  // store; each instance's series count); points of further series are
+  // dropped and counted. Default 10000. Range [1, 1000000].
   int max_series = 10000;
   // Distinct series per metric name. Default 1000. Range [1, max_series].
   int max_series_per_metric = 1000;

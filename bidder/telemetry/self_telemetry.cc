@@ -10,9 +10,11 @@
 namespace rtb::bidder::telemetry {
 namespace {
 
-std::map<std::string, std::string> TagsOf(const prometheus::ClientMetric& metric) {
+std::map<std::string, std::string> TagsOf(const prometheus::ClientMetric& metric,
+                                          const std::string& instance) {
   std::map<std::string, std::string> tags;
   for (const auto& label : metric.label) tags[label.name] = label.value;
+  if (!instance.empty()) tags["instance"] = instance;
   return tags;
 }
 
@@ -132,7 +134,8 @@ void SelfTelemetry::Loop() {
     const int64_t now_s = telemetry_.NowSeconds();
     if (options_.pack_interval_s > 0 && now_s - last_pack_s_ >= options_.pack_interval_s) {
       // Errors are counted by the packer's own metrics; the next run retries.
-      (void)telemetry_.Pack();
+      // Another process of the fleet packs while it leads.
+      if (!options_.runs_fleet_jobs || options_.runs_fleet_jobs()) (void)telemetry_.Pack();
       last_pack_s_ = now_s;
     }
   }
@@ -169,12 +172,12 @@ WriteSummary SelfTelemetry::SampleOnce() {
       for (const prometheus::ClientMetric& m : family.metric) {
         const double v =
             family.type == prometheus::MetricType::Gauge ? m.gauge.value : m.counter.value;
-        points.push_back({family.name, TagsOf(m), now_s, v});
+        points.push_back({family.name, TagsOf(m, options_.instance), now_s, v});
       }
     }
     if (histogram && family.type == prometheus::MetricType::Histogram) {
       for (const prometheus::ClientMetric& m : family.metric) {
-        const std::map<std::string, std::string> tags = TagsOf(m);
+        const std::map<std::string, std::string> tags = TagsOf(m, options_.instance);
         std::vector<uint64_t> cumulative;
         std::vector<double> bounds;
         for (const auto& b : m.histogram.bucket) {

@@ -8,6 +8,7 @@
 //   gauges    bidder_pacing_spend_today_micros{campaign}, bidder_pacing_throttle_ratio{campaign},
 //             bidder_beacon_log_lag_bytes, bidder_beacon_stream_caught_up_timestamp_seconds
 //             (the value at the sample)
+//   (each point also tagged instance=<options.instance>)
 //   histogram bidder_bid_latency_seconds -> bidder_bid_latency_seconds.p50 and .p99,
 //             of the observations since the previous sample (interpolated
 //             inside the histogram's buckets; for *_seconds families in whole
@@ -32,6 +33,7 @@
 #define RTB_BIDDER_TELEMETRY_SELF_TELEMETRY_H_
 
 #include <deque>
+#include <functional>
 #include <map>
 #include <string>
 #include <thread>
@@ -50,6 +52,12 @@ namespace rtb::bidder::telemetry {
 struct SelfTelemetryOptions {
   // Seconds between samples. Default 10 (telemetry.write_interval_s).
   int write_interval_s = 10;
+  // The `instance` tag every point carries (telemetry.instance, or the
+  // process's host:port); "" writes none.
+  std::string instance;
+  // Whether this process runs the packer now: the fleet's jobs run in one
+  // process at a time (bidder/app.cc). Empty: always.
+  std::function<bool()> runs_fleet_jobs;
   // Families written as their values: counters (cumulative) and gauges.
   std::vector<std::string> counters = {"bidder_bid_requests_total",
                                        "bidder_bids_total",

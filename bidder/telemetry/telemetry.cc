@@ -144,7 +144,9 @@ NamesCheck CheckNames(const DataPoint& p) {
     if (check.invalid || check.id_like) break;
     check.invalid = NameProblem("tag key", k);
     if (!check.invalid) check.invalid = NameProblem(absl::StrCat("tag ", k), v);
-    if (!check.invalid) {
+    // A process's name (a host name with digits in it) is not a request's
+    // id: the fleet's size bounds its values.
+    if (!check.invalid && k != kInstanceTag) {
       if (auto why = Telemetry::IdLikeTagValue(v))
         check.id_like =
             absl::StrCat("tag ", k, "=", v, " ", *why, "; refused to bound the series count");

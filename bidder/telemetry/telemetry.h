@@ -45,6 +45,10 @@
 
 namespace rtb::bidder::telemetry {
 
+// The tag naming the process that wrote a series (a fleet's bidders each
+// write their own series); exempt from the id-like check of tag values.
+inline constexpr char kInstanceTag[] = "instance";
+
 namespace internal {
 class SeriesRegistry;
 struct TelemetryMetrics;

@@ -376,6 +376,44 @@ class SeriesReader {
   absl::flat_hash_map<uint64_t, size_t> index_of_;
 };
 
+// The members combined at every timestamp any of them has, as OpenTSDB
+// does: a member without a point there contributes the value interpolated
+// linearly between its neighbours, and nothing outside its own first and
+// last point. So a sum over instances that sample at different moments (a
+// fleet's processes, each on its own timer) is the sum of all of them at
+// every point, not one instance at a time.
+template <typename Combine>
+std::vector<Point> CombineAtEveryTimestamp(const std::vector<std::vector<Point>>& members,
+                                           const Combine& combine) {
+  std::set<int64_t> times;
+  for (const std::vector<Point>& m : members) {
+    for (const Point& p : m) times.insert(p.timestamp);
+  }
+  std::vector<size_t> next(members.size(), 0);  // first point at or after t
+  std::vector<Point> out;
+  std::vector<double> values;
+  for (int64_t t : times) {
+    values.clear();
+    for (size_t i = 0; i < members.size(); ++i) {
+      const std::vector<Point>& m = members[i];
+      size_t& j = next[i];
+      while (j < m.size() && m[j].timestamp < t) ++j;
+      if (j == m.size()) continue;  // past its last point
+      if (m[j].timestamp == t) {
+        values.push_back(m[j].value);
+      } else if (j > 0) {
+        const Point& a = m[j - 1];
+        const Point& b = m[j];
+        const double f =
+            static_cast<double>(t - a.timestamp) / static_cast<double>(b.timestamp - a.timestamp);
+        values.push_back(a.value + (b.value - a.value) * f);
+      }
+    }
+    if (!values.empty()) out.push_back({t, combine(values)});
+  }
+  return out;
+}
+
 // The points of one group of series: per step (or raw timestamp) the
 // group's members reduced by the downsampler, then combined by the
 // aggregator; with a rate, each member's rate first.
@@ -401,16 +439,12 @@ std::vector<Point> GroupPoints(const TimeSeriesQuery& q, const Accumulator& acc,
     }
     return out;
   }
-  // Raw timestamps, or rates: the series combined at equal times.
-  std::map<int64_t, std::vector<double>> by_time;
-  std::vector<Point> points;
+  // Raw timestamps, or rates: each member's points (its rate first), then
+  // the members combined at every timestamp any of them has.
+  std::vector<std::vector<Point>> per_member;
   for (const SeriesData* s : members) {
-    if (!q.rate) {
-      for (const auto& [t, v] : s->raw) by_time[t].push_back(v);
-      continue;
-    }
-    points.clear();
-    if (q.step_s > 0) {
+    std::vector<Point> points;
+    if (q.rate && q.step_s > 0) {
       for (size_t i = 0; i < acc.steps(); ++i) {
         if (s->steps[i].count == 0) continue;
         points.push_back(
@@ -419,10 +453,9 @@ std::vector<Point> GroupPoints(const TimeSeriesQuery& q, const Accumulator& acc,
     } else {
       for (const auto& [t, v] : s->raw) points.push_back({t, v});
     }
-    for (const Point& p : RateOf(points, *q.rate)) by_time[p.timestamp].push_back(p.value);
+    per_member.push_back(q.rate ? RateOf(points, *q.rate) : std::move(points));
   }
-  for (const auto& [t, vs] : by_time) out.push_back({t, combine(vs)});
-  return out;
+  return CombineAtEveryTimestamp(per_member, combine);
 }
 
 // The series grouped by the values of the group-by tags; a group keeps the

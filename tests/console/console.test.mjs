@@ -453,6 +453,21 @@ step('a campaign\'s charts render with data points from the load', async () => {
     if (samples[metric] >= 2) assert.equal(state, 'data', `${id} with ${samples[metric]} samples of ${metric}`);
     else assert.ok(state === 'data' || state === 'empty', `${id} is ${state}`);
   }
+  // The instance chooser lists this bidder (its series carry its instance
+  // tag); one instance alone draws the same load.
+  await eventually('the instance chooser lists the bidder', async () => {
+    await page.click('#campaigns-refresh');
+    await sleep(500);
+    return (await page.$$eval('#charts-instance option', (os) => os.map((o) => o.value))).length >= 2;
+  }, 30000, 1000);
+  const instances = await page.$$eval('#charts-instance option', (os) => os.map((o) => o.value));
+  assert.equal(instances[0], '', 'all instances first');
+  assert.match(instances[1], /^[A-Za-z0-9.-]+_\d+$/, `instance ${instances[1]}`);
+  const before = Number(await page.$eval('#charts', (c) => c.dataset.drawn));
+  await page.selectOption('#charts-instance', instances[1]);
+  await page.waitForFunction((n) => Number(document.getElementById('charts').dataset.drawn) > n, before);
+  assert.equal(await page.$eval('#chart-bid-rate', (f) => f.dataset.state), 'data', 'one instance\'s bid rate');
+  await page.selectOption('#charts-instance', '');
   await page.locator('#charts').scrollIntoViewIfNeeded();
   await screenshot('charts');
 });

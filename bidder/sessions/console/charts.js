@@ -24,21 +24,6 @@ export function pointsOf(dps) {
     .sort((a, b) => a[0] - b[0]);
 }
 
-// Per-second rates of a cumulative counter: one point per interval between
-// two samples, at the later one. A drop (the process restarted) starts the
-// counter again, so that interval has no rate.
-export function counterRate(points) {
-  const out = [];
-  for (let i = 1; i < points.length; i++) {
-    const [t0, v0] = points[i - 1];
-    const [t1, v1] = points[i];
-    const seconds = (t1 - t0) / 1000;
-    if (seconds <= 0 || v1 < v0) continue;
-    out.push([t1, (v1 - v0) / seconds]);
-  }
-  return out;
-}
-
 // numerator / denominator at the timestamps both have; none where the
 // denominator is 0.
 export function ratio(numerator, denominator) {

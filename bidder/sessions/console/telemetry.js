@@ -1,7 +1,9 @@
 // The telemetry card: the selected campaign's charts (bid rate, win rate,
-// spend, p99 bid latency) from /api/query, drawn by charts.js.
+// spend, p99 bid latency) from /api/query, drawn by charts.js, for the
+// whole fleet (every bidder's series: counters' rates taken per instance by
+// the server, then summed) or for one instance.
 import { ApiError } from './api.js';
-import { counterRate, drawChart, drawChartError, pointsOf, ratio, scale } from './charts.js';
+import { drawChart, drawChartError, pointsOf, ratio, scale } from './charts.js';
 import { $, api, messageOf, state } from './shared.js';
 
 // Chart range -> downsample step, so a range has at most ~180 points.
@@ -34,13 +36,21 @@ function withUnit(unit, digits) {
   return (v, { axis = false, step = 1 } = {}) => (axis ? tick(v, step) : `${compact(v, digits)} ${unit}`);
 }
 
-// The dps of one series, [] when the metric has not been written yet.
-async function series(metric, { tags = {}, aggregator = 'sum', downsample, start }) {
+// The instance chosen (the `instance` tag), or {} for the whole fleet.
+function instanceTags() {
+  const instance = $('charts-instance').value;
+  return instance ? { instance } : {};
+}
+
+// The dps of one series, [] when the metric has not been written yet. A
+// counter's are its per-second rate: each instance's (a restart's drop left
+// out), then summed, so instances that restart or sample at other moments
+// never show as a jump.
+async function series(metric, { tags = {}, aggregator = 'sum', downsample, start, counter = false }) {
+  const query = { aggregator, metric, tags: { ...tags, ...instanceTags() }, downsample };
+  if (counter) Object.assign(query, { rate: true, rateOptions: { counter: true, dropResets: true } });
   try {
-    const answer = await api.query({
-      start,
-      queries: [{ aggregator, metric, tags, downsample }],
-    });
+    const answer = await api.query({ start, queries: [query] });
     return pointsOf(Array.isArray(answer) && answer.length ? answer[0].dps : {});
   } catch (e) {
     if (e instanceof ApiError && e.status === 400 && /no such metric/.test(e.message)) return [];
@@ -57,6 +67,8 @@ function behind(points) {
 export async function loadCharts() {
   if (!state.loggedIn) return;
   const generation = ++state.chartsGeneration;
+  // Instances come and go with the fleet; a failed list keeps the old one.
+  await loadInstances().catch(() => {});
   const campaign = state.campaigns.find((c) => c.id === state.selected);
   $('charts-campaign').textContent = campaign ? campaign.id : '';
   $('charts').dataset.campaign = campaign ? campaign.id : '';
@@ -69,8 +81,8 @@ export async function loadCharts() {
   const step = kRanges[range] || '5s';
   const stepMs = Number.parseInt(step, 10) * (step.endsWith('m') ? 60000 : 1000);
   // Counters are cumulative: the largest sample of a step is its last one,
-  // and rates come from the differences between steps.
-  const counter = { tags: { campaign: campaign.id }, downsample: `${step}-max`, start: `${range}-ago` };
+  // and the rates come from the differences between steps.
+  const counter = { tags: { campaign: campaign.id }, downsample: `${step}-max`, start: `${range}-ago`, counter: true };
   const gapMs = stepMs * 3;
   const current = () => generation === state.chartsGeneration && state.loggedIn;
 
@@ -86,12 +98,12 @@ export async function loadCharts() {
   if (!current()) return;
 
   const value = (result) => (result.status === 'fulfilled' ? result.value : []);
-  const bidRate = counterRate(value(bids));
+  const bidRate = value(bids);
   const charts = [
     { figure: figures[0], result: bids, points: bidRate, format: withUnit('bids/s') },
-    { figure: figures[1], result: wins, points: scale(ratio(counterRate(value(wins)), bidRate), 100),
+    { figure: figures[1], result: wins, points: scale(ratio(value(wins), bidRate), 100),
       format: withUnit('%', 1), emptyText: 'No wins in this range' },
-    { figure: figures[2], result: spend, points: scale(counterRate(value(spend)), 60 / 1e6),
+    { figure: figures[2], result: spend, points: scale(value(spend), 60 / 1e6),
       format: withUnit(`${campaign.currency}/min`) },
     { figure: figures[3], result: latency, points: scale(value(latency), 1000), format: withUnit('ms') },
     { figure: figures[4], result: caughtUp, points: behind(value(caughtUp)), format: withUnit('s', 1) },
@@ -113,3 +125,24 @@ export async function loadCharts() {
   $('charts').dataset.drawn = String(generation);
 }
 $('charts-range').addEventListener('change', () => loadCharts());
+$('charts-instance').addEventListener('change', () => loadCharts());
+
+// The instances that wrote bid counts in the last day, for the chooser; the
+// choice is kept while it is still among them.
+async function loadInstances() {
+  if (!state.loggedIn) return;
+  let names = [];
+  try {
+    const answer = await api.query({
+      start: '24h-ago',
+      queries: [{ aggregator: 'sum', metric: 'bidder_bid_requests_total', tags: { instance: '*' }, downsample: '1h-max' }],
+    });
+    names = (Array.isArray(answer) ? answer : []).map((g) => g.tags && g.tags.instance).filter(Boolean).sort();
+  } catch (e) {
+    if (!(e instanceof ApiError && e.status === 400)) throw e;
+  }
+  const select = $('charts-instance');
+  const chosen = select.value;
+  select.replaceChildren(new Option('all instances', ''), ...names.map((n) => new Option(n, n)));
+  select.value = names.includes(chosen) ? chosen : '';
+}

@@ -313,6 +313,43 @@ TEST_F(OpenTsdbTest, SelfTelemetryWritesCountersAndLatencyPercentiles) {
   self.Stop();
 }
 
+TEST_F(OpenTsdbTest, SelfTelemetryTagsEverySeriesWithItsInstance) {
+  prometheus::Registry source;
+  prometheus::BuildCounter()
+      .Name("bidder_bid_requests_total")
+      .Help("r")
+      .Register(source)
+      .Add({{"exchange", "openx"}})
+      .Increment(5);
+  auto& latency = prometheus::BuildHistogram()
+                      .Name("bidder_bid_latency_seconds")
+                      .Help("l")
+                      .Register(source)
+                      .Add({}, prometheus::Histogram::BucketBoundaries{0.001, 0.01});
+  latency.Observe(0.002);
+  // A host name with digits: the instance tag is exempt from the id check.
+  SelfTelemetryOptions a;
+  a.instance = "ip-10-0-0-7.eu-west-1.compute.internal_8080";
+  SelfTelemetryOptions b;
+  b.instance = "ip-10-0-0-8.eu-west-1.compute.internal_8080";
+  SelfTelemetry first(*h_->telemetry, source, a);
+  SelfTelemetry second(*h_->telemetry, source, b);
+  EXPECT_EQ(first.SampleOnce().failed, 0);
+  EXPECT_EQ(second.SampleOnce().failed, 0);
+  for (const char* metric : {"bidder_bid_requests_total", "bidder_bid_latency_seconds.p99"}) {
+    TimeSeriesQuery q;
+    q.metric = metric;
+    q.start_s = kNowS - 60;
+    q.end_s = kNowS + 60;
+    q.tags = {{"instance", "*"}};
+    auto by_instance = h_->telemetry->Query(q);
+    ASSERT_TRUE(by_instance.ok()) << by_instance.status();
+    ASSERT_EQ(by_instance->groups.size(), 2u) << metric;
+    EXPECT_EQ(by_instance->groups[0].tags.at("instance"), a.instance);
+    EXPECT_EQ(by_instance->groups[1].tags.at("instance"), b.instance);
+  }
+}
+
 TEST_F(OpenTsdbTest, SelfTelemetryDefaultsCoverWinsSpendTimeoutsAndPacingGauges) {
   prometheus::Registry source;
   const prometheus::Labels by = {{"exchange", "openx"}, {"campaign", "northwind"}};

@@ -410,5 +410,66 @@ TEST_F(TelemetryTest, GroupByWildcardAndAlternatives) {
   EXPECT_EQ(h_->telemetry->Query(q).status().code(), absl::StatusCode::kNotFound);
 }
 
+// Three bidders of a fleet write one counter each under their own instance
+// tag, every 10 s but each on its own timer (offsets 0, 3 and 7 s), at 100,
+// 200 and 300 requests/s; the second restarts half-way (its counter starts
+// again from 0). The fleet's rate is the sum of the per-instance rates:
+// 600/s at every raw timestamp (each instance interpolated between its own
+// samples) and at every step, the restart included (with dropResets its
+// one step is left out, not read as a negative or a huge rate).
+TEST_F(TelemetryTest, AFleetsRateIsEachInstancesRateSummed) {
+  const int64_t start = kNowS;
+  std::vector<DataPoint> points;
+  const int offsets[] = {0, 3, 7};
+  for (int i = 0; i < 3; ++i) {
+    double value = 0;
+    for (int64_t t = start + offsets[i]; t < start + 600; t += 10) {
+      if (i == 1 && t >= start + 300 && t < start + 310) value = 0;  // a restart
+      points.push_back({"bidder_bid_requests_total",
+                        {{"instance", "bidder-" + std::to_string(i) + "_8080"}},
+                        t,
+                        value});
+      value += 10.0 * 100 * (i + 1);
+    }
+  }
+  AdvanceTo(start + 700);
+  ASSERT_EQ(h_->telemetry->Write(points).failed, 0);
+  TimeSeriesQuery q;
+  q.metric = "bidder_bid_requests_total";
+  q.start_s = start;
+  q.end_s = start + 599;
+  q.aggregator = Aggregator::kSum;
+  q.rate = RateOptions{.counter = true, .drop_resets = true};
+  auto raw = h_->telemetry->Query(q);
+  ASSERT_TRUE(raw.ok()) << raw.status();
+  ASSERT_EQ(raw->groups.size(), 1u);
+  EXPECT_EQ(raw->groups[0].aggregated_tags, std::vector<std::string>{"instance"});
+  int full = 0;
+  for (const Point& p : raw->groups[0].points) {
+    // Where all three have a rate (inside every member's span, away from the
+    // restart), the sum is the fleet's.
+    if (p.timestamp >= start + 17 && p.timestamp <= start + 290) {
+      EXPECT_DOUBLE_EQ(p.value, 600) << "at +" << p.timestamp - start << " s";
+      ++full;
+    }
+  }
+  EXPECT_GT(full, 50);
+
+  q.step_s = 60;
+  q.downsample = Aggregator::kMax;
+  auto stepped = h_->telemetry->Query(q);
+  ASSERT_TRUE(stepped.ok()) << stepped.status();
+  for (const Point& p : stepped->groups[0].points) {
+    if (p.timestamp == start + 300) continue;  // bidder-1's restart: its step dropped
+    EXPECT_DOUBLE_EQ(p.value, 600) << "step at +" << p.timestamp - start << " s";
+  }
+  // One instance alone.
+  q.tags = {{"instance", "bidder-2_8080"}};
+  auto one = h_->telemetry->Query(q);
+  ASSERT_TRUE(one.ok()) << one.status();
+  ASSERT_FALSE(one->groups[0].points.empty());
+  EXPECT_DOUBLE_EQ(one->groups[0].points.back().value, 300);
+}
+
 }  // namespace
 }  // namespace rtb::bidder::telemetry
