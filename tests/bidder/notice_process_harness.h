@@ -208,8 +208,10 @@ class NoticeProcessTest : public ::testing::Test {
     return bidder.AwaitPort(port_file);
   }
 
-  // Bids until `count` bids won, spread over `devices` devices.
-  std::vector<Notice> Bids(int port, int count, int devices) {
+  // Bids until `count` bids won, spread over `devices` devices; request ids
+  // start with `request_prefix` (distinct per bidder of a fleet).
+  std::vector<Notice> Bids(int port, int count, int devices,
+                           std::string_view request_prefix = "crash-req-") {
     const nlohmann::json sample = nlohmann::json::parse(
         ReadFile(fs::path(RTB_OPENRTB_FIXTURES_DIR) / "site-banner-mrec.json"));
     TestConnection conn(port);
@@ -217,7 +219,7 @@ class NoticeProcessTest : public ::testing::Test {
     const std::string origin = absl::StrCat("http://127.0.0.1:", port);
     for (int i = 0; i < count * 4 && static_cast<int>(notices.size()) < count; ++i) {
       nlohmann::json request = sample;
-      request["id"] = absl::StrCat("crash-req-", i);
+      request["id"] = std::string(request_prefix) + std::to_string(i);
       const std::string device =
           absl::StrCat("7e3d2a10-0000-4000-8000-", 100000000000 + i % devices);
       request["device"]["ifa"] = device;
