@@ -314,23 +314,11 @@ TEST_F(BeaconLogProcessTest, OnHBaseNoticesAcknowledgedWhileTheGatewayIsDownAreA
     GTEST_SKIP() << "RTB_HBASE_THRIFT is not set; run deploy/hbase/hbase.sh start && "
                     "deploy/hbase/hbase.sh wait, then RTB_HBASE_THRIFT=127.0.0.1:9090";
   }
-  // The tables the comparison reads, emptied of earlier tests' rows (this
-  // test runs alone); the bidder creates them again at start-up.
-  {
-    storage::HBaseStoreOptions options;
-    options.endpoints = {cluster};
-    absl::StatusOr<std::unique_ptr<storage::Store>> store = storage::OpenHBaseStore(options);
-    ASSERT_TRUE(store.ok()) << store.status();
-    for (std::string_view table :
-         {storage::kBudgetTable, storage::kImpressionsTable, storage::kSpendJournalTable,
-          storage::kProfilesTable, storage::kEventRollupsTable}) {
-      absl::StatusOr<bool> exists = (*store)->TableExists(table);
-      ASSERT_TRUE(exists.ok()) << exists.status();
-      if (*exists) {
-        ASSERT_TRUE((*store)->DeleteTable(table).ok()) << table;
-      }
-    }
-  }
+  // The tables the comparison reads, emptied of earlier tests' rows.
+  DropTables(cluster,
+             {storage::kBudgetTable, storage::kImpressionsTable, storage::kSpendJournalTable,
+              storage::kProfilesTable, storage::kEventRollupsTable});
+  if (HasFatalFailure()) return;
   const int port = storage::testing::FreeLoopbackPort();
   auto gateway = std::make_unique<storage::testing::ChildProcess>(dir_ / "gateway-1.out",
                                                                   dir_ / "gateway-1.err");

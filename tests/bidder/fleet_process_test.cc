@@ -6,7 +6,8 @@
 // still leased), and the killed id's journal is adopted once its lease has
 // run out. Afterwards the spend equals the sum of the acknowledged billing
 // notices exactly, each impression counted once, each device's cap count
-// equal to its impressions.
+// equal to its impressions. Twice: on a storage-server, and on real HBase
+// (label hbase; RTB_HBASE_THRIFT names the Thrift2 gateway).
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -20,13 +21,43 @@
 #include "storage/hbase_store.h"
 #include "tests/bidder/notice_process_harness.h"
 #include "tests/storage/server/server_process.h"
+#include "tests/storage/test_hbase.h"
 
 namespace rtb::bidder::testing {
 namespace {
 
-class FleetProcessTest : public NoticeProcessTest {
+enum class Backend { kStorageServer, kHBase };
+
+class FleetProcessTest : public NoticeProcessTest, public ::testing::WithParamInterface<Backend> {
  protected:
-  void SetUp() override { MakeDirectory("fleet"); }
+  void SetUp() override {
+    MakeDirectory(GetParam() == Backend::kHBase ? "fleet-hbase" : "fleet-storage-server");
+  }
+
+  // The shared store's endpoint: a storage-server of the test's own, or the
+  // HBase cluster with the tables the test compares (and the leases) dropped.
+  std::string SharedStore() {
+    if (GetParam() == Backend::kStorageServer) {
+      server_ = std::make_unique<storage::testing::StorageServerProcess>(dir_ / "server");
+      EXPECT_TRUE(server_->Start({})) << server_->Stderr();
+      return server_->endpoint();
+    }
+    const std::string cluster = rtb::testing::TestHBaseEndpoint();
+    if (cluster.empty()) {
+      if (rtb::testing::TestHBaseRequired()) {
+        ADD_FAILURE() << "RTB_HBASE_THRIFT is not set under CI=true: HBase did not start";
+      }
+      return "";
+    }
+    DropTables(cluster,
+               {storage::kBudgetTable, storage::kImpressionsTable, storage::kSpendJournalTable,
+                storage::kProfilesTable, storage::kEventRollupsTable,
+                storage::kDeviceImpressionsTable, storage::kLeasesTable, storage::kCampaignsTable,
+                storage::kCampaignChangesTable, storage::kFleetJobsTable});
+    return cluster;
+  }
+
+  std::unique_ptr<storage::testing::StorageServerProcess> server_;
 
   // The fleet's configuration with this bidder's own beacon log directory
   // (one bidder per directory; a restart reads its predecessor's).
@@ -52,15 +83,20 @@ class FleetProcessTest : public NoticeProcessTest {
   }
 };
 
-TEST_F(FleetProcessTest, TwoBiddersFromOneConfigOneKilledCountEveryAcknowledgedNoticeOnce) {
-  storage::testing::StorageServerProcess server(dir_ / "server");
-  ASSERT_TRUE(server.Start({})) << server.Stderr();
-  const nlohmann::json fleet = Config(server.endpoint(), Mode::kPacerProcess);
+TEST_P(FleetProcessTest, TwoBiddersFromOneConfigOneKilledCountEveryAcknowledgedNoticeOnce) {
+  const std::string endpoint = SharedStore();
+  if (HasFailure()) return;
+  if (endpoint.empty()) {
+    GTEST_SKIP() << "RTB_HBASE_THRIFT is not set; run deploy/hbase/hbase.sh start && "
+                    "deploy/hbase/hbase.sh wait, then RTB_HBASE_THRIFT=127.0.0.1:9090";
+  }
+  nlohmann::json fleet = Config(endpoint, Mode::kPacerProcess);
+  if (GetParam() == Backend::kHBase) fleet["storage"]["backend"] = "hbase";
   ASSERT_EQ(fleet["pacing"]["worker_id"], "auto") << "the example config's";
   const fs::path config_a = BidderConfig(fleet, "a");
   const fs::path config_b = BidderConfig(fleet, "b");
   storage::HBaseStoreOptions options;
-  options.endpoints = {server.endpoint()};
+  options.endpoints = {endpoint};
   absl::StatusOr<std::unique_ptr<storage::Store>> store = storage::OpenHBaseStore(options);
   ASSERT_TRUE(store.ok()) << store.status();
 
@@ -120,8 +156,16 @@ TEST_F(FleetProcessTest, TwoBiddersFromOneConfigOneKilledCountEveryAcknowledgedN
   Verify(**store, notices);
   EXPECT_TRUE(LeasedWorkerIds(**store).empty()) << "clean stops release their ids";
   store->reset();
-  EXPECT_EQ(server.Stop(), std::optional<int>(0)) << server.Stderr();
+  if (server_ != nullptr) {
+    EXPECT_EQ(server_->Stop(), std::optional<int>(0)) << server_->Stderr();
+  }
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, FleetProcessTest,
+                         ::testing::Values(Backend::kStorageServer, Backend::kHBase),
+                         [](const ::testing::TestParamInfo<Backend>& info) {
+                           return info.param == Backend::kHBase ? "HBase" : "StorageServer";
+                         });
 
 }  // namespace
 }  // namespace rtb::bidder::testing

@@ -34,6 +34,7 @@
 #include "bidder/bid/device_key.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "storage/hbase_store.h"
 #include "storage/key_bytes.h"
 #include "storage/schemas.h"
 #include "storage/store.h"
@@ -314,6 +315,23 @@ class NoticeProcessTest : public ::testing::Test {
     TestConnection conn(port);
     std::optional<testing::TestResponse> r = conn.RoundTrip(GetRequest("/metrics"));
     return r ? r->body : "";
+  }
+
+  // Drops `tables` from the HBase cluster at `endpoint` where they exist:
+  // earlier tests' rows out of the comparison (the bidder creates them
+  // again at start-up). Tests calling it run alone (RUN_SERIAL).
+  static void DropTables(const std::string& endpoint, std::vector<std::string_view> tables) {
+    storage::HBaseStoreOptions options;
+    options.endpoints = {endpoint};
+    absl::StatusOr<std::unique_ptr<storage::Store>> store = storage::OpenHBaseStore(options);
+    ASSERT_TRUE(store.ok()) << store.status();
+    for (std::string_view table : tables) {
+      absl::StatusOr<bool> exists = (*store)->TableExists(table);
+      ASSERT_TRUE(exists.ok()) << exists.status();
+      if (*exists) {
+        ASSERT_TRUE((*store)->DeleteTable(table).ok()) << table;
+      }
+    }
   }
 
   // Waits (at most `limit`) until the spend journal holds no entry: every
