@@ -56,6 +56,24 @@ class WorkerLeaseTest : public ::testing::Test {
     return options;
   }
 
+  // Options whose on_worker_id_lost counts into given_up_.
+  PacerOptions GivingUpCounted(std::string holder) {
+    PacerOptions options = Options(std::move(holder));
+    options.on_worker_id_lost = [this] { ++given_up_; };
+    return options;
+  }
+
+  // The store, with lease writes that hang while pause_ is set (a paused
+  // store); bounded, so that a failing test still ends.
+  void SetUp() override {
+    paused_.SetWriteHook([this](std::string_view table, std::string_view) {
+      for (int i = 0; i < 2000 && pause_.load() && table == storage::kLeasesTable; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+      return absl::OkStatus();
+    });
+  }
+
   // What a worker killed before its flush leaves: a journal entry whose
   // impression claim landed, under `worker_id`, and the lease it held.
   void LeftByAKilledWorker(int worker_id, int64_t micros, int64_t lease_ms_left) {
@@ -93,6 +111,9 @@ class WorkerLeaseTest : public ::testing::Test {
   }
 
   testing::TempStore temp_;
+  rtb::testing::HookedStore paused_{temp_.store()};
+  std::atomic<bool> pause_ = false;
+  std::atomic<int> given_up_ = 0;
 };
 
 TEST_F(WorkerLeaseTest, AutoIdsAreDistinctAndNamedInTheStore) {
@@ -167,10 +188,7 @@ TEST_F(WorkerLeaseTest, AnOrphanStillLeasedIsLeftUntilItsLeaseRunsOut) {
 }
 
 TEST_F(WorkerLeaseTest, ATakenOverIdStopsBiddingAndJournalingAndIsGivenUp) {
-  std::atomic<int> given_up = 0;
-  PacerOptions options = Options("rtb-bidder A");
-  options.on_worker_id_lost = [&] { ++given_up; };
-  auto pacer = Pacer::Create(Config(3), temp_.store(), nullptr, options);
+  auto pacer = Pacer::Create(Config(3), temp_.store(), nullptr, GivingUpCounted("rtb-bidder A"));
   ASSERT_TRUE(pacer.ok()) << pacer.status();
   ASSERT_TRUE((*pacer)->Start().ok());
   EXPECT_TRUE((*pacer)->decisions().MayBid(0, 0.0));
@@ -182,10 +200,10 @@ TEST_F(WorkerLeaseTest, ATakenOverIdStopsBiddingAndJournalingAndIsGivenUp) {
                                "fedcba9876543210@other:2 rtb-bidder B", std::nullopt});
   taken_over.ttl_ms = kTtlMs;
   ASSERT_TRUE(temp_.store().Put(storage::kLeasesTable, taken_over).ok());
-  for (int i = 0; i < 100 && given_up.load() == 0; ++i) {
+  for (int i = 0; i < 100 && given_up_.load() == 0; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  EXPECT_EQ(given_up.load(), 1) << "the id is another's: the process is told to go";
+  EXPECT_EQ(given_up_.load(), 1) << "the id is another's: the process is told to go";
   EXPECT_FALSE((*pacer)->holds_worker_id());
   EXPECT_FALSE((*pacer)->decisions().MayBid(0, 0.0));
   EXPECT_EQ((*pacer)->journal()->Begin(0, 100, "imp-late", testing::kNoon).status().code(),
@@ -200,22 +218,10 @@ TEST_F(WorkerLeaseTest, ATakenOverIdStopsBiddingAndJournalingAndIsGivenUp) {
 // and, the store back with nobody having used the id, takes its lease back
 // and bids again, without being told to go.
 TEST_F(WorkerLeaseTest, AStorePausedPastTheTtlStopsBiddingInTimeAndItResumesAfter) {
-  rtb::testing::HookedStore paused(temp_.store());
-  std::atomic<bool> pause = false;
-  paused.SetWriteHook([&](std::string_view table, std::string_view) {
-    // Bounded, so that a failing test still ends.
-    for (int i = 0; i < 2000 && pause.load() && table == storage::kLeasesTable; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return absl::OkStatus();
-  });
-  std::atomic<int> given_up = 0;
-  PacerOptions options = Options("rtb-bidder A");
-  options.on_worker_id_lost = [&] { ++given_up; };
-  auto pacer = Pacer::Create(Config(4), paused, nullptr, options);
+  auto pacer = Pacer::Create(Config(4), paused_, nullptr, GivingUpCounted("rtb-bidder A"));
   ASSERT_TRUE(pacer.ok()) << pacer.status();
   ASSERT_TRUE((*pacer)->Start().ok());
-  pause = true;
+  pause_ = true;
   const Clock::time_point paused_at = Clock::now();
   while ((*pacer)->holds_worker_id() && Clock::now() - paused_at < std::chrono::seconds(10)) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -232,7 +238,7 @@ TEST_F(WorkerLeaseTest, AStorePausedPastTheTtlStopsBiddingInTimeAndItResumesAfte
                   std::chrono::duration_cast<std::chrono::milliseconds>(stopped_after).count()),
               kTtlMs);
   std::this_thread::sleep_for(std::chrono::milliseconds(kTtlMs));
-  pause = false;
+  pause_ = false;
   for (int i = 0; i < 100 && !(*pacer)->holds_worker_id(); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
@@ -242,7 +248,7 @@ TEST_F(WorkerLeaseTest, AStorePausedPastTheTtlStopsBiddingInTimeAndItResumesAfte
   }
   EXPECT_TRUE((*pacer)->decisions().MayBid(0, 0.0));
   EXPECT_TRUE((*pacer)->journal()->Begin(0, 100, "imp-after", testing::kNoon).ok());
-  EXPECT_EQ(given_up.load(), 0);
+  EXPECT_EQ(given_up_.load(), 0);
   (*pacer)->Stop();
 }
 
@@ -250,22 +256,10 @@ TEST_F(WorkerLeaseTest, AStorePausedPastTheTtlStopsBiddingInTimeAndItResumesAfte
 // (an orphan adopter): this incarnation's view of its journal is stale, so
 // it gives the id up instead of counting anything twice.
 TEST_F(WorkerLeaseTest, AnIdUsedByAnotherWhileLostIsGivenUp) {
-  rtb::testing::HookedStore paused(temp_.store());
-  std::atomic<bool> pause = false;
-  paused.SetWriteHook([&](std::string_view table, std::string_view) {
-    // Bounded, so that a failing test still ends.
-    for (int i = 0; i < 2000 && pause.load() && table == storage::kLeasesTable; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return absl::OkStatus();
-  });
-  std::atomic<int> given_up = 0;
-  PacerOptions options = Options("rtb-bidder A");
-  options.on_worker_id_lost = [&] { ++given_up; };
-  auto pacer = Pacer::Create(Config(6), paused, nullptr, options);
+  auto pacer = Pacer::Create(Config(6), paused_, nullptr, GivingUpCounted("rtb-bidder A"));
   ASSERT_TRUE(pacer.ok()) << pacer.status();
   ASSERT_TRUE((*pacer)->Start().ok());
-  pause = true;
+  pause_ = true;
   while ((*pacer)->holds_worker_id()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   std::this_thread::sleep_for(std::chrono::milliseconds(kTtlMs));
   // Another process adopts worker 6 meanwhile: the first thing it writes
@@ -274,11 +268,11 @@ TEST_F(WorkerLeaseTest, AnIdUsedByAnotherWhileLostIsGivenUp) {
   reserve.row = internal::JournalCounterRow(6);
   reserve.columns.push_back({std::string(storage::kSpendJournalCounterFamily), "seq", 1000});
   ASSERT_TRUE(temp_.store().Increment(storage::kSpendJournalTable, reserve).ok());
-  pause = false;
-  for (int i = 0; i < 100 && given_up.load() == 0; ++i) {
+  pause_ = false;
+  for (int i = 0; i < 100 && given_up_.load() == 0; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  EXPECT_EQ(given_up.load(), 1);
+  EXPECT_EQ(given_up_.load(), 1);
   EXPECT_FALSE((*pacer)->holds_worker_id());
   (*pacer)->Stop();
 }
