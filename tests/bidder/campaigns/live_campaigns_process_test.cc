@@ -1,6 +1,8 @@
 // Two rtb-bidder processes sharing one storage-server: a campaign created,
 // paused or re-budgeted through one bidder's admin API reaches the other's
-// bid path through the campaigns table's change log, with no restart.
+// bid path through the campaigns table's change log, with no restart. The
+// two-bidder test also runs on real HBase (label hbase; RTB_HBASE_THRIFT
+// names the Thrift2 gateway).
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -15,11 +17,13 @@
 #include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "storage/schemas.h"
 #include "tests/bidder/http_test_client.h"
 #include "tests/bidder/sessions/test_password_hash.h"
 #include "tests/config/sample_config.h"
 #include "tests/storage/child_process.h"
 #include "tests/storage/server/server_process.h"
+#include "tests/storage/test_hbase.h"
 
 namespace rtb::bidder {
 namespace {
@@ -70,11 +74,11 @@ class BidderProcess {
 };
 
 nlohmann::json BidderConfig(const std::string& storage_endpoint, int worker_id,
-                            const std::string& password_hash) {
+                            const std::string& password_hash,
+                            const std::string& backend = "storage-server") {
   nlohmann::json config = config::testing::MinimalConfig();
   config["server"] = {{"listen_address", "127.0.0.1"}, {"port", 0}};
-  config["storage"] = {{"backend", "storage-server"},
-                       {"hbase", {{"endpoints", {storage_endpoint}}}}};
+  config["storage"] = {{"backend", backend}, {"hbase", {{"endpoints", {storage_endpoint}}}}};
   config["campaigns"] = nlohmann::json::array();
   config["pacing"] = {{"worker_id", worker_id}};
   config["telemetry"] = {{"enabled", false}};
@@ -193,18 +197,58 @@ std::optional<std::chrono::milliseconds> TimeUntil(uint16_t port, const std::str
   return std::nullopt;
 }
 
-TEST(LiveCampaignsProcessTest, AChangeThroughOneBidderReachesTheOtherWithinTwoSeconds) {
+enum class Backend { kStorageServer, kHBase };
+
+class LiveCampaignsFleetTest : public ::testing::TestWithParam<Backend> {
+ protected:
+  // The shared store: a storage-server of the test's own, or the HBase
+  // cluster with the campaign tables dropped (earlier tests' campaigns out).
+  std::string SharedStore(const fs::path& dir) {
+    if (GetParam() == Backend::kStorageServer) {
+      server_ = std::make_unique<storage::testing::StorageServerProcess>(dir / "server");
+      EXPECT_TRUE(server_->Start({})) << server_->Stderr();
+      return server_->endpoint();
+    }
+    const std::string cluster = rtb::testing::TestHBaseEndpoint();
+    if (cluster.empty()) {
+      if (rtb::testing::TestHBaseRequired()) {
+        ADD_FAILURE() << "RTB_HBASE_THRIFT is not set under CI=true: HBase did not start";
+      }
+      return "";
+    }
+    auto store = rtb::testing::OpenTestHBase();
+    EXPECT_TRUE(store.ok()) << store.status();
+    if (!store.ok()) return "";
+    for (std::string_view table : {storage::kCampaignsTable, storage::kCampaignChangesTable,
+                                   storage::kCampaignAuditTable, storage::kLeasesTable}) {
+      absl::StatusOr<bool> exists = (*store)->TableExists(table);
+      EXPECT_TRUE(exists.ok()) << exists.status();
+      if (exists.ok() && *exists) {
+        EXPECT_TRUE((*store)->DeleteTable(table).ok()) << table;
+      }
+    }
+    return cluster;
+  }
+  std::string BackendName() const {
+    return GetParam() == Backend::kHBase ? "hbase" : "storage-server";
+  }
+
+  std::unique_ptr<storage::testing::StorageServerProcess> server_;
+};
+
+TEST_P(LiveCampaignsFleetTest, AChangeThroughOneBidderReachesTheOtherWithinTwoSeconds) {
   const fs::path dir =
       fs::path(::testing::TempDir()) /
       absl::StrCat("live-campaigns-", ::getpid(), "-", Clock::now().time_since_epoch().count());
-  storage::testing::StorageServerProcess server(dir / "server");
-  ASSERT_TRUE(server.Start({})) << server.Stderr();
+  const std::string endpoint = SharedStore(dir);
+  if (HasFailure()) return;
+  if (endpoint.empty()) GTEST_SKIP() << "RTB_HBASE_THRIFT is not set";
   const std::string hash = bidder::sessions::testing::TestPasswordHash(kPassword);
 
   BidderProcess a(dir / "a");
-  ASSERT_TRUE(a.Start(BidderConfig(server.endpoint(), 1, hash))) << a.Stderr();
+  ASSERT_TRUE(a.Start(BidderConfig(endpoint, 1, hash, BackendName()))) << a.Stderr();
   BidderProcess b(dir / "b");
-  ASSERT_TRUE(b.Start(BidderConfig(server.endpoint(), 2, hash))) << b.Stderr();
+  ASSERT_TRUE(b.Start(BidderConfig(endpoint, 2, hash, BackendName()))) << b.Stderr();
 
   const std::string request =
       storage::testing::ReadWholeFile(fs::path(RTB_OPENRTB_FIXTURES_DIR) / "site-banner-mrec.json");
@@ -298,6 +342,12 @@ TEST(LiveCampaignsProcessTest, AChangeThroughOneBidderReachesTheOtherWithinTwoSe
   EXPECT_EQ(list[0]["id"], "live-1");
   EXPECT_EQ(list[0]["campaign_state"], "paused");
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, LiveCampaignsFleetTest,
+                         ::testing::Values(Backend::kStorageServer, Backend::kHBase),
+                         [](const ::testing::TestParamInfo<Backend>& info) {
+                           return info.param == Backend::kHBase ? "HBase" : "StorageServer";
+                         });
 
 TEST(LiveCampaignsProcessTest, AnInvalidCampaignIsRefusedWithEveryProblem) {
   OneBidder one("live-campaigns-invalid");
