@@ -3,12 +3,9 @@
 // an in-process worker follows and a shading model its pricing loop reads,
 // serves /metrics, follows the campaigns table (a budget cut and a campaign
 // created while it runs), and exits 0 on SIGTERM.
-#include <arpa/inet.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -39,6 +36,7 @@ namespace rtb::pacing {
 namespace {
 
 namespace fs = std::filesystem;
+using storage::testing::LoopbackHttpGet;
 
 // One rtb-pacer process, stderr captured to a file; killed if still running.
 class PacerProcess {
@@ -103,30 +101,6 @@ std::string WriteConfig(const fs::path& dir, nlohmann::json config) {
   const fs::path path = dir / "config.json";
   std::ofstream(path) << config.dump(2);
   return path.string();
-}
-
-// The response to GET `path` on 127.0.0.1:`port`, or "" on failure (5 s).
-std::string HttpGet(int port, const std::string& path) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return "";
-  timeval timeout{5, 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(static_cast<uint16_t>(port));
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  std::string response;
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0) {
-    const std::string request =
-        "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
-    if (::send(fd, request.data(), request.size(), 0) == static_cast<ssize_t>(request.size())) {
-      char buffer[4096];
-      ssize_t n;
-      while ((n = ::recv(fd, buffer, sizeof(buffer), 0)) > 0) response.append(buffer, n);
-    }
-  }
-  ::close(fd);
-  return response;
 }
 
 TEST(RtbPacerProcessTest, RefusesASidecarConfiguration) {
@@ -204,7 +178,7 @@ TEST(RtbPacerProcessTest, PublishesDecisionsWorkersFollowAndStopsOnSigterm) {
   EXPECT_GT((*pricing_loop)->model_version(), 0);
   EXPECT_EQ((*pricer)->ModelComputedAtMs(), (*pricing_loop)->model_version());
 
-  const std::string metrics = HttpGet(metrics_port, "/metrics");
+  const std::string metrics = LoopbackHttpGet(metrics_port, "/metrics");
   EXPECT_NE(metrics.find("bidder_pacing_budget_micros{campaign=\"camp-1\"} 100000000"),
             std::string::npos)
       << metrics;
@@ -233,7 +207,7 @@ TEST(RtbPacerProcessTest, PublishesDecisionsWorkersFollowAndStopsOnSigterm) {
   bool followed_table = false;
   std::string seen;
   for (int i = 0; i < 100 && !followed_table; ++i) {
-    seen = HttpGet(metrics_port, "/metrics");
+    seen = LoopbackHttpGet(metrics_port, "/metrics");
     followed_table =
         seen.find("bidder_pacing_budget_micros{campaign=\"camp-1\"} 50000000") !=
             std::string::npos &&

@@ -17,12 +17,16 @@
 #include "storage/server/metered_service.h"
 #include "storage/server/service_handler.h"
 #include "storage/server/storage_server.h"
+#include "tests/storage/server/thrift_test_values.h"
 #include "tests/storage/test_store.h"
 
 namespace rtb::storage::server {
 namespace {
 
 namespace t2 = ::rtb::storage::thrift2;
+using testing::ThriftCell;
+using testing::ThriftGet;
+using testing::ThriftPut;
 
 // The value of the series of `family` with exactly `labels`: a counter's or
 // gauge's value, a histogram's sample count; -1 when there is none.
@@ -181,27 +185,6 @@ TEST(ServerMetricsTest, OutcomesAreWhatTheClientIsSentAndExceptionsPassThrough) 
   EXPECT_EQ(CallCount(families, "getScannerRows", "illegal_argument"), 1);
   EXPECT_EQ(SeriesOf(families, "storage_server_request_duration_seconds", {{"method", "get"}}), 3);
   EXPECT_EQ(SeriesOf(families, "storage_server_rows_read_total"), 0) << "failed reads read nothing";
-}
-
-t2::TColumnValue ThriftCell(const std::string& qualifier, const std::string& value) {
-  t2::TColumnValue c;
-  c.family = "f";
-  c.qualifier = qualifier;
-  c.value = value;
-  return c;
-}
-
-t2::TPut ThriftPut(const std::string& row, std::vector<t2::TColumnValue> cells) {
-  t2::TPut p;
-  p.row = row;
-  p.columnValues = std::move(cells);
-  return p;
-}
-
-t2::TGet ThriftGet(const std::string& row) {
-  t2::TGet g;
-  g.row = row;
-  return g;
 }
 
 class MeteredHandlerTest : public testing::EmbeddedStoreTest {

@@ -2,7 +2,8 @@
 // ephemeral loopback port with its own data directory, its /metrics on
 // another (unless the arguments say otherwise), stopped with a signal,
 // waited for with bounds. The binary's path comes from the build
-// (RTB_STORAGE_SERVER_BINARY).
+// (RTB_STORAGE_SERVER_BINARY). Also the plain loopback GET its /metrics is
+// scraped with, which tests of the other processes share.
 #ifndef RTB_TESTS_STORAGE_SERVER_SERVER_PROCESS_H_
 #define RTB_TESTS_STORAGE_SERVER_SERVER_PROCESS_H_
 
@@ -30,6 +31,35 @@
 extern char** environ;
 
 namespace rtb::storage::testing {
+
+// The whole response (status line, headers, body) to GET `path` on
+// 127.0.0.1:`port`, "" when it cannot connect or send; reads end when the
+// server closes or after 5 s without a byte. Any process of the project that
+// serves HTTP on loopback (a /metrics port) is read this way in tests.
+inline std::string LoopbackHttpGet(int port, const std::string& path) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return "";
+  timeval timeout{5, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string response;
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0) {
+    const std::string request =
+        "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    // MSG_NOSIGNAL: a server gone mid-test fails the send, not the test binary.
+    if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) ==
+        static_cast<ssize_t>(request.size())) {
+      char buffer[4096];
+      ssize_t n;
+      while ((n = ::recv(fd, buffer, sizeof(buffer), 0)) > 0) response.append(buffer, n);
+    }
+  }
+  ::close(fd);
+  return response;
+}
 
 class StorageServerProcess {
  public:
@@ -96,26 +126,7 @@ class StorageServerProcess {
 
   // The body of GET /metrics on metrics_port(), "" on failure (5 s).
   std::string ScrapeMetrics() const {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    if (fd < 0) return "";
-    timeval timeout{5, 0};
-    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(static_cast<uint16_t>(metrics_port_));
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    std::string response;
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0) {
-      const std::string request =
-          "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
-      if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) ==
-          static_cast<ssize_t>(request.size())) {
-        char buffer[4096];
-        ssize_t n;
-        while ((n = ::recv(fd, buffer, sizeof(buffer), 0)) > 0) response.append(buffer, n);
-      }
-    }
-    ::close(fd);
+    const std::string response = LoopbackHttpGet(metrics_port_, "/metrics");
     const size_t body = response.find("\r\n\r\n");
     if (response.rfind("HTTP/1.1 200", 0) != 0 || body == std::string::npos) return "";
     return response.substr(body + 4);

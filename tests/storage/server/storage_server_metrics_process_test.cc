@@ -11,6 +11,8 @@
 #include "storage/hbase_store.h"
 #include "storage/thrift/THBaseService.h"
 #include "tests/storage/server/server_process.h"
+#include "tests/storage/server/server_process_fixture.h"
+#include "tests/storage/server/thrift_test_values.h"
 #include "thrift/protocol/TBinaryProtocol.h"
 #include "thrift/transport/TBufferTransports.h"
 #include "thrift/transport/TSocket.h"
@@ -23,6 +25,9 @@ namespace at = ::apache::thrift;
 using ::testing::HasSubstr;
 using testing::SeriesValue;
 using testing::StorageServerProcess;
+using testing::ThriftCell;
+using testing::ThriftGet;
+using testing::ThriftPut;
 
 std::string CallCount(const std::string& method, const std::string& outcome) {
   return "storage_server_requests_total{method=\"" + method + "\",outcome=\"" + outcome + "\"}";
@@ -30,27 +35,6 @@ std::string CallCount(const std::string& method, const std::string& outcome) {
 
 std::string Durations(const std::string& method) {
   return "storage_server_request_duration_seconds_count{method=\"" + method + "\"}";
-}
-
-t2::TColumnValue ThriftCell(const std::string& qualifier, const std::string& value) {
-  t2::TColumnValue c;
-  c.family = "f";
-  c.qualifier = qualifier;
-  c.value = value;
-  return c;
-}
-
-t2::TPut ThriftPut(const std::string& row, std::vector<t2::TColumnValue> cells) {
-  t2::TPut p;
-  p.row = row;
-  p.columnValues = std::move(cells);
-  return p;
-}
-
-t2::TGet ThriftGet(const std::string& row) {
-  t2::TGet g;
-  g.row = row;
-  return g;
 }
 
 // One Thrift connection: every call on it is one the test makes.
@@ -72,23 +56,9 @@ class ThriftClient {
   t2::THBaseServiceClient client_;
 };
 
-class StorageServerMetricsTest : public ::testing::Test {
+class StorageServerMetricsTest : public testing::StorageServerFixture {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("rtb-storage-server-metrics-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-  }
-  void TearDown() override {
-    server_.reset();
-    std::filesystem::remove_all(dir_);
-  }
-
-  void StartServer(const std::vector<std::string>& args = {}) {
-    server_ = std::make_unique<StorageServerProcess>(dir_ / "server");
-    ASSERT_TRUE(server_->Start(args)) << server_->Stderr();
-  }
+  StorageServerMetricsTest() : StorageServerFixture("rtb-storage-server-metrics-") {}
 
   // Creates table "data" (family f) through the hbase backend, whose calls
   // the test does not count; its connections are closed on return.
@@ -115,9 +85,6 @@ class StorageServerMetricsTest : public ::testing::Test {
     }
     return exposition;
   }
-
-  std::filesystem::path dir_;
-  std::unique_ptr<StorageServerProcess> server_;
 };
 
 TEST_F(StorageServerMetricsTest, ScrapedCountersMoveByExactlyTheCallsMade) {

@@ -20,6 +20,7 @@
 #include "storage/schemas.h"
 #include "storage/thrift/THBaseService.h"
 #include "tests/storage/server/server_process.h"
+#include "tests/storage/server/server_process_fixture.h"
 #include "thrift/TApplicationException.h"
 #include "thrift/protocol/TBinaryProtocol.h"
 #include "thrift/transport/TBufferTransports.h"
@@ -83,23 +84,9 @@ std::string BigEndian32(uint32_t v) {
                      static_cast<char>(v >> 8), static_cast<char>(v)};
 }
 
-class StorageServerProcessTest : public ::testing::Test {
+class StorageServerProcessTest : public testing::StorageServerFixture {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("rtb-storage-server-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-  }
-  void TearDown() override {
-    server_.reset();
-    std::filesystem::remove_all(dir_);
-  }
-
-  void StartServer(const std::vector<std::string>& args = {}) {
-    server_ = std::make_unique<StorageServerProcess>(dir_);
-    ASSERT_TRUE(server_->Start(args)) << server_->Stderr();
-  }
+  StorageServerProcessTest() : StorageServerFixture("rtb-storage-server-") {}
 
   std::unique_ptr<Store> Connect(ThriftTransport transport = ThriftTransport::kBuffered,
                                  int pool_size = 8) {
@@ -121,9 +108,6 @@ class StorageServerProcessTest : public ::testing::Test {
     absl::Status health = store->CheckHealth();
     EXPECT_TRUE(health.ok()) << health;
   }
-
-  std::filesystem::path dir_;
-  std::unique_ptr<StorageServerProcess> server_;
 };
 
 TEST_F(StorageServerProcessTest, ServesTheHBaseBackendAndExitsZeroOnSigterm) {
