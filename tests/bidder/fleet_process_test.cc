@@ -42,13 +42,8 @@ class FleetProcessTest : public NoticeProcessTest, public ::testing::WithParamIn
       EXPECT_TRUE(server_->Start({})) << server_->Stderr();
       return server_->endpoint();
     }
-    const std::string cluster = rtb::testing::TestHBaseEndpoint();
-    if (cluster.empty()) {
-      if (rtb::testing::TestHBaseRequired()) {
-        ADD_FAILURE() << "RTB_HBASE_THRIFT is not set under CI=true: HBase did not start";
-      }
-      return "";
-    }
+    const std::string cluster = rtb::testing::TestHBaseEndpointOrReportItMissing();
+    if (cluster.empty()) return "";
     DropTables(cluster,
                {storage::kBudgetTable, storage::kImpressionsTable, storage::kSpendJournalTable,
                 storage::kProfilesTable, storage::kEventRollupsTable,

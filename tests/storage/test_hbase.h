@@ -30,6 +30,16 @@ inline bool TestHBaseRequired() { return EnvOrEmpty("CI") == "true"; }
 
 // A store over the gateway, with deadlines for a loaded test machine (table
 // creation and first calls to a fresh region take seconds there).
+// The cluster's endpoint; "" when there is none, which under CI=true is
+// also a test failure (HBase did not start). For a test that then skips.
+inline std::string TestHBaseEndpointOrReportItMissing() {
+  const std::string cluster = TestHBaseEndpoint();
+  if (cluster.empty() && TestHBaseRequired()) {
+    ADD_FAILURE() << "RTB_HBASE_THRIFT is not set under CI=true: HBase did not start";
+  }
+  return cluster;
+}
+
 inline absl::StatusOr<std::unique_ptr<storage::Store>> OpenTestHBase() {
   storage::HBaseStoreOptions options;
   options.endpoints = {TestHBaseEndpoint()};

@@ -209,13 +209,8 @@ class LiveCampaignsFleetTest : public ::testing::TestWithParam<Backend> {
       EXPECT_TRUE(server_->Start({})) << server_->Stderr();
       return server_->endpoint();
     }
-    const std::string cluster = rtb::testing::TestHBaseEndpoint();
-    if (cluster.empty()) {
-      if (rtb::testing::TestHBaseRequired()) {
-        ADD_FAILURE() << "RTB_HBASE_THRIFT is not set under CI=true: HBase did not start";
-      }
-      return "";
-    }
+    const std::string cluster = rtb::testing::TestHBaseEndpointOrReportItMissing();
+    if (cluster.empty()) return "";
     auto store = rtb::testing::OpenTestHBase();
     EXPECT_TRUE(store.ok()) << store.status();
     if (!store.ok()) return "";
