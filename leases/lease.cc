@@ -72,6 +72,15 @@ absl::Status CheckOptions(const std::string& holder, const LeaseOptions& options
   return absl::OkStatus();
 }
 
+// FailedPrecondition naming who holds `name` now.
+absl::Status HeldElsewhere(storage::Store& store, const std::string& name,
+                           const std::string& table) {
+  absl::StatusOr<std::string> holder = Lease::HolderOf(store, name, table);
+  return absl::FailedPreconditionError(absl::StrCat(
+      "lease ", name, " is held by ", holder.ok() && !holder->empty() ? *holder : "another process",
+      " (free once its holder has stopped renewing it for its TTL)"));
+}
+
 }  // namespace
 
 class Lease::State {
@@ -102,12 +111,10 @@ class Lease::State {
 
   // The take: true when the name was free.
   absl::StatusOr<bool> Take() {
-    const Clock::time_point sent = Clock::now();
-    storage::CheckAndMutate take = LeaseCheck(name_, std::nullopt);
-    take.puts.push_back(LeasePut(name_, value_, options_.ttl_ms));
-    absl::StatusOr<bool> taken = store_.CheckAndMutate(options_.table, take);
-    if (!taken.ok() || !*taken) return taken;
-    Confirmed(sent);
+    absl::StatusOr<std::optional<Clock::time_point>> sent = PutIfHolderIs(std::nullopt);
+    if (!sent.ok()) return sent.status();
+    if (!sent->has_value()) return false;
+    Confirmed(**sent);
     return true;
   }
 
@@ -133,17 +140,14 @@ class Lease::State {
 
   absl::Status Renew() {
     if (!Held()) return Lost("lease " + name_ + ": expired before it was renewed");
-    const Clock::time_point sent = Clock::now();
-    storage::CheckAndMutate renew = LeaseCheck(name_, value_);
-    renew.puts.push_back(LeasePut(name_, value_, options_.ttl_ms));
-    absl::StatusOr<bool> renewed = store_.CheckAndMutate(options_.table, renew);
+    absl::StatusOr<std::optional<Clock::time_point>> renewed = PutIfHolderIs(value_);
     if (!renewed.ok()) {
       // Tried again at the next period; Held() turns false at the expiry.
       if (!Held()) return Lost("lease " + name_ + ": expired while the store refused renewals");
       return renewed.status();
     }
-    if (!*renewed) return Lost("lease " + name_ + ": another process holds it now");
-    Confirmed(sent);
+    if (!renewed->has_value()) return Lost("lease " + name_ + ": another process holds it now");
+    Confirmed(**renewed);
     return absl::OkStatus();
   }
 
@@ -155,24 +159,18 @@ class Lease::State {
     if (watchdog_.joinable()) watchdog_.join();
     for (std::optional<std::string> expected :
          {std::optional<std::string>(value_), std::optional<std::string>()}) {
-      const Clock::time_point sent = Clock::now();
-      storage::CheckAndMutate take = LeaseCheck(name_, expected);
-      take.puts.push_back(LeasePut(name_, value_, options_.ttl_ms));
-      absl::StatusOr<bool> taken = store_.CheckAndMutate(options_.table, take);
-      if (!taken.ok()) return taken.status();
-      if (!*taken) continue;
+      absl::StatusOr<std::optional<Clock::time_point>> sent = PutIfHolderIs(std::move(expected));
+      if (!sent.ok()) return sent.status();
+      if (!sent->has_value()) continue;
       {
         std::lock_guard<std::mutex> guard(mutex_);
         lost_ = false;
       }
-      Confirmed(sent);
+      Confirmed(**sent);
       StartThreads();
       return absl::OkStatus();
     }
-    absl::StatusOr<std::string> holder = Lease::HolderOf(store_, name_, options_.table);
-    return absl::FailedPreconditionError(
-        absl::StrCat("lease ", name_, " is held by ",
-                     holder.ok() && !holder->empty() ? *holder : "another process"));
+    return HeldElsewhere(store_, name_, options_.table);
   }
 
   // One relaxed-enough atomic load and a clock read: cheap for a hot path.
@@ -188,6 +186,19 @@ class Lease::State {
   // at most a second.
   static std::chrono::milliseconds SafetyMargin(int64_t ttl_ms) {
     return std::chrono::milliseconds(std::min<int64_t>(ttl_ms / 10, 1000));
+  }
+
+  // Puts the lease cell when l:h is `expected` (nullopt: absent): when it
+  // was sent if it was put, for Confirmed; nullopt when l:h was otherwise.
+  absl::StatusOr<std::optional<Clock::time_point>> PutIfHolderIs(
+      std::optional<std::string> expected) {
+    const Clock::time_point sent = Clock::now();
+    storage::CheckAndMutate write = LeaseCheck(name_, std::move(expected));
+    write.puts.push_back(LeasePut(name_, value_, options_.ttl_ms));
+    absl::StatusOr<bool> written = store_.CheckAndMutate(options_.table, write);
+    if (!written.ok()) return written.status();
+    if (!*written) return std::optional<Clock::time_point>();
+    return std::optional<Clock::time_point>(sent);
   }
 
   // The store set the cell's expiry from its arrival, no earlier than `sent`.
@@ -263,13 +274,7 @@ absl::StatusOr<std::unique_ptr<Lease>> Lease::Take(storage::Store& store, std::s
                                        std::move(options));
   absl::StatusOr<bool> taken = state->Take();
   if (!taken.ok()) return taken.status();
-  if (!*taken) {
-    absl::StatusOr<std::string> holder_now = HolderOf(store, name, table);
-    return absl::FailedPreconditionError(
-        absl::StrCat("lease ", name, " is held by ",
-                     holder_now.ok() && !holder_now->empty() ? *holder_now : "another process",
-                     " (free once its holder has stopped renewing it for its TTL)"));
-  }
+  if (!*taken) return HeldElsewhere(store, name, table);
   state->StartThreads();
   return std::unique_ptr<Lease>(new Lease(std::move(state)));
 }

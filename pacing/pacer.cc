@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <exception>
 #include <limits>
-#include <random>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -141,11 +140,6 @@ internal::WorkerLeaseOptions WorkerLeaseOptionsFor(const config::PacingConfig& p
   return lease;
 }
 
-uint64_t RandomSeed() {
-  std::random_device device;
-  return (static_cast<uint64_t>(device()) << 32) ^ device();
-}
-
 // Age of the oldest decision, and how many are past their validity.
 // Positions past `campaigns` are free capacity, never decided.
 void ExportAge(const Decisions& decisions, size_t campaigns, int64_t max_age_ms,
@@ -256,7 +250,8 @@ absl::StatusOr<std::unique_ptr<Pacer>> Pacer::Create(const config::BidderConfig&
   }
   pacer->flusher_ = std::make_unique<internal::SpendFlusher>(
       pacer->worker_id_, pacer->campaigns_, *pacer->spend_, store, *pacer->metrics_,
-      options.nonce_seed != 0 ? options.nonce_seed : RandomSeed(), pacer->journal_.get());
+      options.nonce_seed != 0 ? options.nonce_seed : internal::RandomNonceSeed(),
+      pacer->journal_.get());
   if (pacer->lease_ != nullptr && pacer->journal_ != nullptr) {
     pacer->orphans_ = std::make_unique<internal::OrphanJournals>(
         pacer->campaigns_, store, *pacer->metrics_, WorkerLeaseOptionsFor(config.pacing, options));

@@ -1,19 +1,9 @@
 #include "pacing/internal/orphan_journals.h"
 
 #include <algorithm>
-#include <random>
 #include <utility>
 
 namespace rtb::pacing::internal {
-namespace {
-
-uint64_t RandomNonceSeed() {
-  std::random_device device;
-  return (static_cast<uint64_t>(device()) << 32) ^ device();
-}
-
-}  // namespace
-
 // One orphan's journal, recovered under its own id as if this process were
 // that worker restarted; it records no spend of its own.
 struct OrphanJournals::Adopted {

@@ -1,6 +1,7 @@
 #include "pacing/internal/spend_flusher.h"
 
 #include <algorithm>
+#include <random>
 #include <utility>
 
 #include "pacing/internal/budget_controller.h"
@@ -16,6 +17,11 @@ namespace {
 uint64_t Mix(uint64_t x) { return storage::SplitMix64Finalize(x + 0x9e3779b97f4a7c15ULL); }
 
 }  // namespace
+
+uint64_t RandomNonceSeed() {
+  std::random_device device;
+  return (static_cast<uint64_t>(device()) << 32) ^ device();
+}
 
 SpendFlusher::SpendFlusher(int worker_id, const std::vector<CampaignBudget>& campaigns,
                            SpendRecorder& recorder, storage::Store& store, PacingMetrics& metrics,

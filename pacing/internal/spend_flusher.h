@@ -56,6 +56,10 @@ struct FlushResult {
   bool unrecovered = false;
 };
 
+// A seed for a SpendFlusher's nonces from the system's random device: a
+// new one per incarnation of a worker.
+uint64_t RandomNonceSeed();
+
 class SpendFlusher {
  public:
   // `campaigns`, `recorder`, `store`, `metrics` and `journal` (may be null:
